@@ -1,0 +1,29 @@
+# Two entry points (see README): `make run` installs everything and starts the app,
+# `make test` installs everything and runs the test suite. Both create .venv on first use.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint install bench
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --isolated -q --upgrade pip
+	# torch and torchvision must be a matching pair from the package index (see docs/architecture.md).
+	$(PY) -m pip install --isolated -q "torch==2.13.0" "torchvision==0.28.0"
+	$(PY) -m pip install --isolated -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/aesthete-gui $(ARGS)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m ruff check .
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .

@@ -1,0 +1,1 @@
+"""Numerical core: dimensions, judgments, ratings, bridge, metrics. numpy/scipy only (no torch, no Qt)."""

@@ -1,0 +1,58 @@
+"""Progress reports and cancellation shared by every long-running job (imports nothing of ours)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a job has come: `done` of `total` units (total None when unknown)."""
+
+    done: int
+    total: int | None = None
+    message: str = ""
+
+    @property
+    def fraction(self) -> float | None:
+        """Share done in [0, 1], or None when the total is unknown."""
+        if not self.total:
+            return None
+        return min(1.0, max(0.0, self.done / self.total))
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class Cancelled(Exception):  # noqa: N818 - reads better at call sites than CancelledError
+    """Raised inside a job when its cancel token was set."""
+
+
+class CancelToken:
+    """A thread-safe flag a job polls between units of work."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next check."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once cancel() was called."""
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        """Raise Cancelled when cancel() was called."""
+        if self._event.is_set():
+            raise Cancelled()
+
+
+def no_progress(_: Progress) -> None:
+    """A progress callback that ignores reports."""
+
+
+NEVER_CANCELLED = CancelToken()

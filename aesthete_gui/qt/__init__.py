@@ -1,0 +1,1 @@
+"""The Qt views: the only package that imports PySide6 or qasync."""
