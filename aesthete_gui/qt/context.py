@@ -1,0 +1,164 @@
+"""What every widget is given: the profile, the job runner, the selection, thumbnails, settings, signals."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from aesthete_gui.qt.task_runner import TaskRunner
+from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import Profile
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "theme": "dark",  # "dark" | "light"
+    "xmp_enabled": True,  # write marks to XMP sidecars
+    "judge": None,  # None = no judge configured; else a model folder, hub id or server URL
+    "scorer": "builtin",  # the scorer id used by "Score selection / library"
+    "preset": "photography",  # rubric / domain preset
+    "welcome_done": False,  # the first-run welcome was shown
+    "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
+    "recent_folders": [],
+}
+
+
+class AppSettings(MutableMapping[str, Any]):
+    """User settings of one profile, kept as JSON beside it and saved on every change."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._values: dict[str, Any] = dict(DEFAULT_SETTINGS)
+        if path is not None and path.exists():
+            try:
+                stored = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(stored, dict):
+                    self._values.update(stored)
+            except (OSError, ValueError) as exc:
+                log.warning("settings file %s unreadable (%s); using defaults", path, exc)
+
+    @classmethod
+    def for_profile(cls, profile_path: Path) -> AppSettings:
+        """The settings file that belongs to a profile: `<profile>.settings.json`."""
+        return cls(profile_path.with_name(profile_path.name + ".settings.json"))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._values[key] = value
+        self.save()
+
+    def __delitem__(self, key: str) -> None:
+        del self._values[key]
+        self.save()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def save(self) -> None:
+        """Write the settings atomically (no file when constructed without a path)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".settings-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(self._values, handle, indent=2, sort_keys=True, default=str)
+        os.replace(tmp, self.path)
+
+
+class SelectionModel(QObject):
+    """The images the user selected, in the order shown; `changed` carries the new id list."""
+
+    changed = Signal(list)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ids: list[int] = []
+
+    def image_ids(self) -> list[int]:
+        """The selected image ids (a copy)."""
+        return list(self._ids)
+
+    def current(self) -> int | None:
+        """The image with keyboard focus (the last one selected), or None."""
+        return self._ids[-1] if self._ids else None
+
+    def set_image_ids(self, ids: Iterable[int]) -> None:
+        """Replace the selection; emits `changed` only when it differs."""
+        new = list(dict.fromkeys(int(i) for i in ids))
+        if new != self._ids:
+            self._ids = new
+            self.changed.emit(list(new))
+
+
+class AppSignals(QObject):
+    """Application-wide notifications that something in the profile changed."""
+
+    library_changed = Signal()  # images added or removed (import finished, folder removed)
+    scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
+    choices_changed = Signal()  # the user's A/B choices changed (compare, set, undo)
+    marks_changed = Signal(list)  # image ids whose stars / flag / label changed
+    adapters_changed = Signal()  # a taste adapter was trained, activated or deactivated
+    settings_changed = Signal(str)  # the settings key that changed (theme, scorer, judge, ...)
+    status_message = Signal(str)  # a short line for the status bar
+
+
+@dataclass
+class AppContext:
+    """Everything a view needs; passed to each widget's constructor as `context`."""
+
+    profile: Profile
+    runner: TaskRunner
+    selection: SelectionModel
+    thumbnails: ThumbnailLoader
+    settings: AppSettings
+    signals: AppSignals
+    profile_path: Path | None = None
+    cache_dir: Path | None = None
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Change a setting, save it, and tell the views (`signals.settings_changed`)."""
+        self.settings[key] = value
+        self.signals.settings_changed.emit(key)
+
+    def close(self) -> None:
+        """Stop background work: jobs are cancelled, thumbnail threads end."""
+        self.runner.shutdown(wait=False)
+        self.thumbnails.close()
+
+
+def build_context(profile_path: Path, cache_dir: Path | None = None) -> AppContext:
+    """Open (or create) the profile at `profile_path` and wire up runner, thumbnails and settings."""
+    from aesthete_gui.qt.thumbnail_loader import profile_thumbnail_resolver
+    from aesthete_gui.settings import thumbnail_cache_dir
+    from aesthete_gui.store import open_profile
+
+    profile_path = Path(profile_path)
+    profile_path.parent.mkdir(parents=True, exist_ok=True)
+    profile = open_profile(profile_path)
+    cache = cache_dir or thumbnail_cache_dir(profile_path)
+    cache.mkdir(parents=True, exist_ok=True)
+    return AppContext(
+        profile=profile,
+        runner=TaskRunner(),
+        selection=SelectionModel(),
+        thumbnails=ThumbnailLoader(profile_thumbnail_resolver(profile, cache)),
+        settings=AppSettings.for_profile(profile_path),
+        signals=AppSignals(),
+        profile_path=profile_path,
+        cache_dir=cache,
+    )

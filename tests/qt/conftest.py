@@ -1,0 +1,66 @@
+"""Fixtures for the Qt tests: offscreen QApplication, a qasync loop, real images and a real profile."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+
+
+@pytest.fixture
+def qasync_loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
+    """A qasync event loop over pytest-qt's QApplication, for widgets that await coroutines."""
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.stop()
+    asyncio.events._set_running_loop(None)
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+def write_test_images(folder: Path, count: int, size: tuple[int, int] = (96, 64)) -> list[Path]:
+    """Write `count` distinct small JPEGs (gradients with a moving square) into `folder`."""
+    import numpy as np
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    width, height = size
+    ys, xs = np.mgrid[0:height, 0:width]
+    paths = []
+    for index in range(count):
+        rgb = np.zeros((height, width, 3), dtype=np.uint8)
+        rgb[..., 0] = (xs * 255 // max(1, width - 1) + index * 37) % 256
+        rgb[..., 1] = (ys * 255 // max(1, height - 1) + index * 11) % 256
+        rgb[..., 2] = (index * 53) % 256
+        x0 = (index * 7) % max(1, width - 16)
+        rgb[8:24, x0 : x0 + 16] = 255 - rgb[8:24, x0 : x0 + 16]
+        path = folder / f"frame_{index:04d}.jpg"
+        Image.fromarray(rgb).save(path, quality=85)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture
+def image_folder(tmp_path: Path) -> Path:
+    """A folder of twelve small real JPEGs."""
+    folder = tmp_path / "shoot"
+    write_test_images(folder, 12)
+    return folder
+
+
+@pytest.fixture
+def app_context(qapp, tmp_path: Path):
+    """A real AppContext over a fresh SQLite profile in tmp_path; closed after the test."""
+    from aesthete_gui.qt.context import build_context
+
+    context = build_context(tmp_path / "profile.aesthete.db", cache_dir=tmp_path / "thumbs")
+    yield context
+    context.close()
