@@ -1,1 +1,28 @@
 """The personal profile: one SQLite file per profile, numbered migrations, one connection per thread."""
+
+from aesthete_gui.store.db import Profile, open_profile
+from aesthete_gui.store.records import (
+    COLOR_LABELS,
+    AdapterRecord,
+    BurstRecord,
+    ChoiceRecord,
+    ImageRecord,
+    ImageUpdate,
+    MarkRecord,
+    RunRecord,
+    StoredJudgment,
+)
+
+__all__ = [
+    "COLOR_LABELS",
+    "AdapterRecord",
+    "BurstRecord",
+    "ChoiceRecord",
+    "ImageRecord",
+    "ImageUpdate",
+    "MarkRecord",
+    "Profile",
+    "RunRecord",
+    "StoredJudgment",
+    "open_profile",
+]

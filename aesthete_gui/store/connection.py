@@ -1,0 +1,109 @@
+"""Per-thread SQLite connections (WAL, busy timeout) and the short write transactions every change uses."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class ProfileConnection:
+    """Owns one sqlite_utils.Database per thread for one profile file.
+
+    Reads run in autocommit mode; every write goes through `_write()`, a `BEGIN IMMEDIATE`
+    transaction that commits on leaving the block (so each user action is durable on its own and
+    writers never deadlock on a lock upgrade).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        self._closed = False
+
+    # -- connections -------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            str(self.path),
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,  # autocommit; transactions are explicit
+            check_same_thread=False,  # only so close() may close other threads' connections
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """This thread's sqlite_utils.Database (opened on first use)."""
+        if self._closed:
+            raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
+        database = getattr(self._local, "db", None)
+        if database is None:
+            conn = self._connect()
+            with self._all_lock:
+                self._all.append(conn)
+            database = sqlite_utils.Database(conn)
+            self._local.db = database
+        return database
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's raw sqlite3 connection."""
+        return self.db.conn
+
+    def close(self) -> None:
+        """Close every connection this profile opened, in any thread."""
+        with self._all_lock:
+            connections, self._all = self._all, []
+            self._closed = True
+        for conn in connections:
+            with suppress(sqlite3.Error):
+                conn.close()
+
+    def __enter__(self) -> ProfileConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- statements --------------------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One committed write transaction; rolled back when the block raises."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self.conn.execute(sql, tuple(params))
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+    def _row(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        rows = self._rows(sql, params)
+        return rows[0] if rows else None
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self.conn.execute(sql, tuple(params)).fetchone()
+        return None if row is None else row[0]
+
+    def integrity_check(self) -> str:
+        """SQLite's own `PRAGMA integrity_check` answer ("ok" when the file is sound)."""
+        return str(self._scalar("PRAGMA integrity_check"))
+

@@ -1,0 +1,182 @@
+"""Typed records read from the profile (one frozen dataclass per table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, SetJudgment
+
+ImageStatus = Literal["ok", "error", "missing"]
+Flag = Literal["pick", "reject"]
+Winner = Literal["a", "b", "tie"]
+Judgment = PairwiseJudgment | PointwiseJudgment | SetJudgment
+
+COLOR_LABELS: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue", "Purple")
+"""Colour labels as Lightroom, darktable, digiKam and Capture One name them in XMP."""
+
+
+def normalize_label(label: str | None) -> str | None:
+    """The canonical colour label for `label` (any case), None for None/""; ValueError otherwise."""
+    if label is None or label == "":
+        return None
+    for name in COLOR_LABELS:
+        if name.lower() == label.strip().lower():
+            return name
+    raise ValueError(f"unknown colour label {label!r}; expected one of {', '.join(COLOR_LABELS)}")
+
+
+@dataclass(frozen=True)
+class FolderRecord:
+    """A folder the user imported."""
+
+    id: int
+    path: str
+    added_at: float
+    scanned_at: float | None
+
+
+@dataclass(frozen=True)
+class ImageRecord:
+    """One image file known to the profile; status says whether it decoded, failed or vanished."""
+
+    id: int
+    path: str
+    folder_id: int | None = None
+    content_hash: str | None = None
+    phash: int | None = None
+    size: int | None = None
+    mtime_ns: int | None = None
+    width: int | None = None
+    height: int | None = None
+    format: str | None = None
+    capture_time: str | None = None
+    exif: dict[str, Any] = field(default_factory=dict)
+    status: ImageStatus = "ok"
+    error: str | None = None
+    burst_id: int | None = None
+    thumb_path: str | None = None
+    preview_path: str | None = None
+    added_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def camera(self) -> str | None:
+        """Camera make/model from the stored metadata, when known."""
+        value = self.exif.get("camera")
+        return str(value) if value else None
+
+    @property
+    def lens(self) -> str | None:
+        """Lens from the stored metadata, when known."""
+        value = self.exif.get("lens")
+        return str(value) if value else None
+
+
+@dataclass(frozen=True)
+class ImageUpdate:
+    """What an import learned about one file, written by `Profile.write_images`.
+
+    `status` "error" keeps the reason in `error`; identity and metadata fields may then be None.
+    """
+
+    path: str
+    folder_id: int | None
+    status: ImageStatus
+    size: int | None = None
+    mtime_ns: int | None = None
+    content_hash: str | None = None
+    phash: int | None = None
+    width: int | None = None
+    height: int | None = None
+    format: str | None = None
+    capture_time: str | None = None
+    exif: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    thumb_path: str | None = None
+    preview_path: str | None = None
+
+
+@dataclass(frozen=True)
+class MarkRecord:
+    """The user's culling marks on one image."""
+
+    image_id: int
+    stars: int = 0
+    flag: Flag | None = None
+    label: str | None = None
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class BurstRecord:
+    """A group of frames shot in quick succession; `edited` once the user changed it by hand."""
+
+    id: int
+    image_ids: tuple[int, ...]
+    label: str | None = None
+    edited: bool = False
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ChoiceRecord:
+    """One of the user's pairwise choices: a was shown first/left, b second/right."""
+
+    id: int
+    image_a: int
+    image_b: int
+    path_a: str
+    path_b: str
+    winner: Winner
+    dimension: str
+    created_at: float
+    session: str | None = None
+    app_state: dict[str, Any] | None = None
+
+    @property
+    def winner_id(self) -> int | None:
+        """The id of the chosen image, or None for a tie."""
+        return {"a": self.image_a, "b": self.image_b}.get(self.winner)
+
+
+@dataclass(frozen=True)
+class StoredJudgment:
+    """A judgment as stored: the engine's record plus where it came from."""
+
+    id: int
+    judgment: Judgment
+    protocol: str
+    run_id: int | None
+    preset: str | None
+    preset_version: str | None
+    created_at: float
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A long job (bridge, distillation, import …) with its parameters, progress and result."""
+
+    id: int
+    kind: str
+    params: dict[str, Any]
+    status: str
+    done: int
+    total: int | None
+    result: Any
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True)
+class AdapterRecord:
+    """A trained personal adapter: its weights blob and held-out metrics."""
+
+    id: int
+    name: str
+    base_scorer: str
+    blob: bytes
+    metrics: dict[str, Any]
+    active: bool
+    created_at: float
