@@ -1,0 +1,345 @@
+"""Per-user taste adapter (SPEC §7): a small residual on top of the base scorer, fitted to choices.
+
+For each dimension the user judged, the personal utility of an image is
+    u(x) = β·base(x) + w·φ(x)
+where base(x) is the active scorer's score (1–5), φ(x) the standardised design row (the five base
+scores, the image properties, and the library's top principal components of the embeddings: the
+low-rank part), and w the residual. A Bradley–Terry logistic likelihood on the choice pairs (a tie
+counts as half a win each way) is maximised under an L2 penalty λ‖w‖² + λ_β(β − β₀)², so with no
+evidence the adapter reproduces the base ranking exactly, and it moves only along directions the
+user's choices support. λ is picked by cross-validation on the training choices. Everything is
+numpy/scipy (L-BFGS with exact gradients): 1,000 choices train in well under a second.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+
+BASE_SLOPE = 2.0
+"""Prior logit per point of base score: a 1-point gap means the base expects ~88% agreement."""
+LAMBDA_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+DEFAULT_LAMBDA = 10.0
+MIN_CHOICES_FOR_CV = 20
+EMBEDDING_COMPONENTS = 24
+
+
+@dataclass(frozen=True)
+class TasteInputs:
+    """Per-image inputs, rows aligned with `keys` (image ids or paths); any block may be None."""
+
+    keys: Sequence[object]
+    base_scores: np.ndarray | None = None  # (n, 5) on the 1–5 scale, columns in DIMENSIONS order
+    properties: np.ndarray | None = None  # (n, p) image properties (QIPs)
+    embeddings: np.ndarray | None = None  # (n, e) encoder embeddings
+
+    def __post_init__(self) -> None:
+        n = len(self.keys)
+        for name in ("base_scores", "properties", "embeddings"):
+            block = getattr(self, name)
+            if block is not None and (block.ndim != 2 or block.shape[0] != n):
+                raise ValueError(f"{name} must have one row per image ({n}); got shape {block.shape}")
+            if block is not None and not np.all(np.isfinite(block)):
+                raise ValueError(f"{name} contains NaN or infinite values")
+        if self.base_scores is not None and self.base_scores.shape[1] != len(DIMENSIONS):
+            raise ValueError(f"base_scores needs {len(DIMENSIONS)} columns")
+
+
+@dataclass(frozen=True)
+class PairChoice:
+    """One choice between rows `a` and `b` of a TasteInputs: winner 'a', 'b' or 'tie'."""
+
+    a: int
+    b: int
+    winner: str
+    dimension: str = "overall"
+
+
+@dataclass
+class Featurizer:
+    """Standardises the design blocks with statistics of the whole library (no labels used)."""
+
+    use_base: bool
+    use_properties: bool
+    embedding_components: int
+    mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    scale: np.ndarray = field(default_factory=lambda: np.ones(0))
+    embedding_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    embedding_basis: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def fit(self, inputs: TasteInputs) -> Featurizer:
+        """Learn means, spreads and the embeddings' principal directions from `inputs`."""
+        if inputs.embeddings is not None and self.embedding_components > 0:
+            emb = inputs.embeddings.astype(float)
+            self.embedding_mean = emb.mean(axis=0)
+            _, _, vt = np.linalg.svd(emb - self.embedding_mean, full_matrices=False)
+            self.embedding_basis = vt[: min(self.embedding_components, vt.shape[0])].T
+        raw = self._raw(inputs)
+        self.mean = raw.mean(axis=0) if raw.shape[1] else np.zeros(0)
+        spread = raw.std(axis=0) if raw.shape[1] else np.ones(0)
+        self.scale = np.where(spread > 1e-9, spread, 1.0)
+        return self
+
+    def transform(self, inputs: TasteInputs) -> np.ndarray:
+        """The standardised design matrix (n, k)."""
+        raw = self._raw(inputs)
+        if raw.shape[1] != self.mean.shape[0]:
+            raise ValueError("these inputs do not have the blocks the adapter was trained with")
+        return (raw - self.mean) / self.scale
+
+    def _raw(self, inputs: TasteInputs) -> np.ndarray:
+        blocks = [np.zeros((len(inputs.keys), 0))]
+        if self.use_base and inputs.base_scores is not None:
+            blocks.append(inputs.base_scores.astype(float))
+        if self.use_properties and inputs.properties is not None:
+            blocks.append(inputs.properties.astype(float))
+        if self.embedding_basis.size and inputs.embeddings is not None:
+            blocks.append((inputs.embeddings - self.embedding_mean) @ self.embedding_basis)
+        return np.concatenate(blocks, axis=1)
+
+
+@dataclass
+class DimensionFit:
+    """The fitted residual of one dimension and what it was fitted on."""
+
+    weights: np.ndarray
+    base_slope: float
+    lam: float
+    choices: int
+    covariance: np.ndarray  # Laplace posterior covariance of [weights, base_slope]
+
+
+@dataclass
+class TasteAdapter:
+    """A trained adapter: the featurizer plus one residual per judged dimension."""
+
+    featurizer: Featurizer
+    anchored: bool  # True: residual on top of the base scores; False: a plain re-weighting
+    fits: dict[str, DimensionFit]
+
+    def utilities(self, inputs: TasteInputs, dimension: str = "overall") -> np.ndarray:
+        """Personal utility (logit scale) of every image for `dimension`."""
+        design = self.featurizer.transform(inputs)
+        base = _base_column(inputs, dimension) if self.anchored else np.zeros(len(inputs.keys))
+        fit = self.fits.get(dimension)
+        if fit is None:
+            return BASE_SLOPE * base
+        return fit.base_slope * base + design @ fit.weights
+
+    def scores(self, inputs: TasteInputs) -> dict[str, np.ndarray]:
+        """Personal scores per dimension on the base's 1–5 scale (base + residual / β₀)."""
+        return {d: self.utilities(inputs, d) / BASE_SLOPE for d in DIMENSIONS}
+
+    def pair_variance(self, inputs: TasteInputs, a: np.ndarray, b: np.ndarray, dimension: str = "overall") -> np.ndarray:
+        """Posterior variance of u(a) − u(b) under the Laplace approximation (prior only when unfitted)."""
+        design = self.featurizer.transform(inputs)
+        base = _base_column(inputs, dimension) if self.anchored else np.zeros(len(inputs.keys))
+        diff = np.concatenate([design[a] - design[b], (base[a] - base[b])[:, None]], axis=1)
+        fit = self.fits.get(dimension)
+        covariance = np.eye(diff.shape[1]) / DEFAULT_LAMBDA if fit is None else fit.covariance
+        return np.einsum("ij,jk,ik->i", diff, covariance, diff)
+
+    def to_bytes(self) -> bytes:
+        """Serialise as an .npz archive (no pickle)."""
+        arrays: dict[str, np.ndarray] = {
+            "mean": self.featurizer.mean,
+            "scale": self.featurizer.scale,
+            "embedding_mean": self.featurizer.embedding_mean,
+            "embedding_basis": self.featurizer.embedding_basis,
+        }
+        meta: dict[str, object] = {
+            "format": "aesthete-taste-adapter/1",
+            "use_base": self.featurizer.use_base,
+            "use_properties": self.featurizer.use_properties,
+            "embedding_components": self.featurizer.embedding_components,
+            "anchored": self.anchored,
+            "fits": {},
+        }
+        for dim, fit in self.fits.items():
+            arrays[f"w_{dim}"] = fit.weights
+            arrays[f"cov_{dim}"] = fit.covariance
+            meta["fits"][dim] = {"base_slope": fit.base_slope, "lam": fit.lam, "choices": fit.choices}  # type: ignore[index]
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> TasteAdapter:
+        """Read an adapter written by `to_bytes`; ValueError for anything else."""
+        try:
+            archive = np.load(io.BytesIO(blob), allow_pickle=False)
+            meta = json.loads(bytes(archive["meta"]).decode("utf-8"))
+        except (OSError, ValueError, KeyError) as error:
+            raise ValueError(f"not a taste adapter: {error}") from error
+        if meta.get("format") != "aesthete-taste-adapter/1":
+            raise ValueError(f"unknown adapter format {meta.get('format')!r}")
+        featurizer = Featurizer(
+            use_base=meta["use_base"],
+            use_properties=meta["use_properties"],
+            embedding_components=meta["embedding_components"],
+            mean=archive["mean"],
+            scale=archive["scale"],
+            embedding_mean=archive["embedding_mean"],
+            embedding_basis=archive["embedding_basis"],
+        )
+        fits = {
+            dim: DimensionFit(
+                weights=archive[f"w_{dim}"],
+                base_slope=float(info["base_slope"]),
+                lam=float(info["lam"]),
+                choices=int(info["choices"]),
+                covariance=archive[f"cov_{dim}"],
+            )
+            for dim, info in meta["fits"].items()
+        }
+        return cls(featurizer=featurizer, anchored=meta["anchored"], fits=fits)
+
+
+def train_adapter(
+    inputs: TasteInputs,
+    choices: Sequence[PairChoice],
+    *,
+    anchored: bool = True,
+    use_properties: bool = True,
+    embedding_components: int = EMBEDDING_COMPONENTS,
+    lam: float | None = None,
+    seed: int = 0,
+) -> TasteAdapter:
+    """Fit one residual per dimension that has choices; λ by 5-fold CV unless given.
+
+    `anchored=False, embedding_components=0` gives the plain re-weighting baseline (a BT logistic on
+    the five dimension scores and the image properties, starting from nothing).
+    """
+    if anchored and inputs.base_scores is None:
+        anchored = False  # no scorer yet: the adapter learns from embeddings and properties alone
+    featurizer = Featurizer(
+        use_base=inputs.base_scores is not None,
+        use_properties=use_properties,
+        embedding_components=embedding_components if inputs.embeddings is not None else 0,
+    ).fit(inputs)
+    design = featurizer.transform(inputs)
+    fits: dict[str, DimensionFit] = {}
+    for dimension in DIMENSIONS:
+        subset = [c for c in choices if c.dimension == dimension]
+        if not subset:
+            continue
+        _check_choices(subset, len(inputs.keys))
+        base = _base_column(inputs, dimension) if anchored else np.zeros(len(inputs.keys))
+        a = np.array([c.a for c in subset])
+        b = np.array([c.b for c in subset])
+        target = np.array([{"a": 1.0, "b": 0.0, "tie": 0.5}[c.winner] for c in subset])
+        x = design[a] - design[b]
+        offset = base[a] - base[b]
+        chosen = lam if lam is not None else _choose_lambda(x, offset, target, anchored, seed)
+        weights, slope, covariance = _fit_logistic(x, offset, target, chosen, anchored)
+        fits[dimension] = DimensionFit(weights, slope, chosen, len(subset), covariance)
+    return TasteAdapter(featurizer=featurizer, anchored=anchored, fits=fits)
+
+
+def agreement(predicted_gap: np.ndarray, winners: Sequence[str]) -> np.ndarray:
+    """Per-choice agreement: 1 when the sign of u(a) − u(b) matches the winner, 0.5 for a predicted tie.
+
+    Choices the user called a tie are not scored (NaN), as in the seeds' pairwise accuracy.
+    """
+    gap = np.asarray(predicted_gap, dtype=float)
+    result = np.full(gap.shape, np.nan)
+    for index, winner in enumerate(winners):
+        if winner == "tie":
+            continue
+        sign = 1.0 if winner == "a" else -1.0
+        value = np.sign(gap[index]) * sign
+        result[index] = 0.5 if value == 0 else float(value > 0)
+    return result
+
+
+def bootstrap_interval(values: np.ndarray, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Mean of the non-NaN values and its percentile bootstrap 95% interval."""
+    clean = np.asarray(values, dtype=float)
+    clean = clean[~np.isnan(clean)]
+    if clean.size == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = clean[rng.integers(0, clean.size, size=(resamples, clean.size))].mean(axis=1)
+    return (float(clean.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
+
+
+def _base_column(inputs: TasteInputs, dimension: str) -> np.ndarray:
+    if inputs.base_scores is None:
+        return np.zeros(len(inputs.keys))
+    return inputs.base_scores[:, DIMENSIONS.index(dimension)].astype(float)
+
+
+def _check_choices(choices: Sequence[PairChoice], n: int) -> None:
+    for choice in choices:
+        if choice.winner not in ("a", "b", "tie"):
+            raise ValueError(f"winner must be 'a', 'b' or 'tie', not {choice.winner!r}")
+        if not (0 <= choice.a < n and 0 <= choice.b < n):
+            raise ValueError(f"choice refers to an image outside the inputs: {choice}")
+        if choice.a == choice.b:
+            raise ValueError("a choice needs two different images")
+
+
+def _fit_logistic(
+    x: np.ndarray, offset: np.ndarray, target: np.ndarray, lam: float, anchored: bool
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """MAP weights, base slope and Laplace covariance of the penalised BT logistic."""
+    k = x.shape[1]
+    slope_penalty = lam  # the base slope is shrunk toward β₀ as strongly as the residual toward 0
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, slope = theta[:k], (theta[k] if anchored else 0.0)
+        logit = x @ w + slope * offset
+        nll = -(target * log_expit(logit) + (1 - target) * log_expit(-logit)).sum()
+        residual = expit(logit) - target
+        grad = np.empty_like(theta)
+        grad[:k] = x.T @ residual + lam * w
+        value = nll + 0.5 * lam * float(w @ w)
+        if anchored:
+            grad[k] = float(residual @ offset) + slope_penalty * (slope - BASE_SLOPE)
+            value += 0.5 * slope_penalty * (slope - BASE_SLOPE) ** 2
+        else:
+            grad[k] = theta[k]
+            value += 0.5 * theta[k] ** 2
+        return float(value), grad
+
+    start = np.zeros(k + 1)
+    start[k] = BASE_SLOPE if anchored else 0.0
+    result = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    theta = result.x
+    weights, slope = theta[:k], (float(theta[k]) if anchored else 0.0)
+    full = np.concatenate([x, offset[:, None]], axis=1)
+    p = expit(x @ weights + slope * offset)
+    hessian = full.T @ (full * (p * (1 - p))[:, None]) + lam * np.eye(k + 1)
+    if not anchored:
+        hessian[k, :] = 0.0
+        hessian[:, k] = 0.0
+        hessian[k, k] = 1e12  # the slope is fixed at zero: no posterior spread along it
+    return weights, slope, np.linalg.inv(hessian)
+
+
+def _choose_lambda(x: np.ndarray, offset: np.ndarray, target: np.ndarray, anchored: bool, seed: int) -> float:
+    """The λ with the best mean held-out log-likelihood over 5 folds (default when few choices)."""
+    n = x.shape[0]
+    if n < MIN_CHOICES_FOR_CV:
+        return DEFAULT_LAMBDA
+    folds = np.random.default_rng(seed).permutation(n) % 5
+    best, best_loss = DEFAULT_LAMBDA, np.inf
+    for lam in LAMBDA_GRID:
+        loss = 0.0
+        for fold in range(5):
+            train, test = folds != fold, folds == fold
+            w, slope, _ = _fit_logistic(x[train], offset[train], target[train], lam, anchored)
+            logit = x[test] @ w + slope * offset[test]
+            loss -= float((target[test] * log_expit(logit) + (1 - target[test]) * log_expit(-logit)).sum())
+        if loss < best_loss:
+            best, best_loss = lam, loss
+    return best

@@ -1,0 +1,126 @@
+"""Which pair to ask the user next (SPEC §7): where the taste model is least certain.
+
+The expected information of asking about (a, b) under the adapter's Laplace posterior is, to first
+order, p(1 − p)·Var[u(a) − u(b)]: large when the predicted outcome is a toss-up *and* the model's
+uncertainty about that gap is large (a pair whose gap the base already knows well teaches little).
+Pairs of near-duplicates (perceptual-hash distance at most `min_hamming`) or from the same burst
+are never proposed, nor pairs the user already judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import expit
+
+from aesthete_gui.training.personalize import TasteAdapter, TasteInputs
+
+NEAR_DUPLICATE_HAMMING = 6
+"""64-bit perceptual hashes this close are the same picture for the user's purposes."""
+CANDIDATE_PAIRS = 4000
+
+
+def candidate_pairs(
+    n: int,
+    judged: set[frozenset[int]],
+    rng: np.random.Generator,
+    hashes: Sequence[int | None] | None = None,
+    bursts: Sequence[object | None] | None = None,
+    limit: int = CANDIDATE_PAIRS,
+    min_hamming: int = NEAR_DUPLICATE_HAMMING,
+) -> np.ndarray:
+    """Up to `limit` distinct unjudged, non-duplicate pairs (m, 2), all of them when there are few."""
+    total = n * (n - 1) // 2
+    if total <= limit:
+        a, b = np.triu_indices(n, k=1)
+    else:
+        draws = rng.integers(0, n, size=(limit * 2, 2))
+        draws = draws[draws[:, 0] != draws[:, 1]]
+        draws.sort(axis=1)
+        draws = np.unique(draws, axis=0)
+        a, b = draws[:, 0], draws[:, 1]
+    keep = np.array(
+        [
+            not _excluded(i, j, judged, hashes, bursts, min_hamming)
+            for i, j in zip(a.tolist(), b.tolist(), strict=True)
+        ],
+        dtype=bool,
+    )
+    pairs = np.stack([a[keep], b[keep]], axis=1)
+    rng.shuffle(pairs)
+    return pairs[:limit]
+
+
+def _excluded(
+    i: int,
+    j: int,
+    judged: set[frozenset[int]],
+    hashes: Sequence[int | None] | None,
+    bursts: Sequence[object | None] | None,
+    min_hamming: int,
+) -> bool:
+    if frozenset((i, j)) in judged:
+        return True
+    hash_i = hashes[i] if hashes is not None else None
+    hash_j = hashes[j] if hashes is not None else None
+    if hash_i is not None and hash_j is not None and bin(int(hash_i) ^ int(hash_j)).count("1") <= min_hamming:
+        return True
+    return bursts is not None and bursts[i] is not None and bursts[i] == bursts[j]
+
+
+def suggest_pairs(
+    adapter: TasteAdapter | None,
+    inputs: TasteInputs,
+    judged: set[frozenset[int]],
+    count: int = 1,
+    dimension: str = "overall",
+    hashes: Sequence[int | None] | None = None,
+    bursts: Sequence[object | None] | None = None,
+    seed: int = 0,
+) -> list[tuple[int, int, float]]:
+    """The `count` most informative pairs as (a, b, expected information), best first.
+
+    With no adapter yet, the untrained prior is used (the base scores with unit-variance residual).
+    Each image appears in at most one suggested pair of the batch so a batch spreads over the library.
+    """
+    rng = np.random.default_rng(seed)
+    pairs = candidate_pairs(len(inputs.keys), judged, rng, hashes, bursts)
+    if pairs.size == 0:
+        return []
+    if adapter is None:
+        from aesthete_gui.training.personalize import Featurizer
+
+        adapter = TasteAdapter(
+            featurizer=Featurizer(use_base=inputs.base_scores is not None, use_properties=True, embedding_components=8).fit(inputs),
+            anchored=inputs.base_scores is not None,
+            fits={},
+        )
+    utility = adapter.utilities(inputs, dimension)
+    gap = utility[pairs[:, 0]] - utility[pairs[:, 1]]
+    variance = adapter.pair_variance(inputs, pairs[:, 0], pairs[:, 1], dimension)
+    p = expit(gap / np.sqrt(1.0 + np.pi * variance / 8.0))
+    information = p * (1 - p) * variance
+    order = np.argsort(-information)
+    chosen: list[tuple[int, int, float]] = []
+    used: set[int] = set()
+    for index in order:
+        i, j = int(pairs[index, 0]), int(pairs[index, 1])
+        if i in used or j in used:
+            continue
+        chosen.append((i, j, float(information[index])))
+        used.update((i, j))
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def smallest_gap_pair(utility: np.ndarray, judged: set[frozenset[int]]) -> tuple[int, int] | None:
+    """The simple rule: among neighbours in the current ranking, the unjudged pair with the smallest gap."""
+    order = np.argsort(utility)
+    gaps = np.diff(utility[order])
+    for index in np.argsort(gaps):
+        i, j = int(order[index]), int(order[index + 1])
+        if frozenset((i, j)) not in judged:
+            return (i, j)
+    return None
