@@ -1,0 +1,425 @@
+"""Compare: two images side by side; ← / → / ↓ record the user's choice at once; Ctrl+Z undoes it."""
+
+from __future__ import annotations
+
+import logging
+import random
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.qt.widgets.zoom_image_view import PreviewLoader, ZoomImageView, link_views
+
+if TYPE_CHECKING:
+    from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.qt.task_runner import JobHandle
+    from aesthete_gui.store.records import ImageRecord
+
+log = logging.getLogger(__name__)
+
+KEY_TO_WINNER = {Qt.Key.Key_Left: "a", Qt.Key.Key_Right: "b", Qt.Key.Key_Down: "tie"}
+AGREEMENT_DELAY_MS = 800
+SUGGESTION_BATCH = 8
+SUGGESTION_LOW_WATER = 3
+HINT = ("←  left is better     →  right is better     ↓  tie     D  next dimension     "
+        "S  skip     Ctrl+Z  undo     wheel: zoom both · drag: pan both · F: fit")
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """The two images on screen: `left` is stored as image_a, `right` as image_b."""
+
+    left: ImageRecord
+    right: ImageRecord
+    suggested_by: str
+
+
+def random_unjudged_pair(
+    pool: list[int], judged: set[frozenset[int]], rng: random.Random, avoid: frozenset[int] | None = None
+) -> tuple[int, int] | None:
+    """A random pair from `pool` that has no choice yet (any pair when all are judged), or None."""
+    if len(pool) < 2:
+        return None
+    for _ in range(200):
+        a, b = rng.sample(pool, 2)
+        pair = frozenset((a, b))
+        if pair not in judged and pair != avoid:
+            return a, b
+    candidates = [(a, b) for i, a in enumerate(pool) for b in pool[i + 1 :]
+                  if frozenset((a, b)) not in judged]
+    if candidates:
+        return rng.choice(candidates)
+    a, b = rng.sample(pool, 2)
+    return a, b
+
+
+class CompareView(QWidget):
+    """The Qt view of the user's pairwise choices: shows a pair, records the key pressed, undoes."""
+
+    choice_recorded = Signal(int)  # choice id
+    choice_undone = Signal(int)
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.session = uuid.uuid4().hex[:12]
+        self._rng = random.Random()
+        self._pair: ShownPair | None = None
+        self._undo_stack: list[tuple[int, ShownPair]] = []
+        self._session_count = 0
+        self._agreement_job: JobHandle | None = None
+        self._suggestion_job: JobHandle | None = None
+        self._suggestions: list[tuple[int, int]] = []
+        self._loader = PreviewLoader(self)
+        self._loader.loaded.connect(self._on_preview_loaded)
+        self._loader.failed.connect(self._on_preview_failed)
+        self._build()
+        self._agreement_timer = QTimer(self, singleShot=True, interval=AGREEMENT_DELAY_MS)
+        self._agreement_timer.timeout.connect(self._refresh_agreement)
+        context.signals.choices_changed.connect(self._on_choices_changed)
+        context.signals.library_changed.connect(self._on_library_changed)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._update_counter()
+
+    # -- layout --------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.dimension_combo = QComboBox()
+        self.dimension_combo.addItems([d.capitalize() for d in DIMENSIONS])
+        self.dimension_combo.setCurrentIndex(DIMENSIONS.index("overall"))
+        self.dimension_combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.dimension_combo.setToolTip("Which quality you are judging (D cycles)")
+        self.dimension_combo.currentIndexChanged.connect(self._on_dimension_changed)
+        self.counter_label = QLabel()
+        self.agreement_label = QLabel()
+        self.agreement_label.setToolTip(
+            "How often the scorer (with your taste adapter when one is active) predicts the choices "
+            "you made that it was not trained on; the range is a 95% confidence interval.")
+        self.skip_button = QPushButton("Skip")
+        self.skip_button.setToolTip("Show another pair without recording anything (S)")
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setToolTip("Remove your last choice and show that pair again (Ctrl+Z)")
+        for button in (self.skip_button, self.undo_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.skip_button.clicked.connect(self.show_next_pair)
+        self.undo_button.clicked.connect(self.undo)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Judging:"))
+        top.addWidget(self.dimension_combo)
+        top.addSpacing(16)
+        top.addWidget(self.counter_label)
+        top.addSpacing(16)
+        top.addWidget(self.agreement_label, 1)
+        top.addWidget(self.skip_button)
+        top.addWidget(self.undo_button)
+
+        self.left_view = ZoomImageView()
+        self.right_view = ZoomImageView()
+        link_views([self.left_view, self.right_view])
+        self.left_caption = QLabel()
+        self.right_caption = QLabel()
+        panes = QSplitter(Qt.Orientation.Horizontal)
+        for view, caption in ((self.left_view, self.left_caption), (self.right_view, self.right_caption)):
+            caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            pane = QWidget()
+            pane_layout = QVBoxLayout(pane)
+            pane_layout.setContentsMargins(2, 2, 2, 2)
+            pane_layout.addWidget(view, 1)
+            pane_layout.addWidget(caption)
+            panes.addWidget(pane)
+        panes.setChildrenCollapsible(False)
+
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint = QLabel(HINT)
+        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint.setWordWrap(True)
+        hint.setEnabled(False)  # drawn in the muted text colour
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(panes, 1)
+        layout.addWidget(self.status_label)
+        layout.addWidget(hint)
+
+    # -- public --------------------------------------------------------------------------------
+    @property
+    def dimension(self) -> str:
+        """The dimension the user is judging."""
+        return DIMENSIONS[self.dimension_combo.currentIndex()]
+
+    def set_dimension(self, dimension: str) -> None:
+        """Judge `dimension` from now on."""
+        self.dimension_combo.setCurrentIndex(DIMENSIONS.index(dimension))
+
+    def current_pair(self) -> ShownPair | None:
+        """The pair on screen, or None when there are not two images to compare."""
+        return self._pair
+
+    def show_pair(self, left_id: int, right_id: int, suggested_by: str = "user") -> None:
+        """Put two given images on screen (left = image_a)."""
+        left = self.context.profile.image_by_id(left_id)
+        right = self.context.profile.image_by_id(right_id)
+        if left is None or right is None:
+            self._show_nothing("One of the images to compare is no longer in the library.")
+            return
+        self._set_pair(ShownPair(left, right, suggested_by))
+
+    def show_next_pair(self) -> None:
+        """Ask for the next pair (the taste service's most informative one, else a random new one)."""
+        pool = self._pool()
+        if len(pool) < 2:
+            self._show_nothing("Import at least two images (or select them in the grid) to compare.")
+            return
+        avoid = frozenset((self._pair.left.id, self._pair.right.id)) if self._pair else None
+        suggested = self._suggest_pair(pool, avoid)
+        if suggested is None:
+            self._show_nothing("No pair to show.")
+            return
+        left_id, right_id, source = suggested
+        if self._rng.random() < 0.5:  # balance which side the suggested "first" image appears on
+            left_id, right_id = right_id, left_id
+        self.show_pair(left_id, right_id, source)
+
+    def record(self, winner: str) -> int | None:
+        """Store the choice for the pair on screen ('a' left, 'b' right, 'tie'), then move on."""
+        if self._pair is None:
+            return None
+        pair = self._pair
+        state: dict[str, Any] = {
+            "view": "compare",
+            "left": pair.left.path,
+            "right": pair.right.path,
+            "suggested_by": pair.suggested_by,
+            "zoom": round(self.left_view.zoom, 3),
+        }
+        choice_id = self.context.profile.add_choice(
+            pair.left.id, pair.right.id, winner, dimension=self.dimension,
+            session=self.session, app_state=state,
+        )
+        self._undo_stack.append((choice_id, pair))
+        self._session_count += 1
+        self.context.signals.choices_changed.emit()
+        self.choice_recorded.emit(choice_id)
+        self.show_next_pair()
+        return choice_id
+
+    def undo(self) -> int | None:
+        """Delete this session's last choice and show its pair again."""
+        if not self._undo_stack:
+            self.status_label.setText("Nothing to undo in this session.")
+            return None
+        choice_id, pair = self._undo_stack.pop()
+        self.context.profile.delete_choice(choice_id)
+        self._session_count -= 1
+        self.context.signals.choices_changed.emit()
+        self.choice_undone.emit(choice_id)
+        self._set_pair(pair)
+        self.status_label.setText("Last choice removed.")
+        return choice_id
+
+    # -- keyboard ------------------------------------------------------------------------------
+    def _handles(self, event: QKeyEvent) -> bool:
+        if event.matches(QKeySequence.StandardKey.Undo):
+            return True
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        return event.key() in (*KEY_TO_WINNER, Qt.Key.Key_D, Qt.Key.Key_S, Qt.Key.Key_F)
+
+    def event(self, event: QEvent) -> bool:
+        """Claim our keys before window-wide shortcuts (the grid's arrows, the marks' Ctrl+Z)."""
+        if event.type() == QEvent.Type.ShortcutOverride and self._handles(event):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """← left wins, → right wins, ↓ tie, D next dimension, S skip, F fit, Ctrl+Z undo."""
+        if not self._handles(event):
+            super().keyPressEvent(event)
+            return
+        if event.matches(QKeySequence.StandardKey.Undo):
+            self.undo()
+        elif event.key() in KEY_TO_WINNER:
+            self.record(KEY_TO_WINNER[Qt.Key(event.key())])
+        elif event.key() == Qt.Key.Key_D:
+            combo = self.dimension_combo
+            combo.setCurrentIndex((combo.currentIndex() + 1) % combo.count())
+        elif event.key() == Qt.Key.Key_S:
+            self.show_next_pair()
+        elif event.key() == Qt.Key.Key_F:
+            self.left_view.fit()
+            self.right_view.fit()
+        event.accept()
+
+    # -- internals -----------------------------------------------------------------------------
+    def _pool(self) -> list[int]:
+        selected = self.context.selection.image_ids()
+        if len(selected) >= 2:
+            return selected
+        return [record.id for record in self.context.profile.images(status="ok")]
+
+    def _suggest_pair(self, pool: list[int], avoid: frozenset[int] | None) -> tuple[int, int, str] | None:
+        judged = {frozenset((c.image_a, c.image_b)) for c in self.context.profile.choices(self.dimension)}
+        in_pool = set(pool)
+        chosen: tuple[int, int] | None = None
+        while self._suggestions and chosen is None:
+            a, b = self._suggestions.pop(0)
+            pair = frozenset((a, b))
+            if a in in_pool and b in in_pool and pair not in judged and pair != avoid:
+                chosen = (a, b)
+        if len(self._suggestions) < SUGGESTION_LOW_WATER:
+            self._refill_suggestions(pool, judged)
+        if chosen is not None:
+            return chosen[0], chosen[1], "taste"
+        # Nothing suggested yet (first pair, or the service is still thinking): never make the
+        # user wait, show a random pair they have not judged.
+        pair = random_unjudged_pair(pool, judged, self._rng, avoid)
+        return (pair[0], pair[1], "random") if pair else None
+
+    def _refill_suggestions(self, pool: list[int], judged: set[frozenset[int]]) -> None:
+        if self._suggestion_job is not None and not self._suggestion_job.done:
+            return
+        dimension = self.dimension
+        on_screen = (self._pair.left.id, self._pair.right.id) if self._pair else ()
+
+        def take(pairs: list[tuple[int, int]]) -> None:
+            if dimension == self.dimension:
+                self._suggestions.extend(p for p in pairs if set(p).isdisjoint(on_screen))
+
+        self._suggestion_job = self.context.runner.submit(
+            "Choose next pairs", suggest_pairs_job, self.context.profile, pool, dimension,
+            judged, SUGGESTION_BATCH, self.context.settings.get("scorer", "builtin"),
+            on_done=take, on_error=lambda error: log.info("no pair suggestions: %s", error),
+        )
+
+    def _set_pair(self, pair: ShownPair) -> None:
+        self._pair = pair
+        for view, caption, record in ((self.left_view, self.left_caption, pair.left),
+                                      (self.right_view, self.right_caption, pair.right)):
+            caption.setText(f"{'◀ ' if view is self.left_view else ''}{Path(record.path).name}"
+                            f"{' ▶' if view is self.right_view else ''}")
+            caption.setToolTip(record.path)
+            cached = self._loader.cached(record.path)
+            if cached is not None:
+                view.set_image(cached)
+                continue
+            preview = self.context.thumbnails.pixmap(record.id, "preview")
+            if preview is not None:
+                view.set_image(preview.toImage())
+            else:
+                view.set_message("Loading…")
+            self._loader.request(record.path)
+        self.status_label.setText("")
+
+    def _show_nothing(self, message: str) -> None:
+        self._pair = None
+        self.left_view.set_message("")
+        self.right_view.set_message("")
+        self.left_caption.setText("")
+        self.right_caption.setText("")
+        self.status_label.setText(message)
+
+    def _on_preview_loaded(self, path: str, image: QImage) -> None:
+        if self._pair is None:
+            return
+        if path == self._pair.left.path:
+            self.left_view.set_image(image)
+        if path == self._pair.right.path:
+            self.right_view.set_image(image)
+
+    def _on_preview_failed(self, path: str, reason: str) -> None:
+        if self._pair is None:
+            return
+        for view, record in ((self.left_view, self._pair.left), (self.right_view, self._pair.right)):
+            if record.path == path:
+                view.set_message(f"Cannot show this image:\n{reason}")
+
+    def _on_dimension_changed(self) -> None:
+        self._suggestions.clear()
+        self._update_counter()
+        self._agreement_timer.start()
+
+    def _on_choices_changed(self) -> None:
+        self._update_counter()
+        self._agreement_timer.start()
+
+    def _on_library_changed(self) -> None:
+        if self._pair is None and self.isVisible():
+            self.show_next_pair()
+
+    def _update_counter(self) -> None:
+        total = len(self.context.profile.choices(self.dimension))
+        self.counter_label.setText(
+            f"{total} choice{'s' if total != 1 else ''} on {self.dimension} · "
+            f"{self._session_count} this session")
+
+    def _refresh_agreement(self) -> None:
+        if self._agreement_job is not None and not self._agreement_job.done:
+            self._agreement_job.cancel()
+        self._agreement_job = self.context.runner.submit(
+            "Held-out agreement", agreement_job, self.context.profile, self.dimension,
+            self.context.settings.get("scorer", "builtin"),
+            on_done=self._show_agreement, on_error=self._show_agreement_error,
+        )
+
+    def _show_agreement(self, result: Any) -> None:
+        self.agreement_label.setText(format_agreement(result))
+
+    def _show_agreement_error(self, error: BaseException) -> None:
+        self.agreement_label.setText(f"Agreement unavailable: {error}")
+
+    def showEvent(self, event) -> None:
+        """Show a first pair when opened, and take the keyboard."""
+        super().showEvent(event)
+        if self._pair is None:
+            self.show_next_pair()
+        self._agreement_timer.start()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def closeEvent(self, event) -> None:
+        """Let background decodes finish before the widget goes away."""
+        self._loader.wait_idle(2000)
+        super().closeEvent(event)
+
+
+def suggest_pairs_job(
+    profile: Any, pool: list[int], dimension: str, judged: set[frozenset[int]], count: int,
+    scorer: str, progress: Any = None, cancel: Any = None,
+) -> list[tuple[int, int]]:
+    """The taste service's most informative unjudged pairs of `pool` (runs in a worker)."""
+    from aesthete_gui.services import taste
+
+    return taste.suggest_next_pairs(profile, pool, dimension=dimension, count=count, scorer=scorer,
+                                    progress=progress, cancel=cancel)
+
+
+def agreement_job(profile: Any, dimension: str, scorer: str, progress: Any = None,
+                  cancel: Any = None) -> Any:
+    """Held-out agreement of the current taste model with the user's choices (runs in a worker)."""
+    from aesthete_gui.services import taste
+
+    return taste.held_out_agreement(profile, dimension=dimension, scorer=scorer,
+                                    progress=progress, cancel=cancel)
+
+
+def format_agreement(result: Any) -> str:
+    """One line for the agreement figure and its confidence interval."""
+    return str(result)

@@ -1,0 +1,259 @@
+"""A zoomable, pannable image view whose zoom and pan can be linked to other views, and a loader
+that decodes previews off the UI thread."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QWheelEvent
+from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
+
+PREVIEW_MAX_SIDE = 2048
+ZOOM_STEP = 1.25
+MAX_ZOOM = 32.0
+
+
+def decode_preview(path: str, max_side: int = PREVIEW_MAX_SIDE) -> QImage:
+    """Decode `path` (any format the imaging layer reads) to an RGB QImage no larger than `max_side`."""
+    from aesthete_gui.imaging.decode import open_image
+
+    img = open_image(path, max_side=max_side).convert("RGB")
+    data = img.tobytes()
+    qimage = QImage(data, img.width, img.height, img.width * 3, QImage.Format.Format_RGB888)
+    return qimage.copy()  # detach from the Python buffer before it goes away
+
+
+class _DecodeSignals(QObject):
+    finished = Signal(str, QImage)
+    failed = Signal(str, str)
+
+
+class _DecodeTask(QRunnable):
+    def __init__(self, path: str, max_side: int, signals: _DecodeSignals) -> None:
+        super().__init__()
+        self._path = path
+        self._max_side = max_side
+        self._signals = signals
+
+    def run(self) -> None:
+        try:
+            image = decode_preview(self._path, self._max_side)
+        except Exception as exc:  # a bad file must never take the app down (SPEC §8)
+            self._signals.failed.emit(self._path, str(exc) or type(exc).__name__)
+            return
+        self._signals.finished.emit(self._path, image)
+
+
+class PreviewLoader(QObject):
+    """Decodes previews in a small thread pool and keeps the last few in memory."""
+
+    loaded = Signal(str, QImage)
+    failed = Signal(str, str)
+
+    def __init__(self, parent: QObject | None = None, cache_size: int = 16) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(2)
+        self._cache: OrderedDict[str, QImage] = OrderedDict()
+        self._cache_size = cache_size
+        self._pending: set[str] = set()
+        self._signals = _DecodeSignals(self)
+        self._signals.finished.connect(self._on_finished)
+        self._signals.failed.connect(self._on_failed)
+
+    def cached(self, path: str) -> QImage | None:
+        """The decoded preview of `path` when it is in memory."""
+        image = self._cache.get(path)
+        if image is not None:
+            self._cache.move_to_end(path)
+        return image
+
+    def request(self, path: str, max_side: int = PREVIEW_MAX_SIDE) -> None:
+        """Emit `loaded(path, image)` soon: from memory at once, else after a background decode."""
+        image = self.cached(path)
+        if image is not None:
+            self.loaded.emit(path, image)
+            return
+        if path in self._pending:
+            return
+        self._pending.add(path)
+        self._pool.start(_DecodeTask(path, max_side, self._signals))
+
+    def wait_idle(self, msecs: int = 30000) -> bool:
+        """Block until background decodes finish (used when closing and by tests)."""
+        return self._pool.waitForDone(msecs)
+
+    def _on_finished(self, path: str, image: QImage) -> None:
+        self._pending.discard(path)
+        self._cache[path] = image
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        self.loaded.emit(path, image)
+
+    def _on_failed(self, path: str, reason: str) -> None:
+        self._pending.discard(path)
+        self.failed.emit(path, reason)
+
+
+class ZoomImageView(QGraphicsView):
+    """Shows one image fitted to the view; wheel zooms around the cursor, drag pans, F refits.
+
+    `view_changed(zoom, cx, cy)` reports the zoom relative to "fit" and the visible centre as
+    fractions of the image, so views of images with different sizes can follow each other.
+    """
+
+    view_changed = Signal(float, float, float)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._scene = QGraphicsScene(self)
+        self.setScene(self._scene)
+        self._pixmap_item = QGraphicsPixmapItem()
+        self._pixmap_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self._scene.addItem(self._pixmap_item)
+        self._message_item = self._scene.addText("")
+        self._message_item.setDefaultTextColor(QColor("#b0b0b0"))
+        self._zoom = 1.0
+        self._syncing = False
+        self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setBackgroundBrush(QColor("#1e1e1e"))
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The owning view handles the keyboard (choices); the image only reacts to the mouse.
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.horizontalScrollBar().valueChanged.connect(self._emit_view_changed)
+        self.verticalScrollBar().valueChanged.connect(self._emit_view_changed)
+
+    @property
+    def zoom(self) -> float:
+        """Magnification relative to the fitted image (1.0 = whole image visible)."""
+        return self._zoom
+
+    def has_image(self) -> bool:
+        """True when an image (not a message) is shown."""
+        return not self._pixmap_item.pixmap().isNull()
+
+    def set_image(self, image: QImage | None) -> None:
+        """Show `image` fitted to the view (None clears it)."""
+        self._message_item.setPlainText("")
+        pixmap = QPixmap.fromImage(image) if image is not None else QPixmap()
+        self._pixmap_item.setPixmap(pixmap)
+        self._scene.setSceneRect(QRectF(pixmap.rect()) if not pixmap.isNull() else QRectF())
+        self.fit()
+
+    def set_message(self, text: str) -> None:
+        """Replace the image by a short centred message (loading, unreadable file…)."""
+        self._pixmap_item.setPixmap(QPixmap())
+        self._message_item.setPlainText(text)
+        self._scene.setSceneRect(self._message_item.boundingRect())
+        self.resetTransform()
+        self._zoom = 1.0
+
+    def fit(self) -> None:
+        """Fit the whole image into the view."""
+        self._zoom = 1.0
+        self._apply_zoom(QPointF(0.5, 0.5))
+
+    def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Multiply the zoom by `factor`, keeping `anchor` (fractions of the image) in the centre."""
+        centre = anchor if anchor is not None else self.centre_fraction()
+        self._zoom = min(MAX_ZOOM, max(1.0, self._zoom * factor))
+        self._apply_zoom(centre)
+        self._emit_view_changed()
+
+    def centre_fraction(self) -> QPointF:
+        """The visible centre as fractions (0..1) of the image width and height."""
+        rect = self._scene.sceneRect()
+        if rect.isEmpty():
+            return QPointF(0.5, 0.5)
+        centre = self.mapToScene(self.viewport().rect().center())
+        return QPointF(
+            min(1.0, max(0.0, (centre.x() - rect.left()) / rect.width())),
+            min(1.0, max(0.0, (centre.y() - rect.top()) / rect.height())),
+        )
+
+    def set_view_state(self, zoom: float, cx: float, cy: float) -> None:
+        """Follow another view: same relative zoom, same centre fraction (does not re-emit)."""
+        self._syncing = True
+        try:
+            self._zoom = min(MAX_ZOOM, max(1.0, zoom))
+            self._apply_zoom(QPointF(cx, cy))
+        finally:
+            self._syncing = False
+
+    def _fit_scale(self) -> float:
+        rect = self._scene.sceneRect()
+        viewport = self.viewport().rect()
+        if rect.isEmpty() or viewport.isEmpty():
+            return 1.0
+        return min(viewport.width() / rect.width(), viewport.height() / rect.height())
+
+    def _apply_zoom(self, centre: QPointF) -> None:
+        if not self.has_image():
+            return
+        self.resetTransform()
+        scale = self._fit_scale() * self._zoom
+        self.scale(scale, scale)
+        rect = self._scene.sceneRect()
+        self.centerOn(rect.left() + centre.x() * rect.width(), rect.top() + centre.y() * rect.height())
+
+    def _emit_view_changed(self) -> None:
+        if self._syncing or not self.has_image():
+            return
+        centre = self.centre_fraction()
+        self.view_changed.emit(self._zoom, centre.x(), centre.y())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        """Zoom in or out around the point under the mouse."""
+        if not self.has_image():
+            return
+        steps = event.angleDelta().y() / 120
+        if steps == 0:
+            return
+        rect = self._scene.sceneRect()
+        under_mouse = self.mapToScene(event.position().toPoint())
+        before = self.centre_fraction()
+        anchor = QPointF(
+            (under_mouse.x() - rect.left()) / rect.width(),
+            (under_mouse.y() - rect.top()) / rect.height(),
+        )
+        factor = ZOOM_STEP**steps
+        new_zoom = min(MAX_ZOOM, max(1.0, self._zoom * factor))
+        ratio = self._zoom / new_zoom
+        # Move the centre toward the point under the mouse so that point stays put on screen.
+        centre = QPointF(
+            anchor.x() + (before.x() - anchor.x()) * ratio,
+            anchor.y() + (before.y() - anchor.y()) * ratio,
+        )
+        self._zoom = new_zoom
+        self._apply_zoom(centre)
+        self._emit_view_changed()
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        """Double click toggles between fit and 100 %-ish (4x fit)."""
+        self.zoom_by(4.0 if self._zoom == 1.0 else 1.0 / self._zoom)
+        event.accept()
+
+    def resizeEvent(self, event) -> None:
+        """Keep the relative zoom and centre when the view changes size."""
+        centre = self.centre_fraction()
+        super().resizeEvent(event)
+        self._apply_zoom(centre)
+
+
+def link_views(views: Sequence[ZoomImageView]) -> None:
+    """Make every view follow the zoom and pan of whichever one the user moves."""
+    for view in views:
+        others = [other for other in views if other is not view]
+
+        def follow(zoom: float, cx: float, cy: float, targets=others) -> None:
+            for target in targets:
+                target.set_view_state(zoom, cx, cy)
+
+        view.view_changed.connect(follow)

@@ -1,0 +1,132 @@
+"""Compare view: keyboard choices are stored at once with the order shown, undo removes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+
+from aesthete_gui.qt.widgets.compare_view import CompareView, random_unjudged_pair
+from aesthete_gui.store import ImageUpdate
+from tests.qt.conftest import write_test_images
+
+
+def add_images(context, folder: Path, count: int) -> list[int]:
+    """Write real JPEGs and register them in the profile as imported images."""
+    paths = write_test_images(folder, count, size=(160, 120))
+    updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=160, height=120,
+                           format="JPEG") for p in paths]
+    return context.profile.write_images(updates)
+
+
+@pytest.fixture
+def compare(qtbot, app_context, tmp_path):
+    add_images(app_context, tmp_path / "shoot", 6)
+    view = CompareView(app_context)
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    qtbot.waitUntil(lambda: view.current_pair() is not None)
+    yield view
+    view.close()
+
+
+def test_left_key_stores_left_as_winner_in_order_shown(qtbot, compare, app_context) -> None:
+    pair = compare.current_pair()
+    qtbot.keyClick(compare, Qt.Key.Key_Left)
+    choices = app_context.profile.choices()
+    assert len(choices) == 1
+    stored = choices[0]
+    assert (stored.image_a, stored.image_b) == (pair.left.id, pair.right.id)
+    assert stored.winner == "a"
+    assert stored.dimension == "overall"
+    assert stored.session == compare.session
+    assert stored.app_state["left"] == pair.left.path
+    assert compare.current_pair() != pair  # moved on to the next pair
+
+
+def test_right_and_down_keys_store_b_and_tie(qtbot, compare, app_context) -> None:
+    qtbot.keyClick(compare, Qt.Key.Key_Right)
+    qtbot.keyClick(compare, Qt.Key.Key_Down)
+    assert [c.winner for c in app_context.profile.choices()] == ["b", "tie"]
+    assert "2 choices on overall" in compare.counter_label.text()
+
+
+def test_ctrl_z_removes_the_last_choice_and_shows_its_pair_again(qtbot, compare, app_context) -> None:
+    first = compare.current_pair()
+    qtbot.keyClick(compare, Qt.Key.Key_Left)
+    second = compare.current_pair()
+    qtbot.keyClick(compare, Qt.Key.Key_Right)
+    assert len(app_context.profile.choices()) == 2
+    qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    remaining = app_context.profile.choices()
+    assert [c.winner for c in remaining] == ["a"]
+    assert compare.current_pair() == second
+    qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert app_context.profile.choices() == []
+    assert compare.current_pair() == first
+    qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert "Nothing to undo" in compare.status_label.text()
+
+
+def test_dimension_key_cycles_and_choices_carry_the_dimension(qtbot, compare, app_context) -> None:
+    qtbot.keyClick(compare, Qt.Key.Key_D)
+    assert compare.dimension == "technique"
+    qtbot.keyClick(compare, Qt.Key.Key_Left)
+    assert [c.dimension for c in app_context.profile.choices()] == ["technique"]
+    assert app_context.profile.choices("overall") == []
+
+
+def test_choices_changed_signal_fires_for_choice_and_undo(qtbot, compare, app_context) -> None:
+    with qtbot.waitSignal(app_context.signals.choices_changed):
+        qtbot.keyClick(compare, Qt.Key.Key_Left)
+    with qtbot.waitSignal(app_context.signals.choices_changed):
+        compare.undo_button.click()
+    assert app_context.profile.choices() == []
+
+
+def test_previews_load_and_zoom_is_synchronised(qtbot, compare) -> None:
+    qtbot.waitUntil(lambda: compare.left_view.has_image() and compare.right_view.has_image())
+    left = compare.left_view
+    centre = left.viewport().rect().center()
+    wheel = QWheelEvent(QPointF(centre), QPointF(left.mapToGlobal(centre)), QPoint(0, 0),
+                        QPoint(0, 240), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    left.wheelEvent(wheel)
+    assert left.zoom > 1.4
+    assert compare.right_view.zoom == pytest.approx(left.zoom)
+
+
+def test_a_single_image_library_says_what_is_needed(qtbot, app_context, tmp_path) -> None:
+    add_images(app_context, tmp_path / "one", 1)
+    view = CompareView(app_context)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.current_pair() is None
+    assert "at least two images" in view.status_label.text()
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    assert app_context.profile.choices() == []
+
+
+def test_unreadable_image_shows_a_reason_instead_of_crashing(qtbot, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 2)
+    broken = app_context.profile.image_by_id(ids[1])
+    Path(broken.path).write_bytes(b"not an image at all")
+    view = CompareView(app_context)
+    qtbot.addWidget(view)
+    view.show_pair(ids[0], ids[1])
+    qtbot.waitUntil(lambda: "Cannot show" in view.right_view._message_item.toPlainText())
+    assert view.left_view.has_image() or view._loader.wait_idle(5000)
+
+
+def test_random_unjudged_pair_prefers_pairs_without_choices() -> None:
+    import random
+
+    pool = [1, 2, 3]
+    judged = {frozenset((1, 2)), frozenset((1, 3))}
+    for seed in range(20):
+        pair = random_unjudged_pair(pool, judged, random.Random(seed))
+        assert frozenset(pair) == frozenset((2, 3))
+    assert random_unjudged_pair([1], set(), random.Random(0)) is None
