@@ -1,0 +1,165 @@
+"""Colour handling: any Pillow mode / embedded ICC profile to 8-bit sRGB, and numpy colour spaces."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+
+import numpy as np
+from PIL import Image, ImageCms
+
+NEUTRAL_BACKGROUND = (128, 128, 128)
+"""Mid grey: transparent areas are composited on it so they neither brighten nor darken the image."""
+
+_SIXTEEN_BIT_MODES = {"I;16", "I;16L", "I;16B", "I;16N", "I"}
+_ICC_INPUT_MODES = {"RGB", "CMYK", "L"}
+_transform_cache: dict[tuple[bytes, str], ImageCms.ImageCmsTransform | None] = {}
+_cache_lock = threading.Lock()
+_SRGB_PROFILE = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+
+
+def _sixteen_bit_to_l(img: Image.Image) -> Image.Image:
+    """Scale 16/32-bit integer grey to 8 bits by value range (not by clipping at 255)."""
+    arr = np.asarray(img)
+    if arr.dtype.kind == "f":
+        return _float_to_l(arr)
+    arr = arr.astype(np.int64, copy=False)
+    top = int(arr.max(initial=0))
+    if top <= 255 and img.mode == "I":
+        scaled = arr
+    elif top <= 65535:
+        scaled = (arr * 255 + 32767) // 65535
+    else:
+        scaled = arr * 255 // max(top, 1)
+    return Image.fromarray(np.clip(scaled, 0, 255).astype(np.uint8), mode="L")
+
+
+def _float_to_l(arr: np.ndarray) -> Image.Image:
+    """Float grey: values in [0, 1] are scaled to 8 bits, larger ranges clipped to [0, 255]."""
+    arr = np.nan_to_num(arr.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+    if float(arr.max(initial=0.0)) <= 1.0:
+        arr = arr * 255.0
+    return Image.fromarray(np.clip(arr + 0.5, 0, 255).astype(np.uint8), mode="L")
+
+
+def flatten_mode(img: Image.Image) -> Image.Image:
+    """Bring exotic modes (16-bit, float, palette, bilevel, premultiplied) to L, LA, RGB, RGBA or CMYK."""
+    mode = img.mode
+    if mode in _SIXTEEN_BIT_MODES:
+        return _sixteen_bit_to_l(img)
+    if mode == "F":
+        return _float_to_l(np.asarray(img))
+    if mode == "P":
+        has_alpha = "transparency" in img.info or (img.palette is not None and img.palette.mode == "RGBA")
+        return img.convert("RGBA" if has_alpha else "RGB")
+    if mode == "PA":
+        return img.convert("RGBA")
+    if mode == "1":
+        return img.convert("L")
+    if mode in ("La", "RGBa"):
+        return img.convert(mode.upper())
+    return img
+
+
+def composite_alpha(img: Image.Image) -> Image.Image:
+    """Composite LA/RGBA over the neutral background; other modes pass through."""
+    if img.mode not in ("LA", "RGBA"):
+        return img
+    rgba = img.convert("RGBA")
+    background = Image.new("RGBA", rgba.size, (*NEUTRAL_BACKGROUND, 255))
+    background.alpha_composite(rgba)
+    return background.convert("RGB") if img.mode == "RGBA" else background.convert("L")
+
+
+def _profile_is_srgb(profile: ImageCms.ImageCmsProfile) -> bool:
+    description = (ImageCms.getProfileDescription(profile) or "").lower()
+    return "srgb" in description.replace(" ", "")
+
+
+def _transform_for(icc: bytes, mode: str) -> ImageCms.ImageCmsTransform | None:
+    """Cached ICC -> sRGB transform for this profile and input mode (None when not needed/usable)."""
+    key = (hashlib.blake2b(icc, digest_size=16).digest(), mode)
+    with _cache_lock:
+        if key in _transform_cache:
+            return _transform_cache[key]
+    transform: ImageCms.ImageCmsTransform | None
+    try:
+        profile = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        if mode != "CMYK" and _profile_is_srgb(profile):
+            transform = None
+        else:
+            transform = ImageCms.buildTransform(
+                profile, _SRGB_PROFILE, mode, "RGB", ImageCms.Intent.PERCEPTUAL
+            )
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
+        transform = None  # unusable or mismatched profile: fall back to a plain mode conversion
+    with _cache_lock:
+        _transform_cache[key] = transform
+    return transform
+
+
+def to_srgb(img: Image.Image, icc: bytes | None) -> tuple[Image.Image, bool]:
+    """Convert an L/LA/RGB/RGBA/CMYK image to 8-bit RGB in sRGB; returns (image, icc_applied)."""
+    img = composite_alpha(flatten_mode(img))
+    if icc and img.mode in _ICC_INPUT_MODES:
+        transform = _transform_for(icc, img.mode)
+        if transform is not None:
+            return ImageCms.applyTransform(img, transform), True
+    if img.mode == "LAB":
+        lab = ImageCms.createProfile("LAB")
+        return ImageCms.profileToProfile(img, lab, _SRGB_PROFILE, outputMode="RGB"), True
+    return (img if img.mode == "RGB" else img.convert("RGB")), False
+
+
+def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
+    """sRGB values in [0, 1] to linear light."""
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+_RGB_TO_XYZ = np.array(
+    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]],
+    dtype=np.float32,
+)
+_D65_WHITE = np.array([0.95047, 1.0, 1.08883], dtype=np.float32)
+
+
+def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """sRGB in [0, 1], shape (..., 3), to CIE L*a*b* (D65): L in [0, 100]."""
+    xyz = srgb_to_linear(rgb) @ _RGB_TO_XYZ.T / _D65_WHITE
+    delta = 6.0 / 29.0
+    f = np.where(xyz > delta**3, np.cbrt(xyz), xyz / (3 * delta**2) + 4.0 / 29.0)
+    lightness = 116.0 * f[..., 1] - 16.0
+    a = 500.0 * (f[..., 0] - f[..., 1])
+    b = 200.0 * (f[..., 1] - f[..., 2])
+    return np.stack([lightness, a, b], axis=-1)
+
+
+def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
+    """RGB in [0, 1], shape (..., 3), to HSV with all channels in [0, 1] (hue 0 = red)."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    value = rgb.max(axis=-1)
+    chroma = value - rgb.min(axis=-1)
+    safe_chroma = np.where(chroma > 0, chroma, 1.0)
+    saturation = np.where(value > 0, chroma / np.where(value > 0, value, 1.0), 0.0)
+    hue = np.where(
+        value == r,
+        ((g - b) / safe_chroma) % 6.0,
+        np.where(value == g, (b - r) / safe_chroma + 2.0, (r - g) / safe_chroma + 4.0),
+    )
+    hue = np.where(chroma > 0, hue / 6.0, 0.0)
+    return np.stack([hue, saturation, value], axis=-1)
+
+
+def rgb_to_yuv(rgb: np.ndarray) -> np.ndarray:
+    """RGB in [0, 1] to YUV (BT.601): Y in [0, 1], U in ±0.436, V in ±0.615."""
+    matrix = np.array(
+        [[0.299, 0.587, 0.114], [-0.14713, -0.28886, 0.436], [0.615, -0.51499, -0.10001]],
+        dtype=np.float32,
+    )
+    return rgb @ matrix.T
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """Rec. 601 luma of RGB (same scale as the input)."""
+    return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114

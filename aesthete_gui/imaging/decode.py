@@ -1,0 +1,276 @@
+"""Decode any supported image to an oriented 8-bit sRGB PIL image, or fail with a DecodeError reason."""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import stat
+import warnings
+from dataclasses import dataclass, field
+
+from PIL import Image, UnidentifiedImageError
+
+from aesthete_gui.imaging.colour import to_srgb
+from aesthete_gui.imaging.raw import RawError, is_raw_name, read_raw
+
+MAX_PIXELS = 250_000_000
+"""Largest image accepted (pixels). Bigger files are treated as decompression bombs and skipped."""
+
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow itself refuses anything above twice this
+
+_TRANSPOSE = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+_ORIENTATION_TAG = 0x0112
+# Leading bytes of the formats we read, for "corrupt" vs "not an image" and extension checks.
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"BM", "BMP"),
+)
+_EXTENSION_FORMATS = {
+    ".jpg": "JPEG", ".jpeg": "JPEG", ".jpe": "JPEG", ".png": "PNG", ".gif": "GIF",
+    ".tif": "TIFF", ".tiff": "TIFF", ".bmp": "BMP", ".webp": "WEBP", ".heic": "HEIF",
+    ".heif": "HEIF", ".hif": "HEIF", ".avif": "AVIF",
+}  # fmt: skip
+
+
+class DecodeError(Exception):
+    """An image could not be decoded; `reason` says why in words, `kind` is a short stable code."""
+
+    def __init__(self, reason: str, kind: str = "corrupt") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+
+
+@dataclass
+class Decoded:
+    """A decoded image (RGB, sRGB, orientation applied, long side <= the size asked) and facts about it."""
+
+    image: Image.Image
+    format: str
+    full_size: tuple[int, int]
+    orientation: int = 1
+    animated: bool = False
+    frame_count: int = 1
+    icc_converted: bool = False
+    exif: Image.Exif | None = None
+    notes: list[str] = field(default_factory=list)
+    raw_info: dict[str, object] = field(default_factory=dict)
+
+
+@functools.cache
+def register_extra_formats() -> bool:
+    """Register pillow-heif's HEIF opener once, on first use; False when it is unavailable."""
+    try:
+        import pillow_heif
+    except ImportError:
+        return False
+    pillow_heif.register_heif_opener()  # AVIF is read by Pillow's own plugin
+    return True
+
+
+def _display_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
+    return os.fsdecode(path)
+
+
+def read_bytes(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> bytes:
+    """Read a whole file, turning every filesystem failure into a DecodeError with a reason."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise DecodeError("broken symbolic link: its target does not exist", "missing") from None
+        raise DecodeError("file not found (moved or deleted)", "missing") from None
+    except PermissionError:
+        raise DecodeError("permission denied: the file cannot be read", "permission") from None
+    except IsADirectoryError:
+        raise DecodeError("not a file: the path is a directory", "not_a_file") from None
+    except OSError as exc:
+        raise DecodeError(f"file could not be read ({exc.strerror or exc})", "io") from None
+    if not data:
+        raise DecodeError("empty file (0 bytes)", "empty")
+    return data
+
+
+def sniff_format(data: bytes) -> str | None:
+    """The image format the leading bytes announce (JPEG, PNG, GIF, TIFF, BMP, WEBP, HEIF), if any."""
+    for signature, name in _SIGNATURES:
+        if data.startswith(signature):
+            return name
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    if data[4:8] == b"ftyp":
+        brand = data[8:12]
+        return "AVIF" if brand in (b"avif", b"avis") else "HEIF"
+    return None
+
+
+def _extension_note(name: str, actual: str) -> str | None:
+    dot = name.rfind(".")
+    expected = _EXTENSION_FORMATS.get(name[dot:].lower()) if dot >= 0 else None
+    aliases = {"MPO": "JPEG", "AVIF": "HEIF"}
+    if expected and aliases.get(actual, actual) != aliases.get(expected, expected):
+        return f"extension says {expected} but the content is {actual}; decoded by content"
+    return None
+
+
+def decode_file(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_side: int | None = None
+) -> Decoded:
+    """Read and decode a file (see decode_bytes)."""
+    try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            raise DecodeError("not a regular file (named pipe)", "not_a_file")
+    except OSError:
+        pass  # read_bytes reports missing/unreadable files with the right reason
+    return decode_bytes(read_bytes(path), _display_name(path), max_side)
+
+
+def open_image(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_side: int | None = None
+) -> Image.Image:
+    """Decode a file to RGB sRGB with orientation applied, long side at most max_side (draft decoding)."""
+    return decode_file(path, max_side).image
+
+
+def decode_bytes(
+    data: bytes, name: str = "", max_side: int | None = None, draft_side: int | None = None
+) -> Decoded:
+    """Decode in-memory file bytes; `name` is only used for the extension (RAW, mismatch note).
+
+    `draft_side` (<= max_side) lets JPEG DCT scaling stop at a smaller long side than max_side when
+    that saves decoding work (e.g. a "~1024 px" preview may come out 750-1024 px); never upscales.
+    """
+    if not data:
+        raise DecodeError("empty file (0 bytes)", "empty")
+    register_extra_formats()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's warnings are folded into our own checks
+            if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
+                return _decode_raw(data, name, max_side, draft_side)
+            return _decode_pillow(data, name, max_side, draft_side=draft_side)
+    except DecodeError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise DecodeError(f"image too large, refused as a decompression bomb ({exc})", "too_large") from None
+    except MemoryError:
+        raise DecodeError("not enough memory to decode this image", "too_large") from None
+    except Exception as exc:  # any codec failure becomes a reason, never a crash
+        raise _classify(exc, data) from None
+
+
+def _classify(exc: Exception, data: bytes) -> DecodeError:
+    text = str(exc)
+    lowered = text.lower()
+    if "truncated" in lowered or "premature end" in lowered or "unexpected end" in lowered:
+        return DecodeError(f"truncated file: the image data ends early ({text})", "truncated")
+    if isinstance(exc, UnidentifiedImageError):
+        if sniff_format(data):
+            return DecodeError(f"corrupt {sniff_format(data)} file: header not readable", "corrupt")
+        return DecodeError("not an image: the content is no known image format", "not_an_image")
+    return DecodeError(f"corrupt image data ({type(exc).__name__}: {text})", "corrupt")
+
+
+def _decode_raw(data: bytes, name: str, max_side: int | None, draft_side: int | None) -> Decoded:
+    try:
+        raw = read_raw(data, max_side)
+    except RawError as exc:
+        try:  # some "RAW" files are plain TIFF/JPEG renamed
+            return _decode_pillow(data, name, max_side, draft_side=draft_side)
+        except Exception:
+            raise DecodeError(str(exc), "corrupt") from None
+    notes = [f"camera RAW, shown from its {raw.source}"]
+    if raw.preview_jpeg is not None:
+        inner = _decode_pillow(
+            raw.preview_jpeg, "", max_side, raw.orientation, draft_side=draft_side
+        )
+        inner.format, inner.full_size, inner.raw_info = "RAW", raw.full_size, raw.info
+        inner.notes = notes
+        return inner
+    assert raw.image is not None
+    image, _ = to_srgb(_shrink(raw.image, max_side), None)
+    image = apply_orientation(image, raw.orientation)
+    return Decoded(image, "RAW", raw.full_size, raw.orientation, notes=notes, raw_info=raw.info)
+
+
+def _draft_size(size: tuple[int, int], max_side: int) -> tuple[int, int]:
+    scale = max_side / max(size)
+    return max(1, int(size[0] * scale + 0.999)), max(1, int(size[1] * scale + 0.999))
+
+
+def _decode_pillow(
+    data: bytes,
+    name: str,
+    max_side: int | None,
+    forced_orientation: int | None = None,
+    draft_side: int | None = None,
+) -> Decoded:
+    img = Image.open(io.BytesIO(data))
+    fmt = img.format or "unknown"
+    width, height = img.size
+    if width * height > MAX_PIXELS:
+        raise DecodeError(
+            f"image too large: {width}x{height} = {width * height / 1e6:.0f} MP exceeds the "
+            f"{MAX_PIXELS / 1e6:.0f} MP limit (possible decompression bomb)",
+            "too_large",
+        )
+    frame_count = int(getattr(img, "n_frames", 1) or 1)
+    animated = bool(getattr(img, "is_animated", False)) and fmt != "MPO"
+    exif = img.getexif()
+    orientation = forced_orientation or 1
+    exif_orientation = exif.get(_ORIENTATION_TAG)
+    if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
+        orientation = exif_orientation
+    if max_side and max(img.size) > max_side and fmt == "JPEG":
+        img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
+    img.load()
+    icc = img.info.get("icc_profile")
+    image = _shrink(img, max_side)
+    image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
+    image = apply_orientation(image, orientation)
+    full = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+    notes: list[str] = []
+    if animated:
+        notes.append(f"animated ({frame_count} frames): first frame used")
+    mismatch = _extension_note(name, fmt)
+    if mismatch:
+        notes.append(mismatch)
+    return Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes)
+
+
+def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:
+    """Downscale so the long side is at most max_side (integer reduce first, then bicubic)."""
+    if not max_side or max(img.size) <= max_side:
+        return img
+    if img.mode not in ("L", "LA", "RGB", "RGBA", "CMYK"):
+        from aesthete_gui.imaging.colour import flatten_mode
+
+        img = flatten_mode(img)
+    target = _fit(img.size, max_side)
+    return img.resize(target, Image.Resampling.BICUBIC, reducing_gap=2.0)
+
+
+def _fit(size: tuple[int, int], max_side: int) -> tuple[int, int]:
+    scale = max_side / max(size)
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
+
+
+def apply_orientation(img: Image.Image, orientation: int) -> Image.Image:
+    """Rotate/flip an image as its EXIF orientation (1-8) says."""
+    method = _TRANSPOSE.get(orientation)
+    return img.transpose(method) if method is not None else img

@@ -1,0 +1,106 @@
+"""Everything import needs from one file, from one read of its bytes and at most one (draft) decode."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from aesthete_gui.imaging.decode import DecodeError, decode_bytes, read_bytes
+from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
+from aesthete_gui.imaging.metadata import ImageMetadata, metadata_from_bytes, metadata_from_decoded
+from aesthete_gui.imaging.thumbnails import (
+    PREVIEW_DRAFT_SIDE,
+    PREVIEW_SIDE,
+    THUMB_SIDE,
+    Thumbs,
+    build_thumbnails,
+    thumb_paths,
+)
+
+
+@dataclass
+class IngestResult:
+    """Outcome for one file; picklable, so a process pool can return it. `error` is None when ok."""
+
+    path: str
+    content_hash: str | None = None
+    size_bytes: int | None = None
+    mtime: float | None = None
+    metadata: ImageMetadata | None = None
+    thumbs: Thumbs | None = None
+    phash: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    notes: list[str] = field(default_factory=list)
+    features: dict[str, float] | None = None
+    decoded: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the image was read and its thumbnails exist."""
+        return self.error is None
+
+
+def ingest_file(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+    cache_dir: str | os.PathLike[str],
+    *,
+    with_preview: bool = True,
+    with_features: bool = False,
+) -> IngestResult:
+    """Hash, read metadata, build thumbnails (+ optional features) for one file; never raises.
+
+    with_preview=False writes only the 256 px thumbnail from a 1/8-scale JPEG decode (fastest
+    import); `thumbnails.ensure_thumbnails` then makes the ~1024 px preview when it is first shown.
+    """
+    result = IngestResult(path=os.fsdecode(path))
+    try:
+        _ingest(path, cache_dir, with_preview, with_features, result)
+    except DecodeError as exc:
+        result.error, result.error_kind = exc.reason, exc.kind
+    except Exception as exc:  # an unexpected failure must not stop an import of thousands of files
+        result.error, result.error_kind = f"unexpected error ({type(exc).__name__}: {exc})", "internal"
+    return result
+
+
+def _ingest(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+    cache_dir: str | os.PathLike[str],
+    with_preview: bool,
+    with_features: bool,
+    result: IngestResult,
+) -> None:
+    data = read_bytes(path)
+    result.size_bytes = len(data)
+    try:
+        result.mtime = os.stat(path).st_mtime
+    except OSError:
+        result.mtime = None  # vanished right after reading: the bytes we have are still valid
+    result.content_hash = content_hash_bytes(data)
+    name = os.fsdecode(path)
+    cached = thumb_paths(result.content_hash, cache_dir)
+    have_cached = cached.exist() if with_preview else cached.thumb_path.is_file()
+    if have_cached and not with_features:
+        # Same bytes seen before (moved, renamed, duplicated): headers + cached thumbnail suffice.
+        result.metadata = metadata_from_bytes(data, name)
+        with Image.open(cached.thumb_path) as thumb:
+            result.phash = perceptual_hash(thumb)
+        result.thumbs = cached
+        return
+    if with_preview or with_features:
+        decoded = decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
+    else:
+        decoded = decode_bytes(data, name, 2 * THUMB_SIDE, THUMB_SIDE)
+    result.decoded = True
+    result.notes = list(decoded.notes)
+    result.metadata = metadata_from_decoded(decoded)
+    result.thumbs, small = build_thumbnails(
+        decoded.image, result.content_hash, cache_dir, preview=with_preview
+    )
+    result.phash = perceptual_hash(small)
+    if with_features:
+        from aesthete_gui.imaging.features import compute_features
+
+        result.features = compute_features(decoded.image, original_size=decoded.full_size)

@@ -1,0 +1,141 @@
+"""Thumbnail (256 px) and preview (~1024 px) JPEG cache keyed by content hash, written atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from aesthete_gui.imaging.decode import Decoded, decode_file
+
+THUMB_SIDE = 256
+PREVIEW_SIDE = 1024
+PREVIEW_DRAFT_SIDE = 736
+"""JPEG DCT scaling may stop at this long side for previews: a 4000 px frame gives a 1000 px preview
+from a 1/4-scale decode instead of a 1/2-scale one (about a third less decoding work)."""
+
+THUMB_QUALITY = 85
+PREVIEW_QUALITY = 85
+_EXIF_IFD1 = 1
+_JPEG_OFFSET, _JPEG_LENGTH = 0x0201, 0x0202
+
+
+@dataclass(frozen=True)
+class Thumbs:
+    """Where the cached thumbnail (256 px) and preview (~1024 px) of one image content live."""
+
+    thumb_path: Path
+    preview_path: Path
+
+    def exist(self) -> bool:
+        """True when both files are in the cache."""
+        return self.thumb_path.is_file() and self.preview_path.is_file()
+
+
+def thumb_paths(content_hash: str, cache_dir: str | os.PathLike[str]) -> Thumbs:
+    """Cache locations for a content hash, sharded in two levels (ab/cd/abcd…_256.jpg)."""
+    shard = Path(cache_dir) / content_hash[:2] / content_hash[2:4]
+    return Thumbs(shard / f"{content_hash}_{THUMB_SIDE}.jpg", shard / f"{content_hash}_{PREVIEW_SIDE}.jpg")
+
+
+def save_jpeg_atomic(img: Image.Image, path: Path, quality: int) -> None:
+    """Write a JPEG to a temp file in the same folder, then rename over the target."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            img.convert("RGB").save(out, "JPEG", quality=quality)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+
+
+def fit_within(img: Image.Image, side: int) -> Image.Image:
+    """A copy whose long side is at most `side` (the same object when already small enough)."""
+    if max(img.size) <= side:
+        return img
+    scale = side / max(img.size)
+    size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
+    # box-reduce by the integer factor, then a short bicubic step: ~2.5x faster than bicubic alone
+    return img.resize(size, Image.Resampling.BICUBIC, reducing_gap=1.0)
+
+
+def build_thumbnails(
+    img: Image.Image, content_hash: str, cache_dir: str | os.PathLike[str], *, preview: bool = True
+) -> tuple[Thumbs, Image.Image]:
+    """Write the cache files from one decoded image; returns them and the 256 px image written.
+
+    With preview=False only the thumbnail is written (ensure_thumbnails adds the preview later).
+    """
+    thumbs = thumb_paths(content_hash, cache_dir)
+    if preview:
+        img = fit_within(img, PREVIEW_SIDE)
+        save_jpeg_atomic(img, thumbs.preview_path, PREVIEW_QUALITY)
+    small = fit_within(img, THUMB_SIDE)
+    save_jpeg_atomic(small, thumbs.thumb_path, THUMB_QUALITY)
+    return thumbs, small
+
+
+def decode_for_thumbnails(path: str | bytes | os.PathLike[str]) -> Decoded:
+    """The one decode both cache files are built from: DCT-scaled to about preview size."""
+    from aesthete_gui.imaging.decode import decode_bytes, read_bytes
+
+    return decode_bytes(read_bytes(path), os.fsdecode(path), PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
+
+
+def ensure_thumbnails(
+    path: str | bytes | os.PathLike[str], content_hash: str, cache_dir: str | os.PathLike[str]
+) -> Thumbs:
+    """Make the 256 px thumbnail and ~1024 px preview unless cached; DecodeError when undecodable."""
+    thumbs = thumb_paths(content_hash, cache_dir)
+    if thumbs.exist():
+        return thumbs
+    if thumbs.preview_path.is_file():  # only the small one is missing: derive it from the preview
+        with Image.open(thumbs.preview_path) as preview:
+            save_jpeg_atomic(fit_within(preview.convert("RGB"), THUMB_SIDE), thumbs.thumb_path, THUMB_QUALITY)
+        return thumbs
+    return build_thumbnails(decode_for_thumbnails(path).image, content_hash, cache_dir)[0]
+
+
+def ensure_thumbnail(
+    path: str | bytes | os.PathLike[str], content_hash: str, cache_dir: str | os.PathLike[str]
+) -> Path:
+    """Only the 256 px thumbnail: from the EXIF-embedded one when it is big enough, else a draft decode."""
+    thumbs = thumb_paths(content_hash, cache_dir)
+    if thumbs.thumb_path.is_file():
+        return thumbs.thumb_path
+    embedded = embedded_exif_thumbnail(path)
+    if embedded is None:
+        embedded = decode_file(path, THUMB_SIDE).image
+    save_jpeg_atomic(fit_within(embedded, THUMB_SIDE), thumbs.thumb_path, THUMB_QUALITY)
+    return thumbs.thumb_path
+
+
+def embedded_exif_thumbnail(path: str | bytes | os.PathLike[str], min_side: int = THUMB_SIDE) -> Image.Image | None:
+    """The JPEG thumbnail stored in EXIF IFD1, oriented, when its long side is >= min_side."""
+    from aesthete_gui.imaging.decode import apply_orientation
+
+    try:
+        with Image.open(path) as img:
+            exif = img.getexif()
+            ifd1 = exif.get_ifd(_EXIF_IFD1)
+            raw_exif = img.info.get("exif")
+            orientation = exif.get(0x0112, 1)
+        offset, length = ifd1.get(_JPEG_OFFSET), ifd1.get(_JPEG_LENGTH)
+        if not (isinstance(raw_exif, bytes) and isinstance(offset, int) and isinstance(length, int)):
+            return None
+        start = 6 + offset if raw_exif.startswith(b"Exif\x00\x00") else offset
+        with Image.open(io.BytesIO(raw_exif[start : start + length])) as small:
+            if max(small.size) < min_side:
+                return None
+            thumb = small.convert("RGB")
+        return apply_orientation(thumb, orientation if isinstance(orientation, int) else 1)
+    except Exception:  # a damaged embedded thumbnail just means: decode the image instead
+        return None
