@@ -96,6 +96,11 @@ class CatalogMixin(ProfileConnection):
             return int(self._scalar("SELECT COUNT(*) FROM images"))
         return int(self._scalar("SELECT COUNT(*) FROM images WHERE status = ?", (status,)))
 
+    def file_states(self) -> dict[str, tuple[int, int | None, int | None, str]]:
+        """{path: (id, size, mtime_ns, status)} for every image: what a rescan compares against."""
+        rows = self.conn.execute("SELECT path, id, size, mtime_ns, status FROM images")
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
     def ensure_image(self, path: str) -> int:
         """The id of the image at `path`, adding a bare row (not yet imported) when unknown."""
         now = time.time()

@@ -1,0 +1,352 @@
+"""Import folders into the profile (parallel, crash-safe, resumable), culling marks with XMP, and export.
+
+An import walks the folders, skips files whose (size, mtime) did not change since the last import
+without reading them, and sends the rest to a process pool where each file is read once: hash,
+metadata, thumbnails (and features when asked). Results are written in small batches, each its own
+committed transaction, so a crash or kill loses at most the batch in flight and the next import
+picks up where this one stopped. A file that cannot be imported is stored with status "error" and
+the reason; the import goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.library_scan import (
+    FoundFile,
+    display_path,
+    normalize_root,
+    scan_folder,
+    under,
+)
+from aesthete_gui.services.library_worker import FileOutcome, process_file
+from aesthete_gui.settings import thumbnail_cache_dir
+from aesthete_gui.store import ImageUpdate, Profile
+
+BATCH_SIZE = 16
+"""Results per committed transaction: a kill -9 loses at most this many files' work."""
+BATCH_SECONDS = 1.0
+"""A partial batch is written after this long, so slow files still reach the profile promptly."""
+SERIAL_BELOW = 4
+"""Fewer files than this are processed in this process (starting workers would cost more)."""
+
+
+@dataclass
+class ImportSummary:
+    """What an import did."""
+
+    found: int = 0
+    imported: int = 0
+    unchanged: int = 0
+    errors: int = 0
+    moved: int = 0
+    missing: int = 0
+    marks_from_xmp: int = 0
+    bursts: int = 0
+    cancelled: bool = False
+    seconds: float = 0.0
+    run_id: int | None = None
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready counts (problems as [path, reason] pairs)."""
+        data = dict(self.__dict__)
+        data["problems"] = [list(p) for p in self.problems]
+        return data
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    # Never fork a process that may run Qt or other threads: use a fork server where there is one.
+    if sys.platform.startswith("linux"):
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["aesthete_gui.services.library_worker"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class _Importer:
+    """State of one import run: the batch being collected and the running counts."""
+
+    def __init__(self, profile: Profile, cache_dir: str, features: bool, summary: ImportSummary):
+        self.profile = profile
+        self.cache_dir = cache_dir
+        self.features = features
+        self.summary = summary
+        self.batch: list[tuple[FoundFile, int, FileOutcome | None, str | None]] = []
+        self.batch_started = time.monotonic()
+        self.seen: set[str] = set()
+
+    def add(self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None) -> None:
+        """Queue one file's result; writes the batch when it is full or old enough."""
+        if not self.batch:
+            self.batch_started = time.monotonic()
+        self.batch.append((found, folder_id, outcome, problem))
+        if len(self.batch) >= BATCH_SIZE or time.monotonic() - self.batch_started > BATCH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued results: one transaction for the images, one for their features."""
+        if not self.batch:
+            return
+        batch, self.batch = self.batch, []
+        updates: list[ImageUpdate] = []
+        fresh_marks: list[tuple[int, FileOutcome]] = []
+        for found, folder_id, outcome, problem in batch:
+            update = self._update(found, folder_id, outcome, problem)
+            if update.status == "ok" and outcome is not None:
+                self._adopt_moved_file(update)
+            updates.append(update)
+        ids = self.profile.write_images(updates)
+        features = []
+        for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True):
+            if update.status != "ok" or outcome is None:
+                continue
+            if outcome.xmp is not None and not self.profile.mark_for(image_id).updated_at:
+                fresh_marks.append((image_id, outcome))
+            if outcome.ingest.features is not None:
+                features.append(_feature_row(image_id, outcome.ingest.features))
+        if features:
+            self.profile.put_features_many(features)
+        for image_id, outcome in fresh_marks:
+            marks = outcome.xmp
+            assert marks is not None
+            self.profile.set_mark(image_id, stars=marks.stars or 0, flag=marks.flag, label=marks.label)
+            self.summary.marks_from_xmp += 1
+
+    def _update(
+        self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None
+    ) -> ImageUpdate:
+        path = display_path(found.path)
+        if outcome is None or not outcome.ingest.ok:
+            reason = problem or (outcome.ingest.error if outcome else None) or "unknown error"
+            kind = outcome.ingest.error_kind if outcome else None
+            status = "missing" if kind == "missing" and "symbolic link" not in reason else "error"
+            self.summary.errors += 1
+            self.summary.problems.append((path, reason))
+            return ImageUpdate(path=path, folder_id=folder_id, status=status, size=found.size,
+                               mtime_ns=found.mtime_ns, error=reason)  # fmt: skip
+        result = outcome.ingest
+        meta = result.metadata
+        exif = meta.to_dict() if meta is not None else {}
+        notes = list(result.notes) + ([outcome.xmp_problem] if outcome.xmp_problem else [])
+        if notes:
+            exif["notes"] = notes
+        self.summary.imported += 1
+        return ImageUpdate(
+            path=path,
+            folder_id=folder_id,
+            status="ok",
+            size=found.size if found.size is not None else result.size_bytes,
+            mtime_ns=found.mtime_ns,
+            content_hash=result.content_hash,
+            phash=result.phash,
+            width=meta.width if meta else None,
+            height=meta.height if meta else None,
+            format=meta.format if meta else None,
+            capture_time=exif.get("capture_time"),
+            exif=exif,
+            thumb_path=str(result.thumbs.thumb_path) if result.thumbs else None,
+            preview_path=str(result.thumbs.preview_path) if result.thumbs else None,
+        )
+
+    def _adopt_moved_file(self, update: ImageUpdate) -> None:
+        """A new path whose bytes match an image whose file is gone: the same image, moved."""
+        if update.content_hash is None or self.profile.image_by_path(update.path) is not None:
+            return
+        for candidate in self.profile.images_by_hash(update.content_hash):
+            if candidate.path in self.seen or os.path.lexists(candidate.path):
+                continue
+            self.profile.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
+                                    update.mtime_ns or 0)  # fmt: skip
+            self.summary.moved += 1
+            self.summary.imported -= 1
+            return
+
+
+def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str], list[float], str]:
+    from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION
+
+    names = list(FEATURE_NAMES)
+    return image_id, names, [float(values.get(n, float("nan"))) for n in names], str(FEATURE_VERSION)
+
+
+def _process_all(
+    importer: _Importer,
+    work: list[tuple[FoundFile, int]],
+    workers: int,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+    done: int,
+    total: int,
+) -> int:
+    """Run the per-file step for `work` (pool or in-process); returns the new done count."""
+    if workers <= 1 or len(work) < SERIAL_BELOW:
+        for found, folder_id in work:
+            if cancel is not None and cancel.cancelled:
+                return done
+            importer.add(found, folder_id, process_file(found.path, importer.cache_dir, importer.features), None)
+            done += 1
+            progress(Progress(done, total, display_path(found.path)))
+        return done
+    attempts: dict[str, int] = {}
+    queue = list(reversed(work))
+    while queue:
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context())
+        in_flight: dict[Future[FileOutcome], tuple[FoundFile, int]] = {}
+        broken = False
+        try:
+            while (queue or in_flight) and not broken:
+                while queue and len(in_flight) < workers * 4 and not (cancel and cancel.cancelled):
+                    found, folder_id = queue[-1]
+                    try:
+                        future = executor.submit(
+                            process_file, found.path, importer.cache_dir, importer.features
+                        )
+                    except BrokenProcessPool:
+                        broken = True
+                        break
+                    queue.pop()
+                    in_flight[future] = (found, folder_id)
+                if broken:
+                    break
+                if not in_flight:
+                    break
+                finished, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    found, folder_id = in_flight.pop(future)
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        attempts[found.path] = attempts.get(found.path, 0) + 1
+                        if attempts[found.path] >= 2:
+                            importer.add(found, folder_id, None, "the decoder crashed on this file")
+                            done += 1
+                        else:
+                            queue.append((found, folder_id))
+                        continue
+                    importer.add(found, folder_id, outcome, None)
+                    done += 1
+                    progress(Progress(done, total, display_path(found.path)))
+                if cancel is not None and cancel.cancelled and not broken:
+                    for future in list(in_flight):
+                        if future.cancel():
+                            in_flight.pop(future)
+                    queue.clear()
+            if broken:  # every file still in flight may have been the one that crashed the pool
+                for found, folder_id in in_flight.values():
+                    attempts[found.path] = attempts.get(found.path, 0) + 1
+                    queue.append((found, folder_id))
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+        if cancel is not None and cancel.cancelled:
+            break
+    return done
+
+
+def import_folders(
+    profile: Profile,
+    dirs: Sequence[str | os.PathLike[str]],
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    workers: int | None = None,
+    features: bool = False,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> ImportSummary:
+    """Import every image under `dirs` (recursively) into the profile; see the module docstring.
+
+    Returns the summary; a cancelled import returns early with `cancelled` set, having written every
+    result it had, and without marking anything missing (the walk did not finish).
+    """
+    start = time.monotonic()
+    report = progress or (lambda _p: None)
+    roots = [normalize_root(d) for d in dirs]
+    for root in roots:
+        if not os.path.isdir(root):
+            raise FileNotFoundError(f"not a folder: {root}")
+    cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
+    summary = ImportSummary()
+    summary.run_id = profile.create_run("import", {"folders": roots, "features": features})
+    importer = _Importer(profile, cache, features, summary)
+    known = profile.file_states()
+    work: list[tuple[FoundFile, int]] = []
+    folder_ids: dict[str, int] = {}
+    for root in roots:
+        folder_ids[root] = profile.add_folder(root)
+        for found in scan_folder(root, cancel):
+            summary.found += 1
+            path = display_path(found.path)
+            importer.seen.add(path)
+            if summary.found % 500 == 0:
+                report(Progress(0, None, f"found {summary.found} files"))
+            if found.problem is not None:
+                importer.add(found, folder_ids[root], None, found.problem)
+                continue
+            state = known.get(path)
+            if state and state[3] == "ok" and (state[1], state[2]) == (found.size, found.mtime_ns):
+                summary.unchanged += 1
+                continue
+            work.append((found, folder_ids[root]))
+    importer.flush()
+    total = len(work)
+    report(Progress(0, total, f"{summary.found} files found, {total} to read"))
+    try:
+        _process_all(importer, work, workers or os.cpu_count() or 1, report, cancel, 0, total)
+    finally:
+        importer.flush()
+    summary.cancelled = bool(cancel is not None and cancel.cancelled)
+    if not summary.cancelled:
+        _mark_vanished(profile, roots, importer.seen, summary)
+        for folder_id in folder_ids.values():
+            profile.folder_scanned(folder_id)
+        summary.bursts = regroup_bursts(profile)
+    summary.seconds = time.monotonic() - start
+    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
+                       done=total, total=total, result=summary.as_dict())  # fmt: skip
+    return summary
+
+
+def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summary: ImportSummary) -> None:
+    gone = [
+        image_id
+        for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+        if status != "missing" and path not in seen and any(under(path, r) for r in roots)
+        and not os.path.lexists(path)
+    ]
+    if gone:
+        profile.mark_missing(gone)
+    summary.missing = len(gone)
+
+
+def regroup_bursts(profile: Profile) -> int:
+    """Group the profile's images into bursts again (edited bursts are kept); return the count."""
+    from aesthete_gui.services.library_bursts import automatic_burst_groups
+
+    return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
+
+
+def resolve_image(profile: Profile, image: int | str) -> int:
+    """An image id from an id, a stored path or a path on disk; KeyError when it is not in the profile."""
+    if isinstance(image, int) or (isinstance(image, str) and image.isdigit() and not os.path.exists(image)):
+        record = profile.image_by_id(int(image))
+    else:
+        record = profile.image_by_path(str(image)) or profile.image_by_path(
+            os.path.abspath(os.path.expanduser(str(image)))
+        )
+    if record is None:
+        raise KeyError(f"image not in the profile: {image}")
+    return record.id
+
+
+def cache_dir_for(profile: Profile) -> Path:
+    """The thumbnail cache folder of a profile."""
+    return thumbnail_cache_dir(profile.path)

@@ -1,0 +1,28 @@
+"""The per-file import step run in worker processes: imaging's one-read ingest plus the XMP sidecar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aesthete_gui.imaging.ingest import IngestResult, ingest_file
+from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar
+
+
+@dataclass
+class FileOutcome:
+    """What a worker sends back for one file (picklable)."""
+
+    ingest: IngestResult
+    xmp: XmpMarks | None = None
+    xmp_problem: str | None = None
+
+
+def process_file(path: str, cache_dir: str, with_features: bool) -> FileOutcome:
+    """Hash, metadata, thumbnails (+ features) of one file and its sidecar marks; never raises."""
+    outcome = FileOutcome(ingest=ingest_file(path, cache_dir, with_features=with_features))
+    if outcome.ingest.ok:
+        try:
+            outcome.xmp = read_sidecar(path)
+        except (XmpError, OSError) as error:
+            outcome.xmp_problem = f"XMP sidecar ignored: {error}"
+    return outcome
