@@ -114,3 +114,64 @@ def _as_matrix(values: np.ndarray, name: str) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return array
+
+
+def group_rank_rewards(
+    sample_scores: list[dict[str, float | None] | None],
+    image_keys: list[str],
+    pseudo: list[dict[str, float]],
+    dimensions: tuple[str, ...],
+    tau_w: float = DEFAULT_TAU_W,
+) -> list[float]:
+    """R_rank (eq. 8) for every sampled answer of a GRPO batch; 0 for answers that did not parse.
+
+    `sample_scores[k]` is answer k's parsed scores (None where it did not parse), `image_keys[k]`
+    which image it was about, `pseudo[k]` that image's pseudo-scores. Partners z are the batch's
+    other images: their mean score and spread over their own valid answers (σ_i likewise over image
+    i's answers, DEFAULT_SIGMA when fewer than two). With no partner answer in a dimension, the
+    partner's pseudo-score stands in for its prediction.
+    """
+    keys = list(dict.fromkeys(image_keys))
+    dims = len(dimensions)
+    means = np.full((len(keys), dims), np.nan)
+    spreads = np.full((len(keys), dims), DEFAULT_SIGMA)
+    targets = np.full((len(keys), dims), np.nan)
+    for row, key in enumerate(keys):
+        members = [k for k, name in enumerate(image_keys) if name == key]
+        targets[row] = [pseudo[members[0]][d] for d in dimensions]
+        for col, dim in enumerate(dimensions):
+            values = [
+                float(v) for k in members if sample_scores[k] is not None and (v := sample_scores[k].get(dim)) is not None  # type: ignore[union-attr]
+            ]
+            if values:
+                means[row, col] = float(np.mean(values))
+            if len(values) >= 2:
+                spreads[row, col] = float(np.std(values))
+    predicted_partner = np.where(np.isnan(means), targets, means)
+    rewards: list[float] = []
+    for k, key in enumerate(image_keys):
+        scores = sample_scores[k]
+        row = keys.index(key)
+        partners = [r for r in range(len(keys)) if r != row]
+        if scores is None or not partners:
+            rewards.append(0.0)
+            continue
+        per_dimension: list[float] = []
+        for col, dim in enumerate(dimensions):
+            value = scores.get(dim)
+            if value is None:
+                per_dimension.append(0.0)  # a missing dimension earns nothing
+                continue
+            reward = per_sample_rank_reward(
+                np.array([value]),
+                predicted_partner[partners, col : col + 1],
+                spreads[row, col : col + 1],
+                spreads[partners, col : col + 1],
+                targets[row, col : col + 1],
+                targets[partners, col : col + 1],
+                tau_w,
+            )
+            if not math.isnan(reward):
+                per_dimension.append(reward)
+        rewards.append(float(np.mean(per_dimension)) if per_dimension else 0.0)
+    return rewards
