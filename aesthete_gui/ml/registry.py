@@ -1,0 +1,130 @@
+"""Model cards (models/*.toml: checkpoints known to work) and the Scorer protocol every scorer implements.
+
+A card says what a checkpoint is (family, role, parameters, memory, licence, which protocols were
+checked); `installed_path` finds it offline in the standard cache or in a local models folder.
+No function here downloads anything or imports torch.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from aesthete_gui.jobs import CancelToken, ProgressCallback
+
+ROLES = ("judge", "encoder")
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Anything that turns image paths into five-dimension scores in one pass per image.
+
+    Implemented by the VLM single-pass scorer (ml/scoring_vlm.py) and by the taste/training
+    students. Keep it this small: an id stored with every score, and one batch method returning
+    one {dimension: score in 1..5} mapping per path, in order (an empty mapping for an image that
+    could not be read). Implementations check `cancel` between batches and report `progress` in
+    images done.
+    """
+
+    scorer_id: str
+
+    def score_paths(
+        self,
+        paths: Sequence[str],
+        progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[dict[str, float]]:
+        """Scores per image, in input order."""
+        ...
+
+
+class ModelCardError(ValueError):
+    """A model card file is unreadable or lacks a required field."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """One checkpoint known to work with Aesthete."""
+
+    id: str
+    role: str
+    family: str
+    parameters_billion: float
+    memory_gib_bf16: float
+    licence: str
+    protocols_checked: tuple[str, ...] = ()
+    notes: str = ""
+    revision: str | None = None
+    source: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def memory_gib_float32(self) -> float:
+        """Memory at float32 (the CPU dtype): twice the bf16 figure."""
+        return self.memory_gib_bf16 * 2
+
+
+def models_dir() -> Path:
+    """The repository's / installation's models/ folder with the cards."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[1] / "models", here.parents[2] / "models"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("Aesthete models/ folder with the model cards was not found")
+
+
+_REQUIRED = ("id", "role", "family", "parameters_billion", "memory_gib_bf16", "licence")
+
+
+def read_card(path: Path) -> ModelCard:
+    """Read and check one card file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ModelCardError(f"{path}: cannot read model card: {error}") from error
+    missing = [key for key in _REQUIRED if key not in data]
+    if missing:
+        raise ModelCardError(f"{path}: missing {', '.join(missing)}")
+    if data["role"] not in ROLES:
+        raise ModelCardError(f"{path}: role must be one of {', '.join(ROLES)}")
+    known = set(_REQUIRED) | {"protocols_checked", "notes", "revision"}
+    return ModelCard(
+        id=str(data["id"]),
+        role=str(data["role"]),
+        family=str(data["family"]),
+        parameters_billion=float(data["parameters_billion"]),
+        memory_gib_bf16=float(data["memory_gib_bf16"]),
+        licence=str(data["licence"]),
+        protocols_checked=tuple(str(p) for p in data.get("protocols_checked", ())),
+        notes=str(data.get("notes", "")),
+        revision=data.get("revision"),
+        source=str(path),
+        extra={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def list_cards(folder: Path | None = None) -> list[ModelCard]:
+    """All model cards, judges first, then by size."""
+    cards = [read_card(p) for p in sorted((folder or models_dir()).glob("*.toml"))]
+    return sorted(cards, key=lambda c: (ROLES.index(c.role), c.family, c.parameters_billion))
+
+
+def card_for(model_id: str, folder: Path | None = None) -> ModelCard | None:
+    """The card whose id matches `model_id` (case-insensitive), if any."""
+    wanted = model_id.strip().lower()
+    return next((c for c in list_cards(folder) if c.id.lower() == wanted), None)
+
+
+def installed_path(model_id: str, cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """Where a hub id already lies in the standard Hugging Face cache (offline), else None."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(model_id, cache_dir=cache_dir, local_files_only=True))
+    except (LocalEntryNotFoundError, OSError, ValueError):
+        return None
