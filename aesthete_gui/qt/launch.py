@@ -1,37 +1,140 @@
-"""Starts the application: parses GUI options, builds QApplication + qasync loop, shows the window."""
+"""Starts the application: parses GUI options, builds QApplication + qasync loop, shows the window.
+
+`--screenshot OUT.png` loads everything (import, rows, thumbnails), renders the window, saves the
+image and exits: used for the user guide and for checks.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from aesthete_gui.qt.context import AppContext, build_context
+from aesthete_gui.qt.main_window import VIEWS, MainWindow
+from aesthete_gui.qt.theme import THEMES, apply_theme
+from aesthete_gui.settings import resolve_profile_path
+
+log = logging.getLogger(__name__)
+
+SCREENSHOT_TIMEOUT_S = 120.0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options of `aesthete-gui`."""
+    parser = argparse.ArgumentParser(prog="aesthete-gui", description="Aesthete desktop app.")
+    parser.add_argument("--profile", metavar="PATH", help="profile file (default: per-user profile)")
+    parser.add_argument("--open", metavar="DIR", action="append", help="import this folder on start")
+    parser.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot after loading and exit")
+    parser.add_argument("--view", choices=(*VIEWS, "welcome"), help="view to show first")
+    parser.add_argument("--size", metavar="WxH", type=_size, help="window size, e.g. 1280x800")
+    parser.add_argument("--theme", choices=THEMES, help="theme for this run (default: the saved one)")
+    return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WxH such as 1280x800, got {text!r}") from None
+    if width < 320 or height < 240:
+        raise argparse.ArgumentTypeError(f"window size {text} is too small")
+    return width, height
+
+
+def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
+    """Open the profile, build the context and the main window, apply size, theme and folders."""
+    app.setApplicationName("Aesthete")
+    app.setOrganizationName("Aesthete")
+    app.setDesktopFileName("org.aesthete.Aesthete")
+    context = build_context(resolve_profile_path(args.profile))
+    apply_theme(app, args.theme or context.settings.get("theme") or "dark")
+    window = MainWindow(context)
+    if args.size:
+        window.resize(*args.size)
+    window.show()
+    for folder in args.open or []:
+        path = Path(folder).expanduser()
+        if not path.is_dir():
+            window.show_message(f"Not a folder: {path}")
+            continue
+        window.import_folders([path])
+    if args.view:
+        window.show_view(args.view)
+    return context, window
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float, poll_ms: int = 50) -> bool:
+    """Run the Qt event loop until `condition()` holds (True) or the timeout passes (False)."""
+    deadline = time.monotonic() + timeout_s
+    loop = QEventLoop()
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        QTimer.singleShot(poll_ms, loop.quit)
+        loop.exec()
+    return True
+
+
+def settle(window: MainWindow, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:
+    """Wait until jobs ended, rows loaded and the thumbnails / previews on screen arrived."""
+    context = window.context
+
+    def idle() -> bool:
+        return not context.runner.active_jobs() and not window.model.loading and context.thumbnails.pending_count() == 0
+
+    ok = wait_until(idle, timeout_s)
+    wait_until(lambda: False, 0.3)  # let queued repaints and late signals land
+    return ok and wait_until(idle, timeout_s)
+
+
+def take_screenshot(window: MainWindow, out: Path, view: str | None) -> Path:
+    """Settle, switch to `view`, settle again and save the window as PNG."""
+    settle(window)
+    if view == "set" and not window.context.selection.image_ids():
+        ids = window.model.visible_ids()[:6]
+        window.context.selection.set_image_ids(ids)
+    if view:
+        window.show_view(view)
+        settle(window)
+    if window.current_view == "grid" and window.model.rowCount():
+        # request the thumbnails of every cell on screen, then wait for them
+        window.grid.viewport().update()
+        settle(window)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(out)):
+        raise OSError(f"could not write screenshot {out}")
+    return out
 
 
 def run_app(argv: list[str]) -> int:
     """Run the GUI until the main window closes; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="aesthete-gui")
-    parser.add_argument("--profile", metavar="PATH")
-    parser.add_argument("--open", metavar="DIR")
-    parser.add_argument("--screenshot", metavar="OUT.png")
-    args = parser.parse_args(argv)
-    import qasync
-
-    app = QApplication.instance() or QApplication([])
-    window = QMainWindow()
-    window.setWindowTitle("Aesthete")
-    window.setCentralWidget(QLabel("Aesthete"))
-    window.resize(1280, 800)
-    window.show()
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    context, window = create_window(args, app)
     if args.screenshot:
-        app.processEvents()
-        window.grab().save(args.screenshot)
+        try:
+            out = take_screenshot(window, Path(args.screenshot), args.view)
+            print(f"screenshot saved: {out}")
+        finally:
+            window.close()
+            context.close()
         return 0
 
-    async def wait_closed() -> None:
+    import qasync
+
+    async def until_closed() -> None:
         closed = asyncio.Event()
         app.lastWindowClosed.connect(closed.set)
         await closed.wait()
 
-    qasync.run(wait_closed())
+    qasync.run(until_closed())
     return 0

@@ -47,11 +47,14 @@ class JobHandle(QObject):
     cancelled = Signal()
     ended = Signal()  # after any of finished / errored / cancelled
 
-    def __init__(self, job_id: int, name: str, gpu: bool, parent: QObject | None = None) -> None:
+    def __init__(
+        self, job_id: int, name: str, gpu: bool, visible: bool = True, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.job_id = job_id
         self.name = name
         self.gpu = gpu
+        self.visible = visible
         self.token = CancelToken()
         self.state = JobState.QUEUED
         self.last_progress: Progress | None = None
@@ -93,10 +96,14 @@ class TaskRunner(QObject):
         on_done: Callable[[Any], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         gpu: bool = False,
+        visible: bool = True,
         **kwargs: Any,
     ) -> JobHandle:
-        """Run `fn(*args, progress=..., cancel=..., **kwargs)` in a worker; callbacks run in the UI thread."""
-        handle = JobHandle(next(self._ids), name, gpu, parent=self)
+        """Run `fn(*args, progress=..., cancel=..., **kwargs)` in a worker; callbacks run in the UI thread.
+
+        `visible=False` keeps short housekeeping jobs (reloading rows) out of the Jobs panel.
+        """
+        handle = JobHandle(next(self._ids), name, gpu, visible, parent=self)
         self._active[handle.job_id] = handle
         self._callbacks[handle.job_id] = (on_done, on_error)
         self.job_added.emit(handle)

@@ -78,6 +78,8 @@ class ThumbnailLoader(QObject):
         key = (image_id, kind)
         with self._lock:
             if key in self._queued:
+                if key not in self._pending:
+                    return None  # a worker is loading it right now
                 # move it to the top of the stack: the user is looking at it now
                 self._pending.remove(key)
             self._queued.add(key)

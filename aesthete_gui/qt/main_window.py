@@ -1,0 +1,509 @@
+"""The main window: library panel, Grid / Loupe / Compare / Set views, inspector, jobs, menus, status."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QTabBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from aesthete_gui.qt import actions
+from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.item_models import FilterState, ImageListModel
+from aesthete_gui.qt.task_runner import JobHandle
+from aesthete_gui.qt.theme import apply_theme
+from aesthete_gui.qt.undo import MarkController
+from aesthete_gui.qt.widgets.filter_bar import FilterBar
+from aesthete_gui.qt.widgets.grid_view import GridView
+from aesthete_gui.qt.widgets.inspector import Inspector
+from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
+from aesthete_gui.qt.widgets.library_panel import LibraryPanel
+from aesthete_gui.qt.widgets.loupe_view import LoupeView
+from aesthete_gui.qt.widgets.welcome import WelcomePage
+
+log = logging.getLogger(__name__)
+
+VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
+VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
+
+
+class MainWindow(QMainWindow):
+    """Aesthete's one window; every widget gets the shared AppContext."""
+
+    view_changed = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(self._title())
+        self.resize(1280, 800)
+        self.setMinimumSize(QSize(960, 600))
+        self.model = ImageListModel(context, self)
+        self.marks = MarkController(context, current=self._marks_shown, parent=self)
+        self.marks.failed.connect(lambda reason: self.show_message(f"Could not save marks: {reason}"))
+
+        self.filter_bar = FilterBar(self)
+        self.grid = GridView(context, self.model, self.marks, self)
+        self.loupe = LoupeView(context, self.model, self.marks, self)
+        self.compare = _guarded_view("compare_view", "CompareView", context, self)
+        self.set_view = _guarded_view("set_view", "SetView", context, self)
+        self.welcome = WelcomePage(self)
+
+        grid_page = QWidget(self)
+        grid_layout = QVBoxLayout(grid_page)
+        grid_layout.setContentsMargins(0, 0, 0, 0)
+        grid_layout.setSpacing(0)
+        grid_layout.addWidget(self.filter_bar)
+        grid_layout.addWidget(self.grid, 1)
+        self._pages: dict[str, QWidget] = {
+            "grid": grid_page,
+            "loupe": self.loupe,
+            "compare": self.compare,
+            "set": self.set_view,
+            "welcome": self.welcome,
+        }
+        self.stack = QStackedWidget(self)
+        for page in self._pages.values():
+            self.stack.addWidget(page)
+        self.tabs = QTabBar(self)
+        self.tabs.setObjectName("viewTabs")
+        self.tabs.setDrawBase(False)
+        self.tabs.setExpanding(False)
+        for key in VIEWS:
+            self.tabs.addTab(VIEW_TITLES[key])
+        self.tabs.currentChanged.connect(lambda index: self.show_view(VIEWS[index]))
+        central = QWidget(self)
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 4, 0, 0)
+        central_layout.setSpacing(0)
+        central_layout.addWidget(self.tabs)
+        central_layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self.library = LibraryPanel(context, self.model, self)
+        self.library.setMinimumWidth(200)
+        self.inspector = Inspector(context, self)
+        self.inspector.setMinimumWidth(300)
+        self.jobs = JobsPanel(context.runner, self)
+        self.jobs.setMinimumHeight(110)
+        self.library_dock = self._dock("Library", self.library, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector_dock = self._dock("Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.jobs_dock = self._dock("Jobs", self.jobs, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.splitDockWidget(self.inspector_dock, self.jobs_dock, Qt.Orientation.Vertical)
+        self.resizeDocks([self.library_dock, self.inspector_dock], [220, 320], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock, self.jobs_dock], [560, 160], Qt.Orientation.Vertical)
+
+        self.count_label = QLabel(self)
+        self.jobs_label = QLabel(self)
+        self.model_label = QLabel(self)
+        for label in (self.count_label, self.jobs_label, self.model_label):
+            self.statusBar().addPermanentWidget(label)
+
+        self._build_menus()
+        self.filter_bar.filter_changed.connect(self.model.set_filter)
+        self.filter_bar.sort_changed.connect(self.model.set_sort)
+        self.filter_bar.save_requested.connect(self.save_filter)
+        self.library.scope_selected.connect(self._scope_selected)
+        self.library.saved_filter_selected.connect(self.apply_saved_filter)
+        self.library.profile_switch_requested.connect(self.switch_profile)
+        self.grid.open_requested.connect(self.open_in_loupe)
+        self.loupe.back_requested.connect(lambda: self.show_view("grid"))
+        self.welcome.open_folder_requested.connect(self.choose_and_import)
+        self.welcome.dismissed.connect(self._welcome_dismissed)
+        self.model.loaded.connect(self._library_loaded)
+        self.model.arranged.connect(self._update_counts)
+        self.marks.applied.connect(lambda _m: self._update_counts())
+        context.selection.changed.connect(lambda _ids: self._update_counts())
+        context.signals.status_message.connect(self.show_message)
+        context.signals.settings_changed.connect(self._setting_changed)
+        context.runner.job_added.connect(self._job_added)
+        context.runner.job_ended.connect(lambda _h: self._update_jobs())
+        self._current_view = "grid"
+        self.stack.setCurrentWidget(self._pages["grid"])
+        self._update_model_label()
+        self._update_jobs()
+        self.model.reload()
+
+    # building --------------------------------------------------------------------------------
+
+    def _title(self) -> str:
+        path = self.context.profile_path
+        return f"Aesthete — {path.name}" if path else "Aesthete"
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{title.lower()}Dock")
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable | QDockWidget.DockWidgetFeature.DockWidgetMovable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, menu, text: str, slot, shortcut: str | QKeySequence.StandardKey | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_action = self._action(file_menu, "&Open folder…", self.choose_and_import, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Rescan library", self.rescan_library, "F5")
+        self._action(file_menu, "Open &profile…", self.switch_profile)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action(edit_menu, "&Undo", self.undo, QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
+        edit_menu.addSeparator()
+        self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
+        self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
+        self.xmp_action.setCheckable(True)
+        self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
+
+        view_menu = bar.addMenu("&View")
+        for number, key in enumerate(VIEWS, start=1):
+            self._action(view_menu, VIEW_TITLES[key], lambda _=False, k=key: self.show_view(k), f"Ctrl+{number}")
+        view_menu.addSeparator()
+        for dock in (self.library_dock, self.inspector_dock, self.jobs_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        self.theme_action = self._action(view_menu, "&Light theme", self._toggle_theme)
+        self.theme_action.setCheckable(True)
+        self.theme_action.setChecked(self.context.settings.get("theme") == "light")
+        self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.delegate.cell + 32), "Ctrl+=")
+        self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.delegate.cell - 32), "Ctrl+-")
+
+        score_menu = bar.addMenu("&Scoring")
+        self._action(score_menu, "Score &selection", self.score_selection, "Ctrl+R")
+        self._action(score_menu, "Score &library", self.score_library, "Ctrl+Shift+R")
+        score_menu.addSeparator()
+        self._action(score_menu, "&Distil a fast scorer from the judge…", self.distil)
+        self._action(score_menu, "&Train my taste adapter", self.train_adapter, "Ctrl+T")
+        self._action(score_menu, "Taste and scores &panel…", self.show_taste_panel)
+
+        models_menu = bar.addMenu("&Models")
+        self._action(models_menu, "&Model manager…", self.open_model_manager, "Ctrl+M")
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Welcome", lambda: self.show_view("welcome"))
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "F1")
+
+    # views -----------------------------------------------------------------------------------
+
+    @property
+    def current_view(self) -> str:
+        """The view shown: grid, loupe, compare, set or welcome."""
+        return self._current_view
+
+    def show_view(self, key: str) -> None:
+        """Switch the central area to `key` (one of VIEWS, or "welcome")."""
+        if key not in self._pages:
+            raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
+        self._current_view = key
+        self.stack.setCurrentWidget(self._pages[key])
+        if key in VIEWS:
+            self.tabs.blockSignals(True)
+            self.tabs.setCurrentIndex(VIEWS.index(key))
+            self.tabs.blockSignals(False)
+        self.tabs.setVisible(key != "welcome")
+        if key == "loupe":
+            current = self.context.selection.current()
+            if current is None and self.model.rowCount():
+                current = self.model.row_at(0).image_id
+            self.loupe.show_image(current)
+            self.loupe.setFocus()
+        elif key == "grid":
+            self.grid.setFocus()
+        elif key == "compare":
+            self.compare.setFocus()
+        elif key == "set":
+            self.set_view.setFocus()
+        self.view_changed.emit(key)
+
+    def open_in_loupe(self, image_id: int) -> None:
+        """Show one image large."""
+        self.context.selection.set_image_ids([image_id])
+        self.show_view("loupe")
+        self.loupe.show_image(image_id)
+
+    def _library_loaded(self) -> None:
+        self._update_counts()
+        empty = self.model.rowCount() == 0 and not self.model.all_rows()
+        if empty and not self.context.settings.get("welcome_done"):
+            self.show_view("welcome")
+        elif self._current_view == "welcome" and not empty:
+            self.show_view("grid")
+
+    def _welcome_dismissed(self) -> None:
+        self.context.set_setting("welcome_done", True)
+        self.show_view("grid")
+
+    # culling ---------------------------------------------------------------------------------
+
+    def _marks_shown(self, image_id: int) -> tuple[int, str | None, str | None] | None:
+        row = self.model.row_for(image_id)
+        return None if row is None else (row.stars, row.flag, row.label)
+
+    def undo(self) -> None:
+        """Undo in the view shown: the last choice in Compare / Set, else the last mark."""
+        view = self._pages.get(self._current_view)
+        if self._current_view in ("compare", "set") and callable(getattr(view, "undo", None)):
+            view.undo()
+            return
+        if self.marks.undo_stack.canUndo():
+            self.show_message(f"Undo: {self.marks.undo_stack.undoText()}")
+            self.marks.undo_stack.undo()
+
+    def redo(self) -> None:
+        """Redo the last undone mark."""
+        if self.marks.undo_stack.canRedo():
+            self.marks.undo_stack.redo()
+
+    def _toggle_xmp(self, checked: bool) -> None:
+        self.context.set_setting("xmp_enabled", bool(checked))
+
+    # filters ---------------------------------------------------------------------------------
+
+    def _scope_selected(self, folder_id: int | None, burst_id: int | None) -> None:
+        self.filter_bar.set_scope(folder_id, burst_id)
+        if self._current_view not in ("grid", "loupe"):
+            self.show_view("grid")
+
+    def save_filter(self) -> None:
+        """Ask for a name and keep the current filter under it (shown in the library panel)."""
+        name, ok = QInputDialog.getText(self, "Save filter", "Name of this filter:")
+        if ok and name.strip():
+            saved = dict(self.context.settings.get("saved_filters") or {})
+            saved[name.strip()] = self.filter_bar.state.to_dict()
+            self.context.set_setting("saved_filters", saved)
+
+    def apply_saved_filter(self, name: str) -> None:
+        """Show the grid through a saved filter."""
+        values = (self.context.settings.get("saved_filters") or {}).get(name)
+        if values is not None:
+            self.filter_bar.set_state(FilterState.from_dict(values))
+            self.show_view("grid")
+
+    # jobs ------------------------------------------------------------------------------------
+
+    def choose_and_import(self) -> None:
+        """Ask for a folder, then import it as a job."""
+        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs")
+        if folder:
+            self.import_folders([Path(folder)])
+
+    def import_folders(self, folders: list[Path]) -> JobHandle:
+        """Import folders in the background; the grid fills as batches land."""
+        self.context.set_setting("welcome_done", True)
+        recent = [str(f) for f in folders] + list(self.context.settings.get("recent_folders") or [])
+        self.context.set_setting("recent_folders", list(dict.fromkeys(recent))[:10])
+        if self._current_view == "welcome":
+            self.show_view("grid")
+        names = ", ".join(f.name or str(f) for f in folders)
+        return self.context.runner.submit(
+            f"Import {names}",
+            actions.import_job,
+            self.context.profile,
+            [str(f) for f in folders],
+            self.context.cache_dir,
+            on_done=self._import_done,
+            on_error=lambda exc: self.show_message(f"Import failed: {exc}"),
+        )
+
+    def rescan_library(self) -> JobHandle | None:
+        """Import every known folder again (new, changed and vanished files)."""
+        folders = [Path(f.path) for f in self.context.profile.folders()]
+        return self.import_folders(folders) if folders else None
+
+    def _import_done(self, summary: object) -> None:
+        self.context.signals.library_changed.emit()
+        self.show_message(actions.describe_import(summary))
+
+    def score_selection(self) -> JobHandle | None:
+        """Score the selected images with the chosen scorer."""
+        ids = self.context.selection.image_ids()
+        if not ids:
+            self.show_message("Select images to score first (or Scoring ▸ Score library).")
+            return None
+        return self._score(ids, f"Score {len(ids)} selected")
+
+    def score_library(self) -> JobHandle:
+        """Score every image of the profile with the chosen scorer."""
+        return self._score(None, "Score library")
+
+    def _score(self, ids: list[int] | None, name: str) -> JobHandle:
+        scorer = self.context.settings.get("scorer") or "builtin"
+        return self.context.runner.submit(
+            f"{name} ({scorer})",
+            actions.score_job,
+            self.context.profile,
+            ids,
+            scorer,
+            self.context.settings.get("preset"),
+            on_done=lambda _r: self.context.signals.scores_changed.emit(),
+            on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
+            gpu=actions.scorer_uses_gpu(scorer),
+        )
+
+    def distil(self) -> JobHandle | None:
+        """Distil a fast scorer from the configured judge (a job)."""
+        judge = self.context.settings.get("judge")
+        if not judge:
+            QMessageBox.information(
+                self,
+                "Distil a fast scorer",
+                "Distillation learns from a judge model, and none is configured yet.\n\n"
+                "Open Models ▸ Model manager to choose a local model folder or a server. "
+                "Everything else in Aesthete works without one.",
+            )
+            return None
+        return self.context.runner.submit(
+            "Distil fast scorer",
+            actions.distil_job,
+            self.context.profile,
+            judge,
+            self.context.settings.get("preset"),
+            on_done=lambda _r: self.context.signals.scores_changed.emit(),
+            on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
+            gpu=True,
+        )
+
+    def train_adapter(self) -> JobHandle:
+        """Train the personal taste adapter from the user's choices (a job)."""
+        return self.context.runner.submit(
+            "Train taste adapter",
+            actions.train_job,
+            self.context.profile,
+            self.context.settings.get("scorer") or "builtin",
+            on_done=self._adapter_trained,
+            on_error=lambda exc: self.show_message(f"Training failed: {exc}"),
+        )
+
+    def _adapter_trained(self, result: object) -> None:
+        self.context.signals.adapters_changed.emit()
+        self.context.signals.scores_changed.emit()
+        self.show_message(actions.describe_training(result))
+
+    def show_taste_panel(self) -> None:
+        """Open the taste / scores / distillation panel (plots, agreement)."""
+        from aesthete_gui.qt.dialogs import open_taste_panel
+
+        open_taste_panel(self.context, self)
+
+    def open_model_manager(self) -> None:
+        """Open the model manager dialog (judge and scorer choice)."""
+        from aesthete_gui.qt.dialogs import open_model_manager
+
+        open_model_manager(self.context, self)
+        self._update_model_label()
+
+    def _job_added(self, handle: JobHandle) -> None:
+        if handle.visible:
+            self.jobs_dock.show()
+        self._update_jobs()
+
+    # status ----------------------------------------------------------------------------------
+
+    def show_message(self, text: str, msecs: int = 6000) -> None:
+        """A transient line in the status bar."""
+        self.statusBar().showMessage(text, msecs)
+
+    def _update_counts(self) -> None:
+        total = len(self.model.all_rows())
+        shown = self.model.rowCount()
+        selected = len(self.context.selection.image_ids())
+        picks = sum(1 for r in self.model.all_rows() if r.flag == "pick")
+        parts = [f"{shown:,} of {total:,} shown" if shown != total else f"{total:,} photographs"]
+        if selected:
+            parts.append(f"{selected:,} selected")
+        if picks:
+            parts.append(f"{picks:,} picks")
+        self.count_label.setText("  ·  ".join(parts))
+
+    def _update_jobs(self) -> None:
+        running = [h for h in self.context.runner.active_jobs() if h.visible]
+        self.jobs_label.setText(f"{len(running)} job{'s' if len(running) != 1 else ''} running" if running else "")
+
+    def _update_model_label(self) -> None:
+        judge = self.context.settings.get("judge")
+        scorer = self.context.settings.get("scorer") or "builtin"
+        self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge or 'none (optional)'}")
+
+    def _setting_changed(self, key: str) -> None:
+        if key == "theme":
+            apply_theme(QApplication.instance(), self.context.settings.get("theme") or "dark")
+        elif key in ("judge", "scorer"):
+            self._update_model_label()
+            if key == "scorer":
+                self.model.reload()
+
+    def _toggle_theme(self, light: bool) -> None:
+        self.context.set_setting("theme", "light" if light else "dark")
+
+    def show_shortcuts(self) -> None:
+        """A short list of the keyboard shortcuts."""
+        QMessageBox.information(
+            self,
+            "Keyboard shortcuts",
+            "Grid and Loupe\n"
+            "  Arrows: move        Enter: loupe / back      Esc: back to grid\n"
+            "  0–5: stars          P: pick   X: reject   U: unflag\n"
+            "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
+            "  Ctrl+Z: undo        Ctrl+Shift+Z: redo\n\n"
+            "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
+            "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set\n"
+            "  Ctrl+O open folder   Ctrl+R score selection   Ctrl+T train taste   Ctrl+M models",
+        )
+
+    def switch_profile(self) -> None:
+        """Explain how to open another profile (profiles are chosen when Aesthete starts)."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open profile", str(self.context.profile_path or ""), "Aesthete profile (*.db)"
+        )
+        if path:
+            QMessageBox.information(
+                self,
+                "Open profile",
+                f"Start Aesthete with\n\n  aesthete-gui --profile {path}\n\nto work in that profile.",
+            )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Finish pending mark writes, cancel jobs, stop background threads."""
+        self.marks.close()
+        QTimer.singleShot(0, self.context.close)
+        super().closeEvent(event)
+
+
+def _guarded_view(module: str, name: str, context: AppContext, parent: QWidget) -> QWidget:
+    """The Compare / Set view; while its module is still being written, a label saying so."""
+    import importlib
+
+    try:
+        view_class = getattr(importlib.import_module(f"aesthete_gui.qt.widgets.{module}"), name)
+    except ImportError as exc:
+        log.warning("%s unavailable: %s", name, exc)
+        label = QLabel(f"{name} is not available in this build ({exc}).", parent)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        return label
+    return view_class(context, parent)

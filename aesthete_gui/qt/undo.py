@@ -1,0 +1,191 @@
+"""Culling marks with undo: the view changes at once, the profile (and XMP) is written in order by one
+background writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+if TYPE_CHECKING:
+    from aesthete_gui.qt.context import AppContext
+
+log = logging.getLogger(__name__)
+
+Marks = tuple[int, str | None, str | None]
+"""(stars, flag, label) of one image."""
+
+_KEEP = object()
+
+
+@dataclass(frozen=True)
+class MarkChange:
+    """One image's marks before and after a culling key."""
+
+    image_id: int
+    before: Marks
+    after: Marks
+
+
+def write_mark_with_services(context: AppContext) -> Callable[[int, Marks], None]:
+    """The writer used by the app: services.library.set_mark (profile + XMP sidecar when enabled)."""
+    from aesthete_gui.services import library
+
+    def write(image_id: int, marks: Marks) -> None:
+        stars, flag, label = marks
+        library.set_mark(
+            context.profile,
+            image_id,
+            stars=stars,
+            flag=flag,
+            label=label,
+            write_xmp=bool(context.settings.get("xmp_enabled", True)),
+        )
+
+    return write
+
+
+class _MarkCommand(QUndoCommand):
+    def __init__(self, controller: MarkController, changes: list[MarkChange], text: str) -> None:
+        super().__init__(text)
+        self._controller = controller
+        self._changes = changes
+
+    def redo(self) -> None:
+        self._controller._apply({c.image_id: c.after for c in self._changes})
+
+    def undo(self) -> None:
+        self._controller._apply({c.image_id: c.before for c in self._changes})
+
+
+class MarkController(QObject):
+    """Sets stars / flags / labels on images; undoable; writes through one ordered background queue."""
+
+    applied = Signal(dict)  # image id -> Marks, emitted at once in the UI thread
+    written = Signal(list)  # image ids whose marks reached the profile (and XMP)
+    failed = Signal(str)  # a write failed: the reason, for the status bar
+    _done = Signal(list, str)  # worker -> UI
+
+    def __init__(
+        self,
+        context: AppContext,
+        current: Callable[[int], Marks | None] | None = None,
+        writer: Callable[[int, Marks], None] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._current = current
+        self._writer = writer or write_mark_with_services(context)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aesthete-marks")
+        self._futures: list[Future] = []
+        self.undo_stack = QUndoStack(self)
+        self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+
+    def marks_of(self, image_id: int) -> Marks:
+        """The marks shown for an image now (view state, which leads the background writes)."""
+        if self._current is not None:
+            marks = self._current(image_id)
+            if marks is not None:
+                return marks
+        record = self._context.profile.mark_for(image_id)
+        return (record.stars, record.flag, record.label)
+
+    def mark(
+        self,
+        image_ids: Iterable[int],
+        stars: Any = _KEEP,
+        flag: Any = _KEEP,
+        label: Any = _KEEP,
+        toggle_label: bool = False,
+    ) -> None:
+        """Change the given marks of the images as one undoable step (toggle_label clears a same label)."""
+        changes = []
+        for image_id in image_ids:
+            before = self.marks_of(image_id)
+            new_label = before[2] if label is _KEEP else label
+            if toggle_label and label is not _KEEP and before[2] == label:
+                new_label = None
+            after = (
+                before[0] if stars is _KEEP else int(stars),
+                before[1] if flag is _KEEP else flag,
+                new_label,
+            )
+            if after != before:
+                changes.append(MarkChange(image_id, before, after))
+        if changes:
+            self.undo_stack.push(_MarkCommand(self, changes, _describe(stars, flag, label, len(changes))))
+
+    def wait_written(self, timeout: float = 10.0) -> None:
+        """Block until queued writes finished (tests and shutdown only; never from a view)."""
+        wait(list(self._futures), timeout=timeout)
+
+    def close(self) -> None:
+        """Finish queued writes, then stop the writer thread."""
+        self._executor.shutdown(wait=True)
+
+    def _apply(self, marks: Mapping[int, Marks]) -> None:
+        self.applied.emit(dict(marks))
+        items = list(marks.items())
+        future = self._executor.submit(self._write_all, items)
+        self._futures = [f for f in self._futures if not f.done()] + [future]
+
+    def _write_all(self, items: list[tuple[int, Marks]]) -> None:
+        errors = []
+        for image_id, marks in items:
+            try:
+                self._writer(image_id, marks)
+            except Exception as exc:  # one unwritable sidecar must not lose the other marks
+                log.warning("writing marks of image %s failed: %s", image_id, exc)
+                errors.append(f"image {image_id}: {exc}")
+        self._done.emit([i for i, _ in items], "; ".join(errors))
+
+    @Slot(list, str)
+    def _on_done(self, image_ids: list, error: str) -> None:
+        if error:
+            self.failed.emit(error)
+        self.written.emit(image_ids)
+        self._context.signals.marks_changed.emit(image_ids)
+
+
+def _describe(stars: Any, flag: Any, label: Any, count: int) -> str:
+    what = []
+    if stars is not _KEEP:
+        what.append(f"{stars} stars" if stars else "no stars")
+    if flag is not _KEEP:
+        what.append({"pick": "pick", "reject": "reject"}.get(flag or "", "unflag"))
+    if label is not _KEEP:
+        what.append(f"label {label}" if label else "no label")
+    suffix = f" on {count} images" if count > 1 else ""
+    return "Mark " + ", ".join(what) + suffix
+
+
+LABEL_KEYS: dict[int, str] = {
+    Qt.Key.Key_6: "Red",
+    Qt.Key.Key_7: "Yellow",
+    Qt.Key.Key_8: "Green",
+    Qt.Key.Key_9: "Blue",
+}
+STAR_KEYS: dict[int, int] = {getattr(Qt.Key, f"Key_{n}"): n for n in range(6)}
+
+
+def marks_for_key(key: int, modifiers: Qt.KeyboardModifier) -> dict[str, Any] | None:
+    """The `MarkController.mark` arguments for a Lightroom culling key, or None for other keys."""
+    if modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+        return None
+    if key in STAR_KEYS:
+        return {"stars": STAR_KEYS[key]}
+    if key in LABEL_KEYS:
+        return {"label": LABEL_KEYS[key], "toggle_label": True}
+    if key == Qt.Key.Key_P:
+        return {"flag": "pick"}
+    if key == Qt.Key.Key_X:
+        return {"flag": "reject"}
+    if key == Qt.Key.Key_U:
+        return {"flag": None}
+    return None

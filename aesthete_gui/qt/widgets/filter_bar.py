@@ -1,0 +1,175 @@
+"""The bar above the grid: sort order, and filters by stars, flag, label, score range, bursts, name."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+from aesthete_gui.qt.item_models import SORT_KEYS, SORT_LABELS, FilterState
+
+FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
+    ("Any flag", None),
+    ("Picks", "pick"),
+    ("Rejects", "reject"),
+    ("Unflagged", "unflagged"),
+)
+LABEL_CHOICES: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue", "Purple")
+
+
+class FilterBar(QWidget):
+    """Edits a FilterState and the sort order; emits them on every change."""
+
+    filter_changed = Signal(object)  # FilterState
+    sort_changed = Signal(str, bool)  # key, descending
+    save_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filterBar")
+        self._state = FilterState()
+        self._updating = False
+
+        self.sort = QComboBox(self)
+        for key in SORT_KEYS:
+            self.sort.addItem(SORT_LABELS[key], key)
+        self.sort.setToolTip("Sort by")
+        self.reverse = QToolButton(self)
+        self.reverse.setCheckable(True)
+        self.reverse.setText("⇅")
+        self.reverse.setToolTip("Reverse the order")
+
+        self.stars = QComboBox(self)
+        self.stars.addItem("Any stars", 0)
+        for n in range(1, 6):
+            self.stars.addItem("≥ " + "★" * n, n)
+        self.flag = QComboBox(self)
+        for text, value in FLAG_CHOICES:
+            self.flag.addItem(text, value)
+        self.label = QComboBox(self)
+        self.label.addItem("Any label", None)
+        for name in LABEL_CHOICES:
+            self.label.addItem(name, name)
+
+        self.dimension = QComboBox(self)
+        for key in DIMENSIONS:
+            self.dimension.addItem(key.capitalize(), key)
+        self.dimension.setCurrentIndex(DIMENSIONS.index("overall"))
+        self.dimension.setToolTip("Dimension for the score range")
+        self.score_min = self._score_box("Lowest score shown (1.00 = no limit)", SCORE_MIN)
+        self.score_max = self._score_box("Highest score shown (5.00 = no limit)", SCORE_MAX)
+
+        self.collapse = QCheckBox("Collapse bursts", self)
+        self.collapse.setToolTip("Show each burst as its best frame")
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("File name…")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMaximumWidth(180)
+        self.save = QPushButton("Save filter…", self)
+
+        # two rows, so that every control stays readable in a 1280 px window with both side panels
+        first = QHBoxLayout()
+        first.setSpacing(6)
+        first.addWidget(QLabel("Sort", self))
+        first.addWidget(self.sort)
+        first.addWidget(self.reverse)
+        first.addSpacing(12)
+        for widget in (self.stars, self.flag, self.label):
+            first.addWidget(widget)
+        first.addStretch(1)
+        first.addWidget(self.search)
+        second = QHBoxLayout()
+        second.setSpacing(6)
+        second.addWidget(QLabel("Score", self))
+        second.addWidget(self.dimension)
+        second.addWidget(self.score_min)
+        second.addWidget(QLabel("to", self))
+        second.addWidget(self.score_max)
+        second.addSpacing(12)
+        second.addWidget(self.collapse)
+        second.addStretch(1)
+        second.addWidget(self.save)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        layout.addLayout(first)
+        layout.addLayout(second)
+
+        self.sort.currentIndexChanged.connect(self._emit_sort)
+        self.reverse.toggled.connect(self._emit_sort)
+        for combo in (self.stars, self.flag, self.label, self.dimension):
+            combo.currentIndexChanged.connect(self._emit_filter)
+        self.score_min.valueChanged.connect(self._emit_filter)
+        self.score_max.valueChanged.connect(self._emit_filter)
+        self.collapse.toggled.connect(self._emit_filter)
+        self.search.textChanged.connect(self._emit_filter)
+        self.save.clicked.connect(self.save_requested)
+
+    def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
+        box = QDoubleSpinBox(self)
+        box.setRange(SCORE_MIN, SCORE_MAX)
+        box.setDecimals(2)
+        box.setSingleStep(0.25)
+        box.setValue(value)
+        box.setToolTip(tip)
+        return box
+
+    @property
+    def state(self) -> FilterState:
+        """The filter shown (library panel parts such as folder and burst included)."""
+        return self._state
+
+    def set_scope(self, folder_id: int | None = None, burst_id: int | None = None) -> None:
+        """Restrict to one folder or burst (chosen in the library panel); None = everything."""
+        self._state = replace(self._state, folder_id=folder_id, burst_id=burst_id)
+        self.filter_changed.emit(self._state)
+
+    def set_state(self, state: FilterState) -> None:
+        """Show `state` in the controls (a saved filter) and emit it."""
+        self._updating = True
+        try:
+            self.stars.setCurrentIndex(max(0, self.stars.findData(state.min_stars)))
+            self.flag.setCurrentIndex(max(0, self.flag.findData(state.flag)))
+            self.label.setCurrentIndex(max(0, self.label.findData(state.label)))
+            self.dimension.setCurrentIndex(max(0, self.dimension.findData(state.score_dimension)))
+            self.score_min.setValue(state.score_min if state.score_min is not None else SCORE_MIN)
+            self.score_max.setValue(state.score_max if state.score_max is not None else SCORE_MAX)
+            self.collapse.setChecked(state.collapse_bursts)
+            self.search.setText(state.text)
+        finally:
+            self._updating = False
+        self._state = state
+        self.filter_changed.emit(state)
+
+    def _emit_filter(self) -> None:
+        if self._updating:
+            return
+        low, high = self.score_min.value(), self.score_max.value()
+        self._state = replace(
+            self._state,
+            min_stars=int(self.stars.currentData() or 0),
+            flag=self.flag.currentData(),
+            label=self.label.currentData(),
+            score_dimension=str(self.dimension.currentData()),
+            score_min=low if low > SCORE_MIN else None,
+            score_max=high if high < SCORE_MAX else None,
+            collapse_bursts=self.collapse.isChecked(),
+            text=self.search.text().strip(),
+        )
+        self.filter_changed.emit(self._state)
+
+    def _emit_sort(self) -> None:
+        self.sort_changed.emit(str(self.sort.currentData()), self.reverse.isChecked())

@@ -1,0 +1,227 @@
+"""The virtualised thumbnail grid: a QListView in icon mode over ImageListModel, painted by a delegate
+that shows the thumbnail, file name, stars, flag, colour label, burst size and overall score."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole
+from aesthete_gui.qt.undo import MarkController, marks_for_key
+
+LABEL_COLOURS: dict[str, str] = {
+    "Red": "#d9534f",
+    "Yellow": "#e6c229",
+    "Green": "#5cb85c",
+    "Blue": "#4a90d9",
+    "Purple": "#9b6bcc",
+}
+PICK_COLOUR = "#f0f0f0"
+REJECT_COLOUR = "#e0574f"
+
+
+class ThumbnailDelegate(QStyledItemDelegate):
+    """Paints one grid cell; every cell has the same size so the view never measures rows."""
+
+    def __init__(self, model: ImageListModel, cell: int = 176, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model = model
+        self.cell = cell
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        """Square thumbnail area plus two text lines."""
+        return QSize(self.cell, self.cell + 40)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        """Background, thumbnail (or a placeholder), name, stars, flag, label bar, badges."""
+        row: ImageRow | None = index.data(RowRole)
+        if row is None:
+            return
+        palette = option.palette
+        rect = option.rect.adjusted(3, 3, -3, -3)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        base = palette.color(palette.ColorRole.Base)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(palette.color(palette.ColorRole.Highlight) if selected else base.lighter(115))
+        painter.drawRoundedRect(rect, 4, 4)
+
+        image_rect = QRect(rect.left() + 6, rect.top() + 6, rect.width() - 12, rect.width() - 12)
+        pixmap = index.data(Qt.ItemDataRole.DecorationRole)
+        if pixmap is not None and not pixmap.isNull():
+            scaled = pixmap.size().scaled(image_rect.size(), Qt.AspectRatioMode.KeepAspectRatio)
+            target = QRect(0, 0, scaled.width(), scaled.height())
+            target.moveCenter(image_rect.center())
+            if row.flag == "reject":
+                painter.setOpacity(0.35)
+            painter.drawPixmap(target, pixmap)
+            painter.setOpacity(1.0)
+        else:
+            painter.setBrush(base.darker(110))
+            painter.drawRect(image_rect)
+            painter.setPen(palette.color(palette.ColorRole.PlaceholderText))
+            text = "unreadable" if row.status != "ok" else "…"
+            painter.drawText(image_rect, Qt.AlignmentFlag.AlignCenter, text)
+
+        text_colour = palette.color(
+            palette.ColorRole.HighlightedText if selected else palette.ColorRole.Text
+        )
+        name_rect = QRect(rect.left() + 6, image_rect.bottom() + 4, rect.width() - 12, 16)
+        painter.setPen(text_colour)
+        metrics = painter.fontMetrics()
+        painter.drawText(
+            name_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(row.name, Qt.TextElideMode.ElideMiddle, name_rect.width()),
+        )
+        marks_rect = QRect(name_rect.left(), name_rect.bottom() + 2, name_rect.width(), 16)
+        stars = "★" * row.stars + "☆" * (5 - row.stars)
+        painter.setPen(QColor("#e6c229") if row.stars else palette.color(palette.ColorRole.PlaceholderText))
+        painter.drawText(marks_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, stars)
+        overall = row.scores.get("overall")
+        if overall is not None:
+            painter.setPen(text_colour)
+            painter.drawText(
+                marks_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{overall:.2f}"
+            )
+        if row.label:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(LABEL_COLOURS.get(row.label, "#888888")))
+            painter.drawRect(QRect(rect.left(), rect.bottom() - 3, rect.width(), 4))
+        if row.flag:
+            self._badge(painter, image_rect.topLeft(), "P" if row.flag == "pick" else "X",
+                        PICK_COLOUR if row.flag == "pick" else REJECT_COLOUR)  # fmt: skip
+        burst = self._model.burst_size(row.burst_id)
+        if burst:
+            badge = f"{burst}"
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(0, 0, 0, 170))
+            width = metrics.horizontalAdvance(badge) + 22
+            box = QRect(image_rect.right() - width, image_rect.top(), width, 18)
+            painter.drawRoundedRect(box, 3, 3)
+            painter.setPen(QColor("#ffffff"))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, f"▣ {badge}")
+        painter.restore()
+
+    @staticmethod
+    def _badge(painter: QPainter, corner, letter: str, colour: str) -> None:
+        box = QRect(corner.x(), corner.y(), 18, 18)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, 170))
+        painter.drawRoundedRect(box, 3, 3)
+        painter.setPen(QPen(QColor(colour)))
+        font = QFont(painter.font())
+        font.setBold(True)
+        painter.setFont(font)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, letter)
+
+
+class GridView(QListView):
+    """Thumbnail grid; culling keys mark the selection, Enter / double click opens the loupe."""
+
+    open_requested = Signal(int)  # image id
+
+    def __init__(
+        self,
+        context: AppContext,
+        model: ImageListModel,
+        marks: MarkController,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._model = model
+        self._marks = marks
+        self.setObjectName("gridView")
+        self.setModel(model)
+        self.delegate = ThumbnailDelegate(model, parent=self)
+        self.setItemDelegate(self.delegate)
+        self.setViewMode(QListView.ViewMode.IconMode)
+        self.setUniformItemSizes(True)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setMovement(QListView.Movement.Static)
+        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self.setBatchSize(400)
+        self.setSpacing(2)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.verticalScrollBar().setSingleStep(24)
+        self.setWordWrap(False)
+        self.selectionModel().selectionChanged.connect(self._publish_selection)
+        self.doubleClicked.connect(lambda index: self.open_requested.emit(index.data(RowRole).image_id))
+        model.modelAboutToBeReset.connect(self._remember_selection)
+        model.modelReset.connect(self._restore_selection)
+        marks.applied.connect(model.update_marks)
+        self._kept_selection: list[int] = []
+
+    def selected_ids(self) -> list[int]:
+        """Selected image ids in grid order, the current item last."""
+        rows = sorted(i.row() for i in self.selectionModel().selectedIndexes())
+        ids = [self._model.row_at(r).image_id for r in rows]
+        current = self.currentIndex()
+        if current.isValid() and current.row() in rows:
+            current_id = self._model.row_at(current.row()).image_id
+            ids.remove(current_id)
+            ids.append(current_id)
+        return ids
+
+    def select_image(self, image_id: int) -> bool:
+        """Make `image_id` the current (and only selected) item; False when it is filtered out."""
+        position = self._model.position_of(image_id)
+        if position is None:
+            return False
+        index = self._model.index(position)
+        self.setCurrentIndex(index)
+        self.scrollTo(index)
+        return True
+
+    def set_cell_size(self, cell: int) -> None:
+        """Change the thumbnail size (120–320 px)."""
+        self.delegate.cell = max(120, min(320, cell))
+        self.doItemsLayout()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Culling keys act on the selection; Enter opens the loupe; the rest is QListView's."""
+        marks = marks_for_key(event.key(), event.modifiers())
+        if marks is not None:
+            ids = self.selected_ids()
+            if ids:
+                self._marks.mark(ids, **marks)
+            event.accept()
+            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            current = self.currentIndex()
+            if current.isValid():
+                self.open_requested.emit(self._model.row_at(current.row()).image_id)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _publish_selection(self) -> None:
+        self._context.selection.set_image_ids(self.selected_ids())
+
+    def _remember_selection(self) -> None:
+        self._kept_selection = self.selected_ids()
+
+    def _restore_selection(self) -> None:
+        kept = [i for i in self._kept_selection if self._model.position_of(i) is not None]
+        if not kept and self._model.rowCount() > 0:
+            kept = [self._model.row_at(0).image_id]
+        selection = self.selectionModel()
+        for image_id in kept:
+            index = self._model.index(self._model.position_of(image_id))
+            selection.select(index, selection.SelectionFlag.Select)
+        if kept:
+            current = self._model.index(self._model.position_of(kept[-1]))
+            selection.setCurrentIndex(current, selection.SelectionFlag.NoUpdate)
+        self._publish_selection()

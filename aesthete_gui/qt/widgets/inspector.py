@@ -1,0 +1,250 @@
+"""The inspector: the current image's file facts and EXIF, its five scores (scorer and preset named),
+the latest explanation a judge gave about it, and quick technical checks (clipping, sharpness)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.widgets.score_bars import ScoreBars
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import Profile
+
+EXIF_FIELDS: tuple[tuple[str, str], ...] = (
+    ("camera", "Camera"),
+    ("lens", "Lens"),
+    ("exposure_time", "Shutter"),
+    ("f_number", "Aperture"),
+    ("iso", "ISO"),
+    ("focal_length", "Focal length"),
+)
+
+
+@dataclass
+class ImageDetails:
+    """What the inspector shows about one image (gathered in a worker)."""
+
+    image_id: int
+    path: str = ""
+    status: str = "ok"
+    error: str | None = None
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    scorer: str = ""
+    explanation: str = ""
+    checks: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _format_exif(key: str, value: Any) -> str:
+    if key == "exposure_time" and isinstance(value, int | float) and value > 0:
+        return f"1/{round(1 / value)} s" if value < 1 else f"{value:g} s"
+    if key == "f_number" and isinstance(value, int | float):
+        return f"f/{value:g}"
+    if key == "focal_length" and isinstance(value, int | float):
+        return f"{value:g} mm"
+    return str(value)
+
+
+def _explanation_for(profile: Profile, path: str) -> str:
+    """The most recent judge explanation that involves `path` (set stages, else a rationale)."""
+    for stored in reversed(profile.stored_judgments()):
+        judgment = stored.judgment
+        items = getattr(judgment, "items", None) or (
+            getattr(judgment, "first", None), getattr(judgment, "second", None), getattr(judgment, "item", None)
+        )
+        if path not in items:
+            continue
+        stages = getattr(judgment, "stages", ())
+        if stages:
+            titles = ("Analysis", "Critique", "Verdict")
+            return "\n\n".join(f"{titles[i] if i < 3 else 'Stage'}: {text}" for i, text in enumerate(stages))
+        if judgment.rationale:
+            return judgment.rationale
+    return ""
+
+
+def technical_checks(preview_path: str | None) -> list[tuple[str, str]]:
+    """Clipped highlights, crushed shadows and a sharpness figure measured on the cached preview."""
+    import numpy as np
+    from PIL import Image
+
+    if not preview_path or not Path(preview_path).is_file():
+        return []
+    with Image.open(preview_path) as img:
+        grey = np.asarray(img.convert("L"), dtype=np.float32)
+    highlights = float((grey >= 250).mean() * 100)
+    shadows = float((grey <= 5).mean() * 100)
+    laplacian = grey[1:-1, 1:-1] * 4 - grey[:-2, 1:-1] - grey[2:, 1:-1] - grey[1:-1, :-2] - grey[1:-1, 2:]
+    sharpness = float(laplacian.var()) if laplacian.size else 0.0
+    return [
+        ("Blown highlights", f"{highlights:.1f} %" + ("  ⚠" if highlights > 2 else "")),
+        ("Crushed shadows", f"{shadows:.1f} %" + ("  ⚠" if shadows > 5 else "")),
+        ("Sharpness", f"{sharpness:.0f}" + ("  ⚠ soft" if sharpness < 50 else "")),
+    ]
+
+
+def gather_details(
+    profile: Profile, image_id: int, scorer: str | None, cache_dir: Path | None, progress: Any = None, cancel: Any = None
+) -> ImageDetails:
+    """Read everything the inspector shows about one image (runs in a worker)."""
+    record = profile.image_by_id(image_id)
+    if record is None:
+        return ImageDetails(image_id=image_id, status="missing", error="not in the profile")
+    facts: list[tuple[str, str]] = [("File", Path(record.path).name), ("Folder", str(Path(record.path).parent))]
+    if record.width and record.height:
+        facts.append(("Size", f"{record.width} × {record.height}  {record.format or ''}".strip()))
+    if record.capture_time:
+        facts.append(("Captured", record.capture_time.replace("T", " ")))
+    for key, title in EXIF_FIELDS:
+        value = record.exif.get(key)
+        if value not in (None, ""):
+            facts.append((title, _format_exif(key, value)))
+    scores = profile.scores(scorer).get(image_id, {}) if scorer else {}
+    preview = record.preview_path
+    if not preview and cache_dir is not None and record.content_hash:
+        from aesthete_gui.imaging.thumbnails import thumb_paths
+
+        preview = str(thumb_paths(record.content_hash, cache_dir).preview_path)
+    return ImageDetails(
+        image_id=image_id,
+        path=record.path,
+        status=record.status,
+        error=record.error,
+        facts=facts,
+        scores=dict(scores),
+        scorer=scorer or "",
+        explanation=_explanation_for(profile, record.path),
+        checks=technical_checks(preview) if record.status == "ok" else [],
+    )
+
+
+class Inspector(QWidget):
+    """Shows ImageDetails of the current selection; refreshes when marks, scores or judgments change."""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._image_id: int | None = None
+        self.details: ImageDetails | None = None
+        self.setObjectName("inspector")
+
+        self.title = QLabel("No image selected", self)
+        self.title.setObjectName("inspectorTitle")
+        self.title.setWordWrap(True)
+        self.facts_box = QGroupBox("Photograph", self)
+        self.facts = QFormLayout(self.facts_box)
+        self.facts.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.scores_box = QGroupBox("Scores", self)
+        self.bars = ScoreBars(self.scores_box)
+        self.scores_note = QLabel(self.scores_box)
+        self.scores_note.setWordWrap(True)
+        self.scores_note.setObjectName("muted")
+        scores_layout = QVBoxLayout(self.scores_box)
+        scores_layout.addWidget(self.bars)
+        scores_layout.addWidget(self.scores_note)
+        self.explain_box = QGroupBox("Explanation", self)
+        self.explanation = QPlainTextEdit(self.explain_box)
+        self.explanation.setReadOnly(True)
+        self.explanation.setMinimumHeight(90)
+        QVBoxLayout(self.explain_box).addWidget(self.explanation)
+        self.checks_box = QGroupBox("Technical checks", self)
+        self.checks = QFormLayout(self.checks_box)
+
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(8, 8, 8, 8)
+        for widget in (self.title, self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        self._debounce = QTimer(self, singleShot=True, interval=120)
+        self._debounce.timeout.connect(self._load)
+        context.selection.changed.connect(self._selection_changed)
+        context.signals.scores_changed.connect(self._debounce.start)
+        context.signals.settings_changed.connect(lambda _key: self._debounce.start())
+        self._show(None)
+
+    def show_image(self, image_id: int | None) -> None:
+        """Inspect `image_id` (None clears)."""
+        self._image_id = image_id
+        self._debounce.start()
+
+    def _selection_changed(self, ids: list) -> None:
+        self.show_image(ids[-1] if ids else None)
+
+    def _load(self) -> None:
+        if self._image_id is None:
+            self._show(None)
+            return
+        self._context.runner.submit(
+            "Inspect image",
+            gather_details,
+            self._context.profile,
+            self._image_id,
+            self._context.settings.get("scorer") or None,
+            self._context.cache_dir,
+            on_done=self._show,
+            visible=False,
+        )
+
+    def _show(self, details: ImageDetails | None) -> None:
+        if details is not None and details.image_id != self._image_id:
+            return  # an older request finished after the selection moved on
+        self.details = details
+        _clear(self.facts)
+        _clear(self.checks)
+        if details is None:
+            self.title.setText("No image selected")
+            self.bars.set_scores({}, "")
+            self.scores_note.setText("")
+            self.explanation.setPlainText("")
+            return
+        self.title.setText(Path(details.path).name or "—")
+        if details.status != "ok":
+            self.facts.addRow("Problem", _wrapping(f"{details.status}: {details.error or ''}"))
+        for name, value in details.facts:
+            self.facts.addRow(name, _wrapping(value))
+        preset = self._context.settings.get("preset") or ""
+        caption = f"{details.scorer} · {preset}" if details.scores else ""
+        self.bars.set_scores(details.scores, caption)
+        self.scores_note.setText(
+            "" if details.scores else "Not scored yet: Scoring ▸ Score selection (works without a model)."
+        )
+        self.explanation.setPlainText(
+            details.explanation or "No judge has explained this image yet (Set view: Judge this set)."
+        )
+        for name, value in details.checks:
+            self.checks.addRow(name, QLabel(value))
+
+
+def _wrapping(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _clear(form: QFormLayout) -> None:
+    while form.rowCount():
+        form.removeRow(0)

@@ -1,0 +1,115 @@
+"""The library side panel: the profile, its folders, its bursts and the saved filters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.item_models import ImageListModel
+
+KIND_ROLE = Qt.ItemDataRole.UserRole + 1
+VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+class LibraryPanel(QWidget):
+    """Tree of profile / folders / bursts / saved filters; clicking one scopes the grid."""
+
+    scope_selected = Signal(object, object)  # folder_id | None, burst_id | None
+    saved_filter_selected = Signal(str)
+    profile_switch_requested = Signal()
+
+    def __init__(self, context: AppContext, model: ImageListModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._model = model
+        self.setObjectName("libraryPanel")
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tree)
+        self.tree.itemClicked.connect(self._clicked)
+        self.tree.itemActivated.connect(self._clicked)
+        model.loaded.connect(self.refresh)
+        context.signals.settings_changed.connect(self._setting_changed)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild the tree from the profile's folders and the loaded rows."""
+        rows = self._model.all_rows()
+        per_folder = Counter(r.folder_id for r in rows)
+        per_burst = Counter(r.burst_id for r in rows if r.burst_id is not None)
+        expanded = {
+            self.tree.topLevelItem(i).text(0).split(" ")[0]
+            for i in range(self.tree.topLevelItemCount())
+            if not self.tree.topLevelItem(i).isExpanded()
+        }
+        self.tree.clear()
+
+        profile_path = self._context.profile_path
+        profile = self._section("Profile")
+        name = profile_path.name if profile_path else "profile"
+        self._leaf(profile, name, "profile", None, tip=str(profile_path or ""))
+
+        library = self._section("Library")
+        self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
+        for folder in self._context.profile.folders():
+            label = Path(folder.path).name or folder.path
+            self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
+                       tip=folder.path)  # fmt: skip
+
+        bursts = self._section(f"Bursts  ({len(per_burst)})")
+        for position, (burst_id, size) in enumerate(sorted(per_burst.items()), start=1):
+            self._leaf(bursts, f"Burst {position}  ·  {size} frames", "burst", burst_id)
+
+        saved = self._section("Saved filters")
+        filters = self._context.settings.get("saved_filters") or {}
+        if not filters:
+            empty = QTreeWidgetItem(saved, ["(none yet)"])
+            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+        for filter_name in sorted(filters):
+            self._leaf(saved, filter_name, "saved", filter_name)
+
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            item.setExpanded(item.text(0).split(" ")[0] not in expanded)
+
+    def _section(self, title: str) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(self.tree, [title])
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        return item
+
+    @staticmethod
+    def _leaf(parent: QTreeWidgetItem, text: str, kind: str, value: object, tip: str = "") -> QTreeWidgetItem:
+        item = QTreeWidgetItem(parent, [text])
+        item.setData(0, KIND_ROLE, kind)
+        item.setData(0, VALUE_ROLE, value)
+        if tip:
+            item.setToolTip(0, tip)
+        return item
+
+    def _clicked(self, item: QTreeWidgetItem) -> None:
+        kind, value = item.data(0, KIND_ROLE), item.data(0, VALUE_ROLE)
+        if kind == "all":
+            self.scope_selected.emit(None, None)
+        elif kind == "folder":
+            self.scope_selected.emit(value, None)
+        elif kind == "burst":
+            self.scope_selected.emit(None, value)
+        elif kind == "saved":
+            self.saved_filter_selected.emit(str(value))
+        elif kind == "profile":
+            self.profile_switch_requested.emit()
+
+    def _setting_changed(self, key: str) -> None:
+        if key == "saved_filters":
+            self.refresh()
