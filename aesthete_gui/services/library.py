@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
 from aesthete_gui.services.library_scan import (
     FoundFile,
     display_path,
@@ -28,9 +29,20 @@ from aesthete_gui.services.library_scan import (
     scan_folder,
     under,
 )
-from aesthete_gui.services.library_worker import FileOutcome, process_file
+from aesthete_gui.services.library_worker import FileOutcome, ignore_interrupts, process_file
 from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
+
+__all__ = [
+    "ExportResult",
+    "ImportSummary",
+    "SidecarNotWritten",
+    "export",
+    "import_folders",
+    "regroup_bursts",
+    "resolve_image",
+    "set_mark",
+]
 
 BATCH_SIZE = 16
 """Results per committed transaction: a kill -9 loses at most this many files' work."""
@@ -200,7 +212,9 @@ def _process_all(
     attempts: dict[str, int] = {}
     queue = list(reversed(work))
     while queue:
-        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context())
+        executor = ProcessPoolExecutor(
+            max_workers=workers, mp_context=_pool_context(), initializer=ignore_interrupts
+        )
         in_flight: dict[Future[FileOutcome], tuple[FoundFile, int]] = {}
         broken = False
         try:

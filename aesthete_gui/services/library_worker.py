@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
@@ -26,3 +27,8 @@ def process_file(path: str, cache_dir: str, with_features: bool) -> FileOutcome:
         except (XmpError, OSError) as error:
             outcome.xmp_problem = f"XMP sidecar ignored: {error}"
     return outcome
+
+
+def ignore_interrupts() -> None:
+    """Pool initializer: Ctrl-C goes to the importing process, which cancels; workers finish their file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

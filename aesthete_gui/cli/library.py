@@ -1,0 +1,276 @@
+"""`aesthete import | images | bursts | mark | export`: the image library from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from aesthete_gui.cli import UserError
+from aesthete_gui.jobs import CancelToken, Progress
+from aesthete_gui.settings import resolve_profile_path
+from aesthete_gui.store import COLOR_LABELS, Profile, open_profile
+
+EXIT_INTERRUPTED = 130
+
+
+def _profile(args: argparse.Namespace) -> Profile:
+    try:
+        return open_profile(resolve_profile_path(args.profile))
+    except (OSError, RuntimeError) as error:
+        raise UserError(f"cannot open the profile: {error}") from error
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr (redrawn at most ten times a second)."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.monotonic()
+        final = progress.total is not None and progress.done >= progress.total
+        if now - self.last < 0.1 and not final:
+            return
+        self.last = now
+        if progress.total:
+            filled = int(30 * progress.done / progress.total)
+            text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
+        else:
+            text = progress.message
+        self.stream.write("\r" + text[:100].ljust(100))
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        """End the bar's line."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+@contextmanager
+def _ctrl_c_cancels(token: CancelToken) -> Iterator[None]:
+    """First Ctrl-C cancels the job (it stops cleanly); a second one interrupts at once."""
+
+    def handle(_signum: int, _frame: Any) -> None:
+        if token.cancelled:
+            raise KeyboardInterrupt
+        token.cancel()
+        sys.stderr.write("\naesthete: stopping after the files in progress (Ctrl-C again to abort)\n")
+
+    try:
+        previous = signal.signal(signal.SIGINT, handle)
+    except ValueError:  # not the main thread: no signal handling, the token still works
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import folders; exit 0 when the import ran (bad files are recorded, not fatal)."""
+    from aesthete_gui.services.library import import_folders
+
+    profile = _profile(args)
+    token = CancelToken()
+    bar = _ProgressBar()
+    try:
+        with _ctrl_c_cancels(token):
+            summary = import_folders(profile, args.dirs, progress=None if args.quiet else bar,
+                                     cancel=token, workers=args.workers, features=args.features)  # fmt: skip
+    except FileNotFoundError as error:
+        raise UserError(str(error)) from error
+    finally:
+        bar.close()
+        profile.close()
+    if args.json:
+        print(json.dumps(summary.as_dict(), indent=2))
+    else:
+        print(
+            f"{summary.found} files found: {summary.imported} imported, {summary.unchanged} unchanged, "
+            f"{summary.moved} moved, {summary.errors} could not be read, {summary.missing} missing; "
+            f"{summary.bursts} bursts; {summary.marks_from_xmp} marks read from XMP "
+            f"({summary.seconds:.1f} s)"
+        )
+        for path, reason in summary.problems[:20]:
+            print(f"  {path}: {reason}")
+        if len(summary.problems) > 20:
+            print(f"  … and {len(summary.problems) - 20} more (see `aesthete images --status error`)")
+    if summary.cancelled:
+        print("aesthete: import cancelled; run it again to finish", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _image_row(profile: Profile, image: Any, marks: dict[int, Any]) -> dict[str, Any]:
+    mark = marks.get(image.id)
+    missing = image.status == "missing"
+    return {
+        "id": image.id,
+        "path": image.path,
+        "status": "error" if missing else image.status,
+        "error": image.error,
+        "missing": missing,
+        "width": image.width,
+        "height": image.height,
+        "format": image.format,
+        "capture_time": image.capture_time,
+        "camera": image.camera,
+        "burst": image.burst_id,
+        "stars": mark.stars if mark else 0,
+        "flag": mark.flag if mark else None,
+        "label": mark.label if mark else None,
+    }
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    """List the images in the profile."""
+    profile = _profile(args)
+    try:
+        marks = profile.marks()
+        status = None if args.status == "all" else args.status
+        rows = [_image_row(profile, i, marks) for i in profile.images(status=status)]
+    finally:
+        profile.close()
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        detail = row["error"] if row["status"] != "ok" else f"{row['width']}x{row['height']}"
+        stars = "*" * row["stars"]
+        print(f"{row['id']:>6}  {row['status']:<5}  {stars:<5}  {row['path']}  ({detail})")
+    return 0
+
+
+def cmd_bursts(args: argparse.Namespace) -> int:
+    """List the bursts and their frames."""
+    profile = _profile(args)
+    try:
+        paths = {i.id: i.path for i in profile.images()}
+        bursts = [
+            {"id": b.id, "edited": b.edited, "images": [{"id": i, "path": paths.get(i)} for i in b.image_ids]}
+            for b in profile.bursts()
+        ]
+    finally:
+        profile.close()
+    if args.json:
+        print(json.dumps(bursts, indent=2, ensure_ascii=False))
+        return 0
+    for burst in bursts:
+        edited = ", edited" if burst["edited"] else ""
+        print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
+        for image in burst["images"]:
+            print(f"  {image['path']}")
+    if not bursts:
+        print("no bursts")
+    return 0
+
+
+def cmd_mark(args: argparse.Namespace) -> int:
+    """Set stars, pick/reject and colour label on one image (optionally its XMP sidecar too)."""
+    from aesthete_gui.services.library import SidecarNotWritten, resolve_image, set_mark
+    from aesthete_gui.store.catalog import UNSET
+
+    flag: Any = UNSET
+    if args.pick:
+        flag = "pick"
+    elif args.reject:
+        flag = "reject"
+    elif args.unflag:
+        flag = None
+    label: Any = UNSET if args.label is None else (None if args.label.lower() == "none" else args.label)
+    stars: Any = UNSET if args.stars is None else args.stars
+    if stars is UNSET and flag is UNSET and label is UNSET and not args.xmp:
+        raise UserError("nothing to do: give --stars, --pick/--reject/--unflag, --label or --xmp")
+    profile = _profile(args)
+    try:
+        try:
+            image_id = resolve_image(profile, args.image)
+        except KeyError as error:
+            raise UserError(f"{error.args[0]} (import its folder first)") from error
+        try:
+            mark = set_mark(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
+                            naming=args.xmp_naming)  # fmt: skip
+        except ValueError as error:
+            raise UserError(str(error)) from error
+        except SidecarNotWritten as error:
+            print(f"aesthete: {error}", file=sys.stderr)
+            return 1
+    finally:
+        profile.close()
+    print(json.dumps({"id": mark.image_id, "stars": mark.stars, "flag": mark.flag, "label": mark.label}))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export the library as CSV, JSON, or XMP sidecars."""
+    from aesthete_gui.services.library import export
+
+    profile = _profile(args)
+    try:
+        result = export(profile, args.format, args.output, naming=args.xmp_naming)
+    except OSError as error:
+        raise UserError(f"cannot write the export: {error}") from error
+    finally:
+        profile.close()
+    if result.text is not None:
+        sys.stdout.write(result.text)
+    elif args.format == "xmp":
+        print(f"{result.count} sidecars written")
+    else:
+        print(f"{result.count} images exported to {result.destination}", file=sys.stderr)
+    for path, reason in result.problems:
+        print(f"  {path}: {reason}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the library commands."""
+    p = subparsers.add_parser("import", help="import folders of images into the profile (recursive)")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="folders to import")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--features", action="store_true", help="also compute the image-property features")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_import)
+
+    p = subparsers.add_parser("images", help="list the images in the profile")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("--status", choices=["all", "ok", "error", "missing"], default="all",
+                   help="only images with this status")  # fmt: skip
+    p.set_defaults(func=cmd_images)
+
+    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession)")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=cmd_bursts)
+
+    p = subparsers.add_parser("mark", help="set stars, pick/reject and colour label on an image")
+    p.add_argument("image", metavar="IMAGE", help="image path (or id) in the profile")
+    p.add_argument("--stars", type=int, choices=range(6), metavar="N", help="0..5 stars")
+    flags = p.add_mutually_exclusive_group()
+    flags.add_argument("--pick", action="store_true", help="flag as pick")
+    flags.add_argument("--reject", action="store_true", help="flag as reject")
+    flags.add_argument("--unflag", action="store_true", help="remove the pick/reject flag")
+    p.add_argument("--label", metavar="COLOR",
+                   help=f"colour label: {', '.join(COLOR_LABELS)} or none")  # fmt: skip
+    p.add_argument("--xmp", action="store_true", help="also write the marks to the XMP sidecar")
+    p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
+                   help="new sidecar names: IMG.xmp (stem), IMG.CR2.xmp (full) or auto")  # fmt: skip
+    p.set_defaults(func=cmd_mark)
+
+    p = subparsers.add_parser("export", help="export marks and scores as CSV, JSON or XMP sidecars")
+    p.add_argument("--format", choices=["csv", "json", "xmp"], required=True, help="export format")
+    p.add_argument("--output", metavar="PATH", help="file to write (csv/json; default: stdout)")
+    p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
+                   help="new sidecar names for --format xmp")  # fmt: skip
+    p.set_defaults(func=cmd_export)

@@ -1,0 +1,153 @@
+"""Culling marks (stars, pick/reject, colour label) with optional XMP sidecars, and library export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.imaging.xmp import Naming, XmpError, write_sidecar
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.store import MarkRecord, Profile
+from aesthete_gui.store.catalog import UNSET, Unset
+
+ExportFormat = Literal["csv", "json", "xmp"]
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
+
+
+class SidecarNotWritten(Exception):
+    """The mark is saved in the profile, but its XMP sidecar could not be written."""
+
+
+def set_mark(
+    profile: Profile,
+    image_id: int,
+    stars: int | Unset | None = UNSET,
+    flag: str | Unset | None = UNSET,
+    label: str | Unset | None = UNSET,
+    write_xmp: bool = False,
+    naming: Naming = "auto",
+) -> MarkRecord:
+    """Store marks in the profile (committed first), then merge them into the sidecar when asked.
+
+    Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot be written.
+    """
+    mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
+    if write_xmp:
+        image = profile.image_by_id(image_id)
+        assert image is not None  # set_mark checked it exists
+        try:
+            write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+        except (XmpError, OSError) as error:
+            raise SidecarNotWritten(f"mark saved in the profile, sidecar not written: {error}") from error
+    return mark
+
+
+@dataclass
+class ExportResult:
+    """How many images an export covered, where it went and what could not be written."""
+
+    count: int
+    destination: str | None
+    text: str | None = None
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def library_rows(profile: Profile) -> list[dict[str, Any]]:
+    """One JSON-ready dict per image: file facts, marks, burst and every scorer's scores."""
+    marks = profile.marks()
+    scores = {scorer: profile.scores(scorer) for scorer in profile.scorers()}
+    rows = []
+    for image in profile.images():
+        mark = marks.get(image.id)
+        rows.append(
+            {
+                "id": image.id,
+                "path": image.path,
+                "status": image.status,
+                "error": image.error,
+                "stars": mark.stars if mark else 0,
+                "flag": mark.flag if mark else None,
+                "label": mark.label if mark else None,
+                "burst": image.burst_id,
+                "capture_time": image.capture_time,
+                "camera": image.camera,
+                "lens": image.lens,
+                "width": image.width,
+                "height": image.height,
+                "content_hash": image.content_hash,
+                "scores": {s: by_image[image.id] for s, by_image in scores.items() if image.id in by_image},
+            }
+        )
+    return rows
+
+
+def _csv_text(rows: list[dict[str, Any]]) -> str:
+    scorers = sorted({s for r in rows for s in r["scores"]})
+    score_columns = [f"{s}:{d}" for s in scorers for d in DIMENSIONS]
+    base = [k for k in (rows[0] if rows else {"id": 0}) if k != "scores"] or ["id"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(base + score_columns)
+    for row in rows:
+        values = ["" if row.get(k) is None else row[k] for k in base]
+        for column in score_columns:
+            scorer, dim = column.rsplit(":", 1)
+            value = row["scores"].get(scorer, {}).get(dim)
+            values.append("" if value is None else f"{value:.4f}")
+        writer.writerow(values)
+    return out.getvalue()
+
+
+def _write_text(dest: str | os.PathLike[str], text: str) -> str:
+    target = Path(dest).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, target)
+    return str(target)
+
+
+def export(
+    profile: Profile,
+    fmt: str,
+    dest: str | os.PathLike[str] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    naming: Naming = "auto",
+) -> ExportResult:
+    """Export the library: `csv`/`json` to `dest` (text returned when None), or `xmp` sidecars.
+
+    XMP export writes a sidecar for every present image that has marks; files that vanished or
+    whose sidecar cannot be written are listed in `problems`, the rest are written.
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    if fmt in ("csv", "json"):
+        rows = library_rows(profile)
+        text = _csv_text(rows) if fmt == "csv" else json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+        if dest is None:
+            return ExportResult(len(rows), None, text)
+        return ExportResult(len(rows), _write_text(dest, text))
+    marks = profile.marks()
+    result = ExportResult(0, None)
+    for done, (image_id, mark) in enumerate(sorted(marks.items()), start=1):
+        if cancel is not None and cancel.cancelled:
+            break
+        image = profile.image_by_id(image_id)
+        if image is None or image.status == "missing" or not os.path.isfile(image.path):
+            result.problems.append((image.path if image else str(image_id), "image file not found"))
+            continue
+        try:
+            write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+            result.count += 1
+        except (XmpError, OSError, ValueError) as error:
+            result.problems.append((image.path, str(error)))
+        if progress is not None:
+            progress(Progress(done, len(marks), image.path))
+    return result
