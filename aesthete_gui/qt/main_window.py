@@ -127,12 +127,12 @@ class MainWindow(QMainWindow):
         self.welcome.dismissed.connect(self._welcome_dismissed)
         self.model.loaded.connect(self._library_loaded)
         self.model.arranged.connect(self._update_counts)
-        self.marks.applied.connect(lambda _m: self._update_counts())
-        context.selection.changed.connect(lambda _ids: self._update_counts())
+        self.marks.applied.connect(self._update_counts)
+        context.selection.changed.connect(self._update_counts)
         context.signals.status_message.connect(self.show_message)
         context.signals.settings_changed.connect(self._setting_changed)
         context.runner.job_added.connect(self._job_added)
-        context.runner.job_ended.connect(lambda _h: self._update_jobs())
+        context.runner.job_ended.connect(self._update_jobs)
         self._current_view = "grid"
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
@@ -429,7 +429,7 @@ class MainWindow(QMainWindow):
         """A transient line in the status bar."""
         self.statusBar().showMessage(text, msecs)
 
-    def _update_counts(self) -> None:
+    def _update_counts(self, *_args: object) -> None:
         total = len(self.model.all_rows())
         shown = self.model.rowCount()
         selected = len(self.context.selection.image_ids())
@@ -441,7 +441,7 @@ class MainWindow(QMainWindow):
             parts.append(f"{picks:,} picks")
         self.count_label.setText("  ·  ".join(parts))
 
-    def _update_jobs(self) -> None:
+    def _update_jobs(self, *_args: object) -> None:
         running = [h for h in self.context.runner.active_jobs() if h.visible]
         self.jobs_label.setText(f"{len(running)} job{'s' if len(running) != 1 else ''} running" if running else "")
 

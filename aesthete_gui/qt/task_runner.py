@@ -86,6 +86,7 @@ class TaskRunner(QObject):
         self._ids = itertools.count(1)
         self._active: dict[int, JobHandle] = {}
         self._callbacks: dict[int, tuple[Callable | None, Callable | None]] = {}
+        self._closed = False
         self._event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
 
     def submit(
@@ -107,6 +108,10 @@ class TaskRunner(QObject):
         self._active[handle.job_id] = handle
         self._callbacks[handle.job_id] = (on_done, on_error)
         self.job_added.emit(handle)
+        if self._closed:  # the window is closing: the job ends as cancelled, never starts
+            handle.cancel()
+            self._event.emit(handle, "cancelled", None)
+            return handle
         pool = self._gpu if gpu else self._cpu
         pool.submit(self._run, handle, fn, args, kwargs)
         return handle
@@ -122,6 +127,7 @@ class TaskRunner(QObject):
 
     def shutdown(self, wait: bool = True) -> None:
         """Cancel everything and stop the worker threads (used when the window closes)."""
+        self._closed = True
         self.cancel_all()
         self._cpu.shutdown(wait=wait, cancel_futures=True)
         self._gpu.shutdown(wait=wait, cancel_futures=True)

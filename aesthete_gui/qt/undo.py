@@ -66,7 +66,7 @@ class _MarkCommand(QUndoCommand):
 class MarkController(QObject):
     """Sets stars / flags / labels on images; undoable; writes through one ordered background queue."""
 
-    applied = Signal(dict)  # image id -> Marks, emitted at once in the UI thread
+    applied = Signal(object)  # dict: image id -> Marks, emitted at once in the UI thread
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
     failed = Signal(str)  # a write failed: the reason, for the status bar
     _done = Signal(list, str)  # worker -> UI

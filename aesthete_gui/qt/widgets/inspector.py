@@ -182,12 +182,15 @@ class Inspector(QWidget):
         self._debounce.timeout.connect(self._load)
         context.selection.changed.connect(self._selection_changed)
         context.signals.scores_changed.connect(self._debounce.start)
-        context.signals.settings_changed.connect(lambda _key: self._debounce.start())
+        context.signals.settings_changed.connect(self._setting_changed)
         self._show(None)
 
     def show_image(self, image_id: int | None) -> None:
         """Inspect `image_id` (None clears)."""
         self._image_id = image_id
+        self._debounce.start()
+
+    def _setting_changed(self, _key: str) -> None:
         self._debounce.start()
 
     def _selection_changed(self, ids: list) -> None:

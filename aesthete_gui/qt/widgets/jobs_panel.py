@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -23,6 +23,8 @@ LINGER_MS = 4000
 
 class JobRow(QFrame):
     """One job: name, progress bar, last message, Cancel."""
+
+    expired = Signal(int)  # job id, a while after the job ended
 
     def __init__(self, handle: JobHandle, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -45,11 +47,14 @@ class JobRow(QFrame):
         layout.addWidget(self.cancel_button, 0, 1, 2, 1)
         layout.addWidget(self.bar, 1, 0)
         layout.addWidget(self.message, 2, 0, 1, 2)
-        handle.started.connect(lambda: self.message.setText("running…"))
+        handle.started.connect(self._started)
         handle.progress.connect(self._progress)
         handle.ended.connect(self._ended)
         if handle.last_progress is not None:
             self._progress(handle.last_progress)
+
+    def _started(self) -> None:
+        self.message.setText("running…")
 
     def _progress(self, progress: Progress) -> None:
         if progress.total:
@@ -79,6 +84,10 @@ class JobRow(QFrame):
             self.message.setProperty("error", True)
         if self.bar.maximum() == 0:
             self.bar.setRange(0, 1)
+        QTimer.singleShot(LINGER_MS, self, self._expire)
+
+    def _expire(self) -> None:
+        self.expired.emit(self.handle.job_id)
 
 
 class JobsPanel(QWidget):
@@ -120,7 +129,7 @@ class JobsPanel(QWidget):
         self._rows[handle.job_id] = row
         self._layout.insertWidget(self._layout.count() - 1, row)
         self._empty.hide()
-        handle.ended.connect(lambda: QTimer.singleShot(LINGER_MS, lambda: self._remove(handle.job_id)))
+        row.expired.connect(self._remove)
 
     def _remove(self, job_id: int) -> None:
         row = self._rows.pop(job_id, None)

@@ -46,7 +46,7 @@ class LoupeView(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         context.thumbnails.preview_ready.connect(self._preview_arrived)
         context.thumbnails.ready.connect(self._thumbnail_arrived)
-        marks.applied.connect(lambda _marks: self._update_caption())
+        marks.applied.connect(self._update_caption)
         context.selection.changed.connect(self._selection_changed)
 
     @property
@@ -122,7 +122,7 @@ class LoupeView(QWidget):
             if pixmap is not None:
                 self.view.set_image(pixmap.toImage())
 
-    def _update_caption(self) -> None:
+    def _update_caption(self, *_args: object) -> None:
         row = self._model.row_for(self._image_id) if self._image_id is not None else None
         if row is None:
             self.caption.setText("")

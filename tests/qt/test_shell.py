@@ -1,0 +1,162 @@
+"""The shell end to end: import a folder as a job, cull with the keyboard, XMP written, undo, cancel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from aesthete_gui.imaging.xmp import read_sidecar
+from aesthete_gui.qt.main_window import MainWindow
+from aesthete_gui.qt.task_runner import JobState
+from tests.qt.conftest import write_test_images
+
+
+@pytest.fixture
+def window(qtbot, app_context):
+    """The main window over a fresh profile (welcome already dismissed)."""
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    yield main
+    main.marks.close()
+
+
+def _import(qtbot, window: MainWindow, folder: Path) -> None:
+    handle = window.import_folders([folder])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: not window.model.loading and window.model.rowCount() > 0, timeout=10_000)
+
+
+def test_import_then_cull_with_keyboard_writes_profile_and_xmp(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    assert window.model.rowCount() == 12
+    grid = window.grid
+    grid.setFocus()
+    assert grid.select_image(window.model.row_at(0).image_id)
+    first = window.model.row_at(0)
+
+    qtbot.keyClick(grid, Qt.Key.Key_3)
+    qtbot.keyClick(grid, Qt.Key.Key_P)
+    qtbot.keyClick(grid, Qt.Key.Key_6)
+    qtbot.keyClick(grid, Qt.Key.Key_Right)
+    qtbot.keyClick(grid, Qt.Key.Key_X)
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.model.row_for(first.image_id).stars == 3)
+
+    profile = window.context.profile
+    mark = profile.mark_for(first.image_id)
+    assert (mark.stars, mark.flag, mark.label) == (3, "pick", "Red")
+    second = window.model.row_at(1)
+    assert profile.mark_for(second.image_id).flag == "reject"
+    sidecar = read_sidecar(first.path)
+    assert sidecar is not None and sidecar.stars == 3 and sidecar.label == "Red"
+    rejected = read_sidecar(second.path)
+    assert rejected is not None and rejected.flag == "reject"
+    # the delegate's row shows the new marks at once
+    assert window.model.row_for(first.image_id).flag == "pick"
+
+
+def test_ctrl_z_undoes_the_last_mark_in_profile_and_view(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    grid = window.grid
+    grid.setFocus()
+    image_id = window.model.row_at(2).image_id
+    grid.select_image(image_id)
+    qtbot.keyClick(grid, Qt.Key.Key_4)
+    qtbot.keyClick(grid, Qt.Key.Key_2)
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 2)
+
+    window.undo_action.trigger()  # Ctrl+Z
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 4)
+    assert window.model.row_for(image_id).stars == 4
+    window.undo_action.trigger()
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 0)
+    window.redo_action.trigger()
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 4)
+
+
+def test_keyboard_shortcut_ctrl_z_reaches_the_undo_action(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    window.activateWindow()
+    grid = window.grid
+    grid.setFocus()
+    image_id = window.model.row_at(0).image_id
+    grid.select_image(image_id)
+    qtbot.keyClick(grid, Qt.Key.Key_5)
+    window.marks.wait_written()
+    assert window.undo_action.shortcut().toString() == "Ctrl+Z"
+    qtbot.keyClick(grid, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 0)
+
+
+def test_cancelled_import_leaves_a_consistent_profile_and_resumes(qtbot, window, tmp_path) -> None:
+    folder = tmp_path / "big"
+    write_test_images(folder, 150, size=(900, 600))
+    handle = window.import_folders([folder])
+    row = next(r for r in window.jobs.rows() if r.handle is handle)
+    qtbot.waitUntil(lambda: handle.last_progress is not None and (handle.last_progress.total or 0) > 0,
+                    timeout=30_000)  # fmt: skip
+    qtbot.mouseClick(row.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state in (JobState.CANCELLED, JobState.FINISHED)
+
+    profile = window.context.profile
+    assert profile.integrity_check() == "ok"
+    stored = profile.images()
+    assert all(r.status == "ok" and r.content_hash for r in stored)
+    assert len(stored) <= 150
+    # importing again completes the library without duplicates
+    _import(qtbot, window, folder)
+    paths = [r.path for r in profile.images()]
+    assert len(paths) == 150 == len(set(paths))
+    qtbot.waitUntil(lambda: window.model.rowCount() == 150, timeout=10_000)
+
+
+def test_loupe_steps_with_arrows_and_marks(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    first = window.model.row_at(0).image_id
+    window.open_in_loupe(first)
+    assert window.current_view == "loupe"
+    loupe = window.loupe
+    qtbot.keyClick(loupe, Qt.Key.Key_Right)
+    second = window.model.row_at(1).image_id
+    assert loupe.image_id == second
+    qtbot.keyClick(loupe, Qt.Key.Key_1)
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.mark_for(second).stars == 1)
+    qtbot.waitUntil(lambda: loupe.view.has_image(), timeout=10_000)
+    qtbot.keyClick(loupe, Qt.Key.Key_Escape)
+    assert window.current_view == "grid"
+
+
+def test_filter_bar_and_library_panel_scope_the_grid(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    ids = window.model.visible_ids()
+    window.marks.mark(ids[:3], stars=4)
+    window.marks.mark(ids[:1], flag="pick")
+    window.marks.wait_written()
+    window.filter_bar.stars.setCurrentIndex(window.filter_bar.stars.findData(4))
+    assert window.model.visible_ids() == ids[:3]
+    window.filter_bar.flag.setCurrentIndex(window.filter_bar.flag.findData("pick"))
+    assert window.model.visible_ids() == ids[:1]
+    window.filter_bar.flag.setCurrentIndex(0)
+    window.filter_bar.stars.setCurrentIndex(0)
+    window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("name"))
+    window.filter_bar.reverse.setChecked(True)
+    assert window.model.visible_ids() == sorted(
+        ids, key=lambda i: window.model.row_for(i).name, reverse=True
+    )
+    folder_id = window.context.profile.folders()[0].id
+    window.library.scope_selected.emit(folder_id, None)
+    assert window.model.rowCount() == 12
+    window.library.scope_selected.emit(folder_id + 999, None)
+    assert window.model.rowCount() == 0
