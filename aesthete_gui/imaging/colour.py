@@ -138,8 +138,8 @@ def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
 def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
     """RGB in [0, 1], shape (..., 3), to HSV with all channels in [0, 1] (hue 0 = red)."""
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    value = rgb.max(axis=-1)
-    chroma = value - rgb.min(axis=-1)
+    value = np.maximum(np.maximum(r, g), b)  # faster than max(axis=-1) over a 3-long axis
+    chroma = value - np.minimum(np.minimum(r, g), b)
     safe_chroma = np.where(chroma > 0, chroma, 1.0)
     saturation = np.where(value > 0, chroma / np.where(value > 0, value, 1.0), 0.0)
     hue = np.where(

@@ -1,0 +1,132 @@
+"""Group frames shot in quick succession and near-identical frames into bursts (a pure function)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from aesthete_gui.imaging.hashing import hamming
+
+DEFAULT_MAX_GAP_S = 1.5
+"""Frames at most this far apart (seconds, sub-seconds counted) are candidates for one burst."""
+DEFAULT_LOOSE_HAMMING = 24
+"""Within the gap, frames still need a loosely similar pHash (a burst may pan, not jump scenes)."""
+DEFAULT_STRICT_HAMMING = 8
+"""Near-identical frames (pHash distance <= this) join a burst even with a longer gap ..."""
+DEFAULT_SIMILAR_WINDOW_S = 10.0
+"""... as long as they were taken within this many seconds of each other."""
+DEFAULT_MAX_SEQUENCE_STEP = 2
+"""When both frames have sequence numbers, a burst needs them (nearly) consecutive."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One image as the burst grouping sees it; `key` is whatever identifies it (id or path)."""
+
+    key: Hashable
+    capture_time: float | None = None
+    sequence_number: int | None = None
+    phash: int | None = None
+    camera: str | None = None
+
+
+def _sequence_ok(a: Frame, b: Frame, max_step: int) -> bool:
+    if a.sequence_number is None or b.sequence_number is None:
+        return True
+    return 0 < abs(b.sequence_number - a.sequence_number) <= max_step
+
+
+def _looks_alike(a: Frame, b: Frame, limit: int) -> bool:
+    if a.phash is None or b.phash is None:
+        return True  # no hash: time (and sequence) alone decide
+    return hamming(a.phash, b.phash) <= limit
+
+
+class _Groups:
+    """Union-find over frame indices."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> None:
+        ri, rj = self.find(i), self.find(j)
+        if ri != rj:
+            self.parent[max(ri, rj)] = min(ri, rj)
+
+
+def group_bursts(
+    frames: Sequence[Frame],
+    *,
+    max_gap_s: float = DEFAULT_MAX_GAP_S,
+    loose_hamming: int = DEFAULT_LOOSE_HAMMING,
+    strict_hamming: int = DEFAULT_STRICT_HAMMING,
+    similar_window_s: float = DEFAULT_SIMILAR_WINDOW_S,
+    max_sequence_step: int = DEFAULT_MAX_SEQUENCE_STEP,
+    min_size: int = 2,
+) -> list[list[Hashable]]:
+    """Bursts as lists of frame keys in shooting order; frames of different cameras never mix.
+
+    Two neighbouring frames (in time order, same camera) are linked when the gap is <= max_gap_s,
+    their sequence numbers (if both known) are consecutive-ish and their pHashes are within
+    loose_hamming. Any two frames within similar_window_s whose pHashes are within strict_hamming
+    are linked too. Frames without a capture time are linked only through consecutive sequence
+    numbers plus a strict pHash match. Linked frames form groups; groups smaller than min_size
+    are dropped. Bursts are ordered by their first frame.
+    """
+    timed = [i for i, f in enumerate(frames) if f.capture_time is not None]
+    timed.sort(key=lambda i: (frames[i].camera or "", frames[i].capture_time, frames[i].sequence_number or 0))
+    groups = _Groups(len(frames))
+    for pos, i in enumerate(timed):
+        a = frames[i]
+        for j in timed[pos + 1 :]:
+            b = frames[j]
+            if (b.camera or "") != (a.camera or ""):
+                break
+            gap = b.capture_time - a.capture_time  # type: ignore[operator]
+            if gap > max(max_gap_s, similar_window_s):
+                break
+            quick_neighbour = (
+                j == timed[pos + 1]
+                and gap <= max_gap_s
+                and _sequence_ok(a, b, max_sequence_step)
+                and _looks_alike(a, b, loose_hamming)
+            )
+            if quick_neighbour or (
+                a.phash is not None
+                and b.phash is not None
+                and gap <= similar_window_s
+                and hamming(a.phash, b.phash) <= strict_hamming
+            ):
+                groups.join(i, j)
+    _link_untimed(frames, groups, strict_hamming)
+    members: dict[int, list[int]] = {}
+    for i in range(len(frames)):
+        members.setdefault(groups.find(i), []).append(i)
+    order = {i: rank for rank, i in enumerate(timed)}
+    bursts = []
+    for indices in members.values():
+        if len(indices) >= min_size:
+            indices.sort(key=lambda i: (order.get(i, len(order)), frames[i].sequence_number or 0, i))
+            bursts.append(indices)
+    bursts.sort(key=lambda g: (order.get(g[0], len(order)), g[0]))
+    return [[frames[i].key for i in g] for g in bursts]
+
+
+def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int) -> None:
+    """Frames without a time: consecutive sequence numbers (same camera) with near-identical pHash."""
+    untimed = [i for i, f in enumerate(frames) if f.capture_time is None and f.sequence_number is not None]
+    untimed.sort(key=lambda i: (frames[i].camera or "", frames[i].sequence_number))
+    for i, j in itertools.pairwise(untimed):
+        a, b = frames[i], frames[j]
+        same_camera = (a.camera or "") == (b.camera or "")
+        consecutive = b.sequence_number - a.sequence_number == 1  # type: ignore[operator]
+        both_hashed = a.phash is not None and b.phash is not None
+        if same_camera and consecutive and both_hashed and _looks_alike(a, b, strict_hamming):
+            groups.join(i, j)
