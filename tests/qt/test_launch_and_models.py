@@ -1,0 +1,106 @@
+"""`aesthete-gui --screenshot`, the welcome page, the jobs panel, and the grid model's filter/sort rules."""
+
+from __future__ import annotations
+
+import time
+
+from PIL import Image
+from PySide6.QtCore import Qt
+
+from aesthete_gui.jobs import Progress
+from aesthete_gui.qt.item_models import FilterState, ImageRow, arrange, best_of_burst
+from aesthete_gui.qt.launch import build_parser, run_app
+from aesthete_gui.qt.main_window import MainWindow
+from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
+
+
+def test_screenshot_option_imports_renders_and_exits(qapp, tmp_path, image_folder) -> None:
+    out = tmp_path / "shots" / "grid.png"
+    code = run_app([
+        "--profile", str(tmp_path / "p.db"), "--open", str(image_folder),
+        "--screenshot", str(out), "--size", "1000x700", "--view", "grid",
+    ])  # fmt: skip
+    assert code == 0
+    with Image.open(out) as shot:
+        assert shot.size == (1000, 700)
+        colours = shot.convert("RGB").resize((50, 35)).getcolors(50 * 35)
+    assert colours is not None and len(colours) > 40  # thumbnails were painted, not an empty grid
+    loupe = tmp_path / "shots" / "loupe.png"
+    assert run_app(["--profile", str(tmp_path / "p.db"), "--screenshot", str(loupe), "--view", "loupe"]) == 0
+    assert loupe.stat().st_size > 0
+
+
+def test_size_option_rejects_nonsense() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["--size", "1920x1080"]).size == (1920, 1080)
+    for bad in ("big", "10x10"):
+        try:
+            parser.parse_args(["--size", bad])
+        except SystemExit as exit_:
+            assert exit_.code == 2
+        else:
+            raise AssertionError(f"--size {bad} accepted")
+
+
+def test_first_run_shows_welcome_and_open_folder_starts_import(qtbot, app_context, monkeypatch, image_folder) -> None:
+    window = MainWindow(app_context)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.current_view == "welcome", timeout=5000)
+    monkeypatch.setattr(
+        "aesthete_gui.qt.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(image_folder)
+    )
+    qtbot.mouseClick(window.welcome.open_button, Qt.MouseButton.LeftButton)
+    assert window.current_view == "grid"
+    qtbot.waitUntil(lambda: window.model.rowCount() == 12, timeout=60_000)
+    assert app_context.settings["welcome_done"] is True
+    window.marks.close()
+
+
+def _slow(progress, cancel) -> str:
+    for i in range(2000):
+        cancel.raise_if_cancelled()
+        progress(Progress(i, 2000, f"step {i}"))
+        time.sleep(0.002)
+    return "done"
+
+
+def test_jobs_panel_lists_progress_and_cancels(qtbot, app_context) -> None:
+    panel = JobsPanel(app_context.runner)
+    qtbot.addWidget(panel)
+    handle = app_context.runner.submit("Long job", _slow)
+    hidden = app_context.runner.submit("Housekeeping", _slow, visible=False)
+    assert [row.handle for row in panel.rows()] == [handle]
+    row = panel.rows()[0]
+    qtbot.waitUntil(lambda: row.bar.maximum() == 2000 and row.bar.value() > 0, timeout=5000)
+    qtbot.mouseClick(row.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: handle.done, timeout=5000)
+    assert "cancelled" in row.message.text()
+    hidden.cancel()
+    qtbot.waitUntil(lambda: hidden.done, timeout=5000)
+
+
+def _row(i: int, **values) -> ImageRow:
+    return ImageRow(image_id=i, path=f"/p/img_{i:02d}.jpg", **values)
+
+
+def test_arrange_filters_sorts_and_collapses_bursts() -> None:
+    rows = [
+        _row(1, stars=3, flag="pick", scores={"overall": 3.5}, capture_time="2024-01-01T10:00:03"),
+        _row(2, stars=1, flag="reject", scores={"overall": 4.8}, burst_id=7, capture_time="2024-01-01T10:00:01"),
+        _row(3, stars=5, label="Red", scores={"overall": 4.1}, burst_id=7, capture_time="2024-01-01T10:00:02"),
+        _row(4, scores={}, capture_time=None),
+    ]
+    ids = lambda result: [r.image_id for r in result[0]]  # noqa: E731
+    assert ids(arrange(rows, FilterState(), "capture_time")) == [2, 3, 1, 4]
+    assert ids(arrange(rows, FilterState(), "overall")) == [2, 3, 1, 4]  # best first, unscored last
+    assert ids(arrange(rows, FilterState(), "overall", descending=True)) == [1, 3, 2, 4]
+    assert ids(arrange(rows, FilterState(min_stars=3), "name")) == [1, 3]
+    assert ids(arrange(rows, FilterState(flag="unflagged"), "name")) == [3, 4]
+    assert ids(arrange(rows, FilterState(label="Red"), "name")) == [3]
+    assert ids(arrange(rows, FilterState(score_min=4.0), "name")) == [2, 3]
+    assert ids(arrange(rows, FilterState(score_max=4.0), "name")) == [1]
+    collapsed, sizes = arrange(rows, FilterState(collapse_bursts=True), "name")
+    assert [r.image_id for r in collapsed] == [1, 3, 4] and sizes == {7: 2}
+    assert best_of_burst(rows[1:3]).image_id == 3  # the rejected frame never represents its burst
+    assert FilterState.from_dict(FilterState(min_stars=2, text="x").to_dict()) == FilterState(min_stars=2, text="x")
