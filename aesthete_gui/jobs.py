@@ -26,7 +26,7 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-class Cancelled(Exception):  # noqa: N818 - reads better at call sites than CancelledError
+class Cancelled(Exception):
     """Raised inside a job when its cancel token was set."""
 
 
