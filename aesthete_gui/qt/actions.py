@@ -54,14 +54,28 @@ def score_job(
     preset: str | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> Any:
+) -> dict[int, dict[str, float]]:
     """Score images (all when image_ids is None) with a named scorer and store the scores."""
+    from aesthete_gui.engine.dimensions import DIMENSIONS
     from aesthete_gui.services import scoring
 
-    return scoring.score_images(
-        profile, None if image_ids is None else list(image_ids), scorer=scorer,
-        progress=progress, cancel=cancel,
-    )  # fmt: skip
+    if image_ids is None:
+        return scoring.score_library(profile, scorer, progress=progress, cancel=cancel)[1]
+    records = [r for r in (profile.image_by_id(i) for i in image_ids) if r is not None and r.status == "ok"]
+    model = scoring.load_array_scorer(profile, scorer)
+    images, names, features = scoring.ensure_features(profile, records, progress, cancel)
+    if not images:
+        return {}
+    embeddings = None
+    if model.needs_embeddings:
+        embeddings, _ = scoring.ensure_embeddings(profile, images, model.encoder_name, progress, cancel)
+    values = model.score_arrays(embeddings, names, features)
+    result: dict[int, dict[str, float]] = {}
+    for record, row in zip(images, values, strict=True):
+        scores = {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
+        profile.put_scores(record.id, model.scorer_id, scores, scorer_version=model.version, preset=preset or "")
+        result[record.id] = scores
+    return result
 
 
 def distil_job(
@@ -77,22 +91,53 @@ def distil_job(
     return distill.run_distillation(profile, judge=judge, preset=preset, progress=progress, cancel=cancel)
 
 
+PERSONAL_PREFIX = "taste:"
+"""Scores stored under "taste:<adapter name>" hold the personal ranking (the grid's "My ranking")."""
+
+
+def personal_scorer_id(profile: Profile) -> str | None:
+    """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
+    active = profile.active_adapter()
+    return PERSONAL_PREFIX + active.name if active is not None else None
+
+
 def train_job(
     profile: Profile,
     base_scorer: str,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
-    """Train the personal taste adapter from the user's choices (services.taste)."""
+    """Train the taste adapter from the user's choices, then store its ranking for the grid."""
     from aesthete_gui.services import taste
 
-    return taste.train_adapter(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
+    report = taste.train_taste(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
+    store_personal_ranking(profile, progress=progress, cancel=cancel)
+    return report
+
+
+def store_personal_ranking(
+    profile: Profile, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+) -> int:
+    """Store the active adapter's overall scores as "taste:<name>"; returns how many were stored."""
+    from aesthete_gui.services import taste
+
+    scorer_id = personal_scorer_id(profile)
+    if scorer_id is None:
+        return 0
+    ranked = taste.rank_images(profile, progress=progress, cancel=cancel)
+    for entry in ranked:
+        profile.put_scores(entry["image_id"], scorer_id, {"overall": float(entry["score"])})
+    return len(ranked)
 
 
 def describe_training(result: Any) -> str:
     """One status-bar line about a trained adapter (held-out agreement before and after)."""
-    before = getattr(result, "agreement_before", None)
-    after = getattr(result, "agreement_after", None)
-    if before is not None and after is not None:
-        return f"Taste adapter trained: predicts your held-out choices {after:.0%} of the time (base {before:.0%})."
-    return "Taste adapter trained."
+    base = getattr(result, "base", None)
+    adapter = getattr(result, "adapter", None)
+    if base is not None and adapter is not None:
+        return (
+            f"Taste adapter trained: predicts your held-out choices {adapter.mean:.0%} of the time "
+            f"(base scorer {base.mean:.0%})."
+        )
+    choices = getattr(result, "choices", None)
+    return f"Taste adapter trained on {choices} choices." if choices else "Taste adapter trained."

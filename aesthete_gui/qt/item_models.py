@@ -177,7 +177,10 @@ def load_rows(
     """Read every image with its marks and scores (runs in a worker thread)."""
     images = profile.images()
     marks = profile.marks()
+    from aesthete_gui.qt.actions import personal_scorer_id as active_personal
+
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
+    personal_scorer_id = personal_scorer_id or active_personal(profile)
     personal: Mapping[int, Mapping[str, float]] = (
         profile.scores(personal_scorer_id) if personal_scorer_id else {}
     )
@@ -350,7 +353,7 @@ class ImageListModel(QAbstractListModel):
             load_rows,
             self._context.profile,
             settings.get("scorer") or None,
-            settings.get("personal_scorer") or None,
+            None,
             on_done=self._loaded,
             on_error=lambda _exc: self._loaded(None),
             visible=False,

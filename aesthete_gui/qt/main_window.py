@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -37,6 +38,8 @@ from aesthete_gui.qt.widgets.welcome import WelcomePage
 
 log = logging.getLogger(__name__)
 
+PARTIAL_RELOAD_S = 2.0
+"""While an import runs, the grid re-reads the rows committed so far at most this often."""
 VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
 VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
 
@@ -134,6 +137,7 @@ class MainWindow(QMainWindow):
         context.runner.job_added.connect(self._job_added)
         context.runner.job_ended.connect(self._update_jobs)
         self._current_view = "grid"
+        self._last_partial_reload = 0.0
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
         self._update_jobs()
@@ -321,7 +325,7 @@ class MainWindow(QMainWindow):
         if self._current_view == "welcome":
             self.show_view("grid")
         names = ", ".join(f.name or str(f) for f in folders)
-        return self.context.runner.submit(
+        handle = self.context.runner.submit(
             f"Import {names}",
             actions.import_job,
             self.context.profile,
@@ -330,6 +334,15 @@ class MainWindow(QMainWindow):
             on_done=self._import_done,
             on_error=lambda exc: self.show_message(f"Import failed: {exc}"),
         )
+        handle.progress.connect(self._import_progress)
+        return handle
+
+    def _import_progress(self, _progress: object) -> None:
+        # show what has landed so far: batches are committed as the import goes
+        now = time.monotonic()
+        if now - self._last_partial_reload > PARTIAL_RELOAD_S:
+            self._last_partial_reload = now
+            self.model.reload()
 
     def rescan_library(self) -> JobHandle | None:
         """Import every known folder again (new, changed and vanished files)."""
@@ -361,10 +374,15 @@ class MainWindow(QMainWindow):
             ids,
             scorer,
             self.context.settings.get("preset"),
-            on_done=lambda _r: self.context.signals.scores_changed.emit(),
+            on_done=self._scored,
             on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
             gpu=actions.scorer_uses_gpu(scorer),
         )
+
+    def _scored(self, scores: object) -> None:
+        self.context.signals.scores_changed.emit()
+        count = len(scores) if isinstance(scores, dict) else 0
+        self.show_message(f"Scored {count} images.")
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge (a job)."""

@@ -160,3 +160,25 @@ def test_filter_bar_and_library_panel_scope_the_grid(qtbot, window, image_folder
     assert window.model.rowCount() == 12
     window.library.scope_selected.emit(folder_id + 999, None)
     assert window.model.rowCount() == 0
+
+
+def test_score_selection_and_library_with_builtin_scorer_fill_grid_and_inspector(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    ids = window.model.visible_ids()
+    window.grid.select_image(ids[0])
+    handle = window.score_selection()
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: "overall" in window.model.row_for(ids[0]).scores, timeout=10_000)
+    assert window.model.row_for(ids[1]).scores == {}
+    qtbot.waitUntil(lambda: window.inspector.details is not None and bool(window.inspector.details.scores),
+                    timeout=10_000)  # fmt: skip
+    assert set(window.inspector.bars.scores()) == {"technique", "coloration", "composition", "mood", "overall"}
+
+    handle = window.score_library()
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: all(window.model.row_for(i).scores for i in ids), timeout=10_000)
+    window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("overall"))
+    overall = [window.model.row_for(i).scores["overall"] for i in window.model.visible_ids()]
+    assert overall == sorted(overall, reverse=True)
