@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import traceback
 from pathlib import Path
 
 import pytest
@@ -193,3 +196,55 @@ def test_hidden_sidecar_and_other_files_are_skipped_images_found_by_content(
     os.symlink(shoot, shoot / "loop")  # a symlink loop must not be walked twice
     import_folders(profile, [shoot], workers=1)
     assert sorted(Path(i.path).name for i in profile.images()) == ["IMG_0000.jpg", "no_extension"]
+
+
+def _import_as_unprivileged_user(profile_path: Path, folder: Path) -> None:
+    """Import `folder` as uid/gid 65534 in a forked child (root ignores permission bits).
+
+    The child is a fork of this interpreter with every module already imported (the stdlib lives
+    under /root, which `nobody` cannot read), and imports with one worker, in process.
+    """
+    warm_up = folder.parent / "warm"
+    _shoot(warm_up, 1)
+    scratch = open_profile(folder.parent / "warm.db")
+    import_folders(scratch, [warm_up], workers=1)
+    scratch.close()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges, import, report through the exit status
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            child_profile = open_profile(profile_path)
+            import_folders(child_profile, [folder], workers=1)
+            child_profile.close()
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_unreadable_file_is_recorded_with_permission_denied() -> None:
+    # Outside pytest's tmp folders: their parents are private to root, and the child runs as nobody.
+    base = Path(tempfile.mkdtemp(prefix="aesthete-perm-"))
+    try:
+        base.chmod(0o777)
+        readable, locked = _shoot(base / "shoot", 2)
+        locked.chmod(0)
+        profile_path = base / "profile.db"
+        if os.geteuid() == 0:
+            _import_as_unprivileged_user(profile_path, base / "shoot")
+        else:
+            with open_profile(profile_path) as opened:
+                import_folders(opened, [base / "shoot"], workers=1)
+        opened = open_profile(profile_path)
+        assert opened.image_by_path(str(readable)).status == "ok"
+        record = opened.image_by_path(str(locked))
+        assert record.status == "error" and "permission denied" in record.error
+        opened.close()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
