@@ -1,0 +1,87 @@
+"""The built-in scorer: hand-set rules over the image properties, needing no weights at all.
+
+This is not a learned model of taste. It encodes a photographer's technical checks — the sharpest
+region is sharp, little noise, few blown highlights or crushed shadows, exposure near the middle,
+some colour variety, contrast and tonal range, a natural (≈ 1/f²) spectrum and a balanced layout —
+as five scores on 1–5, so ranking, culling and the taste adapter have a sensible start on a fresh
+install. A distilled student (or the user's adapter) replaces it as soon as there is data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+
+BUILTIN_VERSION = "rules-1"
+
+
+def _ramp(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """0 at or below `low`, 1 at or above `high`, linear between."""
+    return np.clip((values - low) / (high - low), 0.0, 1.0)
+
+
+def _peak(values: np.ndarray, centre: float, half_width: float) -> np.ndarray:
+    """1 at `centre`, falling linearly to 0 at `half_width` away."""
+    return np.clip(1.0 - np.abs(values - centre) / half_width, 0.0, 1.0)
+
+
+class BuiltinScorer:
+    """Rule-based five-dimension scores from FEATURE_NAMES properties (no embeddings, no weights)."""
+
+    scorer_id = "builtin"
+    version = BUILTIN_VERSION
+    needs_embeddings = False
+    encoder_name: str | None = None
+
+    def score_arrays(self, embeddings: np.ndarray | None, feature_names: Sequence[str], features: np.ndarray) -> np.ndarray:
+        """(n, 5) scores on 1–5 in DIMENSIONS order; `embeddings` is ignored."""
+        index = {name: i for i, name in enumerate(feature_names)}
+        missing = [n for n in _USED if n not in index]
+        if missing:
+            raise ValueError(f"the built-in scorer needs image properties {missing}")
+        f = {name: np.asarray(features, dtype=float)[:, index[name]] for name in _USED}
+        sharp = _ramp(f["sharpness_peak"], 1.3, 3.0)
+        clean = 1.0 - _ramp(f["noise_sigma"], 2.0, 12.0)
+        unclipped = 1.0 - _ramp(f["clipped_highlights"] + f["crushed_shadows"], 0.01, 0.2)
+        exposure = _peak(f["lab_mean_l"], 50.0, 45.0)
+        steady = 1.0 - _ramp(f["motion_blur_hint"], 0.7, 0.97)
+        technique = 0.35 * sharp + 0.25 * clean + 0.15 * unclipped + 0.15 * exposure + 0.1 * steady
+        colourful = _ramp(f["colourfulness"], 8.0, 55.0) * (1.0 - 0.5 * _ramp(f["colourfulness"], 110.0, 170.0))
+        # sensor noise inflates colour statistics, so noisy images do not get colour credit for it
+        coloration = (0.6 * colourful + 0.4 * _ramp(f["colour_entropy"], 2.0, 6.5)) * (0.6 + 0.4 * clean)
+        natural = _peak(f["fourier_slope"], -2.0, 1.5)
+        busy = _peak(f["edge_density"], 0.15, 0.2)
+        composition = 0.4 * f["balance"].clip(0, 1) + 0.3 * natural + 0.3 * busy
+        mood = 0.5 * _ramp(f["rms_contrast"], 0.06, 0.25) + 0.5 * _ramp(f["luminance_entropy"], 4.0, 7.5)
+        overall = 0.4 * technique + 0.2 * coloration + 0.2 * composition + 0.2 * mood
+        columns = {"technique": technique, "coloration": coloration, "composition": composition, "mood": mood, "overall": overall}
+        unit = np.stack([columns[d] for d in DIMENSIONS], axis=1)
+        return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
+
+    def score_paths(self, paths: Sequence[str], progress: object = None, cancel: object = None) -> list[dict[str, float]]:
+        """Scorer protocol: measure each image and apply the rules ({} for an unreadable image)."""
+        from aesthete_gui.imaging.decode import DecodeError, open_image
+        from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+
+        out: list[dict[str, float]] = []
+        for path in paths:
+            if cancel is not None:
+                cancel.raise_if_cancelled()  # type: ignore[attr-defined]
+            try:
+                values = compute_features(open_image(path, max_side=1024))
+            except DecodeError:
+                out.append({})
+                continue
+            row = np.array([[values[n] for n in FEATURE_NAMES]])
+            out.append({d: float(v) for d, v in zip(DIMENSIONS, self.score_arrays(None, FEATURE_NAMES, row)[0], strict=True)})
+        return out
+
+
+_USED = (
+    "sharpness_peak", "noise_sigma", "clipped_highlights", "crushed_shadows", "lab_mean_l",
+    "motion_blur_hint", "colourfulness", "colour_entropy", "fourier_slope", "edge_density",
+    "balance", "rms_contrast", "luminance_entropy",
+)  # fmt: skip

@@ -1,0 +1,315 @@
+"""Fast student (SPEC §6): embeddings + image properties → a small five-output head on the 1–5 scale.
+
+Trained with 1 − the confidence-weighted ranking-fidelity reward on the bridge's pseudo-scores,
+plus a light squared-error term that keeps outputs on the calibrated scale (the ranking term alone
+fixes only the order). Saved as `<name>.safetensors` (head weights and input normalisation) with a
+`<name>.json` card (encoder, feature version, data, metrics) in the profile's model folder. torch is
+imported inside functions only; scoring a library is one matrix pass.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.training.builtin import BuiltinScorer
+from aesthete_gui.training.reward import DEFAULT_TAU_W, ranking_fidelity_reward
+
+__all__ = ["BuiltinScorer", "StudentConfig", "StudentScorer", "list_students", "load_student", "train_student"]
+
+CARD_FORMAT = "aesthete-student/1"
+
+
+@dataclass(frozen=True)
+class StudentConfig:
+    """Head size and optimisation settings (defaults suit a few hundred to a few thousand images)."""
+
+    hidden: int = 64
+    dropout: float = 0.1
+    epochs: int = 300
+    batch_size: int = 64
+    learning_rate: float = 3e-3
+    weight_decay: float = 1e-3
+    scale_weight: float = 0.1  # weight of the squared-error term that anchors the 1–5 scale
+    tau_w: float = DEFAULT_TAU_W
+    validation_fraction: float = 0.15
+    seed: int = 0
+
+
+@dataclass
+class StudentScorer:
+    """A trained student: normalisation, head weights and its card; scores arrays or image paths."""
+
+    name: str
+    card: dict[str, Any]
+    tensors: dict[str, np.ndarray] = field(repr=False)
+
+    @property
+    def scorer_id(self) -> str:
+        """"student:<name>"."""
+        return f"student:{self.name}"
+
+    @property
+    def version(self) -> str:
+        """When it was trained (scores record it)."""
+        return str(self.card.get("created", ""))
+
+    @property
+    def needs_embeddings(self) -> bool:
+        """True: the student reads encoder embeddings."""
+        return bool(self.card.get("embedding_dim", 0))
+
+    @property
+    def encoder_name(self) -> str | None:
+        """The encoder the student was trained on (None = the built-in one)."""
+        value = self.card.get("encoder_name")
+        return str(value) if value else None
+
+    def score_arrays(self, embeddings: np.ndarray | None, feature_names: Sequence[str], features: np.ndarray) -> np.ndarray:
+        """(n, 5) scores on 1–5 from embeddings (n, e) and properties (n, p) named `feature_names`."""
+        if list(feature_names) != list(self.card["feature_names"]):
+            raise ValueError("image properties differ from the ones this student was trained on; re-train it")
+        design = _design(embeddings if self.needs_embeddings else None, features)
+        if design.shape[1] != self.tensors["mean"].shape[0]:
+            raise ValueError(f"student expects {self.tensors['mean'].shape[0]} inputs, got {design.shape[1]}")
+        x = (design - self.tensors["mean"]) / self.tensors["scale"]
+        hidden = _gelu(x @ self.tensors["w1"].T + self.tensors["b1"])
+        logits = hidden @ self.tensors["w2"].T + self.tensors["b2"]
+        return SCORE_MIN + (SCORE_MAX - SCORE_MIN) / (1.0 + np.exp(-logits))
+
+    def score_paths(
+        self, paths: Sequence[str], progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    ) -> list[dict[str, float]]:
+        """Scorer protocol: decode, embed and measure each image, then one head pass ({} for unreadable)."""
+        from aesthete_gui.ml.encoder import load_encoder
+
+        readable, names, features = _path_features(paths, cancel)
+        if not readable:
+            return [{} for _ in paths]
+        embeddings = None
+        if self.needs_embeddings:
+            encoder = load_encoder(self.encoder_name)
+            embeddings = encoder.encode_paths([paths[i] for i in readable], batch_size=16, progress=progress, cancel=cancel)
+        values = self.score_arrays(embeddings, names, features)
+        out: list[dict[str, float]] = [{} for _ in paths]
+        for index, row in zip(readable, values, strict=True):
+            out[index] = {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
+        return out
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def _design(embeddings: np.ndarray | None, features: np.ndarray) -> np.ndarray:
+    blocks = [np.asarray(features, dtype=float)]
+    if embeddings is not None:
+        blocks.insert(0, np.asarray(embeddings, dtype=float))
+    return np.concatenate(blocks, axis=1)
+
+
+def _path_features(paths: Sequence[str], cancel: CancelToken | None) -> tuple[list[int], list[str], np.ndarray]:
+    from aesthete_gui.imaging.decode import DecodeError, open_image
+    from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+
+    readable, rows = [], []
+    for index, path in enumerate(paths):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        try:
+            values = compute_features(open_image(path, max_side=512))
+        except DecodeError:
+            continue
+        readable.append(index)
+        rows.append([float(values.get(n, 0.0)) for n in FEATURE_NAMES])
+    matrix = np.nan_to_num(np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES)))
+    return readable, list(FEATURE_NAMES), matrix
+
+
+def train_student(
+    name: str,
+    embeddings: np.ndarray | None,
+    feature_names: Sequence[str],
+    features: np.ndarray,
+    pseudo: np.ndarray,
+    models_dir: Path,
+    card_extra: dict[str, Any] | None = None,
+    config: StudentConfig | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> StudentScorer:
+    """Train a student on pseudo-scores (n, 5), save it in `models_dir`, and return it loaded."""
+    import torch
+
+    config = config or StudentConfig()
+    pseudo = np.asarray(pseudo, dtype=float)
+    design = _design(embeddings, features)
+    if design.shape[0] != pseudo.shape[0] or pseudo.shape[1] != len(DIMENSIONS):
+        raise ValueError(f"need one row of five pseudo-scores per image; got {pseudo.shape} for {design.shape[0]} images")
+    if design.shape[0] < 4:
+        raise ValueError("a student needs at least 4 pseudo-scored images")
+    rng = np.random.default_rng(config.seed)
+    order = rng.permutation(design.shape[0])
+    n_val = round(config.validation_fraction * design.shape[0]) if design.shape[0] >= 20 else 0
+    val, train = order[:n_val], order[n_val:]
+    mean = design[train].mean(axis=0)
+    spread = design[train].std(axis=0)
+    scale = np.where(spread > 1e-9, spread, 1.0)
+    x = torch.tensor((design - mean) / scale, dtype=torch.float32)
+    y = torch.tensor(pseudo, dtype=torch.float32)
+
+    torch.manual_seed(config.seed)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a head this small runs several times faster on one thread
+    try:
+        head, seconds = _fit_head(x, y, train, design.shape[1], config, progress, cancel)
+    finally:
+        torch.set_num_threads(threads)
+    tensors = {
+        "mean": mean.astype(np.float32),
+        "scale": scale.astype(np.float32),
+        **{key: value.detach().numpy().astype(np.float32) for key, value in _named_weights(head).items()},
+    }
+    card = {
+        "format": CARD_FORMAT,
+        "name": name,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "embedding_dim": 0 if embeddings is None else int(np.asarray(embeddings).shape[1]),
+        "feature_names": list(feature_names),
+        "config": config.__dict__,
+        "data": {"images": int(design.shape[0]), "train": len(train), "validation": len(val)},
+        "train_seconds": round(seconds, 2),
+        **(card_extra or {}),
+    }
+    student = StudentScorer(name=name, card=card, tensors=tensors)
+    card["metrics"] = _metrics(student, embeddings, feature_names, features, pseudo, train, val, config)
+    save_student(student, models_dir)
+    return student
+
+
+def _fit_head(
+    x: Any, y: Any, train: np.ndarray, inputs: int, config: StudentConfig,
+    progress: ProgressCallback | None, cancel: CancelToken | None,
+) -> tuple[Any, float]:  # fmt: skip
+    import torch
+
+    head = _make_head(inputs, config)
+    optimiser = torch.optim.AdamW(head.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    started = time.perf_counter()
+    train_t = torch.tensor(train)
+    for epoch in range(config.epochs):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        head.train()
+        perm = train_t[torch.randperm(len(train_t))]
+        for start in range(0, len(perm), config.batch_size):
+            batch = perm[start : start + config.batch_size]
+            if len(batch) < 2:
+                continue
+            optimiser.zero_grad()
+            loss = _loss(head(x[batch]), y[batch], config)
+            loss.backward()
+            optimiser.step()
+        if progress is not None and (epoch + 1) % 10 == 0:
+            progress(Progress(epoch + 1, config.epochs, f"student epoch {epoch + 1}/{config.epochs}"))
+    head.eval()
+    return head, time.perf_counter() - started
+
+
+def _make_head(inputs: int, config: StudentConfig) -> Any:
+    import torch
+
+    class Head(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.hidden = torch.nn.Linear(inputs, config.hidden)
+            self.dropout = torch.nn.Dropout(config.dropout)
+            self.out = torch.nn.Linear(config.hidden, len(DIMENSIONS))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            logits = self.out(self.dropout(torch.nn.functional.gelu(self.hidden(x))))
+            return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * torch.sigmoid(logits)
+
+    return Head()
+
+
+def _named_weights(head: Any) -> dict[str, Any]:
+    return {"w1": head.hidden.weight, "b1": head.hidden.bias, "w2": head.out.weight, "b2": head.out.bias}
+
+
+def _loss(predicted: Any, target: Any, config: StudentConfig) -> Any:
+    from aesthete_gui.training.losses import ranking_fidelity_loss
+
+    ranking = ranking_fidelity_loss(predicted, target, tau_w=config.tau_w)
+    return ranking + config.scale_weight * ((predicted - target) ** 2).mean()
+
+
+def _metrics(
+    student: StudentScorer,
+    embeddings: np.ndarray | None,
+    feature_names: Sequence[str],
+    features: np.ndarray,
+    pseudo: np.ndarray,
+    train: np.ndarray,
+    val: np.ndarray,
+    config: StudentConfig,
+) -> dict[str, Any]:
+    from aesthete_gui.engine.metrics import srcc
+
+    predicted = student.score_arrays(embeddings, feature_names, features)
+    metrics: dict[str, Any] = {}
+    for split, rows in (("train", train), ("validation", val)):
+        if len(rows) < 3:
+            continue
+        metrics[split] = {
+            "srcc": {d: round(float(srcc(predicted[rows, i], pseudo[rows, i])), 4) for i, d in enumerate(DIMENSIONS)},
+            "reward": round(ranking_fidelity_reward(predicted[rows], pseudo[rows], tau_w=config.tau_w), 4),
+            "mae": round(float(np.abs(predicted[rows] - pseudo[rows]).mean()), 4),
+        }
+    return metrics
+
+
+def save_student(student: StudentScorer, models_dir: Path) -> Path:
+    """Write `<name>.safetensors` and `<name>.json` into `models_dir`; return the weights path."""
+    from safetensors.numpy import save_file
+
+    models_dir.mkdir(parents=True, exist_ok=True)
+    weights = models_dir / f"{student.name}.safetensors"
+    save_file({k: np.ascontiguousarray(v) for k, v in student.tensors.items()}, str(weights))
+    (models_dir / f"{student.name}.json").write_text(json.dumps(student.card, indent=2), encoding="utf-8")
+    return weights
+
+
+def list_students(models_dir: Path) -> list[str]:
+    """Names of the students saved in `models_dir`, oldest first."""
+    if not models_dir.is_dir():
+        return []
+    cards = [p for p in models_dir.glob("*.json") if p.with_suffix(".safetensors").is_file()]
+    return [p.stem for p in sorted(cards, key=lambda p: p.stat().st_mtime)]
+
+
+def load_student(models_dir: Path, name: str) -> StudentScorer:
+    """Load a saved student; FileNotFoundError when missing, ValueError when the card is not ours."""
+    from safetensors.numpy import load_file
+
+    card_path = models_dir / f"{name}.json"
+    weights = models_dir / f"{name}.safetensors"
+    if not card_path.is_file() or not weights.is_file():
+        raise FileNotFoundError(f"no student {name!r} in {models_dir}")
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"unreadable student card {card_path}: {error}") from error
+    if card.get("format") != CARD_FORMAT:
+        raise ValueError(f"{card_path} is not an Aesthete student card")
+    return StudentScorer(name=name, card=card, tensors=load_file(str(weights)))
