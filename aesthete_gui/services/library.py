@@ -292,6 +292,7 @@ def import_folders(
     summary.run_id = profile.create_run("import", {"folders": roots, "features": features})
     importer = _Importer(profile, cache, features, summary)
     known = profile.file_states()
+    have_features = _images_with_current_features(profile) if features else None
     work: list[tuple[FoundFile, int]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
@@ -306,7 +307,12 @@ def import_folders(
                 importer.add(found, folder_ids[root], None, found.problem)
                 continue
             state = known.get(path)
-            if state and state[3] == "ok" and (state[1], state[2]) == (found.size, found.mtime_ns):
+            if (
+                state
+                and state[3] == "ok"
+                and (state[1], state[2]) == (found.size, found.mtime_ns)
+                and (have_features is None or state[0] in have_features)
+            ):
                 summary.unchanged += 1
                 continue
             work.append((found, folder_ids[root]))
@@ -327,6 +333,12 @@ def import_folders(
     profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
                        done=total, total=total, result=summary.as_dict())  # fmt: skip
     return summary
+
+
+def _images_with_current_features(profile: Profile) -> set[int]:
+    from aesthete_gui.imaging.features import FEATURE_VERSION
+
+    return profile.feature_image_ids(str(FEATURE_VERSION))
 
 
 def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summary: ImportSummary) -> None:

@@ -298,6 +298,11 @@ class CatalogMixin(ProfileConnection):
                 values,
             )
 
+    def feature_image_ids(self, version: str) -> set[int]:
+        """Ids of images that have a feature vector of `version`."""
+        rows = self.conn.execute("SELECT image_id FROM features WHERE version = ?", (str(version),))
+        return {r[0] for r in rows}
+
     def features(self, version: str | None = None) -> tuple[list[int], list[str], np.ndarray]:
         """(image ids, feature names, float32 matrix n × d) for one feature version.
 
