@@ -170,7 +170,7 @@ def _merge_raw_info(meta: ImageMetadata, info: dict[str, Any]) -> None:
         if getattr(meta, key) is None and info.get(key) is not None:
             setattr(meta, key, info[key])
     if meta.capture_time is None and info.get("timestamp"):
-        meta.capture_time = datetime.fromtimestamp(int(info["timestamp"]), tz=UTC)
+        meta.capture_time = datetime.fromtimestamp(float(info["timestamp"]), tz=UTC)
 
 
 def _raw_metadata(data: bytes, name: str) -> ImageMetadata:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -61,8 +62,11 @@ def _metadata(raw: Any) -> dict[str, Any]:
         info["f_number"] = float(other.aperture)
     if other.focal_length > 0:
         info["focal_length"] = float(other.focal_length)
-    if other.timestamp > 0:
-        info["timestamp"] = int(other.timestamp)
+    stamp = other.timestamp  # a datetime in rawpy >= 0.25, seconds since 1970 before
+    if isinstance(stamp, datetime):
+        stamp = (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
+    if isinstance(stamp, int | float) and stamp > 0:
+        info["timestamp"] = float(stamp)
     if other.shot_order > 0:
         info["sequence_number"] = int(other.shot_order)
     model = _text(lens.model)

@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image
+from PIL import ExifTags, Image
 
 from aesthete_gui.imaging.decode import Decoded, decode_file
 
@@ -21,7 +21,7 @@ from a 1/4-scale decode instead of a 1/2-scale one (about a third less decoding 
 
 THUMB_QUALITY = 85
 PREVIEW_QUALITY = 85
-_EXIF_IFD1 = 1
+_EXIF_IFD1 = ExifTags.IFD.IFD1
 _JPEG_OFFSET, _JPEG_LENGTH = 0x0201, 0x0202
 
 
