@@ -49,8 +49,18 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
+UI_SWITCH_INTERVAL_S = 0.002
+"""How often (s) a worker thread running Python must offer the GIL back; shorter keeps the UI lively."""
+
+
+def keep_ui_responsive() -> None:
+    """Make Python hand the GIL to the UI thread more often than its 5 ms default."""
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+
+
 def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
     """Open the profile, build the context and the main window, apply size, theme and folders."""
+    keep_ui_responsive()
     app.setApplicationName("Aesthete")
     app.setOrganizationName("Aesthete")
     app.setDesktopFileName("org.aesthete.Aesthete")
