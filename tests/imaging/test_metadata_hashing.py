@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ def test_full_camera_metadata_with_sub_seconds_and_offset(tmp_path: Path) -> Non
     meta = read_metadata(path)
     assert meta.capture_time == datetime(2024, 5, 1, 12, 30, 15, 250000, tzinfo=timezone(timedelta(hours=2)))
     assert meta.capture_timestamp == pytest.approx(
-        datetime(2024, 5, 1, 10, 30, 15, 250000, tzinfo=timezone.utc).timestamp()
+        datetime(2024, 5, 1, 10, 30, 15, 250000, tzinfo=UTC).timestamp()
     )
     assert (meta.camera_make, meta.camera_model, meta.camera) == ("Canon", "Canon EOS R5", "Canon EOS R5")
     assert meta.lens == "RF24-70mm F2.8 L IS USM"

@@ -20,7 +20,13 @@ from aesthete_gui.imaging.thumbnails import (
     ensure_thumbnails,
     thumb_paths,
 )
-from tests.imaging.conftest import exif_with, jpeg_with_exif_thumbnail, photo, png_header_only, write_dng
+from tests.imaging.conftest import (
+    exif_with,
+    jpeg_with_exif_thumbnail,
+    photo,
+    png_header_only,
+    write_dng,
+)
 
 
 def test_thumbnails_are_made_once_sharded_and_atomic(tmp_path: Path) -> None:
