@@ -161,7 +161,7 @@ def compute_features(img: Image.Image, original_size: tuple[int, int] | None = N
         "image_megapixels": width * height / 1e6,
         "aspect_ratio": width / max(height, 1),
         "rms_contrast": float(grey.std()),
-        "luminance_entropy": entropy_bits(np.bincount((grey * 255).astype(np.int64).ravel(), minlength=256)),
+        "luminance_entropy": entropy_bits(np.bincount(np.rint(grey * 255).astype(np.int64).ravel(), minlength=256)),
         "complexity": float(grad.magnitude.mean()),
         "edge_density": float((grad.magnitude > EDGE_THRESHOLD).mean()),
     }
