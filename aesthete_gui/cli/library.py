@@ -87,7 +87,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         with _ctrl_c_cancels(token):
             summary = import_folders(profile, args.dirs, progress=None if args.quiet else bar,
-                                     cancel=token, workers=args.workers, features=args.features)  # fmt: skip
+                                     cancel=token, workers=args.workers, features=args.features,
+                                     previews=args.previews)  # fmt: skip
     except FileNotFoundError as error:
         raise UserError(str(error)) from error
     finally:
@@ -240,6 +241,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dirs", nargs="+", metavar="DIR", help="folders to import")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--features", action="store_true", help="also compute the image-property features")
+    p.add_argument("--previews", action="store_true",
+                   help="also build the ~1024 px previews now (default: when first shown)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_import)

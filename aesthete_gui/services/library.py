@@ -88,10 +88,13 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 class _Importer:
     """State of one import run: the batch being collected and the running counts."""
 
-    def __init__(self, profile: Profile, cache_dir: str, features: bool, summary: ImportSummary):
+    def __init__(
+        self, profile: Profile, cache_dir: str, features: bool, previews: bool, summary: ImportSummary
+    ) -> None:
         self.profile = profile
         self.cache_dir = cache_dir
         self.features = features
+        self.previews = previews
         self.summary = summary
         self.batch: list[tuple[FoundFile, int, FileOutcome | None, str | None]] = []
         self.batch_started = time.monotonic()
@@ -167,7 +170,7 @@ class _Importer:
             capture_time=exif.get("capture_time"),
             exif=exif,
             thumb_path=str(result.thumbs.thumb_path) if result.thumbs else None,
-            preview_path=str(result.thumbs.preview_path) if result.thumbs else None,
+            preview_path=_existing(result.thumbs.preview_path) if result.thumbs else None,
         )
 
     def _adopt_moved_file(self, update: ImageUpdate) -> None:
@@ -182,6 +185,10 @@ class _Importer:
             self.summary.moved += 1
             self.summary.imported -= 1
             return
+
+
+def _existing(path: Path) -> str | None:
+    return str(path) if path.is_file() else None
 
 
 def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str], list[float], str]:
@@ -205,7 +212,8 @@ def _process_all(
         for found, folder_id in work:
             if cancel is not None and cancel.cancelled:
                 return done
-            importer.add(found, folder_id, process_file(found.path, importer.cache_dir, importer.features), None)
+            outcome = process_file(found.path, importer.cache_dir, importer.features, importer.previews)
+            importer.add(found, folder_id, outcome, None)
             done += 1
             progress(Progress(done, total, display_path(found.path)))
         return done
@@ -223,7 +231,8 @@ def _process_all(
                     found, folder_id = queue[-1]
                     try:
                         future = executor.submit(
-                            process_file, found.path, importer.cache_dir, importer.features
+                            process_file, found.path, importer.cache_dir, importer.features,
+                            importer.previews,
                         )
                     except BrokenProcessPool:
                         broken = True
@@ -275,8 +284,13 @@ def import_folders(
     workers: int | None = None,
     features: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
+    previews: bool = False,
 ) -> ImportSummary:
     """Import every image under `dirs` (recursively) into the profile; see the module docstring.
+
+    Each image gets its 256 px thumbnail; the ~1024 px preview is made when first shown
+    (thumbnails.ensure_thumbnails) unless `previews` (or `features`, which decodes at that size
+    anyway) asks for it now.
 
     Returns the summary; a cancelled import returns early with `cancelled` set, having written every
     result it had, and without marking anything missing (the walk did not finish).
@@ -289,8 +303,10 @@ def import_folders(
             raise FileNotFoundError(f"not a folder: {root}")
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
     summary = ImportSummary()
-    summary.run_id = profile.create_run("import", {"folders": roots, "features": features})
-    importer = _Importer(profile, cache, features, summary)
+    summary.run_id = profile.create_run(
+        "import", {"folders": roots, "features": features, "previews": previews}
+    )
+    importer = _Importer(profile, cache, features, previews, summary)
     known = profile.file_states()
     have_features = _images_with_current_features(profile) if features else None
     work: list[tuple[FoundFile, int]] = []

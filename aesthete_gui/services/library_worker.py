@@ -18,9 +18,13 @@ class FileOutcome:
     xmp_problem: str | None = None
 
 
-def process_file(path: str, cache_dir: str, with_features: bool) -> FileOutcome:
-    """Hash, metadata, thumbnails (+ features) of one file and its sidecar marks; never raises."""
-    outcome = FileOutcome(ingest=ingest_file(path, cache_dir, with_features=with_features))
+def process_file(
+    path: str, cache_dir: str, with_features: bool, with_preview: bool = False
+) -> FileOutcome:
+    """Hash, metadata, thumbnail(s) (+ features) of one file and its sidecar marks; never raises."""
+    ingest = ingest_file(path, cache_dir, with_preview=with_preview or with_features,
+                         with_features=with_features)  # fmt: skip
+    outcome = FileOutcome(ingest=ingest)
     if outcome.ingest.ok:
         try:
             outcome.xmp = read_sidecar(path)
