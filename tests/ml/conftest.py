@@ -64,3 +64,14 @@ def photo_paths(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         Image.fromarray(pixels).save(path)
         paths.append(str(path))
     return paths
+
+
+@pytest.fixture(scope="session")
+def loaded_tiny_vlms(tiny_qwen25_vl_dir: Path, tiny_qwen3_vl_dir: Path) -> dict[str, object]:
+    """Both tiny VLMs loaded once (LoadedModel per architecture name) for judges to share."""
+    from aesthete_gui.ml.loading import load_vlm
+
+    return {
+        "qwen2.5-vl": load_vlm(tiny_qwen25_vl_dir),
+        "qwen3-vl": load_vlm(tiny_qwen3_vl_dir),
+    }
