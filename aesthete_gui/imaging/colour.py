@@ -90,7 +90,12 @@ def _transform_for(icc: bytes, mode: str) -> ImageCms.ImageCmsTransform | None:
             transform = None
         else:
             transform = ImageCms.buildTransform(
-                profile, _SRGB_PROFILE, mode, "RGB", ImageCms.Intent.PERCEPTUAL
+                profile,
+                _SRGB_PROFILE,
+                mode,
+                "RGB",
+                ImageCms.Intent.PERCEPTUAL,
+                flags=ImageCms.Flags.NOCACHE,  # LittleCMS' 1-pixel cache is not thread-safe
             )
     except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
         transform = None  # unusable or mismatched profile: fall back to a plain mode conversion

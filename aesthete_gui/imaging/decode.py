@@ -18,6 +18,10 @@ MAX_PIXELS = 250_000_000
 """Largest image accepted (pixels). Bigger files are treated as decompression bombs and skipped."""
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow itself refuses anything above twice this
+# Pillow's warnings (size, odd EXIF, palette transparency) are covered by our own checks and notes;
+# module-level filters, because warnings.catch_warnings is not thread-safe.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+warnings.filterwarnings("ignore", module=r"PIL\..*")
 
 _TRANSPOSE = {
     2: Image.Transpose.FLIP_LEFT_RIGHT,
@@ -159,11 +163,9 @@ def decode_bytes(
         raise DecodeError("empty file (0 bytes)", "empty")
     register_extra_formats()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Pillow's warnings are folded into our own checks
-            if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
-                return _decode_raw(data, name, max_side, draft_side)
-            return _decode_pillow(data, name, max_side, draft_side=draft_side)
+        if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
+            return _decode_raw(data, name, max_side, draft_side)
+        return _decode_pillow(data, name, max_side, draft_side=draft_side)
     except DecodeError:
         raise
     except Image.DecompressionBombError as exc:
@@ -236,7 +238,8 @@ def _decode_pillow(
     exif_orientation = exif.get(_ORIENTATION_TAG)
     if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
         orientation = exif_orientation
-    if max_side and max(img.size) > max_side and fmt == "JPEG":
+    if max_side and max(img.size) > max_side:
+        # JPEG/MPO: DCT scaling; HEIF: a stored thumbnail when big enough; other formats: no-op
         img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
     img.load()
     icc = img.info.get("icc_profile")

@@ -6,7 +6,6 @@ import io
 import math
 import os
 import re
-import warnings
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -224,12 +223,10 @@ def metadata_from_bytes(data: bytes, name: str = "") -> ImageMetadata:
 def _header_metadata(source: str | bytes | os.PathLike[str] | os.PathLike[bytes] | io.BytesIO) -> ImageMetadata:
     register_extra_formats()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(source) as img:
-                exif = img.getexif()
-                fmt = img.format or "unknown"
-                width, height = img.size
+        with Image.open(source) as img:
+            exif = img.getexif()
+            fmt = img.format or "unknown"
+            width, height = img.size
     except Image.DecompressionBombError as exc:
         raise DecodeError(f"image too large, refused as a decompression bomb ({exc})", "too_large") from None
     except OSError:

@@ -17,6 +17,10 @@ from PIL import Image, ImageCms
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes, decode_file, open_image
 from tests.imaging.conftest import exif_with, photo, png_header_only, wide_gamut_icc, write_dng
 
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::PIL.Image.DecompressionBombWarning", "ignore:Corrupt EXIF data:UserWarning"
+)
+
 
 def _mean(img: Image.Image) -> np.ndarray:
     return np.asarray(img, dtype=np.float64).reshape(-1, 3).mean(axis=0)
@@ -33,6 +37,9 @@ def test_every_format_decodes_to_rgb_with_the_right_colours(tmp_path: Path, fmt:
     assert decoded.format in (fmt, "HEIF" if fmt == "HEIF" else fmt)
     tolerance = 12 if fmt == "GIF" else 6  # GIF is palette-quantised
     assert np.abs(_mean(decoded.image) - _mean(source)).max() < tolerance
+    reduced = decode_file(path, max_side=100)
+    assert reduced.image.size == (100, 75) and reduced.full_size == (320, 240)
+    assert np.abs(_mean(reduced.image) - _mean(source)).max() < tolerance
 
 
 def test_max_side_limits_the_long_side_and_uses_dct_scaling(tmp_path: Path) -> None:
