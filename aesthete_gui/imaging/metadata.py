@@ -176,14 +176,14 @@ def _raw_metadata(data: bytes, name: str) -> ImageMetadata:
     """RAW: TIFF-structured EXIF where the container is TIFF-based, plus LibRaw's own fields."""
     import rawpy
 
-    from aesthete_gui.imaging.raw import _FLIP_TO_EXIF_ORIENTATION, _metadata
+    from aesthete_gui.imaging.raw import FLIP_TO_EXIF_ORIENTATION, libraw_metadata
 
     try:
         with rawpy.imread(io.BytesIO(data)) as raw:
-            sizes, info = raw.sizes, _metadata(raw)
+            sizes, info = raw.sizes, libraw_metadata(raw)
     except rawpy.LibRawError as exc:
         raise DecodeError(f"camera RAW could not be read ({type(exc).__name__})", "corrupt") from None
-    orientation = _FLIP_TO_EXIF_ORIENTATION.get(int(sizes.flip), 1)
+    orientation = FLIP_TO_EXIF_ORIENTATION.get(int(sizes.flip), 1)
     size = (int(sizes.width), int(sizes.height))
     if orientation in (6, 8):
         size = (size[1], size[0])

@@ -21,7 +21,7 @@ RAW_EXTENSIONS = frozenset(
 PREVIEW_MIN_SIDE = 1024
 """An embedded preview smaller than this (or than the size asked for) is not enough for display."""
 
-_FLIP_TO_EXIF_ORIENTATION = {0: 1, 3: 3, 5: 8, 6: 6}
+FLIP_TO_EXIF_ORIENTATION = {0: 1, 3: 3, 5: 8, 6: 6}
 
 
 class RawError(Exception):
@@ -46,7 +46,7 @@ def is_raw_name(name: str) -> bool:
     return dot >= 0 and name[dot:].lower() in RAW_EXTENSIONS
 
 
-def _metadata(raw: Any) -> dict[str, Any]:
+def libraw_metadata(raw: Any) -> dict[str, Any]:
     """Exposure, lens and shot order that LibRaw exposes (values of 0 mean unknown)."""
     info: dict[str, Any] = {}
     try:
@@ -89,11 +89,11 @@ def read_raw(data: bytes, max_side: int | None) -> RawImage:
     try:
         with rawpy.imread(io.BytesIO(data)) as raw:
             sizes = raw.sizes
-            orientation = _FLIP_TO_EXIF_ORIENTATION.get(int(sizes.flip), 1)
+            orientation = FLIP_TO_EXIF_ORIENTATION.get(int(sizes.flip), 1)
             full = (int(sizes.width), int(sizes.height))
             if orientation in (6, 8):
                 full = (full[1], full[0])
-            info = _metadata(raw)
+            info = libraw_metadata(raw)
             preview = _embedded_preview(raw, rawpy, needed)
             if isinstance(preview, bytes):
                 return RawImage(preview, None, orientation, "embedded preview", full, info)

@@ -11,7 +11,13 @@ from pathlib import Path
 
 from PIL import ExifTags, Image
 
-from aesthete_gui.imaging.decode import Decoded, decode_file
+from aesthete_gui.imaging.decode import (
+    Decoded,
+    apply_orientation,
+    decode_bytes,
+    decode_file,
+    read_bytes,
+)
 
 THUMB_SIDE = 256
 PREVIEW_SIDE = 1024
@@ -85,8 +91,6 @@ def build_thumbnails(
 
 def decode_for_thumbnails(path: str | bytes | os.PathLike[str]) -> Decoded:
     """The one decode both cache files are built from: DCT-scaled to about preview size."""
-    from aesthete_gui.imaging.decode import decode_bytes, read_bytes
-
     return decode_bytes(read_bytes(path), os.fsdecode(path), PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
 
 
@@ -120,8 +124,6 @@ def ensure_thumbnail(
 
 def embedded_exif_thumbnail(path: str | bytes | os.PathLike[str], min_side: int = THUMB_SIDE) -> Image.Image | None:
     """The JPEG thumbnail stored in EXIF IFD1, oriented, when its long side is >= min_side."""
-    from aesthete_gui.imaging.decode import apply_orientation
-
     try:
         with Image.open(path) as img:
             exif = img.getexif()
