@@ -23,11 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.jobs import CancelToken, ProgressCallback
 from aesthete_gui.qt.widgets.zoom_image_view import PreviewLoader, ZoomImageView, link_views
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
+    from aesthete_gui.services.taste import TasteReport
+    from aesthete_gui.store import Profile
     from aesthete_gui.store.records import ImageRecord
 
 log = logging.getLogger(__name__)
@@ -36,6 +39,7 @@ KEY_TO_WINNER = {Qt.Key.Key_Left: "a", Qt.Key.Key_Right: "b", Qt.Key.Key_Down: "
 AGREEMENT_DELAY_MS = 800
 SUGGESTION_BATCH = 8
 SUGGESTION_LOW_WATER = 3
+MIN_CHOICES_FOR_AGREEMENT = 20
 HINT = ("←  left is better     →  right is better     ↓  tie     D  next dimension     "
         "S  skip     Ctrl+Z  undo     wheel: zoom both · drag: pan both · F: fit")
 
@@ -286,7 +290,7 @@ class CompareView(QWidget):
             if a in in_pool and b in in_pool and pair not in judged and pair != avoid:
                 chosen = (a, b)
         if len(self._suggestions) < SUGGESTION_LOW_WATER:
-            self._refill_suggestions(pool, judged)
+            self._refill_suggestions(pool)
         if chosen is not None:
             return chosen[0], chosen[1], "taste"
         # Nothing suggested yet (first pair, or the service is still thinking): never make the
@@ -294,8 +298,9 @@ class CompareView(QWidget):
         pair = random_unjudged_pair(pool, judged, self._rng, avoid)
         return (pair[0], pair[1], "random") if pair else None
 
-    def _refill_suggestions(self, pool: list[int], judged: set[frozenset[int]]) -> None:
-        if self._suggestion_job is not None and not self._suggestion_job.done:
+    def _refill_suggestions(self, pool: list[int]) -> None:
+        # One taste job at a time: both read (and on first use compute) the library's embeddings.
+        if _running(self._suggestion_job) or _running(self._agreement_job):
             return
         dimension = self.dimension
         on_screen = (self._pair.left.id, self._pair.right.id) if self._pair else ()
@@ -306,8 +311,9 @@ class CompareView(QWidget):
 
         self._suggestion_job = self.context.runner.submit(
             "Choose next pairs", suggest_pairs_job, self.context.profile, pool, dimension,
-            judged, SUGGESTION_BATCH, self.context.settings.get("scorer", "builtin"),
+            SUGGESTION_BATCH,
             on_done=take, on_error=lambda error: log.info("no pair suggestions: %s", error),
+            visible=False,
         )
 
     def _set_pair(self, pair: ShownPair) -> None:
@@ -372,12 +378,12 @@ class CompareView(QWidget):
             f"{self._session_count} this session")
 
     def _refresh_agreement(self) -> None:
-        if self._agreement_job is not None and not self._agreement_job.done:
-            self._agreement_job.cancel()
+        if _running(self._suggestion_job) or _running(self._agreement_job):
+            self._agreement_timer.start()  # try again once the running taste job is done
+            return
         self._agreement_job = self.context.runner.submit(
-            "Held-out agreement", agreement_job, self.context.profile, self.dimension,
-            self.context.settings.get("scorer", "builtin"),
-            on_done=self._show_agreement, on_error=self._show_agreement_error,
+            "Held-out agreement", agreement_job, self.context.profile,
+            on_done=self._show_agreement, on_error=self._show_agreement_error, visible=False,
         )
 
     def _show_agreement(self, result: Any) -> None:
@@ -400,26 +406,42 @@ class CompareView(QWidget):
         super().closeEvent(event)
 
 
+def _running(job: JobHandle | None) -> bool:
+    return job is not None and not job.done
+
+
 def suggest_pairs_job(
-    profile: Any, pool: list[int], dimension: str, judged: set[frozenset[int]], count: int,
-    scorer: str, progress: Any = None, cancel: Any = None,
+    profile: Profile, pool: list[int], dimension: str, count: int,
+    progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
 ) -> list[tuple[int, int]]:
-    """The taste service's most informative unjudged pairs of `pool` (runs in a worker)."""
+    """The taste service's most informative unjudged pairs, as image ids within `pool` (a job)."""
     from aesthete_gui.services import taste
 
-    return taste.suggest_next_pairs(profile, pool, dimension=dimension, count=count, scorer=scorer,
-                                    progress=progress, cancel=cancel)
+    wanted = set(pool)
+    pairs = []
+    for suggestion in taste.suggest_next_pairs(profile, count=count, dimension=dimension,
+                                               progress=progress, cancel=cancel):
+        a, b = profile.image_by_path(suggestion["a"]), profile.image_by_path(suggestion["b"])
+        if a is not None and b is not None and {a.id, b.id} <= wanted:
+            pairs.append((a.id, b.id))
+    return pairs
 
 
-def agreement_job(profile: Any, dimension: str, scorer: str, progress: Any = None,
-                  cancel: Any = None) -> Any:
-    """Held-out agreement of the current taste model with the user's choices (runs in a worker)."""
+def agreement_job(profile: Profile, progress: ProgressCallback | None = None,
+                  cancel: CancelToken | None = None) -> TasteReport:
+    """Held-out agreement of the taste model with the user's later choices (a job)."""
     from aesthete_gui.services import taste
 
-    return taste.held_out_agreement(profile, dimension=dimension, scorer=scorer,
-                                    progress=progress, cancel=cancel)
+    report, _, _ = taste.evaluate_taste(profile, progress=progress, cancel=cancel)
+    return report
 
 
-def format_agreement(result: Any) -> str:
-    """One line for the agreement figure and its confidence interval."""
-    return str(result)
+def format_agreement(report: TasteReport) -> str:
+    """One line: held-out agreement of the adapter (and the base scorer) with 95% intervals."""
+    if report.adapter is None or report.base is None:
+        return (f"Agreement: shown after {MIN_CHOICES_FOR_AGREEMENT} choices "
+                f"({report.choices} so far)")
+    adapter, base = report.adapter, report.base
+    return (f"Predicts your held-out choices {adapter.mean:.0%} "
+            f"[{adapter.low:.0%}–{adapter.high:.0%}], base scorer {base.mean:.0%} "
+            f"(n={report.held_out})")

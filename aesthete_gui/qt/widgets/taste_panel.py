@@ -1,0 +1,393 @@
+"""Taste and scores panel: score the selection or library, distil a fast scorer, train a taste
+adapter — each a job with progress and Cancel — then show agreement and plots."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.qt import actions
+from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
+from aesthete_gui.qt.widgets.plots import CurvePoint, LearningCurvePlot, ScoreDistributionPlot
+
+if TYPE_CHECKING:
+    from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.qt.task_runner import JobHandle
+    from aesthete_gui.store import Profile
+
+log = logging.getLogger(__name__)
+
+HELD_OUT_FRACTION = 0.2
+MIN_CHOICES_FOR_CURVE = 20
+CURVE_POINTS = 6
+NO_ADAPTER = "(none: base scorer only)"
+
+
+def learning_curve(
+    profile: Profile,
+    base_scorer: str,
+    dimension: str = "overall",
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[list[CurvePoint], list[CurvePoint]]:
+    """Held-out agreement after training on the first n earlier choices, for growing n.
+
+    The latest 20% of the choices on `dimension` are held out (never trained on); returns the
+    adapter's points and the base scorer's (the same held-out set, so a flat line).
+    """
+    from aesthete_gui.services import scoring
+    from aesthete_gui.training.personalize import (
+        PairChoice,
+        TasteInputs,
+        agreement,
+        bootstrap_interval,
+        train_adapter,
+    )
+
+    arrays = scoring.library_arrays(profile, with_embeddings=True, progress=progress, cancel=cancel)
+    base = scoring.base_scores_for(profile, arrays, base_scorer)
+    inputs = TasteInputs(keys=[r.id for r in arrays.images], base_scores=base,
+                         properties=arrays.features, embeddings=arrays.embeddings)
+    row_of = {r.id: i for i, r in enumerate(arrays.images)}
+    choices = [PairChoice(row_of[c.image_a], row_of[c.image_b], c.winner, c.dimension)
+               for c in profile.choices(dimension) if c.image_a in row_of and c.image_b in row_of]
+    if len(choices) < MIN_CHOICES_FOR_CURVE:
+        raise ValueError(f"the learning curve needs at least {MIN_CHOICES_FOR_CURVE} choices on "
+                         f"{dimension}; there are {len(choices)}")
+    held = max(1, round(HELD_OUT_FRACTION * len(choices)))
+    train, test = choices[:-held], choices[-held:]
+    winners = [c.winner for c in test]
+    a = np.array([c.a for c in test])
+    b = np.array([c.b for c in test])
+    column = base[:, DIMENSIONS.index(dimension)]
+    base_point = bootstrap_interval(agreement(column[a] - column[b], winners))
+    sizes = np.unique(np.rint(np.geomspace(min(5, len(train)), len(train), CURVE_POINTS)).astype(int)).tolist()
+    adapter_points: list[CurvePoint] = []
+    for done, size in enumerate(sizes, start=1):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        utility = train_adapter(inputs, train[:size]).utilities(inputs, dimension)
+        mean, low, high = bootstrap_interval(agreement(utility[a] - utility[b], winners))
+        adapter_points.append(CurvePoint(size, mean, low, high))
+        if progress is not None:
+            progress(Progress(done, len(sizes), f"learning curve: {size} choices"))
+    base_points = [CurvePoint(s, *base_point) for s in sizes]
+    return adapter_points, base_points
+
+
+def train_with_options(
+    profile: Profile,
+    options: TrainOptions,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[Any, tuple[list[CurvePoint], list[CurvePoint]] | None]:
+    """Train and store the adapter, store its ranking for the grid, and optionally the curve."""
+    from aesthete_gui.services import taste
+
+    report = taste.train_taste(profile, name=options.name, base_scorer=options.base_scorer,
+                               progress=progress, cancel=cancel)
+    actions.store_personal_ranking(profile, progress=progress, cancel=cancel)
+    curve = None
+    if options.learning_curve and len(profile.choices("overall")) >= MIN_CHOICES_FOR_CURVE:
+        curve = learning_curve(profile, report.base_scorer, "overall", progress, cancel)
+    return report, curve
+
+
+def format_report(report: Any) -> str:
+    """Rich text: held-out agreement of the base scorer and of the adapter, with 95% intervals."""
+    if report.adapter is None or report.base is None:
+        return (f"<b>{report.name}</b> trained on {report.choices} choices. Agreement is measured "
+                f"once there are {MIN_CHOICES_FOR_CURVE} or more (some are held out to test on).")
+    base, adapter = report.base, report.adapter
+    return (f"<b>{report.name}</b> predicts your held-out choices <b>{adapter.mean:.0%}</b> of the "
+            f"time (95% CI {adapter.low:.0%}–{adapter.high:.0%}); the base scorer "
+            f"<b>{base.mean:.0%}</b> ({base.low:.0%}–{base.high:.0%}). Tested on your latest "
+            f"{report.held_out} choices after training on the {report.train_choices} before them.")
+
+
+class TastePanel(QWidget):
+    """The Qt view of scoring, distillation and the personal adapter, with their plots."""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self._job: JobHandle | None = None
+        self.last_report: Any = None
+        self._build()
+        self._refresh_scorers()
+        self._refresh_adapters()
+        self._refresh_counts()
+        self.refresh_distribution()
+        self.curve_plot.show_curve([], [])
+        signals = context.signals
+        signals.choices_changed.connect(self._refresh_counts)
+        context.selection.changed.connect(self._refresh_counts)
+        signals.scores_changed.connect(self.refresh_distribution)
+        signals.adapters_changed.connect(self._refresh_adapters)
+        signals.settings_changed.connect(self._on_settings_changed)
+
+    # -- layout --------------------------------------------------------------------------------
+    def _build(self) -> None:
+        score_box = QGroupBox("Scores")
+        self.scorer_combo = QComboBox()
+        self.scorer_combo.setMinimumContentsLength(14)
+        self.scorer_combo.currentTextChanged.connect(self.refresh_distribution)
+        self.score_selection_button = QPushButton("Score selection")
+        self.score_selection_button.clicked.connect(lambda: self.score(selection_only=True))
+        self.score_library_button = QPushButton("Score library")
+        self.score_library_button.clicked.connect(lambda: self.score(selection_only=False))
+        score_layout = QHBoxLayout(score_box)
+        score_layout.addWidget(QLabel("Scorer:"))
+        score_layout.addWidget(self.scorer_combo, 1)
+        score_layout.addWidget(self.score_selection_button)
+        score_layout.addWidget(self.score_library_button)
+
+        distil_box = QGroupBox("Fast scorer from the judge")
+        self.distil_label = QLabel()
+        self.distil_label.setWordWrap(True)
+        self.distil_button = QPushButton("Run distillation")
+        self.distil_button.clicked.connect(self.distil)
+        distil_layout = QHBoxLayout(distil_box)
+        distil_layout.addWidget(self.distil_label, 1)
+        distil_layout.addWidget(self.distil_button)
+
+        taste_box = QGroupBox("Your taste")
+        self.choices_label = QLabel()
+        self.train_button = QPushButton("Train taste adapter…")
+        self.train_button.clicked.connect(self.ask_and_train)
+        self.adapter_combo = QComboBox()
+        self.adapter_combo.setMinimumContentsLength(18)
+        self.adapter_combo.activated.connect(self._adapter_chosen)
+        self.agreement_label = QLabel()
+        self.agreement_label.setWordWrap(True)
+        self.agreement_label.setTextFormat(Qt.TextFormat.RichText)
+        taste_layout = QGridLayout(taste_box)
+        taste_layout.addWidget(self.choices_label, 0, 0)
+        taste_layout.addWidget(QLabel("Active adapter:"), 0, 1, Qt.AlignmentFlag.AlignRight)
+        taste_layout.addWidget(self.adapter_combo, 0, 2)
+        taste_layout.addWidget(self.train_button, 0, 3)
+        taste_layout.addWidget(self.agreement_label, 1, 0, 1, 4)
+        taste_layout.setColumnStretch(0, 1)
+
+        self.job_label = QLabel()
+        self.job_progress = QProgressBar()
+        self.job_progress.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        job_row = QHBoxLayout()
+        job_row.addWidget(self.job_label, 1)
+        job_row.addWidget(self.job_progress, 1)
+        job_row.addWidget(self.cancel_button)
+
+        self.distribution_plot = ScoreDistributionPlot()
+        curve_page = QWidget()
+        self.curve_plot = LearningCurvePlot()
+        self.curve_button = QPushButton("Draw learning curve")
+        self.curve_button.clicked.connect(self.draw_learning_curve)
+        curve_layout = QVBoxLayout(curve_page)
+        curve_layout.setContentsMargins(0, 0, 0, 0)
+        curve_layout.addWidget(self.curve_plot, 1)
+        curve_layout.addWidget(self.curve_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.distribution_plot, "Score distributions")
+        self.tabs.addTab(curve_page, "Learning curve")
+
+        self._set_job_widgets(running=False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(score_box)
+        layout.addWidget(distil_box)
+        layout.addWidget(taste_box)
+        layout.addLayout(job_row)
+        layout.addWidget(self.tabs, 1)
+
+    # -- actions -------------------------------------------------------------------------------
+    def score(self, selection_only: bool) -> JobHandle | None:
+        """Score the selection (or the whole library) with the chosen scorer, as a job."""
+        scorer = self.scorer_combo.currentText() or "builtin"
+        ids = self.context.selection.image_ids() if selection_only else None
+        if selection_only and not ids:
+            self.job_label.setText("Select images in the grid first.")
+            return None
+        what = f"{len(ids)} selected images" if ids else "the library"
+        return self._start(f"Score {what} ({scorer})", actions.score_job, self.context.profile, ids,
+                           scorer, self.context.settings.get("preset"),
+                           gpu=actions.scorer_uses_gpu(scorer), on_done=self._scored)
+
+    def distil(self) -> JobHandle | None:
+        """Distil a fast scorer from the configured judge, as a GPU job."""
+        judge = self.context.settings.get("judge")
+        if not judge:
+            self.job_label.setText("Distillation needs a judge: set one in the model manager.")
+            return None
+        return self._start("Distil fast scorer", actions.distil_job, self.context.profile, judge,
+                           self.context.settings.get("preset"), gpu=True, on_done=self._distilled)
+
+    def ask_and_train(self) -> JobHandle | None:
+        """Ask for the adapter's options, then train it."""
+        dialog = TrainDialog(self._scorers(), self.scorer_combo.currentText(),
+                             len(self.context.profile.choices()), self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return self.train(dialog.options())
+
+    def train(self, options: TrainOptions) -> JobHandle | None:
+        """Train a taste adapter as a job; agreement (base vs adapter) and curve appear after."""
+        if not self.context.profile.choices():
+            self.job_label.setText("Record some choices in Compare or Set first.")
+            return None
+        return self._start(f"Train taste adapter {options.name}", train_with_options,
+                           self.context.profile, options, on_done=self._trained)
+
+    def draw_learning_curve(self) -> JobHandle | None:
+        """Compute the learning curve on the current choices, as a job."""
+        scorer = self.scorer_combo.currentText() or "builtin"
+        return self._start("Learning curve", learning_curve, self.context.profile, scorer,
+                           on_done=lambda curve: self.curve_plot.show_curve(*curve))
+
+    def cancel(self) -> None:
+        """Cancel the panel's running job; what it stored so far stays consistent."""
+        if self._job is not None and not self._job.done:
+            self._job.cancel()
+            self.job_label.setText(f"{self._job.name}: cancelling…")
+
+    # -- job plumbing --------------------------------------------------------------------------
+    def _start(self, name: str, fn: Any, *args: Any, on_done: Any, gpu: bool = False) -> JobHandle | None:
+        if self._job is not None and not self._job.done:
+            self.job_label.setText(f"Wait for “{self._job.name}” to finish, or cancel it.")
+            return None
+        job = self.context.runner.submit(name, fn, *args, on_done=on_done, gpu=gpu,
+                                         on_error=lambda e: self._failed(name, e))
+        self._job = job
+        self.job_label.setText(f"{name}…")
+        self.job_progress.setRange(0, 0)
+        self._set_job_widgets(running=True)
+        job.progress.connect(self._on_progress)
+        job.cancelled.connect(lambda: self.job_label.setText(f"{name}: cancelled; nothing half-done was kept."))
+        job.ended.connect(lambda: self._set_job_widgets(running=False))
+        return job
+
+    def _on_progress(self, progress: Progress) -> None:
+        if progress.total:
+            self.job_progress.setRange(0, progress.total)
+            self.job_progress.setValue(progress.done)
+        if progress.message:
+            self.job_progress.setFormat(progress.message[:60])
+
+    def _set_job_widgets(self, running: bool) -> None:
+        self.job_progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+        for button in (self.score_selection_button, self.score_library_button, self.train_button,
+                       self.curve_button):
+            button.setEnabled(not running)
+        self.distil_button.setEnabled(not running and bool(self.context.settings.get("judge")))
+        if not running and hasattr(self, "choices_label"):
+            self._refresh_counts()
+
+    def _failed(self, name: str, error: BaseException) -> None:
+        self.job_label.setText(f"{name} failed: {error}")
+
+    def _scored(self, scores: dict[int, dict[str, float]]) -> None:
+        self.job_label.setText(f"Scored {len(scores)} images.")
+        self.context.signals.scores_changed.emit()
+
+    def _distilled(self, result: Any) -> None:
+        self.job_label.setText("Distillation finished; the new scorer is in the list.")
+        self._refresh_scorers()
+        self.context.signals.scores_changed.emit()
+
+    def _trained(self, result: tuple[Any, Any]) -> None:
+        report, curve = result
+        self.last_report = report
+        self.agreement_label.setText(format_report(report))
+        self.job_label.setText(f"Adapter {report.name} trained and active.")
+        if curve is not None:
+            self.curve_plot.show_curve(*curve)
+            self.tabs.setCurrentIndex(1)
+        self.context.signals.adapters_changed.emit()
+        self.context.signals.scores_changed.emit()
+
+    # -- state ---------------------------------------------------------------------------------
+    def _scorers(self) -> list[str]:
+        from aesthete_gui.services import scoring
+
+        try:
+            return scoring.available_scorers(self.context.profile)
+        except Exception as error:  # an unreadable student card must not hide the built-in scorer
+            log.warning("scorers unavailable: %s", error)
+            return ["builtin"]
+
+    def _refresh_scorers(self) -> None:
+        current = self.scorer_combo.currentText() or self.context.settings.get("scorer") or "builtin"
+        self.scorer_combo.blockSignals(True)
+        self.scorer_combo.clear()
+        self.scorer_combo.addItems(self._scorers())
+        self.scorer_combo.setCurrentText(current)
+        self.scorer_combo.blockSignals(False)
+
+    def _refresh_adapters(self) -> None:
+        profile = self.context.profile
+        self.adapter_combo.clear()
+        self.adapter_combo.addItem(NO_ADAPTER)
+        active = profile.active_adapter()
+        for record in profile.adapters():
+            self.adapter_combo.addItem(record.name)
+        self.adapter_combo.setCurrentText(active.name if active else NO_ADAPTER)
+        if active is not None and self.last_report is None:
+            self.agreement_label.setText(_format_metrics(active.name, active.metrics))
+
+    def _adapter_chosen(self) -> None:
+        from aesthete_gui.services import taste
+
+        name = self.adapter_combo.currentText()
+        taste.use_adapter(self.context.profile, None if name == NO_ADAPTER else name)
+        self.context.signals.adapters_changed.emit()
+
+    def _refresh_counts(self, *_: Any) -> None:
+        total = len(self.context.profile.choices())
+        selected = len(self.context.selection.image_ids())
+        self.choices_label.setText(f"{total} choices recorded")
+        self.score_selection_button.setText(f"Score selection ({selected})")
+        running = self._job is not None and not self._job.done
+        self.score_selection_button.setEnabled(selected > 0 and not running)
+        judge = self.context.settings.get("judge")
+        self.distil_label.setText(
+            "Trains a fast single-pass scorer from the judge's comparisons of your library."
+            if judge else "Needs a judge model (Models ▸ Model manager). The built-in scorer "
+            "works without one.")
+
+    def refresh_distribution(self, *_: Any) -> None:
+        """Redraw the score histograms of the chosen scorer from the profile."""
+        scorer = self.scorer_combo.currentText() or "builtin"
+        self.distribution_plot.show_scores(self.context.profile.scores(scorer), scorer)
+
+    def _on_settings_changed(self, key: str) -> None:
+        if key in ("judge", "scorer"):
+            self._refresh_counts()
+            self._set_job_widgets(running=self._job is not None and not self._job.done)
+
+
+def _format_metrics(name: str, metrics: dict[str, Any]) -> str:
+    base, adapter = metrics.get("base_agreement"), metrics.get("adapter_agreement")
+    if not base or not adapter:
+        return f"<b>{name}</b> is active (not enough choices yet to measure agreement)."
+    return (f"<b>{name}</b> predicts your held-out choices <b>{adapter['mean']:.0%}</b> "
+            f"({adapter['low']:.0%}–{adapter['high']:.0%}); base scorer <b>{base['mean']:.0%}</b> "
+            f"({base['low']:.0%}–{base['high']:.0%}).")

@@ -1,0 +1,136 @@
+"""Taste panel: score the library, train an adapter (agreement shown), cancel leaves a consistent profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
+from aesthete_gui.qt.task_runner import JobState
+from aesthete_gui.qt.widgets.taste_panel import TastePanel
+from aesthete_gui.store import ImageUpdate
+from tests.qt.conftest import write_test_images
+
+
+def add_images(context, folder: Path, count: int, size: tuple[int, int] = (160, 120)) -> list[int]:
+    """Real JPEGs registered in the profile as imported images."""
+    paths = write_test_images(folder, count, size=size)
+    return context.profile.write_images(
+        [ImageUpdate(path=str(p), folder_id=None, status="ok", width=size[0], height=size[1])
+         for p in paths])
+
+
+def record_consistent_choices(context, ids: list[int], count: int) -> None:
+    """A user who always prefers the image written later (bluer, see write_test_images)."""
+    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))]
+    for index, (early, late) in enumerate(pairs[:count]):
+        if index % 2:
+            context.profile.add_choice(early, late, "b")
+        else:
+            context.profile.add_choice(late, early, "a")
+
+
+@pytest.fixture
+def panel(qtbot, app_context):
+    widget = TastePanel(app_context)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    return widget
+
+
+def wait_done(qtbot, job, timeout: int = 120000) -> None:
+    qtbot.waitUntil(lambda: job.done, timeout=timeout)
+
+
+def test_score_library_stores_scores_and_draws_distributions(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 8)
+    with qtbot.waitSignal(app_context.signals.scores_changed, timeout=120000):
+        job = panel.score(selection_only=False)
+    assert job.state is JobState.FINISHED
+    stored = app_context.profile.scores("builtin")
+    assert set(stored) == set(ids)
+    assert all(set(DIMENSIONS) <= set(s) for s in stored.values())
+    assert "Scored 8 images" in panel.job_label.text()
+    assert len(panel.distribution_plot.figure.axes) == len(DIMENSIONS)
+
+
+def test_score_selection_scores_only_the_selection(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 6)
+    app_context.selection.set_image_ids(ids[:2])
+    assert panel.score_selection_button.text() == "Score selection (2)"
+    job = panel.score(selection_only=True)
+    wait_done(qtbot, job)
+    assert set(app_context.profile.scores("builtin")) == set(ids[:2])
+
+
+def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 12)
+    record_consistent_choices(app_context, ids, 40)
+    job = panel.train(TrainOptions("mine", "builtin", learning_curve=True))
+    wait_done(qtbot, job)
+    assert job.state is JobState.FINISHED, job.error_text
+    text = panel.agreement_label.text()
+    assert "predicts your held-out choices" in text and "base scorer" in text
+    assert panel.last_report.held_out == 8
+    active = app_context.profile.active_adapter()
+    assert active is not None and active.name == "mine"
+    assert panel.adapter_combo.currentText() == "mine"
+    assert panel.tabs.currentIndex() == 1
+    assert len(panel.curve_plot.figure.axes) == 1
+    lines = panel.curve_plot.figure.axes[0].get_lines()
+    assert any(line.get_label() == "your adapter" for line in lines)
+
+
+def test_training_without_choices_says_what_to_do(qtbot, panel, app_context, tmp_path) -> None:
+    add_images(app_context, tmp_path / "shoot", 3)
+    assert panel.train(TrainOptions("mine", "builtin", learning_curve=False)) is None
+    assert "Record some choices" in panel.job_label.text()
+
+
+def test_cancel_scoring_leaves_a_consistent_profile(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "big", 30, size=(900, 700))
+    job = panel.score(selection_only=False)
+    with qtbot.waitSignal(job.progress, timeout=60000):
+        pass
+    panel.cancel_button.click()
+    wait_done(qtbot, job)
+    assert job.state is JobState.CANCELLED
+    assert "cancelled" in panel.job_label.text()
+    assert not panel.cancel_button.isVisible()
+    # Either an image has all five scores or none: never a half-written row.
+    stored = app_context.profile.scores("builtin")
+    assert all(set(DIMENSIONS) <= set(s) for s in stored.values())
+    assert set(stored) <= set(ids)
+    # The profile still works: scoring again completes.
+    again = panel.score(selection_only=False)
+    wait_done(qtbot, again)
+    assert set(app_context.profile.scores("builtin")) == set(ids)
+
+
+def test_cancel_training_keeps_choices_and_stores_no_adapter(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "big", 24, size=(900, 700))
+    record_consistent_choices(app_context, ids, 30)
+    job = panel.train(TrainOptions("halfway", "builtin", learning_curve=False))
+    with qtbot.waitSignal(job.progress, timeout=60000):
+        pass
+    panel.cancel()
+    wait_done(qtbot, job)
+    assert job.state is JobState.CANCELLED
+    assert app_context.profile.adapters() == []
+    assert app_context.profile.active_adapter() is None
+    assert len(app_context.profile.choices()) == 30
+
+
+def test_train_dialog_refuses_a_bad_name(qtbot) -> None:
+    dialog = TrainDialog(["builtin"], "builtin", 12)
+    qtbot.addWidget(dialog)
+    dialog.name_edit.setText("../../etc")
+    dialog._accept_if_valid()
+    assert dialog.result() == 0
+    assert "letters" in dialog.error_label.text()
+    dialog.name_edit.setText("my taste")
+    dialog._accept_if_valid()
+    assert dialog.options() == TrainOptions("my taste", "builtin", True)
