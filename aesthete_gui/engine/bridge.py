@@ -1,0 +1,454 @@
+"""The reference-pool bridge (SPEC §5, seed 000 algorithm 1): pairwise judgments -> calibrated scores.
+
+Stage 1 judges all C(N, 2) pairs of a pool of N items and freezes their Elo ratings per dimension.
+Stage 2 places every other item from K comparisons against pool references: its latent is the
+posterior mean on a grid under the Elo likelihood (ties count half) with a normal prior from the
+pool's spread. References are chosen randomly without replacement (the paper) or adaptively (the
+unused pool item nearest the item's current estimate). Stage 3 calibrates each dimension with the
+min-max sigmoid (λ = 6).
+
+Judge calls are batched (all pool pairs in chunks; one reference per remaining item per round,
+batched across items). Every new judgment goes to `sink` as soon as its batch returns, and judgments
+passed in `previous` are reused instead of asking again, so an interrupted run resumes without
+repeating calls.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+from aesthete_gui.engine.calibration import BRIDGE_LAMBDA, minmax_sigmoid
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.elo import ELO_SCALE, EloParams, elo_ratings
+from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
+from aesthete_gui.engine.pairs import balanced_presentations
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+
+JudgmentSink = Callable[[PairwiseJudgment], None]
+_GRID_POINTS = 321
+_LOG10 = np.log(10.0)
+
+
+class ReferenceChooser(Protocol):
+    """Chooses the next pool reference for each remaining item (one per item per round)."""
+
+    name: str
+
+    def choose(
+        self,
+        estimates: np.ndarray,
+        spreads: np.ndarray,
+        pool_ratings: np.ndarray,
+        slopes: np.ndarray,
+        used: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """Pool positions, one per row. estimates and spreads (m, D) are the items' posterior means
+        and standard deviations, pool_ratings (N, D) the frozen ratings, all standardised per
+        dimension by the pool's spread; slopes (D,) is the Elo logistic slope on that scale;
+        used (m, N) marks references each item has already been compared with."""
+        ...
+
+
+class RandomReferences:
+    """The paper's choice: references drawn uniformly without replacement."""
+
+    name = "random"
+
+    def choose(
+        self,
+        estimates: np.ndarray,
+        spreads: np.ndarray,
+        pool_ratings: np.ndarray,
+        slopes: np.ndarray,
+        used: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """A uniformly random unused pool position per item."""
+        keys = rng.random(used.shape)
+        keys[used] = np.inf
+        return np.argmin(keys, axis=1)
+
+
+class AdaptiveReferences:
+    """The unused pool item expected to shrink the item's posterior variance most, summed over the
+    dimensions: with one dimension this is the reference nearest the current estimate (a 50/50
+    comparison is the most informative); with five it trades the dimensions off by how uncertain
+    each still is."""
+
+    name = "adaptive"
+
+    def choose(
+        self,
+        estimates: np.ndarray,
+        spreads: np.ndarray,
+        pool_ratings: np.ndarray,
+        slopes: np.ndarray,
+        used: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """The most informative unused pool position per item."""
+        variance = spreads**2  # (m, D)
+        # Logistic slope widened by the estimate's own uncertainty (probit approximation).
+        slope = slopes[None, :] / np.sqrt(1.0 + np.pi * slopes[None, :] ** 2 * variance / 8.0)
+        gap = estimates[:, None, :] - pool_ratings[None, :, :]  # (m, N, D)
+        p_win = 1.0 / (1.0 + np.exp(-slope[:, None, :] * gap))
+        information = p_win * (1.0 - p_win) * slope[:, None, :] ** 2
+        reduction = variance[:, None, :] ** 2 * information / (1.0 + variance[:, None, :] * information)
+        gain = reduction.sum(axis=2)
+        # A tiny random jitter breaks exact ties without favouring low pool positions.
+        gain = gain + 1e-12 * rng.random(gain.shape)
+        gain[used] = -np.inf
+        return np.argmax(gain, axis=1)
+
+
+def reference_chooser(choice: str | ReferenceChooser) -> ReferenceChooser:
+    """The chooser for "random" or "adaptive", or `choice` itself when it is already one."""
+    if not isinstance(choice, str):
+        return choice
+    if choice == "random":
+        return RandomReferences()
+    if choice == "adaptive":
+        return AdaptiveReferences()
+    raise ValueError(f"unknown reference choice {choice!r}; expected 'random' or 'adaptive'")
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """Bridge settings: pool size N, references per item K, reference choice, batching, seed."""
+
+    pool_size: int = 50
+    references_per_item: int = 10
+    reference_choice: Literal["random", "adaptive"] | ReferenceChooser = "random"
+    batch_size: int = 64
+    seed: int = 0
+    dimensions: tuple[str, ...] = DIMENSIONS
+    elo: EloParams = field(default_factory=EloParams)
+    calibration_lambda: float = BRIDGE_LAMBDA
+
+
+@dataclass
+class CallAccounting:
+    """Judge calls: planned, newly made, reused from stored judgments, and unparsed among both."""
+
+    planned: int = 0
+    made: int = 0
+    reused: int = 0
+    unparsed: int = 0
+
+    @property
+    def done(self) -> int:
+        """Calls answered so far, new or reused."""
+        return self.made + self.reused
+
+
+@dataclass(frozen=True)
+class BridgeResult:
+    """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item."""
+
+    items: tuple[str, ...]
+    pool: tuple[str, ...]
+    latent: dict[str, np.ndarray]
+    spread: dict[str, np.ndarray]
+    scores: dict[str, np.ndarray]
+    references: dict[str, tuple[str, ...]]
+    calls: CallAccounting
+
+    def scores_for(self, item: str) -> dict[str, float]:
+        """The calibrated scores of one item, keyed by dimension."""
+        position = self.items.index(item)
+        return {dimension: float(values[position]) for dimension, values in self.scores.items()}
+
+
+class _Ledger:
+    """Asks the judge for what is not stored yet, reuses stored judgments, counts calls."""
+
+    def __init__(
+        self,
+        judge: Judge,
+        previous: Iterable[PairwiseJudgment],
+        sink: JudgmentSink | None,
+        calls: CallAccounting,
+        progress: ProgressCallback | None,
+        cancel: CancelToken | None,
+    ) -> None:
+        self.judge = judge
+        self.sink = sink
+        self.calls = calls
+        self.progress = progress
+        self.cancel = cancel
+        self.stored: dict[frozenset[str], list[PairwiseJudgment]] = defaultdict(list)
+        self.partners: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for record in previous:
+            self.stored[frozenset((record.first, record.second))].append(record)
+            self.partners[record.first][record.second] += 1
+            self.partners[record.second][record.first] += 1
+
+    def stored_partners(self, item: str) -> list[str]:
+        """Items that `item` still has unused stored judgments against."""
+        found = self.partners.get(item)
+        return [other for other, count in found.items() if count > 0] if found else []
+
+    def ask(self, shown: Sequence[tuple[str, str]], stage: str) -> list[PairwiseJudgment]:
+        """Judgments for the pairs in presentation order, reusing stored ones (same order first)."""
+        if self.cancel is not None:
+            self.cancel.raise_if_cancelled()
+        answers: list[PairwiseJudgment | None] = [None] * len(shown)
+        missing: list[int] = []
+        for position, (first, second) in enumerate(shown):
+            records = self.stored.get(frozenset((first, second)))
+            if records:
+                same_order = [r for r in records if (r.first, r.second) == (first, second)]
+                record = same_order[0] if same_order else records[0]
+                records.remove(record)
+                self.partners[first][second] -= 1
+                self.partners[second][first] -= 1
+                answers[position] = record
+                self.calls.reused += 1
+                self.calls.unparsed += not record.parsed
+            else:
+                missing.append(position)
+        if missing:
+            request = [shown[position] for position in missing]
+            replies = self.judge.judge_pairs(request, None, self.cancel)
+            if len(replies) != len(request):
+                raise ValueError(f"judge answered {len(replies)} of {len(request)} pairs")
+            for position, reply in zip(missing, replies, strict=True):
+                if {reply.first, reply.second} != set(shown[position]):
+                    raise ValueError(f"judge answered ({reply.first}, {reply.second}) for {shown[position]}")
+                if self.sink is not None:
+                    self.sink(reply)
+                answers[position] = reply
+                self.calls.made += 1
+                self.calls.unparsed += not reply.parsed
+        if self.progress is not None:
+            self.progress(Progress(self.calls.done, self.calls.planned, stage))
+        return [answer for answer in answers if answer is not None]
+
+
+def _chunks(sequence: Sequence, size: int) -> Iterable[Sequence]:
+    for start in range(0, len(sequence), size):
+        yield sequence[start : start + size]
+
+
+def _pool_fisher_spread(ratings: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Laplace spread of each pool rating from the Elo likelihood's Fisher information."""
+    if first.size == 0:
+        return np.full(ratings.size, np.inf)
+    expected = 1.0 / (1.0 + np.power(10.0, (ratings[second] - ratings[first]) / ELO_SCALE))
+    slope = _LOG10 / ELO_SCALE
+    information = expected * (1.0 - expected) * slope**2
+    total = np.bincount(first, information, ratings.size) + np.bincount(second, information, ratings.size)
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.sqrt(total)
+
+
+class _GridPosterior:
+    """Grid posteriors of many items' latents on one dimension against frozen pool ratings."""
+
+    def __init__(self, count: int, pool_ratings: np.ndarray) -> None:
+        centre = float(np.mean(pool_ratings))
+        spread = float(np.std(pool_ratings))
+        spread = spread if spread > 1e-6 else ELO_SCALE / 4.0
+        low = float(np.min(pool_ratings)) - 2.0 * spread
+        high = float(np.max(pool_ratings)) + 2.0 * spread
+        self.grid = np.linspace(low, high, _GRID_POINTS)
+        prior = -0.5 * ((self.grid - centre) / spread) ** 2
+        self.log_post = np.tile(prior, (count, 1))
+
+    def update(self, rows: np.ndarray, reference_ratings: np.ndarray, outcome: np.ndarray) -> None:
+        """Add outcomes (item's view: 1 win, 0.5 tie, 0 loss) against the given reference ratings."""
+        exponent = (reference_ratings[:, None] - self.grid[None, :]) * (_LOG10 / ELO_SCALE)
+        log_win = -np.logaddexp(0.0, exponent)
+        log_loss = -np.logaddexp(0.0, -exponent)
+        self.log_post[rows] += outcome[:, None] * log_win + (1.0 - outcome[:, None]) * log_loss
+
+    def moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior means and standard deviations."""
+        weights = np.exp(self.log_post - self.log_post.max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        mean = weights @ self.grid
+        variance = weights @ self.grid**2 - mean**2
+        return mean, np.sqrt(np.maximum(variance, 0.0))
+
+
+def run_bridge(
+    items: Sequence[str],
+    judge: Judge,
+    config: BridgeConfig = BridgeConfig(),
+    *,
+    sink: JudgmentSink | None = None,
+    previous: Iterable[PairwiseJudgment] = (),
+    pool: Sequence[str] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> BridgeResult:
+    """Score `items` on each dimension from the judge's pairwise judgments via the reference pool."""
+    item_list = tuple(items)
+    if len(set(item_list)) != len(item_list):
+        raise ValueError("items must be distinct")
+    if len(item_list) < 2:
+        raise ValueError("the bridge needs at least two items")
+    if config.pool_size < 2 or config.references_per_item < 1 or config.batch_size < 1:
+        raise ValueError("pool_size ≥ 2, references_per_item ≥ 1 and batch_size ≥ 1 are required")
+    rng = np.random.default_rng(config.seed)
+    if pool is None:
+        size = min(config.pool_size, len(item_list))
+        pool_items = tuple(item_list[i] for i in sorted(rng.choice(len(item_list), size, replace=False)))
+    else:
+        pool_items = tuple(pool)
+        unknown = set(pool_items) - set(item_list)
+        if unknown or len(set(pool_items)) != len(pool_items) or len(pool_items) < 2:
+            raise ValueError("pool must be at least two distinct members of items")
+    pool_set = set(pool_items)
+    others = tuple(item for item in item_list if item not in pool_set)
+    refs_per_item = min(config.references_per_item, len(pool_items))
+    n_pool = len(pool_items)
+    calls = CallAccounting(planned=n_pool * (n_pool - 1) // 2 + len(others) * refs_per_item)
+    ledger = _Ledger(judge, previous, sink, calls, progress, cancel)
+    dimensions = config.dimensions
+
+    # Stage 1: every pool pair once, sides balanced.
+    pool_index = {item: i for i, item in enumerate(pool_items)}
+    pairs = [(pool_items[i], pool_items[j]) for i in range(n_pool) for j in range(i + 1, n_pool)]
+    shown = balanced_presentations(pairs, mode="random", seed=rng)
+    outcomes: dict[str, tuple[list[int], list[int], list[float]]] = {d: ([], [], []) for d in dimensions}
+    for chunk in _chunks(shown, config.batch_size):
+        for record in ledger.ask(chunk, "pool"):
+            if not record.parsed:
+                continue
+            for dimension in dimensions:
+                value = record.score_for_first(dimension)
+                if value is not None:
+                    first, second, score = outcomes[dimension]
+                    first.append(pool_index[record.first])
+                    second.append(pool_index[record.second])
+                    score.append(value)
+    pool_ratings = np.zeros((n_pool, len(dimensions)))
+    pool_spread = np.zeros((n_pool, len(dimensions)))
+    for column, dimension in enumerate(dimensions):
+        first, second, score = (np.asarray(v) for v in outcomes[dimension])
+        first = first.astype(np.int64)
+        second = second.astype(np.int64)
+        pool_ratings[:, column] = elo_ratings(n_pool, first, second, score, config.elo)
+        pool_spread[:, column] = _pool_fisher_spread(pool_ratings[:, column], first, second)
+
+    # Stage 2: K reference rounds for the remaining items, batched across items.
+    m = len(others)
+    posteriors = [_GridPosterior(m, pool_ratings[:, c]) for c in range(len(dimensions))]
+    used = np.zeros((m, n_pool), dtype=bool)
+    chosen: list[list[str]] = [[] for _ in range(m)]
+    chooser = reference_chooser(config.reference_choice)
+    centre = pool_ratings.mean(axis=0)
+    scale = np.where(pool_ratings.std(axis=0) > 1e-9, pool_ratings.std(axis=0), 1.0)
+    standard_pool = (pool_ratings - centre) / scale
+    slopes = scale * _LOG10 / ELO_SCALE
+    item_first_offset = rng.integers(0, 2, m)
+    for round_index in range(refs_per_item if m else 0):
+        moments = [p.moments() for p in posteriors]
+        estimates = (np.column_stack([mean for mean, _ in moments]) - centre) / scale
+        spreads = np.column_stack([sd for _, sd in moments]) / scale
+        picks = chooser.choose(estimates, spreads, standard_pool, slopes, used, rng)
+        picks = _prefer_stored(picks, others, pool_items, used, ledger, estimates, standard_pool)
+        presentations = []
+        for row, pick in enumerate(picks.tolist()):
+            used[row, pick] = True
+            reference = pool_items[pick]
+            chosen[row].append(reference)
+            item = others[row]
+            item_first = (round_index + item_first_offset[row]) % 2 == 0
+            presentations.append((item, reference) if item_first else (reference, item))
+        stage = f"references round {round_index + 1} of {refs_per_item}"
+        for start in range(0, m, config.batch_size):
+            rows = np.arange(start, min(start + config.batch_size, m))
+            records = ledger.ask([presentations[r] for r in rows], stage)
+            _update_posteriors(posteriors, dimensions, rows, records, others, pool_index, pool_ratings)
+
+    # Stage 3: assemble latents in item order and calibrate per dimension.
+    latent: dict[str, np.ndarray] = {}
+    spread: dict[str, np.ndarray] = {}
+    scores: dict[str, np.ndarray] = {}
+    order = {item: i for i, item in enumerate(item_list)}
+    pool_rows = np.array([order[item] for item in pool_items], dtype=np.int64)
+    other_rows = np.array([order[item] for item in others], dtype=np.int64)
+    for column, dimension in enumerate(dimensions):
+        values = np.empty(len(item_list))
+        spreads = np.empty(len(item_list))
+        values[pool_rows] = pool_ratings[:, column]
+        spreads[pool_rows] = pool_spread[:, column]
+        if m:
+            mean, sd = posteriors[column].moments()
+            values[other_rows] = mean
+            spreads[other_rows] = sd
+        latent[dimension] = values
+        spread[dimension] = spreads
+        scores[dimension] = minmax_sigmoid(values, config.calibration_lambda)
+    return BridgeResult(
+        items=item_list,
+        pool=pool_items,
+        latent=latent,
+        spread=spread,
+        scores=scores,
+        references={item: tuple(refs) for item, refs in zip(others, chosen, strict=True)},
+        calls=calls,
+    )
+
+
+def _prefer_stored(
+    picks: np.ndarray,
+    others: Sequence[str],
+    pool_items: Sequence[str],
+    used: np.ndarray,
+    ledger: _Ledger,
+    estimates: np.ndarray,
+    standard_pool: np.ndarray,
+) -> np.ndarray:
+    """Swap a pick for an unused reference the item already has a stored judgment against (the one
+    nearest its estimate), so resumed runs reuse what was judged instead of asking again."""
+    if not ledger.stored:
+        return picks
+    pool_position = {item: i for i, item in enumerate(pool_items)}
+    picks = picks.copy()
+    for row, item in enumerate(others):
+        partners = [pool_position[p] for p in ledger.stored_partners(item) if p in pool_position]
+        partners = [p for p in partners if not used[row, p]]
+        if not partners or picks[row] in partners:
+            continue
+        distance = ((standard_pool[partners] - estimates[row]) ** 2).sum(axis=1)
+        picks[row] = partners[int(np.argmin(distance))]
+    return picks
+
+
+def _update_posteriors(
+    posteriors: Sequence[_GridPosterior],
+    dimensions: Sequence[str],
+    rows: np.ndarray,
+    records: Sequence[PairwiseJudgment],
+    others: Sequence[str],
+    pool_index: dict[str, int],
+    pool_ratings: np.ndarray,
+) -> None:
+    for column, dimension in enumerate(dimensions):
+        keep_rows: list[int] = []
+        references: list[int] = []
+        outcome: list[float] = []
+        for row, record in zip(rows.tolist(), records, strict=True):
+            if not record.parsed:
+                continue
+            value = record.score_for_first(dimension)
+            if value is None:
+                continue
+            item = others[row]
+            reference = record.second if record.first == item else record.first
+            keep_rows.append(row)
+            references.append(pool_index[reference])
+            outcome.append(value if record.first == item else 1.0 - value)
+        if keep_rows:
+            posteriors[column].update(
+                np.asarray(keep_rows), pool_ratings[np.asarray(references), column], np.asarray(outcome)
+            )

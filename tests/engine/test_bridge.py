@@ -1,0 +1,132 @@
+"""The reference-pool bridge over a scripted judge: accuracy, call accounting, sink, resume, cancel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aesthete_gui.engine.bridge import BridgeConfig, run_bridge
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.metrics import srcc
+from aesthete_gui.jobs import Cancelled, CancelToken, Progress
+
+from .conftest import ThurstoneJudge, item_names
+
+SMALL = BridgeConfig(pool_size=16, references_per_item=6, batch_size=25, seed=3)
+
+
+@pytest.fixture
+def latent() -> np.ndarray:
+    return np.random.default_rng(5).normal(size=(90, 5))
+
+
+class RefusingJudge:
+    """Fails the test if the bridge asks it anything."""
+
+    judge_id = "refuse"
+
+    def judge_pairs(self, pairs, progress=None, cancel=None):
+        raise AssertionError(f"unexpected judge call for {len(pairs)} pairs")
+
+
+@pytest.mark.parametrize("choice", ["random", "adaptive"])
+def test_bridge_recovers_the_latent_order_with_the_planned_calls(latent, choice) -> None:
+    judge = ThurstoneJudge(latent, noise=0.4)
+    stored = []
+    reports: list[Progress] = []
+    config = BridgeConfig(pool_size=16, references_per_item=6, batch_size=25, seed=3, reference_choice=choice)
+    result = run_bridge(item_names(90), judge, config, sink=stored.append, progress=reports.append)
+    planned = 16 * 15 // 2 + (90 - 16) * 6
+    assert result.calls.planned == result.calls.made == planned == judge.calls == len(stored)
+    assert result.calls.reused == 0 and result.calls.unparsed == 0
+    assert max(judge.batches) <= 25
+    assert [r.done for r in reports] == sorted(r.done for r in reports)
+    assert reports[-1].done == reports[-1].total == planned
+    for column, dimension in enumerate(DIMENSIONS):
+        assert srcc(result.latent[dimension], latent[:, column]) > 0.8
+        scores = result.scores[dimension]
+        assert scores.min() > 1.0 and scores.max() < 5.0
+        assert scores.max() - scores.min() > 3.0
+    assert len(result.pool) == 16
+    for item, references in result.references.items():
+        assert item not in result.pool
+        assert len(references) == len(set(references)) == 6
+        assert set(references) <= set(result.pool)
+    assert set(result.scores_for("item-7")) == set(DIMENSIONS)
+    assert np.all(result.spread["overall"] > 0)
+
+
+def test_resume_from_stored_judgments_makes_no_new_calls(latent) -> None:
+    stored = []
+    first = run_bridge(item_names(90), ThurstoneJudge(latent), SMALL, sink=stored.append)
+    again = run_bridge(item_names(90), RefusingJudge(), SMALL, previous=stored)
+    assert again.calls.made == 0
+    assert again.calls.reused == first.calls.planned
+    for dimension in DIMENSIONS:
+        np.testing.assert_allclose(again.latent[dimension], first.latent[dimension])
+
+
+@pytest.mark.parametrize("choice", ["random", "adaptive"])
+def test_cancelled_run_keeps_its_judgments_and_resumes_where_it_stopped(latent, choice) -> None:
+    config = BridgeConfig(pool_size=16, references_per_item=6, batch_size=25, seed=3, reference_choice=choice)
+    uninterrupted = run_bridge(item_names(90), ThurstoneJudge(latent, seed=9), config)
+    token = CancelToken()
+    stored = []
+
+    def sink(record):
+        stored.append(record)
+        if len(stored) == 300:  # mid-way through the reference rounds
+            token.cancel()
+
+    judge = ThurstoneJudge(latent, seed=9)
+    with pytest.raises(Cancelled):
+        run_bridge(item_names(90), judge, config, sink=sink, cancel=token)
+    # Cancel is checked between batches: the batch in flight finished and was stored in full.
+    assert len(stored) == judge.calls
+    assert 300 <= len(stored) < 325
+    # The same judge object continues its random stream, so the remaining outcomes match the
+    # uninterrupted run's and the final ratings must be identical.
+    resumed = run_bridge(item_names(90), judge, config, previous=stored)
+    assert resumed.calls.reused == len(stored)
+    assert resumed.calls.made == uninterrupted.calls.planned - len(stored)
+    for dimension in DIMENSIONS:
+        np.testing.assert_allclose(resumed.latent[dimension], uninterrupted.latent[dimension])
+
+
+def test_unparsed_replies_count_as_calls_without_evidence(latent) -> None:
+    judge = ThurstoneJudge(latent, unparsed_share=0.2, seed=4)
+    result = run_bridge(item_names(90), judge, SMALL)
+    assert result.calls.made == result.calls.planned
+    assert 0.1 * result.calls.planned < result.calls.unparsed < 0.3 * result.calls.planned
+    assert srcc(result.latent["overall"], latent[:, 4]) > 0.7
+
+
+def test_small_sets_are_judged_entirely_in_the_pool(latent) -> None:
+    judge = ThurstoneJudge(latent[:6])
+    result = run_bridge(item_names(6), judge, BridgeConfig(pool_size=50))
+    assert result.calls.made == 15
+    assert set(result.pool) == set(item_names(6))
+    assert result.references == {}
+
+
+def test_explicit_pool_and_bad_arguments(latent) -> None:
+    judge = ThurstoneJudge(latent[:20])
+    pool = item_names(20)[:5]
+    result = run_bridge(item_names(20), judge, BridgeConfig(references_per_item=3), pool=pool)
+    assert result.pool == tuple(pool)
+    assert result.calls.made == 10 + 15 * 3
+    with pytest.raises(ValueError, match="distinct"):
+        run_bridge(["item-1", "item-1"], judge)
+    with pytest.raises(ValueError, match="pool must be"):
+        run_bridge(item_names(20), judge, pool=["item-1", "elsewhere"])
+    with pytest.raises(ValueError, match="reference choice"):
+        run_bridge(item_names(20), judge, BridgeConfig(reference_choice="psychic"))
+
+
+def test_a_judge_that_drops_replies_is_an_error(latent) -> None:
+    class ShortJudge(ThurstoneJudge):
+        def judge_pairs(self, pairs, progress=None, cancel=None):
+            return super().judge_pairs(pairs)[:-1]
+
+    with pytest.raises(ValueError, match="answered"):
+        run_bridge(item_names(20), ShortJudge(latent[:20]), SMALL)
