@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import threading
@@ -131,7 +132,21 @@ _D65_WHITE = np.array([0.95047, 1.0, 1.08883], dtype=np.float32)
 
 def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     """sRGB in [0, 1], shape (..., 3), to CIE L*a*b* (D65): L in [0, 100]."""
-    xyz = srgb_to_linear(rgb) @ _RGB_TO_XYZ.T / _D65_WHITE
+    return _linear_to_lab(srgb_to_linear(rgb))
+
+
+@functools.cache
+def _linear_table() -> np.ndarray:
+    return srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0).astype(np.float32)
+
+
+def rgb8_to_lab(rgb8: np.ndarray) -> np.ndarray:
+    """8-bit sRGB, shape (..., 3), to CIE L*a*b* (D65), linearising through a 256-entry table."""
+    return _linear_to_lab(_linear_table()[rgb8])
+
+
+def _linear_to_lab(linear: np.ndarray) -> np.ndarray:
+    xyz = linear @ _RGB_TO_XYZ.T / _D65_WHITE
     delta = 6.0 / 29.0
     f = np.where(xyz > delta**3, np.cbrt(xyz), xyz / (3 * delta**2) + 4.0 / 29.0)
     lightness = 116.0 * f[..., 1] - 16.0

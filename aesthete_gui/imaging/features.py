@@ -7,10 +7,12 @@ pixels because downscaling hides exactly what they look for.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from PIL import Image
 
-from aesthete_gui.imaging.colour import luminance, rgb_to_hsv, rgb_to_lab, rgb_to_yuv
+from aesthete_gui.imaging.colour import luminance, rgb8_to_lab, rgb_to_yuv
 from aesthete_gui.imaging.texture import (
     EDGE_THRESHOLD,
     Gradients,
@@ -88,18 +90,31 @@ def _mirror_correlation(grey: np.ndarray, axis: int) -> float:
     return 1.0 if denominator < 1e-12 else float((a * b).sum() / denominator)
 
 
+@functools.lru_cache(maxsize=8)
+def _diagonal_masks(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels above the main diagonal and above the anti-diagonal (cached: shapes repeat in a shoot)."""
+    u = (np.arange(w) + 0.5)[None, :] / w
+    v = (np.arange(h) + 0.5)[:, None] / h
+    return u > v, u + v < 1.0
+
+
 def _balance_and_centre(weight: np.ndarray) -> tuple[float, float, float, float]:
     """Balance of visual weight (gradient energy) over both axes and both diagonals, and its centre."""
     h, w = weight.shape
     total = float(weight.sum())
     if total <= 0:
         return 1.0, 0.5, 0.5, 0.0
-    ys, xs = np.mgrid[0:h, 0:w]
-    cx = float((weight * (xs + 0.5)).sum() / total / w)
-    cy = float((weight * (ys + 0.5)).sum() / total / h)
-    u, v = (xs + 0.5) / w, (ys + 0.5) / h
-    splits = (u < 0.5, v < 0.5, u > v, u + v < 1.0)
-    imbalance = [abs(2 * float(weight[mask].sum()) - total) / total for mask in splits]
+    columns, rows = weight.sum(axis=0), weight.sum(axis=1)
+    cx = float(columns @ (np.arange(w) + 0.5) / total / w)
+    cy = float(rows @ (np.arange(h) + 0.5) / total / h)
+    above_diagonal, above_anti_diagonal = _diagonal_masks(h, w)
+    halves = (
+        float(columns[: w // 2].sum()) + (float(columns[w // 2]) / 2 if w % 2 else 0.0),
+        float(rows[: h // 2].sum()) + (float(rows[h // 2]) / 2 if h % 2 else 0.0),
+        float(weight[above_diagonal].sum()),
+        float(weight[above_anti_diagonal].sum()),
+    )
+    imbalance = [abs(2 * half - total) / total for half in halves]
     distance = float(np.hypot(cx - 0.5, cy - 0.5) / np.hypot(0.5, 0.5))
     return 1.0 - float(np.mean(imbalance)), cx, cy, distance
 
@@ -154,8 +169,8 @@ def compute_features(img: Image.Image, original_size: tuple[int, int] | None = N
     rgb = rgb8.astype(np.float32) / 255.0
     grey = luminance(rgb)
     grad = gradients(grey)
-    lab = rgb_to_lab(rgb)
-    hsv = rgb_to_hsv(rgb)
+    lab = rgb8_to_lab(rgb8)
+    hsv = np.asarray(small.convert("HSV"), dtype=np.float32) / 255.0  # Pillow's C conversion, 8-bit
     yuv = rgb_to_yuv(rgb)
     f: dict[str, float] = {
         "image_megapixels": width * height / 1e6,
