@@ -13,14 +13,20 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from aesthete_gui.qt.context import AppContext, build_context
-from aesthete_gui.qt.main_window import VIEWS, MainWindow
 from aesthete_gui.qt.theme import THEMES, apply_theme
 from aesthete_gui.settings import resolve_profile_path
+
+if TYPE_CHECKING:
+    from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.qt.main_window import MainWindow
+
+# kept here (not imported from main_window) so that importing this module stays light
+VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +62,31 @@ UI_SWITCH_INTERVAL_S = 0.002
 def keep_ui_responsive() -> None:
     """Make Python hand the GIL to the UI thread more often than its 5 ms default."""
     sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+    protect_none_refcount()
+
+
+def protect_none_refcount() -> None:
+    """Work around PySide6 6.12 dropping a reference to None on every void call under Python < 3.12.
+
+    Its abi3 build returns None without a new reference (harmless where None is immortal, 3.12+);
+    on 3.11 each QPainter.save(), setPen(), drawPixmap() … lowers None's count until Python aborts
+    with "deallocating None" after a few hundred thousand paints. Raising the count by 2**60 once
+    makes None as good as immortal, which is what Python 3.12 does by design.
+    """
+    if sys.version_info >= (3, 12):
+        return
+    import ctypes
+
+    refcount = ctypes.c_ssize_t.from_address(id(None))
+    if refcount.value < 2**59:
+        refcount.value += 2**60
 
 
 def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
     """Open the profile, build the context and the main window, apply size, theme and folders."""
+    from aesthete_gui.qt.context import build_context
+    from aesthete_gui.qt.main_window import MainWindow
+
     keep_ui_responsive()
     app.setApplicationName("Aesthete")
     app.setOrganizationName("Aesthete")

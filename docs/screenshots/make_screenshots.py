@@ -1,0 +1,244 @@
+"""Make the user guide's screenshots: a sample shoot from scikit-image's bundled photographs (public
+domain / CC0) with bursts, imported, scored with the built-in scorer, marked, with some choices;
+then every screen at 1280×800 and 1920×1080 via QWidget.grab().
+
+    QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py [--out docs/screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+SIZES = ((1280, 800), (1920, 1080))
+PHOTOS = (
+    "astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png",
+    "hubble_deep_field.jpg", "retina.jpg", "camera.png", "moon.png", "grass.png", "brick.png",
+    "coins.png", "ihc.png", "gravel.png", "horse.png", "cell.png",
+)  # fmt: skip
+BURSTS = {"chelsea.png": 5, "astronaut.png": 4, "coffee.png": 3}
+
+
+def _save(img, path: Path, when: datetime, sequence: int) -> None:
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x010F] = "Aesthete"  # Make
+    exif[0x0110] = "Sample Camera"  # Model
+    ifd = exif.get_ifd(0x8769)
+    ifd[0x9003] = when.strftime("%Y:%m:%d %H:%M:%S")  # DateTimeOriginal
+    ifd[0x9291] = f"{when.microsecond // 10000:02d}"  # SubSecTimeOriginal
+    ifd[0x829A] = (1, 250)  # ExposureTime
+    ifd[0x829D] = (56, 10)  # FNumber
+    ifd[0x8827] = 400  # ISO
+    ifd[0x920A] = (50, 1)  # FocalLength
+    img.convert("RGB").save(path, quality=92, exif=exif)
+
+
+def build_shoot(folder: Path) -> None:
+    """Write the sample shoot: single frames minutes apart and three bursts of near-identical frames."""
+    import skimage
+    from PIL import Image, ImageFilter
+
+    data = Path(skimage.__file__).parent / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    when = datetime(2026, 6, 13, 15, 0, 0)
+    sequence = 100
+    for name in PHOTOS:
+        source = Image.open(data / name).convert("RGB")
+        if max(source.size) < 900:
+            scale = 900 / max(source.size)
+            source = source.resize((round(source.width * scale), round(source.height * scale)))
+        frames = BURSTS.get(name, 1)
+        for frame in range(frames):
+            img = source
+            if frames > 1:
+                dx = frame * max(4, source.width // 60)
+                img = source.crop((dx, 0, source.width - (frames - frame) * 4, source.height))
+                if frame == 1:
+                    img = img.filter(ImageFilter.GaussianBlur(3))  # the soft frame of the burst
+            stem = Path(name).stem
+            suffix = f"_{frame + 1}" if frames > 1 else ""
+            _save(img, folder / f"{stem}{suffix}.jpg", when, sequence)
+            when += timedelta(milliseconds=300)
+            sequence += 1
+        when += timedelta(minutes=3)
+
+
+def settle(window) -> None:
+    """Wait for jobs, rows and thumbnails (see launch.settle)."""
+    from aesthete_gui.qt.launch import settle as wait_idle
+
+    wait_idle(window, 120)
+
+
+def grab(widget, out: Path, name: str, size: tuple[int, int]) -> Path:
+    """Save one screenshot as PNG."""
+    path = out / f"{name}-{size[0]}x{size[1]}.png"
+    if not widget.grab().save(str(path)):
+        raise OSError(f"could not save {path}")
+    print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+    return path
+
+
+def prepare_profile(root: Path) -> Path:
+    """Import the shoot, score it, mark some frames, record some choices, train the taste adapter."""
+    from aesthete_gui.qt.context import build_context
+    from aesthete_gui.qt.main_window import MainWindow
+
+    build_shoot(root / "shoot")
+    profile_path = root / "profile.aesthete.db"
+    context = build_context(profile_path)
+    context.settings["welcome_done"] = True
+    window = MainWindow(context)
+    window.show()
+    window.import_folders([root / "shoot"])
+    settle(window)
+    window.score_library()
+    settle(window)
+    rows = {Path(r.path).stem: r.image_id for r in window.model.all_rows()}
+    marks = window.marks
+    marks.mark([rows["astronaut_1"], rows["chelsea_3"], rows["rocket"]], stars=4)
+    marks.mark([rows["astronaut_1"], rows["rocket"], rows["coffee_3"]], flag="pick")
+    marks.mark([rows["chelsea_2"], rows["astronaut_2"]], flag="reject")
+    marks.mark([rows["hubble_deep_field"]], stars=5, label="Blue")
+    marks.mark([rows["coffee_1"]], stars=3, label="Red")
+    marks.mark([rows["moon"]], label="Yellow", stars=2)
+    marks.wait_written()
+    ids = sorted(rows.values())
+    profile = context.profile
+    for i, a in enumerate(ids[:-1]):
+        b = ids[(i * 7 + 3) % len(ids)]
+        if a != b:
+            profile.add_choice(a, b, "a" if (a + b) % 3 else "b", app_state={"sample": True})
+    marks.close()
+    window.close()
+    context.close()
+    return profile_path
+
+
+def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
+    """Every screen at every size."""
+    from PySide6.QtWidgets import QApplication
+
+    from aesthete_gui.qt.context import build_context
+    from aesthete_gui.qt.dialogs.model_manager import ModelManagerDialog
+    from aesthete_gui.qt.main_window import MainWindow
+    from aesthete_gui.qt.theme import apply_theme
+    from aesthete_gui.qt.widgets.taste_panel import TastePanel
+
+    app = QApplication.instance()
+    saved: list[Path] = []
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as empty:
+            context = build_context(Path(empty) / "new.aesthete.db")
+            apply_theme(app, "dark")
+            window = MainWindow(context)
+            window.resize(*size)
+            window.show()
+            settle(window)
+            saved.append(grab(window, out, "welcome", size))
+            window.marks.close()
+            window.close()
+            context.close()
+
+        context = build_context(profile_path)
+        window = MainWindow(context)
+        window.resize(*size)
+        window.show()
+        settle(window)
+        rows = {Path(r.path).stem: r.image_id for r in window.model.all_rows()}
+        window.grid.select_image(rows["astronaut_1"])
+        settle(window)
+        saved.append(grab(window, out, "grid", size))
+
+        window.filter_bar.collapse.setChecked(True)
+        window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("overall"))
+        window.grid.select_image(rows["hubble_deep_field"])
+        settle(window)
+        saved.append(grab(window, out, "grid-bursts-by-score", size))
+        window.filter_bar.collapse.setChecked(False)
+        window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("capture_time"))
+
+        window.open_in_loupe(rows["rocket"])
+        settle(window)
+        saved.append(grab(window, out, "loupe", size))
+
+        window.show_view("compare")
+        settle(window)
+        saved.append(grab(window, out, "compare", size))
+
+        burst = [rows[f"chelsea_{i}"] for i in range(1, 6)]
+        context.selection.set_image_ids(burst)
+        window.show_view("set")
+        use_selection = getattr(window.set_view, "use_selection", None)
+        if callable(use_selection):
+            use_selection()
+        settle(window)
+        saved.append(grab(window, out, "set", size))
+
+        apply_theme(app, "light")
+        window.show_view("grid")
+        window.grid.select_image(rows["coffee_1"])
+        settle(window)
+        saved.append(grab(window, out, "grid-light", size))
+        apply_theme(app, "dark")
+
+        window.show_view("grid")
+        handle = window.score_library()
+        from aesthete_gui.qt.launch import wait_until
+
+        wait_until(lambda h=handle: h.done or (h.last_progress is not None and h.last_progress.done > 3), 60)
+        saved.append(grab(window, out, "jobs", size))
+        settle(window)
+
+        dialog = ModelManagerDialog(context, window)
+        dialog.show()
+        settle(window)
+        saved.append(grab(dialog, out, "model-manager", size))
+        dialog.close()
+
+        panel = TastePanel(context)
+        panel.resize(min(1100, size[0] - 100), min(760, size[1] - 80))
+        panel.show()
+        settle(window)
+        saved.append(grab(panel, out, "taste-panel", size))
+        panel.close()
+
+        window.marks.close()
+        window.close()
+        context.close()
+    return saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the sample profile in a temporary folder and write every screenshot to --out."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--size", action="append", help="only this size, e.g. 1280x800")
+    args = parser.parse_args(argv)
+    from PySide6.QtWidgets import QApplication
+
+    from aesthete_gui.qt.launch import keep_ui_responsive
+
+    app = QApplication.instance() or QApplication([])
+    app.setApplicationName("Aesthete")
+    keep_ui_responsive()
+    sizes = [tuple(int(v) for v in s.split("x")) for s in args.size] if args.size else SIZES
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="aesthete-shots-") as tmp:
+        profile = prepare_profile(Path(tmp))
+        shoot_all(profile, args.out, sizes)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
