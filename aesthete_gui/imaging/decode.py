@@ -233,15 +233,17 @@ def _decode_pillow(
         )
     frame_count = int(getattr(img, "n_frames", 1) or 1)
     animated = bool(getattr(img, "is_animated", False)) and fmt != "MPO"
+    if max_side and max(img.size) > max_side:
+        # JPEG/MPO: DCT scaling; HEIF: a stored thumbnail when big enough; other formats: no-op
+        img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
+    img.load()
+    # Read orientation only after load: some plugins (Pillow's TIFF, pillow-heif) turn the image
+    # upright themselves, report the upright size at open and drop the tag, so we must not again.
     exif = img.getexif()
     orientation = forced_orientation or 1
     exif_orientation = exif.get(_ORIENTATION_TAG)
     if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
         orientation = exif_orientation
-    if max_side and max(img.size) > max_side:
-        # JPEG/MPO: DCT scaling; HEIF: a stored thumbnail when big enough; other formats: no-op
-        img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
-    img.load()
     icc = img.info.get("icc_profile")
     image = _shrink(img, max_side)
     image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)

@@ -23,6 +23,8 @@ _FOCAL_LENGTH, _LENS_MAKE, _LENS_MODEL = 0x920A, 0xA433, 0xA434
 _IMAGE_NUMBER = 0x9211
 # (date tag, sub-second tag, offset tag), best first.
 _TIME_TAGS = ((0x9003, 0x9291, 0x9011), (0x9004, 0x9292, 0x9012), (_DATETIME, 0x9290, 0x9010))
+_UPRIGHT_AT_OPEN = frozenset({"TIFF"})
+"""Formats whose Pillow plugin already reports the upright size before decoding."""
 _OFFSET_RE = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
 
 
@@ -234,6 +236,6 @@ def _header_metadata(source: str | bytes | os.PathLike[str] | os.PathLike[bytes]
     except Exception as exc:
         raise DecodeError(f"unreadable image header ({type(exc).__name__}: {exc})", "corrupt") from None
     meta = metadata_from_exif(exif, (width, height), fmt)
-    if meta.orientation in (5, 6, 7, 8):
+    if meta.orientation in (5, 6, 7, 8) and fmt not in _UPRIGHT_AT_OPEN:
         meta.width, meta.height = height, width
     return meta

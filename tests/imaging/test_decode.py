@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageCms
 
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes, decode_file, open_image
+from aesthete_gui.imaging.metadata import read_metadata
 from tests.imaging.conftest import exif_with, photo, png_header_only, wide_gamut_icc, write_dng
 
 pytestmark = pytest.mark.filterwarnings(
@@ -115,13 +116,15 @@ def test_animated_gif_gives_its_first_frame_and_says_so(tmp_path: Path) -> None:
     ("orientation", "expected_size", "red_corner"),
     [(1, (60, 40), (0, 0)), (3, (60, 40), (59, 39)), (6, (40, 60), (39, 0)), (8, (40, 60), (0, 59))],
 )
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "TIFF"])
 def test_exif_orientation_is_applied(
-    tmp_path: Path, orientation: int, expected_size: tuple[int, int], red_corner: tuple[int, int]
+    tmp_path: Path, orientation: int, expected_size: tuple[int, int], red_corner: tuple[int, int], fmt: str
 ) -> None:
     image = Image.new("RGB", (60, 40), (0, 0, 255))
     image.paste((255, 0, 0), (0, 0, 12, 12))  # stored top-left corner is red
-    path = tmp_path / f"o{orientation}.jpg"
-    image.save(path, quality=95, exif=exif_with(orientation=orientation))
+    path = tmp_path / f"o{orientation}.{fmt.lower()}"
+    image.save(path, fmt, exif=exif_with(orientation=orientation), **({"quality": 95} if fmt != "TIFF" else {}))
+    assert (read_metadata(path).width, read_metadata(path).height) == expected_size
     decoded = decode_file(path)
     assert decoded.image.size == expected_size
     assert decoded.full_size == expected_size
