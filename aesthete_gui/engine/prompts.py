@@ -129,11 +129,18 @@ class PromptBook:
     """All prompts of one domain preset; `version` names the template and preset versions used."""
 
     def __init__(
-        self, preset: PresetLike, templates: ProtocolTemplates, domain: DomainWording
+        self,
+        preset: PresetLike,
+        templates: ProtocolTemplates,
+        domain: DomainWording,
+        rubric_levels: bool = True,
     ) -> None:
         self.preset = preset
         self.templates = templates
         self.domain = domain
+        # False: pointwise prompts give only what to look at, not the five anchored levels
+        # (about a third of the tokens: faster on small machines, less guidance for the model).
+        self.rubric_levels = rubric_levels
 
     @classmethod
     def for_preset(
@@ -141,12 +148,13 @@ class PromptBook:
         name: str = DEFAULT_PRESET,
         folder: Path | None = None,
         rubrics_folder: Path | None = None,
+        rubric_levels: bool = True,
     ) -> PromptBook:
         """The prompt book for a named preset: rubric from engine.rubrics, wording from `folder`."""
         from aesthete_gui.engine.rubrics import load_preset
 
         preset = load_preset(name, rubrics_folder)
-        return cls(preset, load_templates(folder), load_domain(name, folder))
+        return cls(preset, load_templates(folder), load_domain(name, folder), rubric_levels)
 
     @property
     def preset_name(self) -> str:
@@ -156,7 +164,8 @@ class PromptBook:
     @property
     def version(self) -> str:
         """e.g. 'prompts-1/photography-1': recorded with every judgment made from these prompts."""
-        return f"prompts-{self.templates.version}/{self.preset.name}-{self.preset.version}"
+        short = "" if self.rubric_levels else "-brief"
+        return f"prompts-{self.templates.version}{short}/{self.preset.name}-{self.preset.version}"
 
     def _rubric_text(self, with_levels: bool) -> str:
         lines = []
@@ -191,7 +200,7 @@ class PromptBook:
 
     def pointwise(self) -> Prompt:
         """Score one image on the five dimensions with the full anchored rubric."""
-        return self._prompt("pointwise", 1, with_levels=True)
+        return self._prompt("pointwise", 1, with_levels=self.rubric_levels)
 
     def pairwise(self) -> Prompt:
         """Compare two images (first = A, second = B) on the five dimensions."""

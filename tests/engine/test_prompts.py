@@ -95,3 +95,13 @@ def test_missing_or_broken_files_give_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "protocols.toml").write_text("version = 1\n", encoding="utf-8")
     with pytest.raises(PromptError, match=r"no \[pointwise\] text"):
         PromptBook.for_preset("photography", folder=tmp_path)
+
+
+def test_brief_pointwise_prompt_leaves_out_the_levels() -> None:
+    full = PromptBook.for_preset("photography").pointwise().text
+    book = PromptBook.for_preset("photography", rubric_levels=False)
+    brief = book.pointwise().text
+    level = load_preset("photography").dimensions["mood"].levels[2]
+    assert level in full and level not in brief
+    assert len(brief) < len(full) / 2
+    assert book.version == "prompts-1-brief/photography-1"
