@@ -1,0 +1,94 @@
+"""Image encoders: the built-in EfficientNet-Lite0 (real ImageNet weights) and tiny SigLIP / CLIP towers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import skimage.data
+import torch
+from PIL import Image
+
+from aesthete_gui.jobs import Cancelled, CancelToken, Progress
+from aesthete_gui.ml.encoder import BUILTIN_ID, builtin_weights_path, load_encoder
+
+
+@pytest.fixture(scope="module")
+def builtin():
+    return load_encoder()
+
+
+@pytest.fixture(scope="module")
+def real_photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("real")
+    paths = {}
+    for name in ("chelsea", "coffee", "astronaut"):
+        path = folder / f"{name}.jpg"
+        Image.fromarray(getattr(skimage.data, name)()).convert("RGB").save(path, quality=92)
+        paths[name] = str(path)
+    return paths
+
+
+def test_builtin_weights_classify_real_photos(builtin, real_photos: dict[str, str]) -> None:
+    from aesthete_gui.ml.encoder import BUILTIN_INPUT_SIZE, _square_rgb
+    from aesthete_gui.ml.images import load_rgb
+
+    assert builtin_weights_path().name == "efficientnet-lite0-57934424.pth"
+    images = [load_rgb(real_photos[n]) for n in ("chelsea", "coffee")]
+    batch = np.stack([_square_rgb(i, BUILTIN_INPUT_SIZE) for i in images])
+    tensor = (torch.from_numpy(batch).permute(0, 3, 1, 2) - 0.5) / 0.5
+    with torch.no_grad():
+        top = builtin.model(tensor).argmax(dim=1).tolist()
+    assert top[0] in (281, 282, 285)  # tabby / tiger / Egyptian cat
+    assert top[1] == 967  # espresso
+
+
+def test_builtin_embeddings_shape_order_and_meaning(builtin, real_photos: dict[str, str], tmp_path: Path) -> None:
+    assert load_encoder("builtin").encoder_id == BUILTIN_ID
+    flipped = tmp_path / "chelsea_flipped.png"
+    Image.open(real_photos["chelsea"]).transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(flipped)
+    paths = [real_photos["chelsea"], real_photos["coffee"], str(flipped), real_photos["astronaut"]]
+    seen: list[Progress] = []
+    embeddings = builtin.encode_paths(paths, batch_size=3, progress=seen.append)
+    assert embeddings.shape == (4, 1280)
+    assert embeddings.dtype == np.float32
+    assert [p.done for p in seen] == [3, 4]
+    unit = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
+    similarity = unit @ unit.T
+    # The mirrored cat is closer to the cat than the coffee or the astronaut are.
+    assert similarity[0, 2] > similarity[0, 1]
+    assert similarity[0, 2] > similarity[0, 3]
+    single = builtin.encode_paths(paths[:1])
+    np.testing.assert_allclose(single[0], embeddings[0], rtol=1e-4, atol=1e-4)
+
+
+def test_unreadable_images_give_nan_rows_with_reasons(builtin, real_photos: dict[str, str], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    embeddings = builtin.encode_paths([str(empty), real_photos["coffee"]])
+    assert np.isnan(embeddings[0]).all()
+    assert np.isfinite(embeddings[1]).all()
+    assert list(builtin.last_errors) == [0]
+    assert "empty.jpg" in builtin.last_errors[0]
+
+
+def test_cancel_between_batches(builtin, real_photos: dict[str, str]) -> None:
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        builtin.encode_paths(list(real_photos.values()), cancel=token)
+    with pytest.raises(ValueError):
+        builtin.encode_paths([], batch_size=0)
+
+
+def test_siglip_and_clip_towers(tiny_siglip_dir: Path, tiny_clip_dir: Path, photo_paths: list[str]) -> None:
+    siglip = load_encoder(tiny_siglip_dir)
+    clip = load_encoder(str(tiny_clip_dir))
+    assert siglip.encoder_id == f"hf:{tiny_siglip_dir.name}"
+    a = siglip.encode_paths(photo_paths[:3], batch_size=2)
+    b = clip.encode_paths(photo_paths[:3])
+    assert a.shape == (3, 32)
+    assert b.shape == (3, 24)  # CLIP's projected embedding, not the hidden size
+    assert np.isfinite(a).all() and np.isfinite(b).all()
+    assert not np.allclose(a[0], a[1])
