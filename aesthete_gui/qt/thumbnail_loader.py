@@ -163,14 +163,21 @@ class ThumbnailLoader(QObject):
 
 
 def profile_thumbnail_resolver(profile: Profile, cache_dir: Path) -> ThumbnailResolver:
-    """A resolver that makes (or finds) the cached 256/1024 px JPEGs of a profile's images."""
-    from aesthete_gui.imaging.thumbnails import ensure_thumbnails
+    """A resolver that finds (or makes) the cached 256 px thumbnail / 1024 px preview of an image.
+
+    A thumbnail never costs a full decode (the import made it, or an EXIF / draft decode does);
+    the preview is made on first view.
+    """
+    from aesthete_gui.imaging.thumbnails import ensure_thumbnail, ensure_thumbnails
 
     def resolve(image_id: int, kind: str) -> Path | None:
         record = profile.image_by_id(image_id)
-        if record is None:
+        if record is None or not record.content_hash:
             return None
-        thumbs = ensure_thumbnails(Path(record.path), record.content_hash, cache_dir)
-        return Path(thumbs.thumb_path if kind == THUMB else thumbs.preview_path)
+        if kind == THUMB:
+            if record.thumb_path and Path(record.thumb_path).is_file():
+                return Path(record.thumb_path)
+            return Path(ensure_thumbnail(record.path, record.content_hash, cache_dir))
+        return Path(ensure_thumbnails(record.path, record.content_hash, cache_dir).preview_path)
 
     return resolve

@@ -182,3 +182,39 @@ def test_score_selection_and_library_with_builtin_scorer_fill_grid_and_inspector
     window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("overall"))
     overall = [window.model.row_for(i).scores["overall"] for i in window.model.visible_ids()]
     assert overall == sorted(overall, reverse=True)
+
+
+def _write_burst(folder: Path, frames: int) -> None:
+    from PIL import Image
+
+    write_test_images(folder, frames + 2, size=(160, 120))
+    for index, path in enumerate(sorted(folder.glob("*.jpg"))):
+        exif = Image.Exif()
+        ifd = exif.get_ifd(0x8769)
+        # the first `frames` files 0.3 s apart (a burst), the last two an hour later, apart
+        seconds = index * 0.3 if index < frames else 3600 + index * 600
+        ifd[0x9003] = f"2026:06:13 15:{int(seconds // 60) % 60:02d}:{int(seconds % 60):02d}"
+        ifd[0x9291] = f"{int(round((seconds % 1) * 100)):02d}"
+        with Image.open(path) as img:
+            img.load()
+            rgb = img.convert("RGB")
+        rgb.save(path, quality=90, exif=exif)
+
+
+def test_bursts_listed_collapsed_and_scoped(qtbot, window, tmp_path) -> None:
+    folder = tmp_path / "bursty"
+    _write_burst(folder, 4)
+    _import(qtbot, window, folder)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=10_000)
+    bursts = {r.burst_id for r in window.model.all_rows() if r.burst_id is not None}
+    assert len(bursts) == 1
+    burst_id = bursts.pop()
+    tree = window.library.tree
+    titles = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert "Bursts  (1)" in titles
+    window.filter_bar.collapse.setChecked(True)
+    assert window.model.rowCount() == 3
+    assert window.model.burst_size(burst_id) == 4
+    window.filter_bar.collapse.setChecked(False)
+    window.library.scope_selected.emit(None, burst_id)
+    assert window.model.rowCount() == 4

@@ -114,11 +114,14 @@ def gather_details(
         if value not in (None, ""):
             facts.append((title, _format_exif(key, value)))
     scores = profile.scores(scorer).get(image_id, {}) if scorer else {}
-    preview = record.preview_path
-    if not preview and cache_dir is not None and record.content_hash:
+    # the largest cached rendition: the preview once it was viewed, else the import's thumbnail
+    candidates = [record.preview_path]
+    if cache_dir is not None and record.content_hash:
         from aesthete_gui.imaging.thumbnails import thumb_paths
 
-        preview = str(thumb_paths(record.content_hash, cache_dir).preview_path)
+        candidates.append(str(thumb_paths(record.content_hash, cache_dir).preview_path))
+    candidates.append(record.thumb_path)
+    preview = next((c for c in candidates if c and Path(c).is_file()), None)
     return ImageDetails(
         image_id=image_id,
         path=record.path,
@@ -217,6 +220,8 @@ class Inspector(QWidget):
         self.details = details
         _clear(self.facts)
         _clear(self.checks)
+        for box in (self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+            box.setVisible(details is not None)
         if details is None:
             self.title.setText("No image selected")
             self.bars.set_scores({}, "")
@@ -239,6 +244,7 @@ class Inspector(QWidget):
         )
         for name, value in details.checks:
             self.checks.addRow(name, QLabel(value))
+        self.checks_box.setVisible(bool(details.checks))
 
 
 def _wrapping(text: str) -> QLabel:

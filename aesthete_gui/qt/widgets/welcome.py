@@ -8,20 +8,20 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 MODES: tuple[tuple[str, str, str], ...] = (
     (
         "Grid — cull",
-        "G",
+        "Ctrl+1",
         "Every photograph of a shoot at once. Arrows move, 0–5 set stars, P picks, X rejects, "
         "6–9 add colour labels, Ctrl+Z undoes. Marks are saved at once and written to XMP "
         "sidecars that Lightroom, darktable, digiKam and Capture One read.",
     ),
     (
         "Compare — teach",
-        "C",
+        "Ctrl+3",
         "Two images side by side. ← or → says which one you prefer, ↓ calls it a tie. "
         "Each choice teaches Aesthete your taste; it shows how often it already predicts you.",
     ),
     (
         "Set — choose",
-        "S",
+        "Ctrl+4",
         "Two to eight images or a burst. A judge model names the best and the worst and shows "
         "its reasoning step by step; you accept or overrule it, and both count as your choice.",
     ),
@@ -53,7 +53,7 @@ class WelcomePage(QWidget):
             card = QFrame(self)
             card.setObjectName("welcomeCard")
             card_layout = QVBoxLayout(card)
-            name = QLabel(f"<b>{heading}</b>  <span style='color:gray'>(Ctrl+{key[0]})</span>", card)
+            name = QLabel(f"<b>{heading}</b>  <span style='color:gray'>({key})</span>", card)
             body = QLabel(text, card)
             body.setWordWrap(True)
             body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -71,10 +71,12 @@ class WelcomePage(QWidget):
 
         column = QVBoxLayout()
         column.setSpacing(16)
+        column.addStretch(1)
         column.addWidget(title)
         column.addWidget(intro)
         column.addLayout(cards)
         column.addLayout(buttons)
+        column.addStretch(2)
         box = QWidget(self)
         box.setLayout(column)
         box.setMaximumWidth(980)
