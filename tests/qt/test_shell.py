@@ -194,7 +194,7 @@ def _write_burst(folder: Path, frames: int) -> None:
         # the first `frames` files 0.3 s apart (a burst), the last two an hour later, apart
         seconds = index * 0.3 if index < frames else 3600 + index * 600
         ifd[0x9003] = f"2026:06:13 15:{int(seconds // 60) % 60:02d}:{int(seconds % 60):02d}"
-        ifd[0x9291] = f"{int(round((seconds % 1) * 100)):02d}"
+        ifd[0x9291] = f"{round((seconds % 1) * 100):02d}"
         with Image.open(path) as img:
             img.load()
             rgb = img.convert("RGB")
