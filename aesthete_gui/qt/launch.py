@@ -66,20 +66,22 @@ def keep_ui_responsive() -> None:
 
 
 def protect_none_refcount() -> None:
-    """Work around PySide6 6.12 dropping a reference to None on every void call under Python < 3.12.
+    """Work around PySide6 6.12 dropping references to None / True / False under Python < 3.12.
 
-    Its abi3 build returns None without a new reference (harmless where None is immortal, 3.12+);
-    on 3.11 each QPainter.save(), setPen(), drawPixmap() … lowers None's count until Python aborts
-    with "deallocating None" after a few hundred thousand paints. Raising the count by 2**60 once
-    makes None as good as immortal, which is what Python 3.12 does by design.
+    Its abi3 build returns these singletons from some calls (QPainter.save(), setPen(),
+    drawPixmap(), index.data() of an empty role, …) without a new reference: harmless where they
+    are immortal (3.12+), but on 3.11 each call lowers the count until Python aborts with
+    "deallocating None" (or True / False) — after a few hundred thousand paints, or at exit.
+    Raising their counts by 2**60 once makes them as good as immortal, as Python 3.12 does.
     """
     if sys.version_info >= (3, 12):
         return
     import ctypes
 
-    refcount = ctypes.c_ssize_t.from_address(id(None))
-    if refcount.value < 2**59:
-        refcount.value += 2**60
+    for singleton in (None, True, False):
+        refcount = ctypes.c_ssize_t.from_address(id(singleton))
+        if refcount.value < 2**59:
+            refcount.value += 2**60
 
 
 def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
