@@ -1,0 +1,315 @@
+"""`aesthete judge pair|set`, `aesthete score` and `aesthete models`: ask a judge from the command line.
+
+A judge is a local model (`--model DIR_OR_ID`) or an OpenAI-compatible server (`--endpoint URL
+--model NAME`). Exit status 0 whenever the judge answered, parsed or not; a judge that could not
+be loaded or reached is a user error (exit 2) with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from aesthete_gui.cli import UserError
+
+DIMENSION_KEYS = ("technique", "coloration", "composition", "mood", "overall")
+
+
+def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False) -> None:
+    parser.add_argument(
+        "--model",
+        required=True,
+        metavar="DIR_OR_ID",
+        help="local model folder or hub id (with --endpoint: the server's model name)",
+    )
+    if not local_only:
+        parser.add_argument(
+            "--endpoint",
+            metavar="URL",
+            help="OpenAI-compatible server base URL, e.g. http://localhost:8000/v1",
+        )
+        parser.add_argument(
+            "--api-key-env",
+            metavar="VAR",
+            default=None,
+            help="environment variable holding the server's API key (default AESTHETE_API_KEY; "
+            "the keyring is tried when it is unset); keys are never stored",
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=120.0, help="seconds per server request (default 120)"
+        )
+    parser.add_argument(
+        "--preset",
+        default="photography",
+        help="rubric preset: photography, painting, illustration, rendering (default photography)",
+    )
+    parser.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="allow pickle checkpoints (.bin/.pth), which can run code: only for sources you trust",
+    )
+    parser.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="allow a model's own Python code (auto_map): only for sources you trust",
+    )
+    parser.add_argument(
+        "--download", action="store_true", help="download a hub id that is not in the local cache"
+    )
+    parser.add_argument("--revision", default=None, help="pin a hub revision (commit, tag or branch)")
+    parser.add_argument(
+        "--max-new-tokens",
+        type=int,
+        default=None,
+        help="cap on generated tokens per call (default: the protocol's own limit)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--save", action="store_true", help="store the judgment in the profile (see --profile)"
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `judge pair`, `judge set`, `score` and `models`."""
+    judge = subparsers.add_parser(
+        "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
+    )
+    actions = judge.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
+    pair = actions.add_parser("pair", help="compare two images (A = first, B = second) per dimension")
+    pair.add_argument("a", metavar="A", help="first image (A)")
+    pair.add_argument("b", metavar="B", help="second image (B)")
+    pair.add_argument(
+        "--both-orders",
+        action="store_true",
+        help="also judge B vs A and report how consistent the two orders are",
+    )
+    _judge_options(pair)
+    pair.set_defaults(func=run_pair)
+
+    chosen = actions.add_parser("set", help="name the best and worst of 2-8 images of one subject")
+    chosen.add_argument("images", nargs="+", metavar="IMG", help="2 to 8 images")
+    chosen.add_argument(
+        "--explain",
+        action="store_true",
+        help="three separate calls: analyser, critic, then the decision (shows each stage)",
+    )
+    chosen.add_argument(
+        "--orderings",
+        type=int,
+        default=1,
+        help="judge the set under this many orderings and vote (position bias; default 1)",
+    )
+    _judge_options(chosen)
+    chosen.set_defaults(func=run_set)
+
+    score = subparsers.add_parser(
+        "score", help="score images 1-5 on five dimensions with a local model in one pass each"
+    )
+    score.add_argument("images", nargs="+", metavar="IMG", help="images to score")
+    score.add_argument("--batch-size", type=int, default=8, help="images per forward pass (default 8)")
+    _judge_options(score, local_only=True)
+    score.set_defaults(func=run_score)
+
+    models = subparsers.add_parser("models", help="list known judge and encoder models and which are installed")
+    models.add_argument("--json", action="store_true", help="print JSON")
+    models.set_defaults(func=run_models)
+
+
+def _existing(paths: list[str]) -> list[str]:
+    missing = [p for p in paths if not Path(p).is_file()]
+    if missing:
+        raise UserError(f"no such image file: {', '.join(missing)}")
+    return [os.fspath(Path(p)) for p in paths]
+
+
+def _spec(args: argparse.Namespace, **extra: Any):
+    from aesthete_gui.services.compare import JudgeSpec
+
+    if args.max_new_tokens is not None and args.max_new_tokens < 1:
+        raise UserError("--max-new-tokens must be at least 1")
+    return JudgeSpec(
+        model=args.model,
+        endpoint=getattr(args, "endpoint", None),
+        api_key_env=getattr(args, "api_key_env", None),
+        preset=args.preset,
+        max_new_tokens=args.max_new_tokens,
+        timeout_s=getattr(args, "timeout", 120.0),
+        allow_pickle=args.allow_pickle,
+        trust_remote_code=args.trust_remote_code,
+        download=args.download,
+        revision=args.revision,
+        **extra,
+    )
+
+
+def _profile(args: argparse.Namespace):
+    if not args.save:
+        return None
+    from aesthete_gui.settings import resolve_profile_path
+    from aesthete_gui.store import open_profile
+
+    return open_profile(resolve_profile_path(args.profile))
+
+
+def _call(function, *call_args, **kwargs):
+    """Run a judge call, turning 'cannot load / cannot reach' into user errors."""
+    from aesthete_gui.engine.prompts import PromptError
+    from aesthete_gui.engine.rubrics import RubricError
+    from aesthete_gui.ml.loading import ModelLoadError
+    from aesthete_gui.ml.prompt_judge import JudgeUnavailable, is_failure
+
+    try:
+        record = function(*call_args, **kwargs)
+    except (ModelLoadError, JudgeUnavailable, PromptError, RubricError) as error:
+        raise UserError(str(error)) from error
+    records = record if isinstance(record, list) else [record]
+    records = [r for r in records if hasattr(r, "parsed")]
+    failed = [r for r in records if is_failure(r)]
+    if records and len(failed) == len(records):
+        raise UserError(failed[0].rationale)
+    return record
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    """Judge one pair and print the outcome per dimension (or the exact JSON contract)."""
+    from aesthete_gui.services.compare import compare_pair, open_judge
+
+    first, second = _existing([args.a, args.b])
+    judge = _call(open_judge, _spec(args, both_orders=args.both_orders))
+    record = _call(compare_pair, judge, first, second, profile=_profile(args))
+    if args.json:
+        print(json.dumps({"parsed": record.parsed, "outcome": dict(record.outcome), "raw": record.raw}))
+        return 0
+    print(f"A = {first}\nB = {second}")
+    for key in DIMENSION_KEYS:
+        print(f"  {key:<12} {record.outcome.get(key) or '-'}")
+    consistency = getattr(record, "consistency", None)
+    if args.both_orders:
+        text = "n/a" if consistency is None else f"{consistency:.0%}"
+        print(f"  consistent across both orders on {text} of the dimensions answered twice")
+    if not record.parsed:
+        print("The judge's reply could not be parsed; it is kept as given:\n" + record.raw)
+    return 0
+
+
+def run_set(args: argparse.Namespace) -> int:
+    """Best and worst of a set, with the three explanation stages when asked."""
+    from aesthete_gui.services.compare import compare_set, explanation_subjectivity, open_judge
+
+    images = _existing(args.images)
+    if not 2 <= len(images) <= 8:
+        raise UserError(f"a set has 2 to 8 images, got {len(images)}")
+    if len(set(images)) != len(images):
+        raise UserError("the same image is given twice")
+    if args.orderings < 1:
+        raise UserError("--orderings must be at least 1")
+    stream = None if args.json else _print_stage
+    judge = _call(open_judge, _spec(args, set_orderings=args.orderings), on_stage=stream)
+    record = _call(compare_set, judge, images, explain=args.explain, profile=_profile(args))
+    report = explanation_subjectivity(record) if args.explain else None
+    if args.json:
+        payload = {
+            "parsed": record.parsed,
+            "best": record.best,
+            "worst": record.worst,
+            "all_orderings_agree": getattr(record, "all_orderings_agree", None),
+            "stages": list(record.stages),
+            "raw": record.raw,
+        }
+        if report is not None:
+            payload["subjective_word_rate"] = round(report.rate, 4)
+        print(json.dumps(payload))
+        return 0
+    print(f"best:  {record.best or '-'}\nworst: {record.worst or '-'}")
+    if args.orderings > 1:
+        agree = "yes" if getattr(record, "all_orderings_agree", False) else "no"
+        print(f"all {args.orderings} orderings agree: {agree}")
+    if report is not None:
+        print(f"subjective words in the explanation: {report.rate:.1%} ({', '.join(report.found) or 'none'})")
+    if not record.parsed:
+        print("The judge's decision could not be parsed; it is kept as given:\n" + record.raw)
+    return 0
+
+
+def _print_stage(event: Any) -> None:
+    title = {"analyser": "Analysis", "critic": "Critique", "summariser": "Decision"}[event.stage]
+    print(f"--- {title} (ordering {event.ordering_index + 1}) ---\n{event.text}\n", flush=True)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """Single-pass scores (expected value of the digits 1..5) for each image."""
+    from aesthete_gui.engine.prompts import PromptBook
+    from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
+
+    images = _existing(args.images)
+    if args.batch_size < 1:
+        raise UserError("--batch-size must be at least 1")
+    scorer = _call(
+        VLMSinglePassScorer,
+        args.model,
+        prompts=_call(PromptBook.for_preset, args.preset),
+        batch_size=args.batch_size,
+        allow_pickle=args.allow_pickle,
+        trust_remote_code=args.trust_remote_code,
+        download=args.download,
+        revision=args.revision,
+    )
+    _call(scorer.load)
+    results = scorer.score_paths(images)
+    profile = _profile(args)
+    if profile is not None:
+        for path, scores in zip(images, results, strict=True):
+            record = profile.image_by_path(path)
+            if record is not None and scores:
+                profile.put_scores(
+                    record.id,
+                    scorer.scorer_id,
+                    scores,
+                    scorer_version=scorer.version,
+                    preset=args.preset,
+                    preset_version=str(scorer.prompts.preset.version),
+                )
+    if args.json:
+        print(json.dumps([{"path": p, "scores": s or None} for p, s in zip(images, results, strict=True)]))
+        return 0
+    print("image\t" + "\t".join(DIMENSION_KEYS))
+    for path, scores in zip(images, results, strict=True):
+        cells = [f"{scores[k]:.2f}" if scores else "unreadable" for k in DIMENSION_KEYS]
+        print(path + "\t" + "\t".join(cells))
+    return 0
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """The model cards, with where each is installed (offline check of the standard cache)."""
+    from aesthete_gui.ml.registry import installed_path, list_cards
+
+    rows = []
+    for card in list_cards():
+        location = "built in" if card.id == "builtin" else installed_path(card.id)
+        rows.append(
+            {
+                "id": card.id,
+                "role": card.role,
+                "family": card.family,
+                "parameters_billion": card.parameters_billion,
+                "memory_gib_bf16": card.memory_gib_bf16,
+                "licence": card.licence,
+                "protocols_checked": list(card.protocols_checked),
+                "installed": str(location) if location else None,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for row in rows:
+        where = row["installed"] or "not installed (use --download with a command)"
+        print(
+            f"{row['id']:<36} {row['role']:<8} {row['parameters_billion']:>6g}B "
+            f"{row['memory_gib_bf16']:>5g} GiB  {row['licence']:<40} {where}",
+            file=sys.stdout,
+        )
+    return 0
