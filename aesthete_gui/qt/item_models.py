@@ -7,9 +7,9 @@ Rows are loaded from the profile in a worker (one read per reload), filtered and
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
@@ -56,11 +56,15 @@ class ImageRow:
     label: str | None = None
     scores: Mapping[str, float] = field(default_factory=dict)
     personal: float | None = None
+    name: str = ""  # the file name shown under the thumbnail (filled from path)
+    sort_name: str = ""  # the name folded for sorting and searching
 
-    @property
-    def name(self) -> str:
-        """The file name shown under the thumbnail."""
-        return Path(self.path).name
+    def __post_init__(self) -> None:
+        # computed once, in the worker that builds the rows: the grid sorts and paints by them
+        if not self.name:
+            object.__setattr__(self, "name", os.path.basename(self.path))
+        if not self.sort_name:
+            object.__setattr__(self, "sort_name", self.name.casefold())
 
 
 @dataclass(frozen=True)
@@ -111,15 +115,15 @@ class FilterState:
                 return False
             if self.score_max is not None and value > self.score_max:
                 return False
-        return not (self.text and self.text.lower() not in row.name.lower())
+        return not (self.text and self.text.casefold() not in row.sort_name)
 
 
 def _sort_value(row: ImageRow, key: str) -> tuple:
     # Missing values sort last whatever the direction: the first element says "missing".
     if key == "name":
-        return (0, row.name.lower())
+        return (0, row.sort_name)
     if key == "capture_time":
-        return (row.capture_time is None, row.capture_time or "", row.name.lower())
+        return (row.capture_time is None, row.capture_time or "", row.sort_name)
     if key == "personal":
         return (row.personal is None, -(row.personal or 0.0))
     value = row.scores.get(key)
@@ -207,6 +211,42 @@ def load_rows(
     return rows
 
 
+@dataclass
+class LoadedRows:
+    """Rows read and arranged in a worker, ready to be swapped into the model in one step."""
+
+    by_id: dict[int, ImageRow]
+    visible: list[ImageRow]
+    burst_sizes: dict[int, int]
+    index_of: dict[int, int]
+    filter: FilterState
+    sort_key: str
+    descending: bool
+
+
+def load_and_arrange(
+    profile: Profile,
+    scorer_id: str | None,
+    state: FilterState,
+    sort_key: str,
+    descending: bool,
+    progress: Any = None,
+    cancel: Any = None,
+) -> LoadedRows:
+    """load_rows + arrange, both off the UI thread (sorting 10,000 rows is not free)."""
+    rows = load_rows(profile, scorer_id)
+    visible, burst_sizes = arrange(rows, state, sort_key, descending)
+    return LoadedRows(
+        by_id={r.image_id: r for r in rows},
+        visible=visible,
+        burst_sizes=burst_sizes,
+        index_of={r.image_id: i for i, r in enumerate(visible)},
+        filter=state,
+        sort_key=sort_key,
+        descending=descending,
+    )
+
+
 class ImageListModel(QAbstractListModel):
     """All images of the profile as grid rows; `reload()` re-reads them off the UI thread."""
 
@@ -278,6 +318,14 @@ class ImageListModel(QAbstractListModel):
         """Every loaded row (unfiltered)."""
         return list(self._all.values())
 
+    def total_count(self) -> int:
+        """How many rows are loaded (unfiltered)."""
+        return len(self._all)
+
+    def flag_count(self, flag: str) -> int:
+        """How many loaded rows carry `flag` ("pick" or "reject")."""
+        return sum(1 for r in self._all.values() if r.flag == flag)
+
     def burst_size(self, burst_id: int | None) -> int:
         """How many frames a collapsed burst hides behind its best frame (0 when not collapsed)."""
         return self._burst_sizes.get(burst_id, 0) if burst_id is not None else 0
@@ -323,9 +371,21 @@ class ImageListModel(QAbstractListModel):
         self._arrange()
 
     def set_rows(self, rows: Iterable[ImageRow]) -> None:
-        """Replace all rows (used by reload; keeps filter and sort)."""
+        """Replace all rows (keeps filter and sort)."""
         self._all = {r.image_id: r for r in rows}
         self._arrange()
+        self.loaded.emit()
+
+    def _install(self, loaded: LoadedRows) -> None:
+        # rows arranged in the worker are used as they are unless filter or sort changed meanwhile
+        if (loaded.filter, loaded.sort_key, loaded.descending) != (self._filter, self._sort_key, self._descending):
+            self.set_rows(loaded.by_id.values())
+            return
+        self.beginResetModel()
+        self._all, self._visible, self._burst_sizes = loaded.by_id, loaded.visible, loaded.burst_sizes
+        self._index_of = loaded.index_of
+        self.endResetModel()
+        self.arranged.emit()
         self.loaded.emit()
 
     def update_marks(self, marks: Mapping[int, tuple[int, str | None, str | None]]) -> None:
@@ -350,19 +410,21 @@ class ImageListModel(QAbstractListModel):
         settings = self._context.settings
         self._context.runner.submit(
             "Loading library",
-            load_rows,
+            load_and_arrange,
             self._context.profile,
             settings.get("scorer") or None,
-            None,
+            self._filter,
+            self._sort_key,
+            self._descending,
             on_done=self._loaded,
             on_error=lambda _exc: self._loaded(None),
             visible=False,
         )
 
-    def _loaded(self, rows: list[ImageRow] | None) -> None:
+    def _loaded(self, loaded: LoadedRows | None) -> None:
         self._loading = False
-        if rows is not None:
-            self.set_rows(rows)
+        if loaded is not None:
+            self._install(loaded)
         if self._reload_pending:
             self._reload_pending = False
             self.reload()

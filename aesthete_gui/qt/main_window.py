@@ -255,7 +255,7 @@ class MainWindow(QMainWindow):
 
     def _library_loaded(self) -> None:
         self._update_counts()
-        empty = self.model.rowCount() == 0 and not self.model.all_rows()
+        empty = self.model.total_count() == 0
         if empty and not self.context.settings.get("welcome_done"):
             self.show_view("welcome")
         elif self._current_view == "welcome" and not empty:
@@ -452,10 +452,10 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, msecs)
 
     def _update_counts(self, *_args: object) -> None:
-        total = len(self.model.all_rows())
+        total = self.model.total_count()
         shown = self.model.rowCount()
         selected = len(self.context.selection.image_ids())
-        picks = sum(1 for r in self.model.all_rows() if r.flag == "pick")
+        picks = self.model.flag_count("pick")
         parts = [f"{shown:,} of {total:,} shown" if shown != total else f"{total:,} photographs"]
         if selected:
             parts.append(f"{selected:,} selected")
