@@ -82,13 +82,20 @@ def distil_job(
     profile: Profile,
     judge: str,
     preset: str | None,
+    server_model: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
-    """Run a distillation from the configured judge (services.distill)."""
+    """Distil a fast scorer from the configured judge (services.distill): a model folder / hub id,
+    or an OpenAI-compatible server URL with its model name."""
     from aesthete_gui.services import distill
 
-    return distill.run_distillation(profile, judge=judge, preset=preset, progress=progress, cancel=cancel)
+    is_server = judge.startswith(("http://", "https://"))
+    model = distill.make_judge(
+        None if is_server else judge, judge if is_server else None, server_model, preset, None
+    )
+    options = distill.DistillOptions(preset=preset) if preset else distill.DistillOptions()
+    return distill.distill_profile(profile, model, options, progress=progress, cancel=cancel)
 
 
 PERSONAL_PREFIX = "taste:"

@@ -406,6 +406,7 @@ class MainWindow(QMainWindow):
             self.context.profile,
             judge,
             self.context.settings.get("preset"),
+            self.context.settings.get("judge_server_model"),
             on_done=lambda _r: self.context.signals.scores_changed.emit(),
             on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
             gpu=True,
