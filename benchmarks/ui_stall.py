@@ -226,13 +226,13 @@ def scroll_grid(window, done) -> None:
 
 def machine() -> dict[str, str]:
     """uname -a, nproc, Python and Qt versions."""
-    import PySide6
+    from importlib.metadata import version
 
     return {
         "uname": subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip(),
         "nproc": str(os.cpu_count()),
         "python": platform.python_version(),
-        "pyside6": PySide6.__version__,
+        "pyside6": version("pyside6"),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
@@ -305,9 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="do not update the markdown file")
     parser.add_argument("--open-rows", type=int, default=10_000, help="rows of the large-library open test")
     args = parser.parse_args(argv)
+    info = machine()
     result = run(args.images)
     result["open"] = open_large_library(args.open_rows)
-    info = machine()
     if args.json:
         print(json.dumps({**result, "machine": info}, indent=2))
     else:
