@@ -74,8 +74,10 @@ def protect_none_refcount() -> None:
     "deallocating None" (or True / False) — after a few hundred thousand paints, or at exit.
     Raising their counts by 2**60 once makes them as good as immortal, as Python 3.12 does.
     """
-    if sys.version_info >= (3, 12):
-        return
+    from PySide6 import QtCore
+
+    if sys.version_info >= (3, 12) or tuple(QtCore.__version_info__[:2]) < (6, 12):
+        return  # pyproject keeps PySide6 below 6.12; this guards installs that ignore the pin
     import ctypes
 
     for singleton in (None, True, False):
