@@ -20,12 +20,15 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
     QRadioButton,
     QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -53,6 +56,8 @@ SOURCES = ("none", "folder", "hub", "server")
 SOURCE_LABELS = {"none": "No judge", "folder": "Local folder", "hub": "Download from the hub",
                  "server": "Server (OpenAI-compatible)"}
 CONNECT_TIMEOUT_S = 5.0
+CARD_COLUMNS = ("Model", "Parameters", "GPU memory (bf16)", "CPU memory (fp32)", "Licence",
+                "Downloaded")
 
 
 def judge_source(value: str | None) -> str:
@@ -272,6 +277,7 @@ class ModelManagerDialog(QDialog):
         self.card_info = QLabel()
         self.card_info.setWordWrap(True)
         self.card_info.setTextFormat(Qt.TextFormat.RichText)
+        self.cards_table = self._cards_table()
         row = QHBoxLayout()
         row.addWidget(self.hub_combo, 1)
         row.addWidget(self.download_button)
@@ -279,7 +285,30 @@ class ModelManagerDialog(QDialog):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.card_info)
+        layout.addWidget(QLabel("Judges known to work (from the model cards):"))
+        layout.addWidget(self.cards_table, 1)
         return page
+
+    def _cards_table(self) -> QTableWidget:
+        judges = [c for c in self._cards if c.role == "judge"]
+        table = QTableWidget(len(judges), len(CARD_COLUMNS))
+        table.setHorizontalHeaderLabels(CARD_COLUMNS)
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        for row, card in enumerate(judges):
+            values = (card.id, f"{card.parameters_billion:g} B", f"{card.memory_gib_bf16:.1f} GiB",
+                      f"{card.memory_gib_float32:.1f} GiB", card.licence,
+                      "yes" if _is_installed(card.id) else "no")
+            for column, value in enumerate(values):
+                table.setItem(row, column, QTableWidgetItem(value))
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(CARD_COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        table.cellClicked.connect(lambda row, _column: self.hub_combo.setCurrentText(judges[row].id))
+        return table
 
     def _server_page(self) -> QWidget:
         page = QWidget()

@@ -40,8 +40,8 @@ AGREEMENT_DELAY_MS = 800
 SUGGESTION_BATCH = 8
 SUGGESTION_LOW_WATER = 3
 MIN_CHOICES_FOR_AGREEMENT = 20
-HINT = ("←  left is better     →  right is better     ↓  tie     D  next dimension     "
-        "S  skip     Ctrl+Z  undo     wheel: zoom both · drag: pan both · F: fit")
+HINT = ("←  left better    →  right better    ↓  tie    D  dimension    S  skip    "
+        "Ctrl+Z  undo    wheel / drag  zoom / pan both    F  fit")
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class CompareView(QWidget):
         self.dimension_combo.setToolTip("Which quality you are judging (D cycles)")
         self.dimension_combo.currentIndexChanged.connect(self._on_dimension_changed)
         self.counter_label = QLabel()
-        self.agreement_label = QLabel()
+        self.agreement_label = QLabel("Agreement: measuring…")
         self.agreement_label.setToolTip(
             "How often the scorer (with your taste adapter when one is active) predicts the choices "
             "you made that it was not trained on; the range is a 95% confidence interval.")
@@ -390,7 +390,8 @@ class CompareView(QWidget):
         self.agreement_label.setText(format_agreement(result))
 
     def _show_agreement_error(self, error: BaseException) -> None:
-        self.agreement_label.setText(f"Agreement unavailable: {error}")
+        self.agreement_label.setText("Agreement: not available yet")
+        self.agreement_label.setToolTip(f"Could not measure agreement: {error}")
 
     def showEvent(self, event) -> None:
         """Show a first pair when opened, and take the keyboard."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 
@@ -35,9 +35,11 @@ class _ThemedCanvas(FigureCanvasQTAgg):
         self.setParent(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumHeight(int(height_in * 70))
+        self._redraw: Callable[[], None] | None = None
 
     def _colours(self) -> tuple[str, str, str]:
-        palette = self.palette()
+        # The application's theme palette: matplotlib gives the canvas its own white palette.
+        palette = QApplication.palette()
         background = palette.color(palette.ColorRole.Window).name()
         text = palette.color(palette.ColorRole.WindowText).name()
         grid = palette.color(palette.ColorRole.Mid).name()
@@ -52,6 +54,11 @@ class _ThemedCanvas(FigureCanvasQTAgg):
             spine.set_color(grid)
         axes.xaxis.label.set_color(text)
         axes.yaxis.label.set_color(text)
+
+    def restyle(self) -> None:
+        """Draw the last data again in the current theme's colours."""
+        if self._redraw is not None:
+            self._redraw()
 
     def _begin(self) -> None:
         background, _, _ = self._colours()
@@ -69,6 +76,7 @@ class ScoreDistributionPlot(_ThemedCanvas):
 
     def show_scores(self, scores: Mapping[int, Mapping[str, float]], scorer: str = "") -> None:
         """Draw histograms of `scores` ({image_id: {dimension: score}})."""
+        self._redraw = lambda: self.show_scores(scores, scorer)
         self._begin()
         if not scores:
             self._empty("No scores yet: score the selection or the library to see distributions.")
@@ -98,6 +106,7 @@ class LearningCurvePlot(_ThemedCanvas):
         base: Sequence[CurvePoint] = (),
     ) -> None:
         """Draw the adapter's curve and, when given, the base scorer's for comparison."""
+        self._redraw = lambda: self.show_curve(adapter, base)
         self._begin()
         if not adapter and not base:
             self._empty("Record some choices in Compare, then train an adapter to see how "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 MIN_SET = 2
 MAX_SET = 8
 CARD_THUMB = 170
+MIN_CARD_THUMB = 96
+MAX_CARD_THUMB = 220
+CARD_STYLE = ("QPushButton#best:checked { background-color: #3f7a4f; color: white; }"
+              "QPushButton#worst:checked { background-color: #8a3f3f; color: white; }")
 SET_ORDERINGS = 3
 STAGES = ("analyser", "critic", "summariser")
 STAGE_TITLES = ("1 · Analyser — what is in each image", "2 · Critic — what the analysis missed",
@@ -174,14 +178,19 @@ class _Card(QFrame):
         self.thumb = QLabel("…")
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.thumb.setFixedSize(CARD_THUMB, CARD_THUMB)
-        name = QLabel(f"{position}. {Path(record.path).name}")
+        self._name = f"{position}. {Path(record.path).name}"
+        self.name_label = name = QLabel(self._name)
         name.setToolTip(record.path)
         name.setAlignment(Qt.AlignmentFlag.AlignCenter)
         name.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.verdict = QLabel("")
         self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.best_button = QPushButton("Best")
+        self.best_button.setObjectName("best")
         self.worst_button = QPushButton("Worst")
+        self.worst_button.setObjectName("worst")
+        self.setStyleSheet(CARD_STYLE)
+        self._pixmap: QPixmap | None = None
         for button in (self.best_button, self.worst_button):
             button.setCheckable(True)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -200,8 +209,21 @@ class _Card(QFrame):
         if pixmap is None or pixmap.isNull():
             self.thumb.setText("no preview")
             return
-        self.thumb.setPixmap(pixmap.scaled(CARD_THUMB, CARD_THUMB, Qt.AspectRatioMode.KeepAspectRatio,
+        self._pixmap = pixmap
+        side = self.thumb.width()
+        self.thumb.setPixmap(pixmap.scaled(side, side, Qt.AspectRatioMode.KeepAspectRatio,
                                            Qt.TransformationMode.SmoothTransformation))
+
+    def set_thumb_size(self, side: int) -> None:
+        """Resize the card so a whole set fits the view's width."""
+        if side == self.thumb.width():
+            return
+        self.thumb.setFixedSize(side, side)
+        self.setFixedWidth(side + 16)
+        self.name_label.setText(self.name_label.fontMetrics().elidedText(
+            self._name, Qt.TextElideMode.ElideMiddle, side))
+        if self._pixmap is not None:
+            self.set_pixmap(self._pixmap)
 
 
 class SetView(QWidget):
@@ -261,11 +283,11 @@ class SetView(QWidget):
         self.cards_layout = QHBoxLayout(self.cards_host)
         self.cards_layout.setContentsMargins(0, 0, 0, 0)
         self.cards_layout.addStretch(1)
-        cards_scroll = QScrollArea()
+        self.cards_scroll = cards_scroll = QScrollArea()
         cards_scroll.setWidgetResizable(True)
         cards_scroll.setWidget(self.cards_host)
         cards_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        cards_scroll.setMinimumHeight(CARD_THUMB + 110)
+        cards_scroll.setFixedHeight(CARD_THUMB + 110)
         cards_scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.best_group = QButtonGroup(self)
         self.worst_group = QButtonGroup(self)
@@ -341,6 +363,7 @@ class SetView(QWidget):
                 card.thumb.setText("loading…")
             self.cards_layout.insertWidget(self.cards_layout.count() - 1, card)
             self._cards.append(card)
+        self._fit_cards()
         self.source_label.setText(f"Set of {len(records)} images, shown in this order to the judge "
                                   "(it also sees shuffled orderings).")
         for pane in self.stage_panes:
@@ -516,6 +539,21 @@ class SetView(QWidget):
         if key == "judge":
             self._refresh_model_banner()
             self._update_buttons()
+
+    def _fit_cards(self) -> None:
+        if not self._cards:
+            return
+        spacing = self.cards_layout.spacing()
+        share = (self.cards_scroll.viewport().width() - 4) // len(self._cards) - spacing - 16
+        side = max(MIN_CARD_THUMB, min(MAX_CARD_THUMB, share))
+        for card in self._cards:
+            card.set_thumb_size(side)
+        self.cards_scroll.setFixedHeight(side + 110)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Fit the candidate cards to the new width."""
+        super().resizeEvent(event)
+        self._fit_cards()
 
     def _on_thumbnail(self, image_id: int) -> None:
         for card in self._cards:

@@ -7,7 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -176,7 +176,9 @@ class TastePanel(QWidget):
         self.adapter_combo = QComboBox()
         self.adapter_combo.setMinimumContentsLength(18)
         self.adapter_combo.activated.connect(self._adapter_chosen)
-        self.agreement_label = QLabel()
+        self.agreement_label = QLabel(
+            "Train an adapter to see how often it predicts the choices it was not trained on, "
+            "next to the base scorer.")
         self.agreement_label.setWordWrap(True)
         self.agreement_label.setTextFormat(Qt.TextFormat.RichText)
         taste_layout = QGridLayout(taste_box)
@@ -379,6 +381,9 @@ class TastePanel(QWidget):
         self.distribution_plot.show_scores(self.context.profile.scores(scorer), scorer)
 
     def _on_settings_changed(self, key: str) -> None:
+        if key == "theme":  # after the main window applied the new palette
+            QTimer.singleShot(0, self.distribution_plot.restyle)
+            QTimer.singleShot(0, self.curve_plot.restyle)
         if key in ("judge", "scorer"):
             self._refresh_counts()
             self._set_job_widgets(running=self._job is not None and not self._job.done)
