@@ -17,6 +17,9 @@ from aesthete_gui.imaging.raw import RawError, is_raw_name, read_raw
 MAX_PIXELS = 250_000_000
 """Largest image accepted (pixels). Bigger files are treated as decompression bombs and skipped."""
 
+MAX_FILE_BYTES = 2 * 2**30
+"""Largest file read into memory (a 250 MP 16-bit RGB TIFF is about 1.5 GiB)."""
+
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow itself refuses anything above twice this
 # Pillow's warnings (size, odd EXIF, palette transparency) are covered by our own checks and notes;
 # module-level filters, because warnings.catch_warnings is not thread-safe.
@@ -93,7 +96,16 @@ def _display_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> 
 def read_bytes(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> bytes:
     """Read a whole file, turning every filesystem failure into a DecodeError with a reason."""
     try:
-        with open(path, "rb") as handle:
+        info = os.stat(path)  # before open(): opening a named pipe would block
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):  # a pipe or device could block or never end
+            raise DecodeError("not a regular file (device, pipe or socket)", "not_a_file")
+        with open(path, "rb", buffering=0) as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                raise DecodeError(
+                    f"file too large to read (limit {MAX_FILE_BYTES / 2**30:.0f} GiB)", "too_large"
+                )
             data = handle.read()
     except FileNotFoundError:
         if os.path.islink(path):
@@ -136,11 +148,6 @@ def decode_file(
     path: str | bytes | os.PathLike[str] | os.PathLike[bytes], max_side: int | None = None
 ) -> Decoded:
     """Read and decode a file (see decode_bytes)."""
-    try:
-        if stat.S_ISFIFO(os.stat(path).st_mode):
-            raise DecodeError("not a regular file (named pipe)", "not_a_file")
-    except OSError:
-        pass  # read_bytes reports missing/unreadable files with the right reason
     return decode_bytes(read_bytes(path), _display_name(path), max_side)
 
 

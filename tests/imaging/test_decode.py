@@ -249,6 +249,19 @@ def test_directory_named_like_an_image(tmp_path: Path) -> None:
     _fails(tmp_path / "folder.jpg", "not_a_file", "directory")
 
 
+def test_named_pipe_and_device_are_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.jpg")
+    _fails(tmp_path / "pipe.jpg", "not_a_file", "not a regular file")
+    _fails("/dev/zero", "not_a_file", "not a regular file")
+
+
+def test_huge_file_is_not_read_into_memory(tmp_path: Path) -> None:
+    path = tmp_path / "huge.tif"
+    with open(path, "wb") as handle:
+        handle.truncate(3 * 2**30)  # sparse: takes no disk space
+    _fails(path, "too_large", "file too large")
+
+
 def test_unreadable_permissions(tmp_path: Path) -> None:
     """chmod 000 file. Root ignores file modes, so as root the check runs in a child that drops to nobody."""
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
