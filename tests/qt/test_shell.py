@@ -218,3 +218,31 @@ def test_bursts_listed_collapsed_and_scoped(qtbot, window, tmp_path) -> None:
     window.filter_bar.collapse.setChecked(False)
     window.library.scope_selected.emit(None, burst_id)
     assert window.model.rowCount() == 4
+
+
+def test_saved_filter_and_theme_switch(qtbot, window, image_folder, monkeypatch) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    _import(qtbot, window, image_folder)
+    ids = window.model.visible_ids()
+    window.marks.mark(ids[:2], flag="pick")
+    window.marks.wait_written()
+    window.filter_bar.flag.setCurrentIndex(window.filter_bar.flag.findData("pick"))
+    monkeypatch.setattr("aesthete_gui.qt.main_window.QInputDialog.getText", lambda *a, **k: ("My picks", True))
+    qtbot.mouseClick(window.filter_bar.save, Qt.MouseButton.LeftButton)
+    assert "My picks" in window.context.settings["saved_filters"]
+    window.filter_bar.flag.setCurrentIndex(0)
+    assert window.model.rowCount() == 12
+    tree = window.library.tree
+    saved = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                 if tree.topLevelItem(i).text(0) == "Saved filters")  # fmt: skip
+    item = next(saved.child(i) for i in range(saved.childCount()) if saved.child(i).text(0) == "My picks")
+    tree.itemClicked.emit(item, 0)
+    assert window.model.visible_ids() == ids[:2]
+
+    window.theme_action.trigger()
+    assert window.context.settings["theme"] == "light"
+    light = QApplication.palette().window().color().lightness()
+    window.theme_action.trigger()
+    assert window.context.settings["theme"] == "dark"
+    assert QApplication.palette().window().color().lightness() < light - 100
