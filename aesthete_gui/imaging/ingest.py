@@ -92,10 +92,13 @@ def _ingest(
     if with_preview or with_features:
         decoded = decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
     else:
-        decoded = decode_bytes(data, name, 2 * THUMB_SIDE, THUMB_SIDE)
+        decoded = decode_bytes(data, name, THUMB_SIDE, THUMB_SIDE)
     result.decoded = True
     result.notes = list(decoded.notes)
-    result.metadata = metadata_from_decoded(decoded)
+    if decoded.format == "RAW":  # EXIF lives in the RAW container, not in its embedded preview
+        result.metadata = metadata_from_bytes(data, name)
+    else:
+        result.metadata = metadata_from_decoded(decoded)
     result.thumbs, small = build_thumbnails(
         decoded.image, result.content_hash, cache_dir, preview=with_preview
     )

@@ -134,6 +134,7 @@ def test_ingest_with_features(tmp_path: Path) -> None:
 def test_ingest_raw(tmp_path: Path) -> None:
     result = ingest_file(write_dng(tmp_path / "r.dng"), tmp_path / "cache")
     assert result.ok and result.metadata is not None and result.metadata.format == "RAW"
+    assert (result.metadata.camera_make, result.metadata.camera_model) == ("TestMake", "TestModel")
     assert any("demosaic" in note for note in result.notes)
 
 
