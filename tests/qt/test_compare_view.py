@@ -130,3 +130,22 @@ def test_random_unjudged_pair_prefers_pairs_without_choices() -> None:
         pair = random_unjudged_pair(pool, judged, random.Random(seed))
         assert frozenset(pair) == frozenset((2, 3))
     assert random_unjudged_pair([1], set(), random.Random(0)) is None
+
+
+def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 10)
+    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:24]
+    for early, late in pairs:  # this user always prefers the later (bluer) frame
+        app_context.profile.add_choice(early, late, "b")
+    view = CompareView(app_context)
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    qtbot.waitUntil(lambda: "Predicts your held-out choices" in view.agreement_label.text(),
+                    timeout=180000)
+    assert "base scorer" in view.agreement_label.text()
+    qtbot.waitUntil(lambda: bool(view._suggestions), timeout=180000)
+    qtbot.keyClick(view, Qt.Key.Key_Down)  # the pair on screen may still be a random one
+    assert view.current_pair().suggested_by == "taste"
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    assert app_context.profile.choices()[-1].app_state["suggested_by"] == "taste"
