@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageFilter
 
 from aesthete_gui.imaging.decode import DecodeError, decode_file
@@ -19,7 +21,12 @@ from aesthete_gui.imaging.hashing import (
     perceptual_hash,
     to_signed64,
 )
-from aesthete_gui.imaging.metadata import metadata_from_decoded, parse_exif_datetime, read_metadata
+from aesthete_gui.imaging.metadata import (
+    metadata_from_bytes,
+    metadata_from_decoded,
+    parse_exif_datetime,
+    read_metadata,
+)
 from tests.imaging.conftest import exif_with, photo, write_dng
 
 
@@ -161,3 +168,30 @@ def test_hamming_and_sqlite_integer_mapping() -> None:
         signed = to_signed64(value)
         assert -(1 << 63) <= signed < 1 << 63
         assert from_signed64(signed) == value
+
+
+_CAMERA_JPEG: list[bytes] = []
+
+
+def _camera_bytes() -> bytes:
+    if not _CAMERA_JPEG:
+        buffer = io.BytesIO()
+        exif = exif_with(orientation=6, when="2024:05:01 12:30:15", subsec="25", make="Canon", iso=100, exposure=(1, 60))
+        photo((64, 48)).save(buffer, "JPEG", exif=exif)
+        _CAMERA_JPEG.append(buffer.getvalue())
+    return _CAMERA_JPEG[0]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Pillow warns about the damage we made
+@settings(max_examples=80, deadline=None)
+@given(flips=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 255)), min_size=1, max_size=8))
+def test_damaged_exif_never_raises_anything_but_decode_error(flips: list[tuple[int, int]]) -> None:
+    data = bytearray(_camera_bytes())
+    for where, value in flips:
+        data[where] = value  # the first 400 bytes hold the EXIF block
+    try:
+        meta = metadata_from_bytes(bytes(data), "x.jpg")
+    except DecodeError as exc:
+        assert exc.reason
+    else:
+        assert meta.width > 0 and meta.height > 0
