@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image, UnidentifiedImageError
 
-from aesthete_gui.imaging.colour import to_srgb
+from aesthete_gui.imaging.colour import flatten_mode, to_srgb
 from aesthete_gui.imaging.raw import RawError, is_raw_name, read_raw
 
 MAX_PIXELS = 250_000_000
@@ -258,7 +258,7 @@ def _decode_pillow(
     full = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     notes: list[str] = []
     if animated:
-        notes.append(f"animated ({frame_count} frames): first frame used")
+        notes.append(f"animated or multi-page ({frame_count} frames): first frame used")
     mismatch = _extension_note(name, fmt)
     if mismatch:
         notes.append(mismatch)
@@ -270,8 +270,6 @@ def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:
     if not max_side or max(img.size) <= max_side:
         return img
     if img.mode not in ("L", "LA", "RGB", "RGBA", "CMYK"):
-        from aesthete_gui.imaging.colour import flatten_mode
-
         img = flatten_mode(img)
     target = _fit(img.size, max_side)
     return img.resize(target, Image.Resampling.BICUBIC, reducing_gap=2.0)

@@ -112,6 +112,14 @@ def test_animated_gif_gives_its_first_frame_and_says_so(tmp_path: Path) -> None:
     assert any("animated" in note and "first frame" in note for note in decoded.notes)
 
 
+def test_multi_page_tiff_gives_its_first_page(tmp_path: Path) -> None:
+    pages = [Image.new("RGB", (40, 30), colour) for colour in ((0, 200, 0), (200, 0, 0))]
+    pages[0].save(tmp_path / "pages.tif", save_all=True, append_images=pages[1:])
+    decoded = decode_file(tmp_path / "pages.tif")
+    assert decoded.frame_count == 2 and decoded.image.getpixel((3, 3)) == (0, 200, 0)
+    assert any("multi-page" in note for note in decoded.notes)
+
+
 @pytest.mark.parametrize(
     ("orientation", "expected_size", "red_corner"),
     [(1, (60, 40), (0, 0)), (3, (60, 40), (59, 39)), (6, (40, 60), (39, 0)), (8, (40, 60), (0, 59))],
