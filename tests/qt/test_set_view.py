@@ -202,3 +202,15 @@ def test_choices_from_verdict_keeps_screen_order() -> None:
         choices_from_verdict([1, 2], best=1, worst=1)
     with pytest.raises(ValueError, match="in the set"):
         choices_from_verdict([1, 2], best=1, worst=3)
+
+
+def test_a_burst_can_be_used_as_the_set(qtbot, app_context, images) -> None:
+    burst_id = app_context.profile.set_burst(images[:3])
+    view = make_view(qtbot, app_context)
+    app_context.signals.library_changed.emit()
+    index = view.burst_combo.findData(burst_id)
+    assert index > 0 and "3 frames" in view.burst_combo.itemText(index)
+    view.burst_combo.activated.emit(index)
+    assert view.image_ids() == images[:3]
+    assert not view.use_burst(burst_id + 100)
+    assert "no longer exists" in view.status_label.text()

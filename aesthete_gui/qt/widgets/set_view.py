@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QPixmap, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QComboBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -25,10 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from aesthete_gui.engine.judgments import Judge, SetJudgment
+from aesthete_gui.engine.judgments import SetJudgment
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
+    from aesthete_gui.ml.prompt_judge import PromptJudge
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
     from aesthete_gui.store import Profile
@@ -78,7 +80,7 @@ def choices_from_verdict(order: Sequence[int], best: int, worst: int) -> list[tu
 
 StageSink = Callable[[Any], None]
 """Receives each finished explanation stage (ml.prompt_judge.StageEvent), in the worker thread."""
-JudgeFactory = Callable[[Mapping[str, Any], StageSink], Judge]
+JudgeFactory = Callable[[Mapping[str, Any], StageSink], "PromptJudge"]
 """Builds the configured judge from the settings, wired to report each stage as it finishes."""
 
 
@@ -91,7 +93,6 @@ class SetOutcome:
     agreeing: int
     subjectivity: float
     subjective_words: tuple[str, ...]
-    judgment_id: int | None = None
 
     @property
     def best(self) -> str | None:
@@ -114,22 +115,22 @@ class SetOutcome:
         return self.judgment.judge_id
 
 
-def default_judge_factory(settings: Mapping[str, Any], on_stage: StageSink) -> Judge:
+def default_judge_factory(settings: Mapping[str, Any], on_stage: StageSink) -> PromptJudge:
     """The judge named in the settings: a server URL, a local folder or a downloaded hub id."""
+    from aesthete_gui.services.compare import JudgeSpec, open_judge
+
     judge = settings.get("judge")
     if not judge:
         raise ValueError("no judge model is set up (Models ▸ Model manager)")
     preset = settings.get("preset") or "photography"
     if str(judge).startswith(("http://", "https://")):
-        from aesthete_gui.ml.remote import RemoteJudge
-
         model = settings.get("judge_server_model") or ""
         if not model:
             raise ValueError("the server judge needs a model name (Models ▸ Model manager)")
-        return RemoteJudge(judge, model, preset, set_orderings=SET_ORDERINGS, on_stage=on_stage)
-    from aesthete_gui.ml.vlm import LocalVLMJudge
-
-    return LocalVLMJudge(judge, preset, set_orderings=SET_ORDERINGS, on_stage=on_stage)
+        spec = JudgeSpec(model=model, endpoint=judge, preset=preset, set_orderings=SET_ORDERINGS)
+    else:
+        spec = JudgeSpec(model=judge, preset=preset, set_orderings=SET_ORDERINGS)
+    return open_judge(spec, on_stage=on_stage)
 
 
 def judge_set_job(
@@ -141,16 +142,16 @@ def judge_set_job(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> SetOutcome:
-    """Ask the judge for best and worst with the three-stage explanation; store the judgment."""
-    from aesthete_gui.engine.subjectivity import subjectivity_of_stages
+    """Ask the judge for best and worst with the three-stage explanation; the judgment is stored."""
+    from aesthete_gui.services import compare
 
     judge = factory(settings, on_stage)
-    [record] = judge.select_best_worst([list(paths)], explain=True, progress=progress, cancel=cancel)
-    judgment_id = profile.add_judgment(record, preset=settings.get("preset"))
+    record = compare.compare_set(judge, list(paths), explain=True, profile=profile,
+                                 progress=progress, cancel=cancel)
     votes = tuple(getattr(record, "votes", ()) or ((record.best, record.worst),))
     agreeing = sum(1 for vote in votes if record.best is not None and vote == (record.best, record.worst))
-    report = subjectivity_of_stages(tuple(record.stages))
-    return SetOutcome(record, len(votes), agreeing, report.rate, report.found, judgment_id)
+    report = compare.explanation_subjectivity(record)
+    return SetOutcome(record, len(votes), agreeing, report.rate, report.found)
 
 
 def describe_outcome(outcome: SetOutcome, names: Mapping[str, str]) -> str:
@@ -246,6 +247,8 @@ class SetView(QWidget):
         self._relay.stage.connect(self._on_stage)
         self._build()
         context.thumbnails.ready.connect(self._on_thumbnail)
+        context.signals.library_changed.connect(self._refresh_bursts)
+        self._refresh_bursts()
         context.signals.settings_changed.connect(self._on_settings_changed)
         self._refresh_model_banner()
         self._update_buttons()
@@ -256,6 +259,9 @@ class SetView(QWidget):
         self.source_label.setWordWrap(True)
         self.use_selection_button = QPushButton("Use selection")
         self.use_selection_button.clicked.connect(self.use_selection)
+        self.burst_combo = QComboBox()
+        self.burst_combo.setToolTip("Use the frames of one burst as the set")
+        self.burst_combo.activated.connect(self._burst_chosen)
         self.judge_button = QPushButton("Ask the judge")
         self.judge_button.setToolTip("Run the judge on this set under several orderings, with the "
                                      "three-stage explanation")
@@ -265,6 +271,7 @@ class SetView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.source_label, 1)
         top.addWidget(self.use_selection_button)
+        top.addWidget(self.burst_combo)
         top.addWidget(self.judge_button)
         top.addWidget(self.cancel_button)
 
@@ -372,6 +379,28 @@ class SetView(QWidget):
         self.status_label.setText("")
         self._update_buttons()
         return True
+
+    def use_burst(self, burst_id: int) -> bool:
+        """Take the frames of one burst (in capture order) as the set."""
+        burst = next((b for b in self.context.profile.bursts() if b.id == burst_id), None)
+        if burst is None:
+            self.status_label.setText("That burst no longer exists.")
+            return False
+        return self.set_images(burst.image_ids)
+
+    def _refresh_bursts(self) -> None:
+        self.burst_combo.clear()
+        self.burst_combo.addItem("Use a burst…", None)
+        for burst in self.context.profile.bursts():
+            label = burst.label or f"Burst {burst.id}"
+            self.burst_combo.addItem(f"{label} · {len(burst.image_ids)} frames", burst.id)
+        self.burst_combo.setEnabled(self.burst_combo.count() > 1)
+
+    def _burst_chosen(self, index: int) -> None:
+        burst_id = self.burst_combo.itemData(index)
+        if burst_id is not None:
+            self.use_burst(int(burst_id))
+        self.burst_combo.setCurrentIndex(0)
 
     def image_ids(self) -> list[int]:
         """The set, in the order shown."""
