@@ -130,11 +130,6 @@ _RGB_TO_XYZ = np.array(
 _D65_WHITE = np.array([0.95047, 1.0, 1.08883], dtype=np.float32)
 
 
-def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
-    """sRGB in [0, 1], shape (..., 3), to CIE L*a*b* (D65): L in [0, 100]."""
-    return _linear_to_lab(srgb_to_linear(rgb))
-
-
 @functools.cache
 def _linear_table() -> np.ndarray:
     return srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0).astype(np.float32)
@@ -152,39 +147,11 @@ def rgb8_to_lab(rgb8: np.ndarray) -> np.ndarray:
     return np.stack([116.0 * f[1] - 16.0, 500.0 * (f[0] - f[1]), 200.0 * (f[1] - f[2])], axis=-1)
 
 
-def _linear_to_lab(linear: np.ndarray) -> np.ndarray:
-    xyz = linear @ _RGB_TO_XYZ.T / _D65_WHITE
-    delta = 6.0 / 29.0
-    f = np.where(xyz > delta**3, np.cbrt(xyz), xyz / (3 * delta**2) + 4.0 / 29.0)
-    lightness = 116.0 * f[..., 1] - 16.0
-    a = 500.0 * (f[..., 0] - f[..., 1])
-    b = 200.0 * (f[..., 1] - f[..., 2])
-    return np.stack([lightness, a, b], axis=-1)
-
-
-def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
-    """RGB in [0, 1], shape (..., 3), to HSV with all channels in [0, 1] (hue 0 = red)."""
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    value = np.maximum(np.maximum(r, g), b)  # faster than max(axis=-1) over a 3-long axis
-    chroma = value - np.minimum(np.minimum(r, g), b)
-    safe_chroma = np.where(chroma > 0, chroma, 1.0)
-    saturation = np.where(value > 0, chroma / np.where(value > 0, value, 1.0), 0.0)
-    hue = np.where(
-        value == r,
-        ((g - b) / safe_chroma) % 6.0,
-        np.where(value == g, (b - r) / safe_chroma + 2.0, (r - g) / safe_chroma + 4.0),
-    )
-    hue = np.where(chroma > 0, hue / 6.0, 0.0)
-    return np.stack([hue, saturation, value], axis=-1)
-
-
-def rgb_to_yuv(rgb: np.ndarray) -> np.ndarray:
-    """RGB in [0, 1] to YUV (BT.601): Y in [0, 1], U in ±0.436, V in ±0.615."""
-    matrix = np.array(
-        [[0.299, 0.587, 0.114], [-0.14713, -0.28886, 0.436], [0.615, -0.51499, -0.10001]],
-        dtype=np.float32,
-    )
-    return rgb @ matrix.T
+YUV_MATRIX = np.array(
+    [[0.299, 0.587, 0.114], [-0.14713, -0.28886, 0.436], [0.615, -0.51499, -0.10001]],
+    dtype=np.float64,
+)
+"""RGB in [0, 1] to YUV (BT.601): Y in [0, 1], U in ±0.436, V in ±0.615 (rows Y, U, V)."""
 
 
 def luminance(rgb: np.ndarray) -> np.ndarray:

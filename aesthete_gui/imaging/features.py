@@ -12,7 +12,7 @@ import functools
 import numpy as np
 from PIL import Image
 
-from aesthete_gui.imaging.colour import luminance, rgb8_to_lab, rgb_to_yuv
+from aesthete_gui.imaging.colour import YUV_MATRIX, luminance, rgb8_to_lab
 from aesthete_gui.imaging.texture import (
     EDGE_THRESHOLD,
     Gradients,
@@ -171,7 +171,6 @@ def compute_features(img: Image.Image, original_size: tuple[int, int] | None = N
     grad = gradients(grey)
     lab = rgb8_to_lab(rgb8)
     hsv = np.asarray(small.convert("HSV"), dtype=np.float32) / 255.0  # Pillow's C conversion, 8-bit
-    yuv = rgb_to_yuv(rgb)
     f: dict[str, float] = {
         "image_megapixels": width * height / 1e6,
         "aspect_ratio": width / max(height, 1),
@@ -202,13 +201,17 @@ def compute_features(img: Image.Image, original_size: tuple[int, int] | None = N
     f.update(self_similarity=similarity, anisotropy=anisotropy, homogeneity=homogeneity, variability=variability)
     f["edge_orientation_entropy_1"], f["edge_orientation_entropy_2"] = edge_orientation_entropies(grad)
     f["sparsity"] = hoyer_sparsity(grad.magnitude)
-    f.update(_dear_statistics(rgb, hsv, yuv))
+    rgb_means = np.array([f["rgb_mean_r"], f["rgb_mean_g"], f["rgb_mean_b"]])
+    f.update(_dear_statistics(rgb, hsv, YUV_MATRIX @ rgb_means))
     f.update(_technical_checks(detail, rgb8))
     return {name: float(f[name]) for name in FEATURE_NAMES}
 
 
-def _dear_statistics(rgb: np.ndarray, hsv: np.ndarray, yuv: np.ndarray) -> dict[str, float]:
-    """Seed 003's simple statistics: grey std, HLS lightness and saturation, hue, mean U and V."""
+def _dear_statistics(rgb: np.ndarray, hsv: np.ndarray, mean_yuv: np.ndarray) -> dict[str, float]:
+    """Seed 003's simple statistics: grey std, HLS lightness and saturation, hue, mean U and V.
+
+    YUV is linear in RGB, so the mean U and V come straight from the mean R, G, B.
+    """
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     high, low = np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
     lightness = (high + low) / 2
@@ -221,8 +224,8 @@ def _dear_statistics(rgb: np.ndarray, hsv: np.ndarray, yuv: np.ndarray) -> dict[
         "dear_lightness": float(lightness.mean()),
         "dear_saturation": float(saturation.mean()),
         "dear_hue": hue,
-        "dear_u": float(yuv[..., 1].mean()),
-        "dear_v": float(yuv[..., 2].mean()),
+        "dear_u": float(mean_yuv[1]),
+        "dear_v": float(mean_yuv[2]),
     }
 
 
