@@ -101,24 +101,33 @@ def ensure_embeddings(
     cancel: CancelToken | None = None,
 ) -> tuple[np.ndarray, str]:
     """Encoder embeddings (n, e) of `images` (default: the offline EfficientNet-Lite0), cached by content."""
-    from aesthete_gui.ml.encoder import load_encoder
+    from aesthete_gui.ml.encoder import BUILTIN, BUILTIN_ID, load_encoder
 
-    encoder = load_encoder(encoder_name)
-    cache_file = profile_models_dir(profile) / f"embeddings-{_safe(encoder.encoder_id)}.npz"
+    label = str(encoder_name or BUILTIN)
+    cache_file = profile_models_dir(profile) / f"embeddings-{_safe(label)}.npz"
     cache: dict[str, np.ndarray] = {}
+    encoder_id = BUILTIN_ID if label == BUILTIN else label
     if cache_file.is_file():
         with np.load(cache_file, allow_pickle=False) as archive:
             cache = dict(zip(archive["keys"].tolist(), archive["vectors"], strict=True))
+            encoder_id = str(archive["encoder_id"])
     keys = [r.content_hash or r.path for r in images]
     todo = [i for i, key in enumerate(keys) if key not in cache]
-    if todo:
+    dim = next(iter(cache.values())).shape[0] if cache else 0
+    if todo:  # the encoder is loaded only when something is not cached yet
+        encoder = load_encoder(encoder_name)
+        encoder_id, dim = encoder.encoder_id, encoder.dim
         vectors = encoder.encode_paths([images[i].path for i in todo], batch_size=16, progress=progress, cancel=cancel)
         for i, vector in zip(todo, vectors, strict=True):
-            cache[keys[i]] = np.asarray(vector, dtype=np.float32)
-        temporary = cache_file.with_suffix(".tmp.npz")
-        np.savez(temporary, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
-        temporary.replace(cache_file)
-    return np.stack([cache[k] for k in keys]).astype(float), encoder.encoder_id
+            if np.all(np.isfinite(vector)):  # unreadable images (NaN rows) are not cached
+                cache[keys[i]] = np.asarray(vector, dtype=np.float32)
+        if cache:
+            temporary = cache_file.with_name(cache_file.stem + ".tmp.npz")
+            np.savez(temporary, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())), encoder_id=np.array(encoder_id))
+            temporary.replace(cache_file)
+    zeros = np.zeros(dim, dtype=np.float32)  # an image unreadable now sits at the origin
+    rows = [cache.get(k, zeros) for k in keys]
+    return np.stack(rows).astype(float), encoder_id
 
 
 def library_arrays(

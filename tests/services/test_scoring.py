@@ -1,0 +1,69 @@
+"""Scoring service: built-in scores stored, cached properties and embeddings, students by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.services import scoring
+from aesthete_gui.store import Profile, open_profile
+from aesthete_gui.training.distill import StudentConfig, train_student
+from tests.services.taste_library import build_profile, copy_profile
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("scoring-template")
+    build_profile(root, count=12)
+    return root
+
+
+@pytest.fixture
+def profile(template: Path, tmp_path: Path) -> Profile:
+    opened = open_profile(copy_profile(template, tmp_path / "p"))
+    yield opened
+    opened.close()
+
+
+def test_builtin_scores_every_readable_image_and_stores_them(profile: Profile) -> None:
+    broken = Path(profile.images()[0].path).parent / "zz_broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff not really")
+    profile.ensure_image(str(broken))
+    scorer_id, scores = scoring.score_library(profile, "builtin")
+    assert scorer_id == "builtin"
+    assert len(scores) == 12  # the undecodable file is skipped, not scored
+    stored = profile.scores("builtin")
+    assert set(stored) == set(scores)
+    assert all(set(v) == set(DIMENSIONS) and all(1 <= x <= 5 for x in v.values()) for v in stored.values())
+    broken.unlink()
+
+
+def test_embeddings_are_cached_in_the_model_folder(profile: Profile) -> None:
+    images = profile.images(status="ok")
+    first, encoder_id = scoring.ensure_embeddings(profile, images)
+    cache = scoring.profile_models_dir(profile) / "embeddings-builtin.npz"
+    assert cache.is_file()
+    stamp = cache.stat().st_mtime_ns
+    again, same_id = scoring.ensure_embeddings(profile, images)
+    assert np.array_equal(first, again) and encoder_id == same_id == "builtin:efficientnet-lite0"
+    assert cache.stat().st_mtime_ns == stamp  # nothing recomputed
+    assert first.shape == (12, 1280) and np.all(np.isfinite(first))
+
+
+def test_students_are_scorers_by_name_and_unknown_names_fail_clearly(profile: Profile) -> None:
+    arrays = scoring.library_arrays(profile)
+    pseudo = np.tile(np.linspace(1.5, 4.5, len(arrays.images))[:, None], (1, 5))
+    train_student("mine", arrays.embeddings, arrays.feature_names, arrays.features, pseudo, scoring.profile_models_dir(profile), config=StudentConfig(epochs=30))
+    assert scoring.available_scorers(profile) == ["builtin", "student:mine"]
+    assert scoring.default_scorer(profile) == "student:mine"
+    scorer_id, scores = scoring.score_library(profile)
+    assert scorer_id == "student:mine" and len(scores) == 12
+    paths = [r.path for r in arrays.images[:2]] + ["/no/such/file.jpg"]
+    by_path = scoring.load_array_scorer(profile, "mine").score_paths(paths)
+    assert by_path[2] == {}
+    assert by_path[0] == pytest.approx(scores[arrays.images[0].id], abs=1e-3)
+    with pytest.raises(scoring.ScorerNotFoundError, match="available: builtin, student:mine"):
+        scoring.load_array_scorer(profile, "student:other")

@@ -1,0 +1,133 @@
+"""Taste service on a real profile: choices, CSV import, training with held-out agreement, suggest, rank."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aesthete_gui.services import taste
+from aesthete_gui.store import Profile, open_profile
+from tests.services.taste_library import brightness_taste, build_profile, copy_profile
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("taste-template")
+    build_profile(root)
+    return root
+
+
+@pytest.fixture
+def profile(template: Path, tmp_path: Path) -> Profile:
+    opened = open_profile(copy_profile(template, tmp_path / "p"))
+    yield opened
+    opened.close()
+
+
+def _simulate_choices(profile: Profile, count: int, seed: int = 0) -> None:
+    utility = brightness_taste(profile)
+    paths = sorted(utility)
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        a, b = rng.choice(len(paths), size=2, replace=False)
+        winner = "a" if utility[paths[a]] > utility[paths[b]] else "b"
+        taste.record_choice(profile, paths[a], paths[b], winner)
+
+
+def test_record_choice_checks_images_winner_and_dimension(profile: Profile) -> None:
+    paths = [r.path for r in profile.images()]
+    choice_id = taste.record_choice(profile, paths[0], paths[1], "tie", "mood")
+    assert profile.choices()[0].id == choice_id and profile.choices()[0].dimension == "mood"
+    with pytest.raises(taste.TasteError, match="winner"):
+        taste.record_choice(profile, paths[0], paths[1], "left")
+    with pytest.raises(taste.TasteError, match="dimension"):
+        taste.record_choice(profile, paths[0], paths[1], "a", "beauty")
+    with pytest.raises(taste.TasteError, match="not in the profile"):
+        taste.record_choice(profile, paths[0], "/nowhere/else.jpg", "a")
+    with pytest.raises(taste.TasteError, match="two different"):
+        taste.record_choice(profile, paths[0], paths[0], "a")
+    assert len(profile.choices()) == 1
+
+
+def test_csv_import_is_all_or_nothing_with_the_bad_line_named(profile: Profile, tmp_path: Path) -> None:
+    paths = [r.path for r in profile.images()]
+    good = tmp_path / "good.csv"
+    good.write_text(f"a,b,winner,dimension\n{paths[0]},{paths[1]},a,\n{paths[2]},{paths[3]},tie,coloration\n")
+    assert taste.import_choices_csv(profile, good) == 2
+    assert [c.dimension for c in profile.choices()] == ["overall", "coloration"]
+    bad_rows = {
+        "winner": f"{paths[0]},{paths[1]},maybe",
+        "unknown dimension": f"{paths[0]},{paths[1]},a,beauty",
+        "not in the profile": f"{paths[0]},/missing.jpg,b",
+        "same image": f"{paths[0]},{paths[0]},a",
+    }
+    for message, row in bad_rows.items():
+        bad = tmp_path / "bad.csv"
+        bad.write_text(f"a,b,winner,dimension\n{paths[4]},{paths[5]},b,\n{row}\n")
+        with pytest.raises(taste.TasteError, match=f"line 3: .*{message}"):
+            taste.import_choices_csv(profile, bad)
+    assert len(profile.choices()) == 2  # nothing from the bad files
+    headerless = tmp_path / "headerless.csv"
+    headerless.write_text(f"{paths[0]},{paths[1]},a\n")
+    with pytest.raises(taste.TasteError, match="line 1"):
+        taste.import_choices_csv(profile, headerless)
+    with pytest.raises(taste.TasteError, match="cannot read"):
+        taste.import_choices_csv(profile, tmp_path / "absent.csv")
+
+
+def test_training_reports_held_out_agreement_and_activates(profile: Profile) -> None:
+    with pytest.raises(taste.TasteError, match="no choices"):
+        taste.train_taste(profile)
+    _simulate_choices(profile, 60)
+    report = taste.train_taste(profile, "bright")
+    assert report.held_out == 12 and report.train_choices == 48
+    assert report.base_scorer == "builtin"
+    assert report.adapter is not None and report.base is not None
+    assert report.adapter.low <= report.adapter.mean <= report.adapter.high
+    assert report.adapter.mean >= 0.75
+    assert profile.active_adapter().name == "bright"
+    stored = profile.adapter("bright").metrics
+    assert stored["adapter_agreement"]["mean"] == round(report.adapter.mean, 4)
+    ranked = taste.rank_images(profile)
+    scores = [item["score"] for item in ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert {"path", "score", "base_score"} <= set(ranked[0])
+    taste_of = brightness_taste(profile)
+    top, bottom = ranked[0]["path"], ranked[-1]["path"]
+    assert taste_of[top] > taste_of[bottom]
+
+
+def test_several_adapters_switch_and_fall_back_to_the_base(profile: Profile) -> None:
+    _simulate_choices(profile, 12)
+    few = taste.train_taste(profile, "first")
+    assert few.adapter is None  # too few choices to hold any out: not measured, not invented
+    taste.train_taste(profile, "second")
+    assert [a["name"] for a in taste.list_adapters(profile)] == ["first", "second"]
+    assert profile.active_adapter().name == "second"
+    taste.use_adapter(profile, "first")
+    assert profile.active_adapter().name == "first"
+    taste.use_adapter(profile, "none")
+    assert profile.active_adapter() is None
+    ranked = taste.rank_images(profile)
+    assert all(item["score"] == item["base_score"] for item in ranked)
+    assert ranked[0]["adapter"] is None
+    with pytest.raises(taste.TasteError, match="no adapter named"):
+        taste.use_adapter(profile, "third")
+    with pytest.raises(taste.TasteError, match="no adapter named"):
+        taste.rank_images(profile, "third")
+
+
+def test_suggestions_skip_judged_pairs_and_burst_mates(profile: Profile) -> None:
+    _simulate_choices(profile, 10)
+    records = profile.images()
+    profile.set_burst([records[0].id, records[1].id])
+    judged = {frozenset((c.path_a, c.path_b)) for c in profile.choices()}
+    pairs = taste.suggest_next_pairs(profile, count=4)
+    assert len(pairs) == 4
+    for pair in pairs:
+        assert frozenset((pair["a"], pair["b"])) not in judged
+        assert frozenset((pair["a"], pair["b"])) != frozenset((records[0].path, records[1].path))
+    taste.train_taste(profile)
+    assert len(taste.suggest_next_pairs(profile, count=2)) == 2
