@@ -174,12 +174,27 @@ def _call(function, *call_args, **kwargs):
     return record
 
 
+def _download_progress(progress: Any) -> None:
+    total = f"/{progress.total}" if progress.total else ""
+    print(f"\r{progress.message}: {progress.done}{total}", end="", file=sys.stderr, flush=True)
+
+
+def _preload(judge_or_scorer: Any, args: argparse.Namespace) -> None:
+    """Load local weights now (showing download progress with --download); servers need nothing."""
+    if getattr(args, "endpoint", None):
+        return
+    _call(judge_or_scorer.load, progress=_download_progress if args.download else None)
+    if args.download:
+        print(file=sys.stderr)
+
+
 def run_pair(args: argparse.Namespace) -> int:
     """Judge one pair and print the outcome per dimension (or the exact JSON contract)."""
     from aesthete_gui.services.compare import compare_pair, open_judge
 
     first, second = _existing([args.a, args.b])
     judge = _call(open_judge, _spec(args, both_orders=args.both_orders))
+    _preload(judge, args)
     record = _call(compare_pair, judge, first, second, profile=_profile(args))
     if args.json:
         print(json.dumps({"parsed": record.parsed, "outcome": dict(record.outcome), "raw": record.raw}))
@@ -209,6 +224,7 @@ def run_set(args: argparse.Namespace) -> int:
         raise UserError("--orderings must be at least 1")
     stream = None if args.json else _print_stage
     judge = _call(open_judge, _spec(args, set_orderings=args.orderings), on_stage=stream)
+    _preload(judge, args)
     record = _call(compare_set, judge, images, explain=args.explain, profile=_profile(args))
     report = explanation_subjectivity(record) if args.explain else None
     if args.json:
@@ -258,7 +274,7 @@ def run_score(args: argparse.Namespace) -> int:
         download=args.download,
         revision=args.revision,
     )
-    _call(scorer.load)
+    _preload(scorer, args)
     results = scorer.score_paths(images)
     profile = _profile(args)
     if profile is not None:
