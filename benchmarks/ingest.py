@@ -160,6 +160,7 @@ def measure(
 ) -> dict[str, float]:
     """Run every measurement once and return the figures."""
     paths = ensure_images(cache, count)
+    load_before = os.getloadavg()[0]
     folder = Path(tempfile.mkdtemp(prefix="ingest-set-"))
     for path in paths:  # exactly `count` files in the imported folder, linked, not copied
         _link(path, folder / path.name)
@@ -192,6 +193,8 @@ def measure(
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
     return {
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
         "count": count,
         "repeat": repeat,
         "mean_file_mb": sum(p.stat().st_size for p in paths) / len(paths) / 1e6,
@@ -257,7 +260,8 @@ preview is made when an image is first shown (as Lightroom's "minimal previews" 
 {table(figures)}
 
 - Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}
-- Machine: `{uname}`, nproc = {nproc}
+- Machine: `{uname}`, nproc = {nproc}; 1-minute load average {figures['load_before']:.1f} before
+  and {figures['load_after']:.1f} after the run (other jobs shared the cores)
 - Command: `python benchmarks/ingest.py --count {figures['count']} --features-count {figures['features_count']}`
 """
     DOC.parent.mkdir(parents=True, exist_ok=True)
