@@ -122,13 +122,12 @@ class CompareView(QWidget):
         self.skip_button.clicked.connect(self.show_next_pair)
         self.undo_button.clicked.connect(self.undo)
 
+        self.agreement_label.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(QLabel("Judging:"))
         top.addWidget(self.dimension_combo)
         top.addSpacing(16)
-        top.addWidget(self.counter_label)
-        top.addSpacing(16)
-        top.addWidget(self.agreement_label, 1)
+        top.addWidget(self.counter_label, 1)
         top.addWidget(self.skip_button)
         top.addWidget(self.undo_button)
 
@@ -159,6 +158,7 @@ class CompareView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.agreement_label)
         layout.addWidget(panes, 1)
         layout.addWidget(self.status_label)
         layout.addWidget(hint)
@@ -396,6 +396,7 @@ class CompareView(QWidget):
     def showEvent(self, event) -> None:
         """Show a first pair when opened, and take the keyboard."""
         super().showEvent(event)
+        self._update_counter()  # choices may have come from elsewhere (Set view, CLI import)
         if self._pair is None:
             self.show_next_pair()
         self._agreement_timer.start()
@@ -443,6 +444,6 @@ def format_agreement(report: TasteReport) -> str:
         return (f"Agreement: shown after {MIN_CHOICES_FOR_AGREEMENT} choices "
                 f"({report.choices} so far)")
     adapter, base = report.adapter, report.base
-    return (f"Predicts your held-out choices {adapter.mean:.0%} "
-            f"[{adapter.low:.0%}–{adapter.high:.0%}], base scorer {base.mean:.0%} "
-            f"(n={report.held_out})")
+    return (f"Predicts your held-out choices {adapter.mean:.0%} of the time (95% CI "
+            f"{adapter.low:.0%}–{adapter.high:.0%}); base scorer {base.mean:.0%} · tested on your "
+            f"latest {report.held_out} choices")
