@@ -149,3 +149,23 @@ def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp
     assert view.current_pair().suggested_by == "taste"
     qtbot.keyClick(view, Qt.Key.Key_Left)
     assert app_context.profile.choices()[-1].app_state["suggested_by"] == "taste"
+
+
+def test_in_the_main_window_compare_keys_win_over_window_shortcuts(qtbot, app_context, tmp_path) -> None:
+    from aesthete_gui.qt.main_window import MainWindow
+
+    add_images(app_context, tmp_path / "shoot", 4)
+    app_context.settings["welcome_done"] = True
+    window = MainWindow(app_context)
+    qtbot.addWidget(window)
+    window.show()
+    window.show_view("compare")
+    compare = window.compare
+    qtbot.waitUntil(lambda: compare.current_pair() is not None)
+    compare.setFocus()
+    qtbot.keyClick(compare, Qt.Key.Key_Right)
+    assert [c.winner for c in app_context.profile.choices()] == ["b"]
+    # Ctrl+Z is also the window's "undo marks" shortcut: in Compare it removes the choice.
+    qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert app_context.profile.choices() == []
+    window.marks.close()

@@ -84,6 +84,7 @@ def test_local_folder_is_inspected_and_saved(qtbot, dialog, app_context, tmp_pat
     with qtbot.waitSignal(app_context.signals.settings_changed):
         dialog.save()
     assert app_context.settings["judge"] == str(folder)
+    assert app_context.settings["scorer"] == "builtin"
     assert judge_source(app_context.settings["judge"]) == "folder"
 
 

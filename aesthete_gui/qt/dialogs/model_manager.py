@@ -207,11 +207,7 @@ class ModelManagerDialog(QDialog):
         scorer_text.setWordWrap(True)
         scorer_layout.addWidget(scorer_text)
         self.scorer_combo = QComboBox()
-        self.scorer_combo.setEditable(True)
-        self.scorer_combo.addItem("builtin")
-        for scorer in self.context.profile.scorers():
-            if self.scorer_combo.findText(scorer) < 0:
-                self.scorer_combo.addItem(scorer)
+        self.scorer_combo.addItems(_available_scorers(self.context))
         scorer_form = QFormLayout()
         scorer_form.addRow("Scorer:", self.scorer_combo)
         scorer_layout.addLayout(scorer_form)
@@ -466,6 +462,17 @@ class ModelManagerDialog(QDialog):
         """Closing the dialog cancels its running job."""
         self.cancel_job()
         super().done(result)
+
+
+def _available_scorers(context: AppContext) -> list[str]:
+    """The built-in scorer and the profile's distilled students."""
+    from aesthete_gui.services.scoring import available_scorers
+
+    try:
+        return available_scorers(context.profile)
+    except Exception as error:  # an unreadable student card must not hide the built-in scorer
+        log.warning("scorers unavailable: %s", error)
+        return ["builtin"]
 
 
 def _read_cards() -> list[ModelCard]:
