@@ -169,3 +169,16 @@ def test_in_the_main_window_compare_keys_win_over_window_shortcuts(qtbot, app_co
     qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert app_context.profile.choices() == []
     window.marks.close()
+
+
+def test_panning_one_image_pans_the_other(qtbot, compare) -> None:
+    qtbot.waitUntil(lambda: compare.left_view.has_image() and compare.right_view.has_image())
+    left, right = compare.left_view, compare.right_view
+    left.zoom_by(4.0)
+    assert right.zoom == pytest.approx(4.0)
+    bar = left.horizontalScrollBar()
+    bar.setValue(bar.minimum())  # what a drag to the far left does
+    assert left.centre_fraction().x() < 0.3
+    assert right.centre_fraction().x() == pytest.approx(left.centre_fraction().x(), abs=0.02)
+    qtbot.keyClick(compare, Qt.Key.Key_F)
+    assert left.zoom == 1.0 and right.zoom == 1.0
