@@ -211,7 +211,7 @@ def _distill(args: argparse.Namespace) -> int:
     profile = _profile(args)
     token = CancelToken()
     try:
-        judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env)
+        judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env, args.max_new_tokens)
         options = DistillOptions(pool=args.pool, refs=args.refs, adaptive=args.adaptive, seed=args.seed, student=None if args.no_student else args.student, preset=args.preset)
         summary = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
     except DistillError as error:
@@ -287,6 +287,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--model", default=None, help="model name at the endpoint")
     d.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the endpoint's key")
     d.add_argument("--preset", default="photography", help="rubric preset (default photography)")
+    d.add_argument("--max-new-tokens", type=int, default=None, help="cap on generated tokens per judge call")
     d.add_argument("--pool", type=int, default=50, help="reference pool size N (default 50)")
     d.add_argument("--refs", type=int, default=10, help="references per other image K (default 10)")
     d.add_argument("--adaptive", action="store_true", help="pick each next reference near the current estimate")

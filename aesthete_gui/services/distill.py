@@ -40,16 +40,23 @@ class DistillOptions:
     preset: str = "photography"
 
 
-def make_judge(model: str | None, endpoint: str | None, endpoint_model: str | None, preset: str, api_key_env: str | None = None) -> Judge:
+def make_judge(
+    model: str | None,
+    endpoint: str | None,
+    endpoint_model: str | None,
+    preset: str,
+    api_key_env: str | None = None,
+    max_new_tokens: int | None = None,
+) -> Judge:
     """A local judge (model folder) or an OpenAI-compatible endpoint's, built like `aesthete judge` does."""
     from aesthete_gui.services.compare import JudgeSpec, open_judge
 
     if endpoint:
         if not endpoint_model:
             raise DistillError("--endpoint needs --model NAME (the server's model name)")
-        spec = JudgeSpec(model=endpoint_model, endpoint=endpoint, api_key_env=api_key_env, preset=preset)
+        spec = JudgeSpec(model=endpoint_model, endpoint=endpoint, api_key_env=api_key_env, preset=preset, max_new_tokens=max_new_tokens)
     elif model:
-        spec = JudgeSpec(model=model, preset=preset)
+        spec = JudgeSpec(model=model, preset=preset, max_new_tokens=max_new_tokens)
     else:
         raise DistillError("no judge given: a local model folder or an endpoint is needed")
     try:
