@@ -134,6 +134,9 @@ class RemoteJudge(PromptJudge):
         self.max_side = max_side
         self.max_new_tokens = max_new_tokens
         self._sleep = sleep
+        # Until the server has answered once, a refused connection means it is not running:
+        # fail at once instead of retrying. Afterwards it is treated as a transient restart.
+        self._server_seen = False
         self.judge_id = f"remote:{model}"
 
     def _payload(self, request: ChatRequest) -> bytes:
@@ -160,8 +163,10 @@ class RemoteJudge(PromptJudge):
         request = urllib.request.Request(self.url, data=payload, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                self._server_seen = True
                 raw_body = response.read()
         except urllib.error.HTTPError as error:
+            self._server_seen = True
             detail = _error_detail(error)
             if error.code in FATAL_STATUSES:
                 raise JudgeUnavailable(_fatal_message(error.code, self.url, self.model, detail)) from error
@@ -175,7 +180,10 @@ class RemoteJudge(PromptJudge):
             if isinstance(reason, TimeoutError | socket.timeout):
                 raise _RetryableFailure(f"timed out after {self.timeout_s:g} s") from error
             if isinstance(reason, ConnectionRefusedError | socket.gaierror):
-                raise _RetryableFailure(f"cannot reach {self.url}: {reason}") from error
+                message = f"cannot reach {self.url}: {reason}"
+                if not self._server_seen:
+                    raise JudgeUnavailable(f"{message}; is the server running?") from error
+                raise _RetryableFailure(message) from error
             raise _RetryableFailure(f"connection problem: {reason}") from error
         except TimeoutError as error:
             raise _RetryableFailure(f"timed out after {self.timeout_s:g} s") from error

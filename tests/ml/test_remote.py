@@ -183,13 +183,26 @@ def test_non_chat_reply_is_recorded(photo_paths: list[str]) -> None:
     assert "no choices" in record.rationale
 
 
-def test_unreachable_server_raises_judge_unavailable(photo_paths: list[str]) -> None:
+def test_unreachable_server_raises_judge_unavailable_at_once(photo_paths: list[str]) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    judge = RemoteJudge(f"http://127.0.0.1:{port}/v1", "m", max_retries=1, sleep=lambda s: None)
-    with pytest.raises(JudgeUnavailable, match="cannot reach"):
+    delays: list[float] = []
+    judge = RemoteJudge(f"http://127.0.0.1:{port}/v1", "m", max_retries=3, sleep=delays.append)
+    with pytest.raises(JudgeUnavailable, match=r"cannot reach .* is the server running"):
         judge.score_items(photo_paths[:1])
+    assert delays == []
+
+
+def test_server_gone_after_answering_is_retried_then_unavailable(photo_paths: list[str]) -> None:
+    delays: list[float] = []
+    with ChatServer() as server:
+        judge = _judge(server, max_retries=2, sleep=delays.append)
+        [first] = judge.score_items(photo_paths[:1])
+    assert first.parsed
+    with pytest.raises(JudgeUnavailable, match="tried 3 times"):
+        judge.score_items(photo_paths[:1])
+    assert delays == [0.01, 0.02]
 
 
 def test_bounded_concurrency_keeps_order(photo_paths: list[str]) -> None:
