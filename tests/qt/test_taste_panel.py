@@ -134,3 +134,30 @@ def test_train_dialog_refuses_a_bad_name(qtbot) -> None:
     dialog.name_edit.setText("my taste")
     dialog._accept_if_valid()
     assert dialog.options() == TrainOptions("my taste", "builtin", True)
+
+
+@pytest.mark.slow  # the tiny judge writes full-length nonsense replies: about a minute on 2 CPU cores
+def test_cancel_distillation_marks_the_run_and_stores_no_pseudo_scores(qtbot, panel, app_context, tmp_path) -> None:
+    from aesthete_gui.services.distill import RUN_KIND
+    from tests.fixtures.tiny_models import build_tiny_qwen25_vl
+
+    add_images(app_context, tmp_path / "shoot", 6)
+    app_context.set_setting("judge", str(build_tiny_qwen25_vl(tmp_path / "tiny")))
+    assert panel.distil_button.isEnabled()
+    job = panel.distil()
+    with qtbot.waitSignal(job.progress, timeout=120000):
+        pass
+    panel.cancel()
+    wait_done(qtbot, job)
+    assert job.state is JobState.CANCELLED, job.error_text
+    [run] = app_context.profile.runs(RUN_KIND)
+    assert run.status == "cancelled"
+    assert not [s for s in app_context.profile.scorers() if s.startswith("bridge:")]
+    # every judgment kept is a whole record tied to the run, so a later run can resume from it
+    assert all(j.first and j.second for j in app_context.profile.judgments(run_id=run.id))
+
+
+def test_distillation_without_a_judge_says_how_to_set_one(qtbot, panel) -> None:
+    assert not panel.distil_button.isEnabled()
+    assert panel.distil() is None
+    assert "model manager" in panel.job_label.text()
