@@ -43,7 +43,8 @@ class ScriptedJudge(PromptJudge):
             else:
                 best = request.images.index(self.best) + 1
                 worst = request.images.index(self.worst) + 1
-                text = f'<answer>{{"best": {best}, "worst": {worst}}}</answer>'
+                text = (f'<answer>{{"best": {best}, "worst": {worst}, '
+                        f'"technique": {{"best": {worst}, "worst": {best}}}}}</answer>')
             replies.append(Reply(text))
             advance(1)
         return replies
@@ -90,6 +91,7 @@ def test_verdict_and_stages_stream_in_then_override_is_stored(qtbot, app_context
     verdict = view.verdict_label.text()
     assert f"best {Path(paths[2]).name}" in verdict and f"worst {Path(paths[0]).name}" in verdict
     assert "3 of 3 orderings" in verdict
+    assert f"technique: {Path(paths[0]).name} / {Path(paths[2]).name}" in verdict
     assert "somewhat" in verdict  # the hedge word is named in the subjectivity line
     assert view.user_pick() == (images[2], images[0])
     stored = app_context.profile.judgments(protocol="set")

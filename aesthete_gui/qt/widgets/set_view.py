@@ -158,9 +158,17 @@ def describe_outcome(outcome: SetOutcome, names: Mapping[str, str]) -> str:
     """Rich text: best, worst, consistency across orderings and the subjective-word rate."""
     best, worst = names.get(outcome.best or "", "?"), names.get(outcome.worst or "", "?")
     found = ", ".join(dict.fromkeys(outcome.subjective_words)) or "none"
-    return (f"<b>Judge: best {best}, worst {worst}.</b> Same verdict in {outcome.agreeing} of "
+    text = (f"<b>Judge: best {best}, worst {worst}.</b> Same verdict in {outcome.agreeing} of "
             f"{outcome.orderings} orderings of the set. Hedge and feeling words: "
             f"{outcome.subjectivity:.1%} of the explanation ({found}) — lower is more concrete.")
+    per_dimension = [
+        f"{dimension}: {names.get(b or '', '?')} / {names.get(w or '', '?')}"
+        for dimension, (b, w) in outcome.judgment.per_dimension.items()
+        if b is not None and w is not None and dimension != "overall"
+    ]
+    if per_dimension:
+        text += "<br>Best / worst per dimension — " + "; ".join(per_dimension)
+    return text
 
 
 class _StageRelay(QObject):
