@@ -262,7 +262,7 @@ preview is made when an image is first shown (as Lightroom's "minimal previews" 
 - Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}
 - Machine: `{uname}`, nproc = {nproc}; 1-minute load average {figures['load_before']:.1f} before
   and {figures['load_after']:.1f} after the run (other jobs shared the cores)
-- Command: `python benchmarks/ingest.py --count {figures['count']} --features-count {figures['features_count']}`
+- Command: `python benchmarks/ingest.py --count {figures['count']} --features-count {figures['features_count']} --repeat {figures['repeat']}`
 """
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text(text, encoding="utf-8")
