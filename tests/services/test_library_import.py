@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import traceback
 from pathlib import Path
@@ -248,3 +249,44 @@ def test_unreadable_file_is_recorded_with_permission_denied() -> None:
         opened.close()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _grandchildren() -> list[int]:
+    """Pids of processes whose parent is a child of this process (the pool's worker processes)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    children = {pid for pid, parent in parents.items() if parent == os.getpid()}
+    return [pid for pid, parent in parents.items() if parent in children]
+
+
+def test_a_crashed_worker_process_does_not_lose_files(
+    profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _shoot(tmp_path / "shoot", 30)
+    killed: list[int] = []
+    pools: list[object] = []
+
+    class CountedPool(library.ProcessPoolExecutor):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            pools.append(self)
+
+    monkeypatch.setattr(library, "ProcessPoolExecutor", CountedPool)
+
+    def kill_a_worker(progress: Progress) -> None:
+        if progress.done == 2 and not killed:
+            workers = _grandchildren()
+            assert workers, "the pool's workers were not found"
+            os.kill(workers[0], signal.SIGKILL)  # as the kernel's OOM killer or a codec crash would
+            killed.append(workers[0])
+
+    summary = import_folders(profile, [tmp_path / "shoot"], progress=kill_a_worker, workers=2)
+    assert killed and len(pools) == 2  # the broken pool was replaced and its files retried
+    assert (summary.imported, summary.errors) == (30, 0)
+    assert len(profile.images(status="ok")) == 30
