@@ -115,12 +115,15 @@ def suggest_pairs(
     return chosen
 
 
-def smallest_gap_pair(utility: np.ndarray, judged: set[frozenset[int]]) -> tuple[int, int] | None:
-    """The simple rule: among neighbours in the current ranking, the unjudged pair with the smallest gap."""
+def smallest_gap_pairs(utility: np.ndarray, judged: set[frozenset[int]], count: int = 1) -> list[tuple[int, int]]:
+    """The simple rule: among neighbours in the current ranking, the unjudged pairs with the smallest gaps."""
     order = np.argsort(utility)
     gaps = np.diff(utility[order])
-    for index in np.argsort(gaps):
+    chosen: list[tuple[int, int]] = []
+    for index in np.argsort(gaps, kind="stable"):
         i, j = int(order[index]), int(order[index + 1])
         if frozenset((i, j)) not in judged:
-            return (i, j)
-    return None
+            chosen.append((i, j))
+            if len(chosen) == count:
+                break
+    return chosen

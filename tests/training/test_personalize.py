@@ -13,7 +13,7 @@ from aesthete_gui.training.personalize import (
     bootstrap_interval,
     train_adapter,
 )
-from aesthete_gui.training.suggest import candidate_pairs, smallest_gap_pair, suggest_pairs
+from aesthete_gui.training.suggest import candidate_pairs, smallest_gap_pairs, suggest_pairs
 
 
 def _library(n: int = 120, seed: int = 0) -> tuple[TasteInputs, np.ndarray]:
@@ -140,5 +140,5 @@ def test_suggestions_avoid_judged_duplicates_and_bursts() -> None:
 
 def test_smallest_gap_rule_skips_judged_neighbours() -> None:
     utility = np.array([0.0, 1.0, 1.05, 3.0])
-    assert smallest_gap_pair(utility, set()) == (1, 2)
-    assert smallest_gap_pair(utility, {frozenset((1, 2))}) == (0, 1)
+    assert smallest_gap_pairs(utility, set()) == [(1, 2)]
+    assert smallest_gap_pairs(utility, {frozenset((1, 2))}, count=2) == [(0, 1), (2, 3)]
