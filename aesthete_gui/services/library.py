@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
@@ -114,28 +115,20 @@ class _Importer:
             return
         batch, self.batch = self.batch, []
         updates: list[ImageUpdate] = []
-        fresh_marks: list[tuple[int, FileOutcome]] = []
         for found, folder_id, outcome, problem in batch:
             update = self._update(found, folder_id, outcome, problem)
             if update.status == "ok" and outcome is not None:
                 self._adopt_moved_file(update)
             updates.append(update)
-        ids = self.profile.write_images(updates)
-        features = []
-        for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True):
-            if update.status != "ok" or outcome is None:
-                continue
-            if outcome.xmp is not None and not self.profile.mark_for(image_id).updated_at:
-                fresh_marks.append((image_id, outcome))
-            if outcome.ingest.features is not None:
-                features.append(_feature_row(image_id, outcome.ingest.features))
+        ids, marks_added = self.profile.write_import_batch(updates)
+        self.summary.marks_from_xmp += marks_added
+        features = [
+            _feature_row(image_id, outcome.ingest.features)
+            for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
+            if update.status == "ok" and outcome is not None and outcome.ingest.features is not None
+        ]
         if features:
             self.profile.put_features_many(features)
-        for image_id, outcome in fresh_marks:
-            marks = outcome.xmp
-            assert marks is not None
-            self.profile.set_mark(image_id, stars=marks.stars or 0, flag=marks.flag, label=marks.label)
-            self.summary.marks_from_xmp += 1
 
     def _update(
         self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None
@@ -171,6 +164,7 @@ class _Importer:
             exif=exif,
             thumb_path=str(result.thumbs.thumb_path) if result.thumbs else None,
             preview_path=_existing(result.thumbs.preview_path) if result.thumbs else None,
+            initial_marks=_sidecar_marks(outcome),
         )
 
     def _adopt_moved_file(self, update: ImageUpdate) -> None:
@@ -185,6 +179,14 @@ class _Importer:
             self.summary.moved += 1
             self.summary.imported -= 1
             return
+
+
+def _sidecar_marks(outcome: FileOutcome) -> tuple[int, Any, str | None] | None:
+    """Marks from the file's XMP sidecar, stored only for images without marks (the profile wins)."""
+    marks = outcome.xmp
+    if marks is None or (marks.stars is None and marks.flag is None and marks.label is None):
+        return None
+    return (marks.stars or 0, marks.flag, marks.label)
 
 
 def _existing(path: Path) -> str | None:

@@ -113,8 +113,16 @@ class CatalogMixin(ProfileConnection):
 
     def write_images(self, updates: Sequence[ImageUpdate]) -> list[int]:
         """Insert or update images by path in ONE committed transaction; return their ids."""
+        return self.write_import_batch(updates)[0]
+
+    def write_import_batch(self, updates: Sequence[ImageUpdate]) -> tuple[list[int], int]:
+        """write_images, plus each update's `initial_marks` for images that have no marks yet.
+
+        Returns (ids, how many marks were added); images and marks commit together.
+        """
         now = time.time()
         ids: list[int] = []
+        marks_added = 0
         with self._write() as conn:
             for u in updates:
                 values = (
@@ -137,10 +145,16 @@ class CatalogMixin(ProfileConnection):
                     " updated_at = excluded.updated_at",
                     (u.path, *values, now, now),
                 )
-                ids.append(
-                    int(conn.execute("SELECT id FROM images WHERE path = ?", (u.path,)).fetchone()[0])
-                )
-        return ids
+                image_id = int(conn.execute("SELECT id FROM images WHERE path = ?", (u.path,)).fetchone()[0])
+                ids.append(image_id)
+                if u.initial_marks is not None:
+                    stars, flag, label = u.initial_marks
+                    marks_added += conn.execute(
+                        "INSERT OR IGNORE INTO marks (image_id, stars, flag, label, updated_at)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (image_id, stars, flag, normalize_label(label), now),
+                    ).rowcount
+        return ids, marks_added
 
     def move_image(
         self, image_id: int, new_path: str, folder_id: int | None, size: int, mtime_ns: int

@@ -95,6 +95,8 @@ class ImageUpdate:
     error: str | None = None
     thumb_path: str | None = None
     preview_path: str | None = None
+    initial_marks: tuple[int, Flag | None, str | None] | None = None
+    """(stars, flag, label) to store when the image has no marks yet (e.g. from its XMP sidecar)."""
 
 
 @dataclass(frozen=True)

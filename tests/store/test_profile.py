@@ -148,3 +148,13 @@ def test_features_round_trip_float32_and_versions(profile: Profile) -> None:
 def test_empty_features(profile: Profile) -> None:
     ids, names, matrix = profile.features()
     assert ids == [] and names == [] and matrix.shape == (0, 0)
+
+
+def test_initial_marks_are_stored_with_the_image_only_when_it_has_none(profile: Profile) -> None:
+    ids, added = profile.write_import_batch([_update("/a.jpg", initial_marks=(3, "pick", "green"))])
+    assert added == 1
+    mark = profile.mark_for(ids[0])
+    assert (mark.stars, mark.flag, mark.label) == (3, "pick", "Green")
+    profile.set_mark(ids[0], stars=5)
+    _, added = profile.write_import_batch([_update("/a.jpg", initial_marks=(1, None, None))])
+    assert added == 0 and profile.mark_for(ids[0]).stars == 5
