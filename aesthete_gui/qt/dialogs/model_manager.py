@@ -236,7 +236,7 @@ class ModelManagerDialog(QDialog):
         layout.addWidget(self.job_status)
         layout.addStretch(1)
         layout.addWidget(buttons)
-        self.resize(760, 620)
+        self.resize(920, 660)
 
     def _folder_page(self) -> QWidget:
         page = QWidget()
@@ -256,6 +256,7 @@ class ModelManagerDialog(QDialog):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.folder_info)
+        layout.addStretch(1)
         return page
 
     def _hub_page(self) -> QWidget:
@@ -298,11 +299,16 @@ class ModelManagerDialog(QDialog):
                       f"{card.memory_gib_float32:.1f} GiB", card.licence,
                       "yes" if _is_installed(card.id) else "no")
             for column, value in enumerate(values):
-                table.setItem(row, column, QTableWidgetItem(value))
+                item = QTableWidgetItem(value)
+                item.setToolTip(value)
+                table.setItem(row, column, item)
         header = table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(CARD_COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        licence = CARD_COLUMNS.index("Licence")
+        for column in range(len(CARD_COLUMNS)):
+            mode = QHeaderView.ResizeMode.Stretch if column == licence else QHeaderView.ResizeMode.ResizeToContents
+            header.setSectionResizeMode(column, mode)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setWordWrap(False)
         table.cellClicked.connect(lambda row, _column: self.hub_combo.setCurrentText(judges[row].id))
         return table
 
@@ -322,10 +328,18 @@ class ModelManagerDialog(QDialog):
         url_row.addWidget(self.test_button)
         form.addRow("Server URL:", url_row)
         form.addRow("Model:", self.server_model_edit)
+        key_note = QLabel(
+            "Images are sent to this server when the judge runs; nothing is sent before. If the "
+            "server needs an API key, set it in the AESTHETE_API_KEY environment variable (or the "
+            "system keyring under “aesthete” and this URL); it is never stored in the profile.")
+        key_note.setWordWrap(True)
+        key_note.setEnabled(False)  # muted: a note, not a control
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
         layout.addWidget(self.server_info)
+        layout.addWidget(key_note)
+        layout.addStretch(1)
         return page
 
     # -- settings ------------------------------------------------------------------------------
