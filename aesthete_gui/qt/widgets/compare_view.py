@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEY_TO_WINNER = {Qt.Key.Key_Left: "a", Qt.Key.Key_Right: "b", Qt.Key.Key_Down: "tie"}
-AGREEMENT_DELAY_MS = 800
+AGREEMENT_DELAY_MS = 2500
+"""Re-measure agreement once the user pauses this long (it retrains on every choice)."""
 SUGGESTION_BATCH = 8
 SUGGESTION_LOW_WATER = 3
 MIN_CHOICES_FOR_AGREEMENT = 20
@@ -310,10 +311,9 @@ class CompareView(QWidget):
                 self._suggestions.extend(p for p in pairs if set(p).isdisjoint(on_screen))
 
         self._suggestion_job = self.context.runner.submit(
-            "Choose next pairs", suggest_pairs_job, self.context.profile, pool, dimension,
+            "Pick informative pairs to compare", suggest_pairs_job, self.context.profile, pool, dimension,
             SUGGESTION_BATCH,
             on_done=take, on_error=lambda error: log.info("no pair suggestions: %s", error),
-            visible=False,
         )
 
     def _set_pair(self, pair: ShownPair) -> None:
@@ -378,12 +378,14 @@ class CompareView(QWidget):
             f"{self._session_count} this session")
 
     def _refresh_agreement(self) -> None:
+        if not self.isVisible():
+            return  # measured again when Compare is shown
         if _running(self._suggestion_job) or _running(self._agreement_job):
             self._agreement_timer.start()  # try again once the running taste job is done
             return
         self._agreement_job = self.context.runner.submit(
-            "Held-out agreement", agreement_job, self.context.profile,
-            on_done=self._show_agreement, on_error=self._show_agreement_error, visible=False,
+            "Measure agreement with your choices", agreement_job, self.context.profile,
+            on_done=self._show_agreement, on_error=self._show_agreement_error,
         )
 
     def _show_agreement(self, result: Any) -> None:

@@ -52,7 +52,7 @@ class PreviewLoader(QObject):
     loaded = Signal(str, QImage)
     failed = Signal(str, str)
 
-    def __init__(self, parent: QObject | None = None, cache_size: int = 16) -> None:
+    def __init__(self, parent: QObject | None = None, cache_size: int = 8) -> None:
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(2)
