@@ -216,3 +216,16 @@ def test_a_burst_can_be_used_as_the_set(qtbot, app_context, images) -> None:
     assert view.image_ids() == images[:3]
     assert not view.use_burst(burst_id + 100)
     assert "no longer exists" in view.status_label.text()
+
+
+def test_a_judge_that_cannot_load_is_reported_and_nothing_is_stored(qtbot, app_context, images, tmp_path) -> None:
+    app_context.settings["judge"] = str(tmp_path / "no-such-model")
+    view = make_view(qtbot, app_context)  # the real factory: services.compare.open_judge
+    view.set_images(images[:2])
+    job = view.run_judge()
+    qtbot.waitUntil(lambda: job.done, timeout=60000)
+    assert job.state is JobState.FAILED
+    assert "The judge failed" in view.verdict_label.text()
+    assert "no-such-model" in view.verdict_label.text()
+    assert app_context.profile.judgments() == []
+    assert view.judge_button.isEnabled()  # the user can fix the settings and try again
