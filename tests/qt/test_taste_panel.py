@@ -82,6 +82,20 @@ def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_cont
     assert len(panel.curve_plot.figure.axes) == 1
     lines = panel.curve_plot.figure.axes[0].get_lines()
     assert any(line.get_label() == "your adapter" for line in lines)
+    # Switching back to the base scorer deactivates the adapter.
+    with qtbot.waitSignal(app_context.signals.adapters_changed):
+        panel.adapter_combo.setCurrentIndex(0)
+        panel.adapter_combo.activated.emit(0)
+    assert app_context.profile.active_adapter() is None
+
+
+def test_learning_curve_needs_enough_choices(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 6)
+    record_consistent_choices(app_context, ids, 8)
+    job = panel.draw_learning_curve()
+    wait_done(qtbot, job)
+    assert job.state is JobState.FAILED
+    assert "at least 20 choices" in panel.job_label.text()
 
 
 def test_training_without_choices_says_what_to_do(qtbot, panel, app_context, tmp_path) -> None:
