@@ -8,7 +8,7 @@ of random pairs (a tie counts one half); the middle level is the ~84% judge of t
 
 Compared per level (SRCC to the truth, mean over the five dimensions, and judge calls):
 - bridge, random references (the paper): N = 50, K = 10;
-- bridge, adaptive references at K = 10 (equal calls) and K = 7 (70% of the per-item calls);
+- bridge, adaptive references at K = 10 (equal calls), K = 7 (70% of the per-item calls) and K = 8;
 - majority vote (EvoQuality-style, the paper's baseline): each item is paired with one random partner,
   the pair is judged 32 times (random sides), only the majority-with-tie label of the pair is kept
   (the vote margin is discarded), and the labels of all n pairs are aggregated with Davidson-BT;
@@ -58,7 +58,7 @@ DOC = REPO / "docs" / "benchmarks" / "bridge.md"
 TARGET_ACCURACIES = (0.92, 0.84, 0.74)
 TIE_BAND = 0.15
 FIRST_BIAS = 0.15
-POOL, REFS, ADAPTIVE_REFS = 50, 10, 7
+POOL, REFS, ADAPTIVE_REFS = 50, 10, (7, 8)
 MAJORITY_TRIALS = 32
 LABELS = np.array(["B", "TIE", "A"])
 
@@ -250,8 +250,8 @@ def anchored_agreement(sigma: float, seed: int) -> tuple[float, float]:
     return float(np.mean(agreement)), float(np.mean(errors))
 
 
-def aggregate_timing(seed: int) -> tuple[float, float]:
-    """Seconds for Davidson-BT over 10,000 items × 5 dimensions on a bridge-shaped graph (pool of 50
+def aggregate_timing(seed: int) -> tuple[float, float, float]:
+    """Wall and CPU seconds for Davidson-BT over 10,000 items × 5 dimensions on a bridge-shaped graph (pool of 50
     all pairs + 10 pool references per other item = 100,725 comparisons per dimension), and the
     mean SRCC of the fit to the truth."""
     n = 10_000
@@ -264,10 +264,10 @@ def aggregate_timing(seed: int) -> tuple[float, float]:
     first = np.concatenate([pool[i], others])
     second = np.concatenate([pool[j], references])
     outcome = ThurstoneJudge(truth, noise_for_accuracy(0.84, truth), seed).outcomes(first, second)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     latent = np.column_stack([fit_davidson(n, first, second, outcome[:, c]).latent for c in range(5)])
-    seconds = time.perf_counter() - started
-    return seconds, mean_srcc(latent, truth)
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    return seconds, cpu_seconds, mean_srcc(latent, truth)
 
 
 def spread_summary(scores: np.ndarray) -> dict[str, float]:
@@ -290,7 +290,7 @@ def run(n_items: int, seed: int = 0, log=print) -> dict:
         log(f"level {target:.2f}: sigma {sigma:.3f}, measured accuracy {accuracy:.3f}")
         random_latent, random_scores, random_calls, random_seconds = run_bridge_level(truth, sigma, "random", REFS, seed)
         adaptive_latent, _, adaptive_calls, _ = run_bridge_level(truth, sigma, "adaptive", REFS, seed)
-        short_latent, _, short_calls, _ = run_bridge_level(truth, sigma, "adaptive", ADAPTIVE_REFS, seed)
+        short_runs = {k: run_bridge_level(truth, sigma, "adaptive", k, seed) for k in ADAPTIVE_REFS}
         votes, vote_calls = majority_vote(truth, sigma, seed)
         shares, _ = win_share(truth, sigma, seed)
         budget_random, budget_uniform = budget_agreement(truth, sigma, seed)
@@ -308,8 +308,9 @@ def run(n_items: int, seed: int = 0, log=print) -> dict:
         })
         extras.append({
             "sigma": sigma,
-            "adaptive_short_srcc": mean_srcc(short_latent, truth),
-            "adaptive_short_calls": int(short_calls),
+            "adaptive_short": {
+                k: {"srcc": mean_srcc(run_[0], truth), "calls": int(run_[2])} for k, run_ in short_runs.items()
+            },
             "win_share_srcc": mean_srcc(shares, truth),
             "budget50_uniform_srcc": budget_uniform,
             "bridge_seconds": random_seconds,
@@ -320,8 +321,8 @@ def run(n_items: int, seed: int = 0, log=print) -> dict:
     middle_sigma = extras[1]["sigma"]
     agreement, agreement_mae = anchored_agreement(middle_sigma, seed)
     log(f"anchored agreement: SRCC {agreement:.4f}, MAE {agreement_mae:.4f}")
-    seconds, aggregate_srcc = aggregate_timing(seed)
-    log(f"aggregate 10k x 5: {seconds:.2f} s (SRCC to truth {aggregate_srcc:.3f})")
+    seconds, cpu_seconds, aggregate_srcc = aggregate_timing(seed)
+    log(f"aggregate 10k x 5: {seconds:.2f} s wall, {cpu_seconds:.2f} s CPU (SRCC {aggregate_srcc:.3f})")
     return {
         "levels": levels,
         "anchored_agreement_srcc": round(agreement, 4),
@@ -330,6 +331,7 @@ def run(n_items: int, seed: int = 0, log=print) -> dict:
             "levels": extras,
             "anchored_agreement_mae": agreement_mae,
             "aggregate_srcc": aggregate_srcc,
+            "aggregate_cpu_seconds": cpu_seconds,
             "items": n_items,
         },
     }
@@ -340,16 +342,20 @@ def table(results: dict) -> str:
     extras = results["_extras"]
     lines = [
         "| judge accuracy | bridge random K=10 (calls) | adaptive K=10 (calls) | adaptive K=7 (calls) "
+        "| adaptive K=8 (calls) "
         "| majority vote ×32 (calls) | win share ×32 (same calls) | pointwise 1-5 (calls) "
         "| Elo 50% budget vs full (random / degree-uniform) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for level, extra in zip(results["levels"], extras["levels"], strict=True):
         lines.append(
             f"| {level['judge_accuracy']:.3f} | {level['bridge_srcc_random']:.4f} ({level['calls_random']:,}) "
             f"| {level['bridge_srcc_adaptive']:.4f} ({level['calls_adaptive']:,}) "
-            f"| {extra['adaptive_short_srcc']:.4f} ({extra['adaptive_short_calls']:,}) "
-            f"| {level['majority_srcc']:.4f} ({level['calls_majority']:,}) "
+            + "".join(
+                f"| {extra['adaptive_short'][k]['srcc']:.4f} ({extra['adaptive_short'][k]['calls']:,}) "
+                for k in ADAPTIVE_REFS
+            )
+            + f"| {level['majority_srcc']:.4f} ({level['calls_majority']:,}) "
             f"| {extra['win_share_srcc']:.4f} "
             f"| {level['pointwise_srcc']:.4f} ({extras['items']:,}) "
             f"| {level['budget50_srcc']:.4f} / {extra['budget50_uniform_srcc']:.4f} |"
@@ -372,7 +378,8 @@ def table(results: dict) -> str:
         f"- Anchored Elo vs anchored Davidson-BT (calibrated scores, 150 items, 612 pairs × 5 votes): "
         f"SRCC {results['anchored_agreement_srcc']:.4f}, MAE {extras['anchored_agreement_mae']:.3f}",
         f"- Davidson-BT aggregation, 10,000 items × 5 dimensions (100,725 comparisons each): "
-        f"{results['aggregate_seconds_10k']:.2f} s (SRCC to truth {extras['aggregate_srcc']:.3f})",
+        f"{results['aggregate_seconds_10k']:.2f} s wall, {extras['aggregate_cpu_seconds']:.2f} s CPU "
+        f"(SRCC to truth {extras['aggregate_srcc']:.3f})",
         f"- Bridge run time with the simulated judge (3,000 items, random K=10, ~84% level): "
         f"{extras['levels'][1]['bridge_seconds']:.1f} s",
     ]
@@ -384,13 +391,14 @@ def acceptance(results: dict) -> list[str]:
     levels, extras = results["levels"], results["_extras"]["levels"]
     middle, middle_extra = levels[1], extras[1]
     equal_calls_gain = middle["bridge_srcc_adaptive"] - middle["bridge_srcc_random"]
-    short_ok = middle_extra["adaptive_short_srcc"] >= middle["bridge_srcc_random"]
+    short = middle_extra["adaptive_short"][7]["srcc"]
+    short_ok = short >= middle["bridge_srcc_random"]
     checks = [
         ("bridge SRCC ≥ 0.90 with random references at the ~84% judge",
          middle["bridge_srcc_random"] >= 0.90, f"{middle['bridge_srcc_random']:.4f}"),
         ("adaptive: same SRCC at ≤ 70% of per-item calls (K=7), or ≥ +0.01 at equal calls (K=10)",
          short_ok or equal_calls_gain >= 0.01,
-         f"K=7 {middle_extra['adaptive_short_srcc']:.4f} vs random {middle['bridge_srcc_random']:.4f} "
+         f"K=7 {short:.4f} vs random {middle['bridge_srcc_random']:.4f} "
          f"({'met' if short_ok else 'not met'}); equal calls {equal_calls_gain:+.4f} "
          f"({'met' if equal_calls_gain >= 0.01 else 'not met'})"),
         ("bridge beats majority vote and pointwise at every level, with fewer calls than majority",
@@ -434,6 +442,25 @@ Calls count judge calls; one call answers all five dimensions.
 ## Acceptance (issue 2)
 
 {chr(10).join(acceptance(results))}
+
+## Notes
+
+- Majority vote follows the paper's EvoQuality-style baseline (one pair per item, 32 samples,
+  only the discrete label kept). Spending the same 32n calls on 32 *different* opponents per item
+  and keeping the win share is a much stronger estimator in this simulation (its column above):
+  it beats the bridge at the noisier levels, with about 3x the bridge's calls. The simulated judge's
+  errors are independent between calls; a real VLM's repeated answers on one pair are correlated,
+  which this simulation does not model.
+- 50% pair budget: at the ~84% judge the shortfall against 0.98 comes from the data, not from Elo:
+  in a side check on the same simulated 50-item set, Davidson-BT on 50% vs all pairs gave the same
+  SRCC as Elo (0.975 vs 0.975). The paper's 0.986 implies a more consistent judge than ~84%.
+- Adaptive references must serve all five dimensions with one call, so the reference nearest an
+  item on one dimension is not nearest on the others; the criterion used is the expected posterior
+  variance reduction summed over dimensions. Randomising among the top few references did not help.
+- OpenBLAS is limited to one thread here (`OPENBLAS_NUM_THREADS=1`, set by the script unless
+  already set): on this oversubscribed 2-core machine its threads made L-BFGS-B's vector updates
+  about 10x slower (46 s of 59 s inside the optimiser in one profile). Applications calling
+  `fit_davidson` on large problems should do the same.
 
 ## JSON (`--json`)
 

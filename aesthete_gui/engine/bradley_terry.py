@@ -19,6 +19,8 @@ from aesthete_gui.engine.dimensions import SCORE_MID
 ANCHOR_WEIGHT = 0.1
 DEFAULT_RIDGE = 0.01
 MAX_ITERATIONS = 2000
+FTOL = 1e-10
+GTOL = 1e-6
 _LOG_NU_START_RANGE = (-12.0, 6.0)
 
 
@@ -143,11 +145,17 @@ def fit_davidson(
             raise ValueError("ties observed but tie_strength fixed at 0 (plain Bradley–Terry)")
         fixed_log_nu = float(np.log(tie_strength)) if tie_strength > 0 else -np.inf
 
-    # Diagonal preconditioning: the optimiser works on y = q·√h with h ≈ the Hessian's diagonal, so
-    # items compared thousands of times (a bridge's pool) and items compared a few times (its
-    # other items) converge at the same pace.
-    degree = np.bincount(first_a, minlength=n_items) + np.bincount(second_a, minlength=n_items)
-    curvature = 0.25 * degree + 2.0 * ridge
+    # Diagonal preconditioning: the optimiser works on y = q·√h with h the Hessian's diagonal at the
+    # starting point, so items compared thousands of times (a bridge's pool) and items compared a
+    # few times (its other items) converge at the same pace.
+    start = _warm_start(n_items, first_a, second_a, sign)
+    start_log_nu = fixed_log_nu
+    if fit_nu:
+        # Two equal items tie with probability ν / (2 + ν): start from the observed tie share.
+        tie_share = float(np.mean(tie)) if tie.size else 0.0
+        start_nu = max(2.0 * tie_share / max(1.0 - tie_share, 1e-3), 1e-3)
+        start_log_nu = float(np.clip(np.log(start_nu), *_LOG_NU_START_RANGE))
+    curvature = _curvature(start, start_log_nu, first_a, second_a) + 2.0 * ridge
     curvature[anchor_index] += 2.0 * anchor_weight
     scale = np.sqrt(np.maximum(curvature, 1e-12))
 
@@ -166,12 +174,9 @@ def fit_davidson(
         return value, grad_q / scale
 
     x0 = np.zeros(n_items + (1 if fit_nu else 0))
-    x0[:n_items] = _warm_start(n_items, first_a, second_a, sign) * scale
+    x0[:n_items] = start * scale
     if fit_nu:
-        # Two equal items tie with probability ν / (2 + ν): start from the observed tie share.
-        tie_share = float(np.mean(tie)) if tie.size else 0.0
-        start_nu = max(2.0 * tie_share / max(1.0 - tie_share, 1e-3), 1e-3)
-        x0[-1] = float(np.clip(np.log(start_nu), *_LOG_NU_START_RANGE))
+        x0[-1] = start_log_nu
     result = minimize(
         fun,
         x0,
@@ -180,8 +185,8 @@ def fit_davidson(
         options={
             "maxiter": max_iterations,
             "maxfun": 2 * max_iterations,
-            "ftol": 1e-10,
-            "gtol": 1e-6,
+            "ftol": FTOL,
+            "gtol": GTOL,
         },
     )
     latent = (result.x[:-1] if fit_nu else result.x) / scale
@@ -193,6 +198,13 @@ def fit_davidson(
         iterations=int(result.nit),
         converged=bool(result.success),
     )
+
+
+def _curvature(q: np.ndarray, log_nu: float, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Diagonal of the negative log-likelihood's Hessian: Σ ¼·(P(i) + P(j) − (P(i) − P(j))²)."""
+    p_first, _, p_second = davidson_probabilities(q[first], q[second], float(np.exp(log_nu)))
+    weight = 0.25 * (p_first + p_second - (p_first - p_second) ** 2)
+    return np.bincount(first, weight, q.size) + np.bincount(second, weight, q.size)
 
 
 def _warm_start(n_items: int, first: np.ndarray, second: np.ndarray, sign: np.ndarray) -> np.ndarray:
