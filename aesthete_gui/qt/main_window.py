@@ -28,12 +28,14 @@ from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
 from aesthete_gui.qt.undo import MarkController
+from aesthete_gui.qt.widgets.compare_view import CompareView
 from aesthete_gui.qt.widgets.filter_bar import FilterBar
 from aesthete_gui.qt.widgets.grid_view import GridView
 from aesthete_gui.qt.widgets.inspector import Inspector
 from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
 from aesthete_gui.qt.widgets.library_panel import LibraryPanel
 from aesthete_gui.qt.widgets.loupe_view import LoupeView
+from aesthete_gui.qt.widgets.set_view import SetView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 
 log = logging.getLogger(__name__)
@@ -63,8 +65,8 @@ class MainWindow(QMainWindow):
         self.filter_bar = FilterBar(self)
         self.grid = GridView(context, self.model, self.marks, self)
         self.loupe = LoupeView(context, self.model, self.marks, self)
-        self.compare = _guarded_view("compare_view", "CompareView", context, self)
-        self.set_view = _guarded_view("set_view", "SetView", context, self)
+        self.compare = CompareView(context, self)
+        self.set_view = SetView(context, self)
         self.welcome = WelcomePage(self)
 
         grid_page = QWidget(self)
@@ -195,8 +197,8 @@ class MainWindow(QMainWindow):
         self.theme_action = self._action(view_menu, "&Light theme", self._toggle_theme)
         self.theme_action.setCheckable(True)
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
-        self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.delegate.cell + 32), "Ctrl+=")
-        self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.delegate.cell - 32), "Ctrl+-")
+        self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
+        self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
 
         score_menu = bar.addMenu("&Scoring")
         self._action(score_menu, "Score &selection", self.score_selection, "Ctrl+R")
@@ -517,16 +519,3 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.context.close)
         super().closeEvent(event)
 
-
-def _guarded_view(module: str, name: str, context: AppContext, parent: QWidget) -> QWidget:
-    """The Compare / Set view; while its module is still being written, a label saying so."""
-    import importlib
-
-    try:
-        view_class = getattr(importlib.import_module(f"aesthete_gui.qt.widgets.{module}"), name)
-    except ImportError as exc:
-        log.warning("%s unavailable: %s", name, exc)
-        label = QLabel(f"{name} is not available in this build ({exc}).", parent)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        return label
-    return view_class(context, parent)

@@ -155,6 +155,9 @@ class GridView(QListView):
         self.setSpacing(2)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        # always shown, so that fitting the cells to the width never toggles it back and forth
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self._preferred_cell = self.delegate.cell
         self.verticalScrollBar().setSingleStep(24)
         self.setWordWrap(False)
         self.selectionModel().selectionChanged.connect(self._publish_selection)
@@ -185,10 +188,27 @@ class GridView(QListView):
         self.scrollTo(index)
         return True
 
+    @property
+    def preferred_cell(self) -> int:
+        """The thumbnail size asked for (cells may be a little wider to fill the row)."""
+        return self._preferred_cell
+
     def set_cell_size(self, cell: int) -> None:
-        """Change the thumbnail size (120–320 px)."""
-        self.delegate.cell = max(120, min(320, cell))
+        """Change the preferred thumbnail size (120–320 px); cells then stretch to fill each row."""
+        self._preferred_cell = max(120, min(320, cell))
+        self._fit_cells()
         self.doItemsLayout()
+
+    def resizeEvent(self, event) -> None:
+        """Stretch the cells so that whole columns fill the width (no ragged empty strip)."""
+        self._fit_cells()
+        super().resizeEvent(event)
+
+    def _fit_cells(self) -> None:
+        width = self.viewport().width()
+        pitch = self._preferred_cell + 2 * self.spacing()
+        columns = max(1, width // pitch)
+        self.delegate.cell = max(self._preferred_cell, width // columns - 2 * self.spacing() - 1)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Culling keys act on the selection; Enter opens the loupe; the rest is QListView's."""

@@ -108,6 +108,7 @@ class JobsPanel(QWidget):
         self._layout.addStretch(1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self._list)
         outer = QVBoxLayout(self)
