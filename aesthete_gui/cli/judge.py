@@ -103,6 +103,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="judge the set under this many orderings and vote (position bias; default 1)",
     )
+    chosen.add_argument(
+        "--per-dimension",
+        action="store_true",
+        help="also name the best and worst for each of the five dimensions",
+    )
     _judge_options(chosen)
     chosen.set_defaults(func=run_set)
 
@@ -223,7 +228,8 @@ def run_set(args: argparse.Namespace) -> int:
     if args.orderings < 1:
         raise UserError("--orderings must be at least 1")
     stream = None if args.json else _print_stage
-    judge = _call(open_judge, _spec(args, set_orderings=args.orderings), on_stage=stream)
+    spec = _spec(args, set_orderings=args.orderings, set_per_dimension=args.per_dimension)
+    judge = _call(open_judge, spec, on_stage=stream)
     _preload(judge, args)
     record = _call(compare_set, judge, images, explain=args.explain, profile=_profile(args))
     report = explanation_subjectivity(record) if args.explain else None
@@ -233,6 +239,7 @@ def run_set(args: argparse.Namespace) -> int:
             "best": record.best,
             "worst": record.worst,
             "all_orderings_agree": getattr(record, "all_orderings_agree", None),
+            "per_dimension": {d: {"best": b, "worst": w} for d, (b, w) in record.per_dimension.items()},
             "stages": list(record.stages),
             "raw": record.raw,
         }
@@ -241,6 +248,8 @@ def run_set(args: argparse.Namespace) -> int:
         print(json.dumps(payload))
         return 0
     print(f"best:  {record.best or '-'}\nworst: {record.worst or '-'}")
+    for dimension, (d_best, d_worst) in record.per_dimension.items():
+        print(f"  {dimension:<12} best {d_best or '-'}   worst {d_worst or '-'}")
     if args.orderings > 1:
         agree = "yes" if getattr(record, "all_orderings_agree", False) else "no"
         print(f"all {args.orderings} orderings agree: {agree}")

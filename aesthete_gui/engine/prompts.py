@@ -105,7 +105,8 @@ def load_templates(folder: Path | None = None) -> ProtocolTemplates:
     limits = data.get("max_new_tokens", {})
     max_new = {p: int(limits.get(p, 384)) for p in PROTOCOLS}
     prefix = str(data.get("single_pass", {}).get("answer_prefix", '<answer>{"$dimension": '))
-    return ProtocolTemplates(int(data.get("version", 1)), texts, max_new, prefix)
+    extra = {"set_per_dimension_answer": str(data["set"].get("per_dimension_answer", "")).strip()}
+    return ProtocolTemplates(int(data.get("version", 1)), texts, max_new, prefix, extra)
 
 
 def load_domain(name: str, folder: Path | None = None) -> DomainWording:
@@ -206,9 +207,19 @@ class PromptBook:
         """Compare two images (first = A, second = B) on the five dimensions."""
         return self._prompt("pairwise", 2)
 
-    def set_selection(self, count: int) -> Prompt:
-        """Name the best and worst of `count` images (2..8)."""
-        return self._prompt("set", _check_count(count))
+    def set_selection(self, count: int, per_dimension: bool = False) -> Prompt:
+        """Name the best and worst of `count` images (2..8), optionally per dimension too."""
+        prompt = self._prompt("set", _check_count(count))
+        answer = self.templates.extra.get("set_per_dimension_answer", "")
+        if not per_dimension or not answer:
+            return prompt
+        text = prompt.text
+        cut = text.rfind("Write your reasoning inside")
+        if cut < 0:
+            raise PromptError("[set] text must end with the answer instructions to ask per dimension")
+        text = text[:cut] + _fill(answer, self._values(count, False), "set")
+        # Five more best/worst pairs in the answer need room.
+        return Prompt("set", text, count, prompt.max_new_tokens + 96)
 
     def analyser(self, count: int) -> Prompt:
         """Stage 1 of an explanation: concrete visual facts, compared aspect by aspect."""

@@ -117,6 +117,7 @@ class PromptJudge:
         set_orderings: int = 1,
         seed: int = 0,
         on_stage: StageCallback | None = None,
+        set_per_dimension: bool = False,
     ) -> None:
         if set_orderings < 1:
             raise ValueError("set_orderings must be at least 1")
@@ -125,6 +126,7 @@ class PromptJudge:
         self.set_orderings = set_orderings
         self.seed = seed
         self.on_stage = on_stage
+        self.set_per_dimension = set_per_dimension
 
     def _complete(
         self,
@@ -245,7 +247,9 @@ class PromptJudge:
             texts, stage_texts = self._explained(jobs, counter, cancel)
         else:
             requests = [
-                ChatRequest(ordering, self.prompts.set_selection(len(ordering)))
+                ChatRequest(
+                    ordering, self.prompts.set_selection(len(ordering), self.set_per_dimension)
+                )
                 for _, _, ordering in jobs
             ]
             texts = self._run(requests, counter, cancel)
@@ -324,7 +328,7 @@ class PromptJudge:
         stages: list[tuple[str, ...]],
     ) -> SetJudgment:
         votes: list[tuple[str | None, str | None]] = []
-        per_dimension: dict[str, tuple[str | None, str | None]] = {}
+        dimension_votes: dict[str, list[tuple[str | None, str | None]]] = {}
         rationale = ""
         failures = []
         for ordering, reply in zip(orderings, replies, strict=True):
@@ -336,19 +340,21 @@ class PromptJudge:
             best = ordering[result.best] if result.best is not None else None
             worst = ordering[result.worst] if result.worst is not None else None
             votes.append((best, worst))
+            for dimension, (b, w) in result.per_dimension.items():
+                dimension_votes.setdefault(dimension, []).append(
+                    (ordering[b] if b is not None else None, ordering[w] if w is not None else None)
+                )
             if result.parsed and not rationale:
                 rationale = _with_notes(result.rationale, result.notes)
-                per_dimension = {
-                    d: (
-                        ordering[b] if b is not None else None,
-                        ordering[w] if w is not None else None,
-                    )
-                    for d, (b, w) in result.per_dimension.items()
-                }
         valid = [(b, w) for b, w in votes if b is not None and w is not None]
         best = _majority([b for b, _ in valid])
         worst = _majority([w for _, w in valid if w != best])
         parsed = best is not None and worst is not None
+        per_dimension: dict[str, tuple[str | None, str | None]] = {}
+        for dimension, pairs in dimension_votes.items():
+            d_best = _majority([b for b, _ in pairs if b is not None])
+            d_worst = _majority([w for _, w in pairs if w is not None and w != d_best])
+            per_dimension[dimension] = (d_best, d_worst)
         if not valid:
             rationale = NO_ANSWER + failures[0] if len(failures) == len(replies) else rationale
             if not rationale:

@@ -113,6 +113,7 @@ class RemoteJudge(PromptJudge):
         set_orderings: int = 1,
         seed: int = 0,
         on_stage: StageCallback | None = None,
+        set_per_dimension: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(
@@ -121,6 +122,7 @@ class RemoteJudge(PromptJudge):
             set_orderings=set_orderings,
             seed=seed,
             on_stage=on_stage,
+            set_per_dimension=set_per_dimension,
         )
         if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0:
             raise ValueError("max_concurrency >= 1, max_retries >= 0 and timeout_s > 0 are required")

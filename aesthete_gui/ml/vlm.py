@@ -54,6 +54,7 @@ class LocalVLMJudge(PromptJudge):
         set_orderings: int = 1,
         seed: int = 0,
         on_stage: StageCallback | None = None,
+        set_per_dimension: bool = False,
         allow_pickle: bool = False,
         trust_remote_code: bool = False,
         download: bool = False,
@@ -68,6 +69,7 @@ class LocalVLMJudge(PromptJudge):
             set_orderings=set_orderings,
             seed=seed,
             on_stage=on_stage,
+            set_per_dimension=set_per_dimension,
         )
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")

@@ -29,6 +29,7 @@ class JudgeSpec:
     preset: str = DEFAULT_PRESET
     both_orders: bool = False
     set_orderings: int = 1
+    set_per_dimension: bool = False
     batch_size: int = 4
     max_new_tokens: int | None = None
     timeout_s: float = 120.0
@@ -53,6 +54,7 @@ def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> Prompt
             max_new_tokens=spec.max_new_tokens,
             both_orders=spec.both_orders,
             set_orderings=spec.set_orderings,
+            set_per_dimension=spec.set_per_dimension,
             on_stage=on_stage,
         )
     from aesthete_gui.ml.vlm import LocalVLMJudge
@@ -64,6 +66,7 @@ def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> Prompt
         max_new_tokens=spec.max_new_tokens,
         both_orders=spec.both_orders,
         set_orderings=spec.set_orderings,
+        set_per_dimension=spec.set_per_dimension,
         on_stage=on_stage,
         allow_pickle=spec.allow_pickle,
         trust_remote_code=spec.trust_remote_code,

@@ -105,3 +105,13 @@ def test_brief_pointwise_prompt_leaves_out_the_levels() -> None:
     assert level in full and level not in brief
     assert len(brief) < len(full) / 2
     assert book.version == "prompts-1-brief/photography-1"
+
+
+def test_set_prompt_can_ask_per_dimension() -> None:
+    book = PromptBook.for_preset("illustration")
+    plain = book.set_selection(3)
+    both = book.set_selection(3, per_dimension=True)
+    assert '"technique": {"best"' in both.text
+    assert '"technique": {"best"' not in plain.text
+    assert both.text.count("Write your reasoning") == 1
+    assert both.max_new_tokens > plain.max_new_tokens

@@ -33,6 +33,8 @@ def protocol_reply(prompt: str) -> str:
         return "Image 1 is sharp with clipped highlights. Image 2 is soft."
     if "Do not pick a winner" in prompt:
         return "The analysis missed a colour cast in image 2."
+    if "the best and worst for each dimension" in prompt:
+        return '<answer>{"best": 1, "worst": 2, "technique": {"best": 2, "worst": 1}}</answer>'
     return '<think>1 is best.</think><answer>{"best": 1, "worst": 2}</answer>'
 
 

@@ -157,3 +157,14 @@ def test_models_lists_cards(capsys: pytest.CaptureFixture[str]) -> None:
     assert builtin["installed"] == "built in"
     assert main(["models"]) == 0
     assert "Qwen/Qwen3-VL-2B-Instruct" in capsys.readouterr().out
+
+
+def test_judge_set_per_dimension(photo_paths: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with ChatServer() as server:
+        code = main(
+            ["judge", "set", *photo_paths[:3], "--endpoint", server.base_url, "--model", "scripted",
+             "--per-dimension", "--json"]
+        )  # fmt: skip
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert payload["per_dimension"]["technique"] == {"best": photo_paths[1], "worst": photo_paths[0]}

@@ -128,3 +128,19 @@ def test_backend_must_return_one_reply_per_request() -> None:
 
     with pytest.raises(RuntimeError, match="different number"):
         Broken(lambda r: Reply("")).score_items(["a"])
+
+
+def test_per_dimension_best_worst_are_voted_in_item_terms() -> None:
+    def answer(request: ChatRequest) -> Reply:
+        assert '"mood": {"best"' in request.prompt.text
+        order = list(request.images)
+        a, b, c = (order.index(x) + 1 for x in ("a", "b", "c"))
+        return Reply(
+            f'{{"best": {a}, "worst": {c}, "technique": {{"best": {b}, "worst": {a}}}, "mood": {{"best": {c}}}}}'
+        )
+
+    judge = ScriptedJudge(answer, set_orderings=3, set_per_dimension=True)
+    [record] = judge.select_best_worst([["a", "b", "c"]])
+    assert (record.best, record.worst) == ("a", "c")
+    assert record.per_dimension["technique"] == ("b", "a")
+    assert record.per_dimension["mood"] == ("c", None)
