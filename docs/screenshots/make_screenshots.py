@@ -43,7 +43,7 @@ def _save(img, path: Path, when: datetime, sequence: int) -> None:
     img.convert("RGB").save(path, quality=92, exif=exif)
 
 
-def build_shoot(folder: Path) -> None:
+def build_shoot(folder: Path, scale: float = 1.0) -> None:
     """Write the sample shoot: single frames minutes apart and three bursts of near-identical frames."""
     import skimage
     from PIL import Image, ImageFilter
@@ -54,9 +54,10 @@ def build_shoot(folder: Path) -> None:
     sequence = 100
     for name in PHOTOS:
         source = Image.open(data / name).convert("RGB")
-        if max(source.size) < 900:
-            scale = 900 / max(source.size)
-            source = source.resize((round(source.width * scale), round(source.height * scale)))
+        side = 900 * scale
+        if max(source.size) < side:
+            factor = side / max(source.size)
+            source = source.resize((round(source.width * factor), round(source.height * factor)))
         frames = BURSTS.get(name, 1)
         for frame in range(frames):
             img = source
@@ -122,7 +123,23 @@ def prepare_profile(root: Path) -> Path:
     marks.close()
     window.close()
     context.close()
+    profile.close()
     return profile_path
+
+
+def copy_profile(source: Path, folder: Path) -> Path:
+    """A fresh copy of a closed profile with its settings, thumbnails and models (one per size)."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for item in source.parent.iterdir():
+        if item.name.startswith(source.name):
+            target = folder / item.name
+            if item.is_dir():
+                shutil.copytree(item, target)
+            else:
+                shutil.copy2(item, target)
+    return folder / source.name
 
 
 def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
@@ -150,7 +167,8 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
             window.close()
             context.close()
 
-        context = build_context(profile_path)
+        copy_dir = tempfile.TemporaryDirectory()
+        context = build_context(copy_profile(profile_path, Path(copy_dir.name)))
         window = MainWindow(context)
         window.resize(*size)
         window.show()
@@ -193,12 +211,15 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         apply_theme(app, "dark")
 
         window.show_view("grid")
-        handle = window.score_library()
         from aesthete_gui.qt.launch import wait_until
 
-        wait_until(lambda h=handle: h.done or (h.last_progress is not None and h.last_progress.done > 3), 60)
-        saved.append(grab(window, out, "jobs", size))
-        settle(window)
+        with tempfile.TemporaryDirectory() as more:
+            build_shoot(Path(more) / "day two", scale=2.5)
+            handle = window.import_folders([Path(more) / "day two"])
+            wait_until(lambda h=handle: h.done or (h.last_progress is not None and h.last_progress.done >= 4), 60)
+            saved.append(grab(window, out, "jobs", size))
+            handle.cancel()
+            settle(window)
 
         dialog = ModelManagerDialog(context, window)
         dialog.show()
@@ -216,6 +237,8 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         window.marks.close()
         window.close()
         context.close()
+        context.profile.close()
+        copy_dir.cleanup()
     return saved
 
 

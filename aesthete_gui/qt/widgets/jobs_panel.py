@@ -33,9 +33,11 @@ class JobRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = QLabel(handle.name, self)
         self.title.setObjectName("jobTitle")
+        self.title.setWordWrap(True)  # long job names wrap instead of pushing Cancel out of view
         self.bar = QProgressBar(self)
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
         self.bar.setTextVisible(True)
+        self.bar.setMinimumWidth(60)
         self.message = QLabel("waiting…" if handle.state is JobState.QUEUED else "", self)
         self.message.setObjectName("jobMessage")
         self.message.setWordWrap(True)
@@ -43,6 +45,7 @@ class JobRow(QFrame):
         self.cancel_button.clicked.connect(self._cancel)
         layout = QGridLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
+        layout.setColumnStretch(0, 1)
         layout.addWidget(self.title, 0, 0)
         layout.addWidget(self.cancel_button, 0, 1, 2, 1)
         layout.addWidget(self.bar, 1, 0)
