@@ -105,26 +105,61 @@ class LocalVLMJudge(PromptJudge):
     ) -> list[Reply]:
         loaded = self.load(cancel=cancel)
         replies: list[Reply | None] = [None] * len(requests)
-        ready: list[tuple[int, list[Any]]] = []
-        for index, request in enumerate(requests):
-            try:
-                images = [load_rgb(path, self.max_side) for path in request.images]
-            except ImageUnreadable as error:
-                replies[index] = Reply(None, f"image unreadable: {error}")
-                advance(1)
-                continue
-            ready.append((index, images))
-        for start in range(0, len(ready), self.batch_size):
+        pending = list(range(len(requests)))
+        while pending:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            batch = ready[start : start + self.batch_size]
-            texts, seconds = generate_batch(
-                loaded, [(requests[i], images) for i, images in batch], self.max_new_tokens
-            )
+            # Decode only one batch of images at a time: a long run must not hold them all.
+            batch: list[tuple[int, list[Any]]] = []
+            while pending and len(batch) < self.batch_size:
+                index = pending.pop(0)
+                try:
+                    images = [load_rgb(path, self.max_side) for path in requests[index].images]
+                except ImageUnreadable as error:
+                    replies[index] = Reply(None, f"image unreadable: {error}")
+                    advance(1)
+                    continue
+                batch.append((index, images))
+            if not batch:
+                continue
+            try:
+                texts, seconds = generate_batch(
+                    loaded, [(requests[i], images) for i, images in batch], self.max_new_tokens
+                )
+            except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
+                if not _is_out_of_memory(error):
+                    raise
+                texts = None
+                oom = error
+            if texts is None:
+                _free_device_memory()
+                if len(batch) > 1:
+                    # Halve the batch for the rest of the run and retry these requests.
+                    self.batch_size = max(1, len(batch) // 2)
+                    pending[:0] = [index for index, _ in batch]
+                    continue
+                index = batch[0][0]
+                replies[index] = Reply(None, f"out of memory on {loaded.device.device}: {oom}")
+                advance(1)
+                continue
             for (index, _), text in zip(batch, texts, strict=True):
                 replies[index] = Reply(text, "", seconds / len(batch))
             advance(len(batch))
         return [r if r is not None else Reply(None, "not run") for r in replies]
+
+
+def _is_out_of_memory(error: BaseException) -> bool:
+    """True for the device out-of-memory errors torch raises (CUDA, MPS, CPU allocator)."""
+    if isinstance(error, MemoryError):
+        return True
+    return type(error).__name__ == "OutOfMemoryError" or "out of memory" in str(error).lower()
+
+
+def _free_device_memory() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def generate_batch(

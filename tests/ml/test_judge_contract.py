@@ -150,3 +150,29 @@ def test_cancel_before_start_raises(make_judge, photo_paths: list[str]) -> None:
     token.cancel()
     with pytest.raises(Cancelled):
         make_judge().score_items(photo_paths[:2], cancel=token)
+
+
+def test_local_judge_halves_the_batch_when_the_device_runs_out_of_memory(
+    loaded_tiny_vlms: dict, photo_paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    from aesthete_gui.ml import vlm
+
+    loaded = loaded_tiny_vlms["qwen2.5-vl"]
+    real = vlm.generate_batch
+    sizes: list[int] = []
+
+    def limited(loaded_model, batch, max_new_tokens=None):
+        sizes.append(len(batch))
+        if len(batch) > 1:  # the device only fits one request at a time
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(loaded_model, batch, max_new_tokens)
+
+    monkeypatch.setattr(vlm, "generate_batch", limited)
+    judge = LocalVLMJudge(loaded.path, loaded=loaded, batch_size=4, max_new_tokens=4)
+    records = judge.score_items(photo_paths[:3])
+    assert [r.item for r in records] == photo_paths[:3]
+    assert all(r.raw for r in records)
+    assert judge.batch_size == 1
+    assert sizes[:3] == [3, 1, 1]
