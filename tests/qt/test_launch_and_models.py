@@ -104,3 +104,34 @@ def test_arrange_filters_sorts_and_collapses_bursts() -> None:
     assert [r.image_id for r in collapsed] == [1, 3, 4] and sizes == {7: 2}
     assert best_of_burst(rows[1:3]).image_id == 3  # the rejected frame never represents its burst
     assert FilterState.from_dict(FilterState(min_stars=2, text="x").to_dict()) == FilterState(min_stars=2, text="x")
+
+
+def test_settings_persist_and_survive_a_corrupt_file(tmp_path) -> None:
+    from aesthete_gui.qt.context import DEFAULT_SETTINGS, AppSettings
+
+    profile = tmp_path / "p.aesthete.db"
+    settings = AppSettings.for_profile(profile)
+    settings["theme"] = "light"
+    settings["saved_filters"] = {"Picks": {"flag": "pick"}}
+    again = AppSettings.for_profile(profile)
+    assert again["theme"] == "light" and again["saved_filters"] == {"Picks": {"flag": "pick"}}
+    assert again["xmp_enabled"] is DEFAULT_SETTINGS["xmp_enabled"]
+    settings.path.write_text("{ not json", encoding="utf-8")
+    broken = AppSettings.for_profile(profile)
+    assert broken["theme"] == DEFAULT_SETTINGS["theme"]  # defaults, no crash
+    broken["theme"] = "dark"  # and the next change writes a sound file again
+    assert AppSettings.for_profile(profile)["theme"] == "dark"
+
+
+def test_open_option_with_a_missing_folder_says_so(qapp, tmp_path) -> None:
+    from aesthete_gui.qt.launch import build_parser, create_window
+
+    args = build_parser().parse_args(["--profile", str(tmp_path / "p.db"), "--open", str(tmp_path / "nowhere")])
+    context, window = create_window(args, qapp)
+    try:
+        assert "Not a folder" in window.statusBar().currentMessage()
+        assert context.runner.active_jobs() == [] or all(not h.visible for h in context.runner.active_jobs())
+    finally:
+        window.marks.close()
+        window.close()
+        context.close()
