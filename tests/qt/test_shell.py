@@ -246,3 +246,24 @@ def test_saved_filter_and_theme_switch(qtbot, window, image_folder, monkeypatch)
     window.theme_action.trigger()
     assert window.context.settings["theme"] == "dark"
     assert QApplication.palette().window().color().lightness() < light - 100
+
+
+def test_cancelled_scoring_job_leaves_whole_score_rows(qtbot, window, tmp_path) -> None:
+    folder = tmp_path / "to-score"
+    write_test_images(folder, 40, size=(700, 500))
+    _import(qtbot, window, folder)
+    handle = window.score_library()
+    row = next(r for r in window.jobs.rows() if r.handle is handle)
+    qtbot.waitUntil(lambda: handle.state is not JobState.QUEUED, timeout=10_000)
+    qtbot.mouseClick(row.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state in (JobState.CANCELLED, JobState.FINISHED)
+    profile = window.context.profile
+    assert profile.integrity_check() == "ok"
+    stored = profile.scores("builtin")
+    assert all(len(scores) == 5 for scores in stored.values())
+    # scoring again finishes the job
+    handle = window.score_library()
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    assert len(profile.scores("builtin")) == 40
