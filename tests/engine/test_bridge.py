@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aesthete_gui.engine.bridge import BridgeConfig, run_bridge
+from aesthete_gui.engine.bridge import (
+    AdaptiveReferences,
+    BridgeConfig,
+    reference_chooser,
+    run_bridge,
+)
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.metrics import srcc
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress
@@ -130,3 +135,24 @@ def test_a_judge_that_drops_replies_is_an_error(latent) -> None:
 
     with pytest.raises(ValueError, match="answered"):
         run_bridge(item_names(20), ShortJudge(latent[:20]), SMALL)
+
+
+def test_adaptive_choice_on_one_dimension_is_the_nearest_unused_reference() -> None:
+    pool = np.array([[-2.0], [-0.5], [0.1], [0.4], [2.0]])
+    estimates = np.array([[0.0], [0.0], [1.9]])
+    spreads = np.full((3, 1), 0.5)
+    used = np.zeros((3, 5), dtype=bool)
+    used[1, 2] = True  # the second item already met the nearest one
+    picks = AdaptiveReferences().choose(estimates, spreads, pool, np.array([1.0]), used, np.random.default_rng(0))
+    assert picks.tolist() == [2, 3, 4]
+
+
+def test_random_choice_never_repeats_a_reference() -> None:
+    rng = np.random.default_rng(1)
+    used = np.zeros((4, 6), dtype=bool)
+    chooser = reference_chooser("random")
+    for _ in range(6):
+        picks = chooser.choose(np.zeros((4, 1)), np.ones((4, 1)), np.zeros((6, 1)), np.ones(1), used, rng)
+        assert not used[np.arange(4), picks].any()
+        used[np.arange(4), picks] = True
+    assert used.all()
