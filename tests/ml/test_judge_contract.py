@@ -14,6 +14,7 @@ import pytest
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.judgments import Judge
+from aesthete_gui.engine.prompts import PromptBook
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress
 from aesthete_gui.ml.prompt_judge import PromptJudge, StageEvent, is_failure
 from aesthete_gui.ml.remote import RemoteJudge
@@ -38,7 +39,8 @@ def make_judge(request: pytest.FixtureRequest, server: ChatServer):
         if kind == "remote":
             return RemoteJudge(server.base_url, "scripted-vl", backoff_s=0.01, **options)
         loaded = request.getfixturevalue("loaded_tiny_vlms")[kind.removeprefix("local-")]
-        return LocalVLMJudge(loaded.path, loaded=loaded, max_new_tokens=12, **options)
+        brief = PromptBook.for_preset("photography", rubric_levels=False)
+        return LocalVLMJudge(loaded.path, loaded=loaded, max_new_tokens=12, prompts=brief, **options)
 
     factory.kind = kind  # type: ignore[attr-defined]
     return factory
