@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from aesthete_gui.engine.subjectivity import (
     measure_subjectivity,
     normalise_word,
@@ -47,3 +50,11 @@ def test_normalisation_and_empty_text() -> None:
     combined = subjectivity_of_stages(["It feels warm.", "Image 2 is sharper."])
     assert combined.feelings == 1
     assert combined.words == 6
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gives_a_rate_between_zero_and_one(text: str) -> None:
+    report = measure_subjectivity(text)
+    assert 0.0 <= report.rate <= 1.0
+    assert report.hedges + report.feelings == len(report.found)

@@ -157,3 +157,13 @@ def test_loads_siglip_and_clip_vision_towers(tiny_siglip_dir: Path, tiny_clip_di
     clip = load_vision_model(tiny_clip_dir)
     assert type(siglip.model).__name__ == "SiglipVisionModel"
     assert type(clip.model).__name__ == "CLIPVisionModelWithProjection"
+
+
+def test_download_failure_is_a_clear_error_without_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(ModelLoadError, match="could not download 'someone/absent-model'"):
+        resolve_model_path("someone/absent-model", download=True, cache_dir=tmp_path)

@@ -251,3 +251,18 @@ def test_helpers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AESTHETE_API_KEY", "from-env")
     assert resolve_api_key(None, None, "http://h") == "from-env"
     assert resolve_api_key("explicit", None, "http://h") == "explicit"
+
+
+def test_api_key_from_the_keyring_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    stored = {("aesthete", "http://gpu-box:8000/v1"): "from-keyring"}
+    fake = types.ModuleType("keyring")
+    fake.get_password = lambda service, name: stored.get((service, name))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "keyring", fake)
+    monkeypatch.delenv("AESTHETE_API_KEY", raising=False)
+    assert resolve_api_key(None, None, "http://gpu-box:8000/v1") == "from-keyring"
+    assert resolve_api_key(None, None, "http://other/v1") is None
+    monkeypatch.setitem(sys.modules, "keyring", None)  # not installed
+    assert resolve_api_key(None, None, "http://gpu-box:8000/v1") is None
