@@ -26,7 +26,7 @@ from aesthete_gui.engine.calibration import BRIDGE_LAMBDA, minmax_sigmoid
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.elo import ELO_SCALE, EloParams, elo_ratings
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
-from aesthete_gui.engine.pairs import balanced_presentations
+from aesthete_gui.engine.pairs import OrderConsistency, balanced_presentations, order_consistency
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 
 JudgmentSink = Callable[[PairwiseJudgment], None]
@@ -120,7 +120,11 @@ def reference_chooser(choice: str | ReferenceChooser) -> ReferenceChooser:
 
 @dataclass(frozen=True)
 class BridgeConfig:
-    """Bridge settings: pool size N, references per item K, reference choice, batching, seed."""
+    """Bridge settings: pool size N, references per item K, reference choice, batching, seed.
+
+    `pool_orders` "balanced" shows each pool pair once with sides balanced per item; "both" shows
+    every pool pair in both orders (twice the pool calls) so position bias cancels in the pool
+    ratings and the order-consistency report covers every pool pair."""
 
     pool_size: int = 50
     references_per_item: int = 10
@@ -130,6 +134,7 @@ class BridgeConfig:
     dimensions: tuple[str, ...] = DIMENSIONS
     elo: EloParams = field(default_factory=EloParams)
     calibration_lambda: float = BRIDGE_LAMBDA
+    pool_orders: Literal["balanced", "both"] = "balanced"
 
 
 @dataclass
@@ -158,6 +163,7 @@ class BridgeResult:
     scores: dict[str, np.ndarray]
     references: dict[str, tuple[str, ...]]
     calls: CallAccounting
+    consistency: dict[str, OrderConsistency] = field(default_factory=dict)
 
     def scores_for(self, item: str) -> dict[str, float]:
         """The calibrated scores of one item, keyed by dimension."""
@@ -194,16 +200,19 @@ class _Ledger:
         found = self.partners.get(item)
         return [other for other, count in found.items() if count > 0] if found else []
 
-    def ask(self, shown: Sequence[tuple[str, str]], stage: str) -> list[PairwiseJudgment]:
-        """Judgments for the pairs in presentation order, reusing stored ones (same order first)."""
+    def ask(
+        self, shown: Sequence[tuple[str, str]], stage: str, strict_order: bool = False
+    ) -> list[PairwiseJudgment]:
+        """Judgments for the pairs in presentation order, reusing stored ones: the same order first,
+        else (unless `strict_order`) one shown the other way round."""
         if self.cancel is not None:
             self.cancel.raise_if_cancelled()
         answers: list[PairwiseJudgment | None] = [None] * len(shown)
         missing: list[int] = []
         for position, (first, second) in enumerate(shown):
             records = self.stored.get(frozenset((first, second)))
-            if records:
-                same_order = [r for r in records if (r.first, r.second) == (first, second)]
+            same_order = [r for r in records or () if (r.first, r.second) == (first, second)]
+            if same_order or (records and not strict_order):
                 record = same_order[0] if same_order else records[0]
                 records.remove(record)
                 self.partners[first][second] -= 1
@@ -309,19 +318,25 @@ def run_bridge(
     others = tuple(item for item in item_list if item not in pool_set)
     refs_per_item = min(config.references_per_item, len(pool_items))
     n_pool = len(pool_items)
-    calls = CallAccounting(planned=n_pool * (n_pool - 1) // 2 + len(others) * refs_per_item)
+    pool_calls = n_pool * (n_pool - 1) // 2 * (2 if config.pool_orders == "both" else 1)
+    calls = CallAccounting(planned=pool_calls + len(others) * refs_per_item)
     ledger = _Ledger(judge, previous, sink, calls, progress, cancel)
     dimensions = config.dimensions
 
-    # Stage 1: every pool pair once, sides balanced.
+    # Stage 1: every pool pair once with sides balanced, or in both orders.
+    if config.pool_orders not in ("balanced", "both"):
+        raise ValueError(f"unknown pool_orders {config.pool_orders!r}; expected 'balanced' or 'both'")
     pool_index = {item: i for i, item in enumerate(pool_items)}
     pairs = [(pool_items[i], pool_items[j]) for i in range(n_pool) for j in range(i + 1, n_pool)]
-    shown = balanced_presentations(pairs, mode="random", seed=rng)
+    mode = "both" if config.pool_orders == "both" else "random"
+    shown = balanced_presentations(pairs, mode=mode, seed=rng)
     outcomes: dict[str, tuple[list[int], list[int], list[float]]] = {d: ([], [], []) for d in dimensions}
+    pool_records: list[PairwiseJudgment] = []
     for chunk in _chunks(shown, config.batch_size):
-        for record in ledger.ask(chunk, "pool"):
+        for record in ledger.ask(chunk, "pool", strict_order=config.pool_orders == "both"):
             if not record.parsed:
                 continue
+            pool_records.append(record)
             for dimension in dimensions:
                 value = record.score_for_first(dimension)
                 if value is not None:
@@ -396,6 +411,7 @@ def run_bridge(
         scores=scores,
         references={item: tuple(refs) for item, refs in zip(others, chosen, strict=True)},
         calls=calls,
+        consistency=order_consistency(pool_records, dimensions),
     )
 
 

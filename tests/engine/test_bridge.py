@@ -25,6 +25,18 @@ def latent() -> np.ndarray:
     return np.random.default_rng(5).normal(size=(90, 5))
 
 
+class RecordingJudge(ThurstoneJudge):
+    """Remembers every presentation it was asked to judge."""
+
+    def __init__(self, latent: np.ndarray) -> None:
+        super().__init__(latent)
+        self.requested: list[tuple[str, str]] = []
+
+    def judge_pairs(self, pairs, progress=None, cancel=None):
+        self.requested.extend(pairs)
+        return super().judge_pairs(pairs, progress, cancel)
+
+
 class RefusingJudge:
     """Fails the test if the bridge asks it anything."""
 
@@ -156,3 +168,35 @@ def test_random_choice_never_repeats_a_reference() -> None:
         assert not used[np.arange(4), picks].any()
         used[np.arange(4), picks] = True
     assert used.all()
+
+
+def test_pool_in_both_orders_reports_position_bias_and_resumes(latent) -> None:
+    config = BridgeConfig(pool_size=10, references_per_item=4, batch_size=30, seed=2, pool_orders="both")
+    judge = ThurstoneJudge(latent[:40], noise=0.3, first_bias=0.6)
+    stored = []
+    result = run_bridge(item_names(40), judge, config, sink=stored.append)
+    assert result.calls.planned == result.calls.made == 2 * 45 + 30 * 4
+    overall = result.consistency["overall"]
+    assert overall.pairs_in_both_orders == 45
+    assert 0.0 < overall.consistency < 1.0  # the bias flips some close pairs
+    assert overall.first_shown_win_rate > 0.6
+    again = run_bridge(item_names(40), RefusingJudge(), config, previous=stored)
+    assert again.calls.made == 0
+    # With only the second-shown order of each pool pair stored, the first order is asked for
+    # anew: a stored judgment is not reused for the opposite presentation.
+    one_order = [r for r in stored if r.first in result.pool and r.second in result.pool][1::2]
+    recording = RecordingJudge(latent[:40])
+    partial = run_bridge(item_names(40), recording, config, previous=one_order)
+    assert partial.calls.reused == len(one_order) == 45
+    assert partial.calls.made == partial.calls.planned - 45
+    asked_in_pool = [p for p in recording.requested if p[0] in result.pool and p[1] in result.pool]
+    assert len(asked_in_pool) == 45
+    assert not set(asked_in_pool) & {(r.first, r.second) for r in one_order}
+
+
+def test_default_pool_balances_sides_and_reports_first_shown_rate(latent) -> None:
+    result = run_bridge(item_names(30), ThurstoneJudge(latent[:30], first_bias=0.0), SMALL)
+    assert result.consistency["mood"].pairs_in_both_orders == 0
+    assert 0.3 < result.consistency["mood"].first_shown_win_rate < 0.7
+    with pytest.raises(ValueError, match="pool_orders"):
+        run_bridge(item_names(30), ThurstoneJudge(latent[:30]), BridgeConfig(pool_orders="sideways"))
