@@ -268,14 +268,30 @@ def available_memory_bytes(device: str) -> int | None:
 def check_fits(folder: Path, choice: DeviceChoice, available: int | None = None) -> int:
     """Raise ModelTooLarge when the model will not fit on the device; return the estimate in bytes."""
     needed = estimate_memory_bytes(count_parameters(folder), choice.dtype)
+    _compare(folder.name, needed, choice, available)
+    return needed
+
+
+def check_card_fits(model_id: str, choice: DeviceChoice, available: int | None = None) -> int | None:
+    """Before a download: refuse a hub id whose model card says it cannot fit (None: no card)."""
+    from aesthete_gui.ml.registry import card_for
+
+    card = card_for(model_id)
+    if card is None:
+        return None
+    needed = estimate_memory_bytes(int(card.parameters_billion * 1e9), choice.dtype)
+    _compare(model_id, needed, choice, available)
+    return needed
+
+
+def _compare(name: str, needed: int, choice: DeviceChoice, available: int | None) -> None:
     free = available if available is not None else available_memory_bytes(choice.device)
     if free is not None and needed > free:
         raise ModelTooLarge(
-            f"{folder.name} needs about {needed / 2**30:.1f} GiB on {choice.device} "
+            f"{name} needs about {needed / 2**30:.1f} GiB on {choice.device} "
             f"({choice.dtype}) but only {free / 2**30:.1f} GiB is free. Pick a smaller model "
             "(see `aesthete models`), free memory, or use a server with --endpoint."
         )
-    return needed
 
 
 def _torch_dtype(name: str):
@@ -294,6 +310,9 @@ def _prepare(
     cancel: CancelToken | None,
     device: str | None,
 ) -> tuple[Path, DeviceChoice, bool]:
+    choice = choose_device(device)
+    if download and looks_like_hub_id(os.fspath(name_or_path)):
+        check_card_fits(os.fspath(name_or_path), choice)
     folder = resolve_model_path(
         name_or_path,
         download=download,
@@ -304,7 +323,6 @@ def _prepare(
     )
     files = weight_files(folder, allow_pickle)
     check_remote_code(folder, trust_remote_code)
-    choice = choose_device(device)
     check_fits(folder, choice)
     return folder, choice, files[0].suffix in SAFE_WEIGHT_SUFFIXES
 

@@ -167,3 +167,16 @@ def test_download_failure_is_a_clear_error_without_network(
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(ModelLoadError, match="could not download 'someone/absent-model'"):
         resolve_model_path("someone/absent-model", download=True, cache_dir=tmp_path)
+
+
+def test_too_large_hub_model_is_refused_before_downloading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub.constants
+
+    from aesthete_gui.ml import loading
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(loading, "available_memory_bytes", lambda device: 4 * 2**30)
+    with pytest.raises(ModelTooLarge, match=r"Qwen/Qwen3-VL-8B-Instruct needs about 41\.\d GiB on cpu"):
+        load_vlm("Qwen/Qwen3-VL-8B-Instruct", download=True)
+    choice = choose_device("cpu")
+    assert loading.check_card_fits("unknown/model", choice) is None
