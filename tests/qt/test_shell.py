@@ -267,3 +267,22 @@ def test_cancelled_scoring_job_leaves_whole_score_rows(qtbot, window, tmp_path) 
     qtbot.waitUntil(lambda: handle.done, timeout=60_000)
     assert handle.state is JobState.FINISHED, handle.error_text
     assert len(profile.scores("builtin")) == 40
+
+
+def test_my_ranking_sort_follows_the_active_adapter_scores(qtbot, window, image_folder) -> None:
+    from aesthete_gui.qt.actions import personal_scorer_id
+
+    _import(qtbot, window, image_folder)
+    profile = window.context.profile
+    ids = window.model.visible_ids()
+    assert personal_scorer_id(profile) is None
+    profile.save_adapter("mine", "builtin", b"weights", {"note": "stored by the test"})
+    profile.set_active_adapter("mine")
+    scorer = personal_scorer_id(profile)
+    assert scorer == "taste:mine"
+    for rank, image_id in enumerate(ids):
+        profile.put_scores(image_id, scorer, {"overall": 1.0 + rank * 0.25})
+    window.context.signals.adapters_changed.emit()
+    qtbot.waitUntil(lambda: window.model.row_for(ids[0]).personal is not None, timeout=10_000)
+    window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
+    assert window.model.visible_ids() == ids[::-1]  # best personal score first
