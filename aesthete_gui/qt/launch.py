@@ -139,11 +139,14 @@ def settle(window: MainWindow, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:
 def take_screenshot(window: MainWindow, out: Path, view: str | None) -> Path:
     """Settle, switch to `view`, settle again and save the window as PNG."""
     settle(window)
-    if view == "set" and not window.context.selection.image_ids():
-        ids = window.model.visible_ids()[:6]
+    if view == "set" and len(window.context.selection.image_ids()) < 2:
+        ids = window.model.visible_ids()[:4]
         window.context.selection.set_image_ids(ids)
     if view:
         window.show_view(view)
+        use_selection = getattr(window.set_view, "use_selection", None)
+        if view == "set" and callable(use_selection):
+            use_selection()
         settle(window)
     if window.current_view == "grid" and window.model.rowCount():
         # request the thumbnails of every cell on screen, then wait for them

@@ -240,7 +240,7 @@ class Inspector(QWidget):
             "" if details.scores else "Not scored yet: Scoring ▸ Score selection (works without a model)."
         )
         self.explanation.setPlainText(
-            details.explanation or "No judge has explained this image yet (Set view: Judge this set)."
+            details.explanation or "No judge has explained this image yet (Set view: Ask the judge)."
         )
         for name, value in details.checks:
             self.checks.addRow(name, QLabel(value))
