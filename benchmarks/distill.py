@@ -56,7 +56,10 @@ class SimulatedJudge:
             gap = (self.truth[first] - self.truth[second]) / self.noise + self.position_bias
             p = 1.0 / (1.0 + np.exp(-gap))
             draws = self.rng.random(len(DIMENSIONS))
-            outcome = {d: ("TIE" if abs(u - p) < 0.05 else "A" if u < p else "B") for d, u in zip(DIMENSIONS, draws, strict=True)}
+            outcome = {
+                d: ("TIE" if abs(u - q) < 0.05 else "A" if u < q else "B")
+                for d, u, q in zip(DIMENSIONS, draws, p, strict=True)
+            }
             out.append(PairwiseJudgment(first, second, outcome, judge_id=self.judge_id))
         return out
 

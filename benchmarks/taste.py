@@ -1,0 +1,390 @@
+"""Personal taste benchmark (issue 6): how fast the per-user adapter learns a simulated user's taste.
+
+Images: the real photographs shipped by scikit-image and matplotlib, each with edited renditions in
+the manner of DEAR (exposure, white balance, saturation, contrast, crop, blur, noise at random
+strengths), embedded by the offline EfficientNet-Lite0 encoder and measured by the image properties.
+Base scorer: the built-in rule scorer (no weights).
+
+Users: a hidden linear taste u(x) = a·(base overall, standardised) + b·(random direction over the
+image properties) + c·(random direction in embedding space), scaled to unit spread; a choice between
+x and y is "x" with probability σ((u(x) − u(y)) / T). T is the user's noise (low 0.1, medium 0.3).
+Held out: the same user's 300 *later* choices on random pairs (split by time; never trained on).
+
+Strategies for the training choices: random pairs; the adapter's suggestions (least certain,
+re-trained every 5 choices); the rule "unjudged neighbouring pair with the smallest score gap".
+Baselines trained on the same random choices: the base scorer alone, and a Bradley–Terry logistic
+re-weighting of the five dimension scores and the image properties.
+
+    python benchmarks/taste.py [--users 4] [--images-per-photo 14] [--json] [--no-write] [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from aesthete_gui.training.personalize import (  # noqa: E402
+    PairChoice,
+    TasteInputs,
+    agreement,
+    bootstrap_interval,
+    train_adapter,
+)
+from aesthete_gui.training.suggest import smallest_gap_pairs, suggest_pairs  # noqa: E402
+
+DOC = REPO / "docs" / "benchmarks" / "taste.md"
+CHECKPOINTS = (10, 25, 50, 100, 200)
+HELD_OUT = 300
+NOISE = {"low": 0.1, "medium": 0.3}
+SKIMAGE_PHOTOS = (
+    "astronaut", "camera", "chelsea", "coffee", "hubble_deep_field", "motorcycle_left", "rocket",
+    "moon", "coins", "brick", "grass", "gravel", "retina", "immunohistochemistry", "clock",
+)  # fmt: skip
+
+
+def source_photos() -> dict[str, np.ndarray]:
+    """The real photographs installed packages ship (RGB uint8)."""
+    from skimage import data
+
+    photos: dict[str, np.ndarray] = {}
+    for name in SKIMAGE_PHOTOS:
+        loader = getattr(data, name, None)
+        if loader is None:
+            continue
+        array = np.asarray(loader())
+        if array.ndim == 2:
+            array = np.stack([array] * 3, axis=-1)
+        photos[name] = array[..., :3].astype(np.uint8)
+    try:
+        import matplotlib.cbook
+
+        with matplotlib.cbook.get_sample_data("grace_hopper.jpg") as handle:
+            from PIL import Image
+
+            photos["grace_hopper"] = np.asarray(Image.open(handle).convert("RGB"))
+    except (OSError, ValueError):
+        pass
+    return photos
+
+
+def rendition(photo: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, float]]:
+    """One edited version: random exposure, white balance, saturation, contrast, crop, blur, noise."""
+    from PIL import Image, ImageFilter
+
+    edits = {
+        "exposure": float(rng.normal(0, 0.5)),  # stops
+        "warmth": float(rng.normal(0, 0.08)),
+        "saturation": float(np.exp(rng.normal(0, 0.4))),
+        "contrast": float(np.exp(rng.normal(0, 0.3))),
+        "crop": float(rng.uniform(0.6, 1.0)),
+        "blur": float(max(0.0, rng.normal(0, 1.5))),
+        "noise": float(max(0.0, rng.normal(0, 8))),
+    }
+    image = photo.astype(np.float32) / 255.0
+    h, w = image.shape[:2]
+    ch, cw = int(h * edits["crop"]), int(w * edits["crop"])
+    top, left = rng.integers(0, h - ch + 1), rng.integers(0, w - cw + 1)
+    image = image[top : top + ch, left : left + cw]
+    image = image * 2 ** edits["exposure"]
+    image = image * np.array([1 + edits["warmth"], 1.0, 1 - edits["warmth"]], dtype=np.float32)
+    grey = image.mean(axis=2, keepdims=True)
+    image = grey + (image - grey) * edits["saturation"]
+    image = 0.5 + (image - 0.5) * edits["contrast"]
+    result = Image.fromarray((np.clip(image, 0, 1) * 255).astype(np.uint8))
+    if edits["blur"] > 0.2:
+        result = result.filter(ImageFilter.GaussianBlur(edits["blur"]))
+    array = np.asarray(result).astype(np.float32) + rng.normal(0, edits["noise"], size=np.asarray(result).shape)
+    return np.clip(array, 0, 255).astype(np.uint8), edits
+
+
+def build_library(folder: Path, per_photo: int, seed: int) -> tuple[list[str], list[str]]:
+    """Write each photo (longest side 512) and `per_photo` renditions; return (paths, source names)."""
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    paths, sources = [], []
+    for name, photo in source_photos().items():
+        image = Image.fromarray(photo)
+        image.thumbnail((512, 512))
+        photo = np.asarray(image)
+        for k in range(per_photo + 1):
+            array = photo if k == 0 else rendition(photo, rng)[0]
+            path = folder / f"{name}_{k:02d}.jpg"
+            Image.fromarray(array).save(path, quality=92)
+            paths.append(str(path))
+            sources.append(name)
+    return paths, sources
+
+
+def measure_library(paths: list[str]) -> dict[str, np.ndarray]:
+    """Image properties, built-in base scores and offline encoder embeddings for every image."""
+    from aesthete_gui.imaging.decode import open_image
+    from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+    from aesthete_gui.ml.encoder import load_encoder
+    from aesthete_gui.training.builtin import BuiltinScorer
+
+    started = time.perf_counter()
+    measured = [compute_features(open_image(p)) for p in paths]
+    features = np.array([[values[n] for n in FEATURE_NAMES] for values in measured])
+    features = np.nan_to_num(features)
+    feature_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    encoder = load_encoder(None)
+    embeddings = np.asarray(encoder.encode_paths(paths, batch_size=16), dtype=float)
+    embed_seconds = time.perf_counter() - started
+    base = BuiltinScorer().score_arrays(None, FEATURE_NAMES, features)
+    return {
+        "features": features,
+        "embeddings": embeddings,
+        "base": base,
+        "timing": np.array([feature_seconds, embed_seconds]),
+        "encoder_id": np.array(encoder.encoder_id),
+    }
+
+
+def _standardise(values: np.ndarray) -> np.ndarray:
+    spread = values.std(axis=0)
+    return (values - values.mean(axis=0)) / np.where(spread > 1e-9, spread, 1.0)
+
+
+def hidden_taste(measured: dict[str, np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """A user's hidden utility per image (unit spread): quality sense + property and content taste."""
+    base = _standardise(measured["base"][:, -1:])[:, 0]
+    props = _standardise(measured["features"])
+    emb = _standardise(measured["embeddings"])
+    prop_part = props @ rng.normal(size=props.shape[1])
+    emb_part = emb @ rng.normal(size=emb.shape[1])
+    parts = [base, prop_part / prop_part.std(), emb_part / emb_part.std()]
+    weights = rng.dirichlet([2.0, 2.0, 2.0])
+    utility = sum(w * p for w, p in zip(weights, parts, strict=True))
+    return utility / utility.std()
+
+
+def user_choice(utility: np.ndarray, a: int, b: int, noise: float, rng: np.random.Generator) -> str:
+    """'a' or 'b' by the user's noisy Bradley–Terry choice."""
+    p = 1.0 / (1.0 + np.exp(-(utility[a] - utility[b]) / noise))
+    return "a" if rng.random() < p else "b"
+
+
+def random_pairs(n: int, count: int, rng: np.random.Generator, exclude: set[frozenset[int]]) -> list[tuple[int, int]]:
+    """`count` distinct random pairs not in `exclude`."""
+    pairs: list[tuple[int, int]] = []
+    seen = set(exclude)
+    while len(pairs) < count:
+        a, b = (int(v) for v in rng.choice(n, size=2, replace=False))
+        if frozenset((a, b)) not in seen:
+            seen.add(frozenset((a, b)))
+            pairs.append((a, b))
+    return pairs
+
+
+def collect(strategy: str, inputs: TasteInputs, utility: np.ndarray, noise: float, seed: int, hashes: list[int] | None) -> list[PairChoice]:
+    """The user's first max(CHECKPOINTS) training choices under one pair-selection strategy."""
+    rng = np.random.default_rng(seed)
+    total = max(CHECKPOINTS)
+    if strategy == "random":
+        return [PairChoice(a, b, user_choice(utility, a, b, noise, rng)) for a, b in random_pairs(len(utility), total, rng, set())]
+    choices: list[PairChoice] = []
+    judged: set[frozenset[int]] = set()
+    adapter = None
+    while len(choices) < total:
+        if strategy == "suggested":
+            batch = [(a, b) for a, b, _ in suggest_pairs(adapter, inputs, judged, count=5, hashes=hashes, seed=seed + len(choices))]
+        else:
+            current = adapter.utilities(inputs) if adapter is not None else inputs.base_scores[:, -1]
+            batch = smallest_gap_pairs(current, judged, count=5)
+        if not batch:
+            break
+        for a, b in batch[: total - len(choices)]:
+            judged.add(frozenset((a, b)))
+            choices.append(PairChoice(a, b, user_choice(utility, a, b, noise, rng)))
+        adapter = train_adapter(inputs, choices, seed=seed)
+    return choices
+
+
+def held_out_agreement(utilities: np.ndarray, test: list[PairChoice]) -> np.ndarray:
+    """Per held-out choice agreement (1/0/0.5) of a model's utilities."""
+    a = np.array([c.a for c in test])
+    b = np.array([c.b for c in test])
+    return agreement(utilities[a] - utilities[b], [c.winner for c in test])
+
+
+def run_user(measured: dict[str, np.ndarray], noise_name: str, user: int, hashes: list[int]) -> dict[str, object]:
+    """All strategies and baselines for one simulated user; per-choice agreement arrays per checkpoint."""
+    rng = np.random.default_rng(1000 + user)
+    utility = hidden_taste(measured, rng)
+    noise = NOISE[noise_name]
+    n = len(utility)
+    inputs = TasteInputs(keys=list(range(n)), base_scores=measured["base"], properties=measured["features"], embeddings=measured["embeddings"])
+    strategies = {s: collect(s, inputs, utility, noise, 7 * user + 1, hashes) for s in ("random", "suggested", "smallest_gap")}
+    trained = set().union(*({frozenset((c.a, c.b)) for c in ch} for ch in strategies.values()))
+    test_rng = np.random.default_rng(5000 + user)
+    test = [PairChoice(a, b, user_choice(utility, a, b, noise, test_rng)) for a, b in random_pairs(n, HELD_OUT, test_rng, trained)]
+    result: dict[str, object] = {"ceiling": held_out_agreement(utility, test), "base": held_out_agreement(measured["base"][:, -1], test)}
+    seconds: list[float] = []
+    for k in CHECKPOINTS:
+        for name, choices in strategies.items():
+            started = time.perf_counter()
+            adapter = train_adapter(inputs, choices[:k])
+            seconds.append(time.perf_counter() - started)
+            result[f"{name}@{k}"] = held_out_agreement(adapter.utilities(inputs), test)
+        reweight = train_adapter(inputs, strategies["random"][:k], anchored=False, embedding_components=0)
+        result[f"reweight@{k}"] = held_out_agreement(reweight.utilities(inputs), test)
+    result["train_seconds"] = seconds
+    return result
+
+
+def training_time_for(measured: dict[str, np.ndarray], count: int = 1000) -> float:
+    """Seconds to train the adapter (with its cross-validated penalty) on `count` random choices."""
+    rng = np.random.default_rng(99)
+    utility = hidden_taste(measured, rng)
+    n = len(utility)
+    inputs = TasteInputs(keys=list(range(n)), base_scores=measured["base"], properties=measured["features"], embeddings=measured["embeddings"])
+    choices = [PairChoice(a, b, user_choice(utility, a, b, NOISE["low"], rng)) for a, b in random_pairs(n, count, rng, set())]
+    started = time.perf_counter()
+    train_adapter(inputs, choices)
+    return time.perf_counter() - started
+
+
+def summarise(per_user: dict[str, list[dict[str, object]]]) -> dict[str, dict[str, list[float]]]:
+    """Pooled agreement with a bootstrap 95% interval per noise level and column."""
+    table: dict[str, dict[str, list[float]]] = {}
+    for noise_name, users in per_user.items():
+        columns = [k for k in users[0] if k != "train_seconds"]
+        table[noise_name] = {}
+        for column in columns:
+            pooled = np.concatenate([np.asarray(u[column]) for u in users])
+            mean, low, high = bootstrap_interval(pooled, seed=1)
+            table[noise_name][column] = [round(mean, 4), round(low, 4), round(high, 4)]
+    return table
+
+
+def first_reaching(row: dict[str, list[float]], strategy: str, target: float) -> int | None:
+    """The smallest checkpoint at which `strategy` reaches `target` agreement (None if never)."""
+    for k in CHECKPOINTS:
+        if row[f"{strategy}@{k}"][0] >= target:
+            return k
+    return None
+
+
+def machine() -> dict[str, str]:
+    """uname -a, nproc, Python version."""
+    return {
+        "uname": subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip(),
+        "nproc": str(os.cpu_count()),
+        "python": platform.python_version(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def render(result: dict[str, object]) -> str:
+    """Markdown tables of the result."""
+    lines = []
+    table = result["table"]  # type: ignore[assignment]
+    for noise_name, row in table.items():  # type: ignore[union-attr]
+        lines.append(f"\n### User noise {noise_name} (T = {NOISE[noise_name]}), {result['users']} users x {HELD_OUT} held-out later choices\n")
+        lines.append(f"Ceiling (the hidden taste itself): {row['ceiling'][0]:.3f}; base scorer alone: {row['base'][0]:.3f} [{row['base'][1]:.3f}, {row['base'][2]:.3f}]\n")
+        lines.append("| choices | adapter, random pairs | adapter, suggested pairs | adapter, smallest-gap rule | BT re-weighting (random) | base alone |")
+        lines.append("|---:|---|---|---|---|---|")
+        for k in CHECKPOINTS:
+            cells = [f"{row[f'{s}@{k}'][0]:.3f} [{row[f'{s}@{k}'][1]:.3f}, {row[f'{s}@{k}'][2]:.3f}]" for s in ("random", "suggested", "smallest_gap", "reweight")]
+            lines.append(f"| {k} | " + " | ".join(cells) + f" | {row['base'][0]:.3f} |")
+        target = row["random@100"][0]
+        lines.append(
+            f"\nRandom pairs reach {target:.3f} at 100 choices; suggested pairs first reach it at "
+            f"{first_reaching(row, 'suggested', target) or '>200'} choices, the smallest-gap rule at "
+            f"{first_reaching(row, 'smallest_gap', target) or '>200'} (checkpoints {', '.join(map(str, CHECKPOINTS))})."
+        )
+    return "\n".join(lines)
+
+
+def write_doc(result: dict[str, object]) -> None:
+    """Write docs/benchmarks/taste.md."""
+    info = result["machine"]  # type: ignore[assignment]
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text(
+        "# Personal taste benchmark\n\n"
+        f"Machine: `{info['uname']}`, nproc {info['nproc']}, Python {info['python']}; run {info['date']}.\n\n"  # type: ignore[index]
+        "Run: `python benchmarks/taste.py [--users N] [--json]` (see the module docstring for the setup).\n\n"
+        f"Library: {result['images']} images = {result['photos']} real photographs (scikit-image, matplotlib) "
+        f"and their edited renditions; encoder `{result['encoder']}`; base scorer: the built-in rules. "
+        f"Measuring the library took {result['feature_seconds']:.1f} s (properties) and {result['embed_seconds']:.1f} s (embeddings).\n\n"
+        "Agreement = share of held-out later choices (never trained on) whose winner the model ranks higher; "
+        "[95% bootstrap interval] over the pooled held-out choices.\n"
+        + render(result)
+        + f"\n\nAdapter training time: {result['train_1000_seconds']:.2f} s for 1,000 choices (target < 30 s); "
+        f"median {result['median_train_seconds']:.3f} s per training in the runs above.\n",
+        encoding="utf-8",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run, print the table (or JSON), and update docs/benchmarks/taste.md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=4, help="simulated users per noise level")
+    parser.add_argument("--images-per-photo", type=int, default=14, help="edited renditions per photograph")
+    parser.add_argument("--cache", default=None, help="folder to keep the rendered library and its measurements")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks/taste.md")
+    args = parser.parse_args(argv)
+
+    folder = Path(args.cache) if args.cache else Path(tempfile.mkdtemp(prefix="aesthete-taste-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    cache_file = folder / f"measured-{args.images_per_photo}.npz"
+    paths, sources = build_library(folder, args.images_per_photo, seed=0) if not cache_file.exists() else ([], [])
+    if cache_file.exists():
+        with np.load(cache_file, allow_pickle=False) as archive:
+            measured = {k: archive[k] for k in archive.files}
+    else:
+        measured = measure_library(paths)
+        measured["sources"] = np.array(sources)
+        measured["paths"] = np.array(paths)
+        np.savez(cache_file, **measured)
+    from aesthete_gui.imaging.decode import open_image
+    from aesthete_gui.imaging.hashing import perceptual_hash
+
+    hashes = [perceptual_hash(open_image(str(p))) for p in measured["paths"]]
+    per_user: dict[str, list[dict[str, object]]] = {name: [] for name in NOISE}
+    seconds: list[float] = []
+    for noise_name in NOISE:
+        for user in range(args.users):
+            outcome = run_user(measured, noise_name, user, hashes)
+            seconds.extend(outcome["train_seconds"])  # type: ignore[arg-type]
+            per_user[noise_name].append(outcome)
+    result: dict[str, object] = {
+        "machine": machine(),
+        "images": len(measured["paths"]),
+        "photos": len(set(measured["sources"].tolist())),
+        "encoder": str(measured["encoder_id"]),
+        "feature_seconds": float(measured["timing"][0]),
+        "embed_seconds": float(measured["timing"][1]),
+        "users": args.users,
+        "table": summarise(per_user),
+        "median_train_seconds": float(np.median(seconds)),
+        "train_1000_seconds": training_time_for(measured),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(render(result))
+        print(f"\ntraining 1,000 choices: {result['train_1000_seconds']:.2f} s")
+    if not args.no_write:
+        write_doc(result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
