@@ -9,10 +9,9 @@ reply that did not parse — or never came — as unparsed, never as an invented
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.judgments import (
@@ -96,7 +95,6 @@ class _Counter:
     progress: ProgressCallback | None
     message: str
     done: int = 0
-    started: float = field(default_factory=time.perf_counter)
 
     def advance(self, amount: int) -> None:
         self.done += amount
