@@ -265,6 +265,8 @@ class ImageListModel(QAbstractListModel):
         self._descending = False
         self._reload_pending = False
         self._loading = False
+        self.refreshing = False
+        """True while a reset only refreshes data (reload): views keep their scroll position."""
         self._changed_ids: set[int] = set()
         self._flush = QTimer(self, singleShot=True, interval=40)
         self._flush.timeout.connect(self._emit_changed)
@@ -371,9 +373,13 @@ class ImageListModel(QAbstractListModel):
         self._arrange()
 
     def set_rows(self, rows: Iterable[ImageRow]) -> None:
-        """Replace all rows (keeps filter and sort)."""
+        """Replace all rows (keeps filter and sort; the view keeps its scroll position)."""
         self._all = {r.image_id: r for r in rows}
-        self._arrange()
+        self.refreshing = True
+        try:
+            self._arrange()
+        finally:
+            self.refreshing = False
         self.loaded.emit()
 
     def _install(self, loaded: LoadedRows) -> None:
@@ -381,10 +387,14 @@ class ImageListModel(QAbstractListModel):
         if (loaded.filter, loaded.sort_key, loaded.descending) != (self._filter, self._sort_key, self._descending):
             self.set_rows(loaded.by_id.values())
             return
-        self.beginResetModel()
-        self._all, self._visible, self._burst_sizes = loaded.by_id, loaded.visible, loaded.burst_sizes
-        self._index_of = loaded.index_of
-        self.endResetModel()
+        self.refreshing = True
+        try:
+            self.beginResetModel()
+            self._all, self._visible, self._burst_sizes = loaded.by_id, loaded.visible, loaded.burst_sizes
+            self._index_of = loaded.index_of
+            self.endResetModel()
+        finally:
+            self.refreshing = False
         self.arranged.emit()
         self.loaded.emit()
 

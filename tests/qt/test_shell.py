@@ -286,3 +286,18 @@ def test_my_ranking_sort_follows_the_active_adapter_scores(qtbot, window, image_
     qtbot.waitUntil(lambda: window.model.row_for(ids[0]).personal is not None, timeout=10_000)
     window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
     assert window.model.visible_ids() == ids[::-1]  # best personal score first
+
+
+def test_reload_keeps_the_scroll_position(qtbot, window, tmp_path) -> None:
+    folder = tmp_path / "many"
+    write_test_images(folder, 60, size=(64, 48))
+    _import(qtbot, window, folder)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 60, timeout=10_000)
+    window.resize(900, 600)
+    bar = window.grid.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5000)
+    bar.setValue(bar.maximum() // 2)
+    before = bar.value()
+    window.model.reload()  # what an import's partial refresh or a finished scoring job does
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    assert bar.value() == before

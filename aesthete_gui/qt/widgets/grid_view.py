@@ -166,6 +166,8 @@ class GridView(QListView):
         model.modelReset.connect(self._restore_selection)
         marks.applied.connect(model.update_marks)
         self._kept_selection: list[int] = []
+        self._kept_scroll = 0
+        self._kept_is_refresh = False
 
     def selected_ids(self) -> list[int]:
         """Selected image ids in grid order, the current item last."""
@@ -232,6 +234,8 @@ class GridView(QListView):
 
     def _remember_selection(self) -> None:
         self._kept_selection = self.selected_ids()
+        self._kept_scroll = self.verticalScrollBar().value()
+        self._kept_is_refresh = self._model.refreshing
 
     def _restore_selection(self) -> None:
         kept = [i for i in self._kept_selection if self._model.position_of(i) is not None]
@@ -244,4 +248,9 @@ class GridView(QListView):
         if kept:
             current = self._model.index(self._model.position_of(kept[-1]))
             selection.setCurrentIndex(current, selection.SelectionFlag.NoUpdate)
+        self.doItemsLayout()  # lay out now, so the scroll range is known before restoring it
+        if self._kept_is_refresh:
+            self.verticalScrollBar().setValue(self._kept_scroll)  # a data refresh never scrolls
+        elif kept:
+            self.scrollTo(self.currentIndex())  # a new filter or order: keep the current image in view
         self._publish_selection()
