@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
-from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -22,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
@@ -37,16 +34,15 @@ from aesthete_gui.qt.widgets.library_panel import LibraryPanel
 from aesthete_gui.qt.widgets.loupe_view import LoupeView
 from aesthete_gui.qt.widgets.set_view import SetView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
+from aesthete_gui.qt.window_jobs import JobMenuMixin
 
 log = logging.getLogger(__name__)
 
-PARTIAL_RELOAD_S = 2.0
-"""While an import runs, the grid re-reads the rows committed so far at most this often."""
 VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
 VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
 
 
-class MainWindow(QMainWindow):
+class MainWindow(JobMenuMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
@@ -314,134 +310,6 @@ class MainWindow(QMainWindow):
         if values is not None:
             self.filter_bar.set_state(FilterState.from_dict(values))
             self.show_view("grid")
-
-    # jobs ------------------------------------------------------------------------------------
-
-    def choose_and_import(self) -> None:
-        """Ask for a folder, then import it as a job."""
-        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs")
-        if folder:
-            self.import_folders([Path(folder)])
-
-    def import_folders(self, folders: list[Path]) -> JobHandle:
-        """Import folders in the background; the grid fills as batches land."""
-        self.context.set_setting("welcome_done", True)
-        recent = [str(f) for f in folders] + list(self.context.settings.get("recent_folders") or [])
-        self.context.set_setting("recent_folders", list(dict.fromkeys(recent))[:10])
-        if self._current_view == "welcome":
-            self.show_view("grid")
-        names = ", ".join(f.name or str(f) for f in folders)
-        handle = self.context.runner.submit(
-            f"Import {names}",
-            actions.import_job,
-            self.context.profile,
-            [str(f) for f in folders],
-            self.context.cache_dir,
-            on_done=self._import_done,
-            on_error=lambda exc: self.show_message(f"Import failed: {exc}"),
-        )
-        handle.progress.connect(self._import_progress)
-        return handle
-
-    def _import_progress(self, _progress: object) -> None:
-        # show what has landed so far: batches are committed as the import goes
-        now = time.monotonic()
-        if now - self._last_partial_reload > PARTIAL_RELOAD_S:
-            self._last_partial_reload = now
-            self.model.reload()
-
-    def rescan_library(self) -> JobHandle | None:
-        """Import every known folder again (new, changed and vanished files)."""
-        folders = [Path(f.path) for f in self.context.profile.folders()]
-        return self.import_folders(folders) if folders else None
-
-    def _import_done(self, summary: object) -> None:
-        self.context.signals.library_changed.emit()
-        self.show_message(actions.describe_import(summary))
-
-    def score_selection(self) -> JobHandle | None:
-        """Score the selected images with the chosen scorer."""
-        ids = self.context.selection.image_ids()
-        if not ids:
-            self.show_message("Select images to score first (or Scoring ▸ Score library).")
-            return None
-        return self._score(ids, f"Score {len(ids)} selected")
-
-    def score_library(self) -> JobHandle:
-        """Score every image of the profile with the chosen scorer."""
-        return self._score(None, "Score library")
-
-    def _score(self, ids: list[int] | None, name: str) -> JobHandle:
-        scorer = self.context.settings.get("scorer") or "builtin"
-        return self.context.runner.submit(
-            f"{name} ({scorer})",
-            actions.score_job,
-            self.context.profile,
-            ids,
-            scorer,
-            self.context.settings.get("preset"),
-            on_done=self._scored,
-            on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
-            gpu=actions.scorer_uses_gpu(scorer),
-        )
-
-    def _scored(self, scores: object) -> None:
-        self.context.signals.scores_changed.emit()
-        count = len(scores) if isinstance(scores, dict) else 0
-        self.show_message(f"Scored {count} images.")
-
-    def distil(self) -> JobHandle | None:
-        """Distil a fast scorer from the configured judge (a job)."""
-        judge = self.context.settings.get("judge")
-        if not judge:
-            QMessageBox.information(
-                self,
-                "Distil a fast scorer",
-                "Distillation learns from a judge model, and none is configured yet.\n\n"
-                "Open Models ▸ Model manager to choose a local model folder or a server. "
-                "Everything else in Aesthete works without one.",
-            )
-            return None
-        return self.context.runner.submit(
-            "Distil fast scorer",
-            actions.distil_job,
-            self.context.profile,
-            judge,
-            self.context.settings.get("preset"),
-            self.context.settings.get("judge_server_model"),
-            on_done=lambda _r: self.context.signals.scores_changed.emit(),
-            on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
-            gpu=True,
-        )
-
-    def train_adapter(self) -> JobHandle:
-        """Train the personal taste adapter from the user's choices (a job)."""
-        return self.context.runner.submit(
-            "Train taste adapter",
-            actions.train_job,
-            self.context.profile,
-            self.context.settings.get("scorer") or "builtin",
-            on_done=self._adapter_trained,
-            on_error=lambda exc: self.show_message(f"Training failed: {exc}"),
-        )
-
-    def _adapter_trained(self, result: object) -> None:
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
-        self.show_message(actions.describe_training(result))
-
-    def show_taste_panel(self) -> None:
-        """Open the taste / scores / distillation panel (plots, agreement)."""
-        from aesthete_gui.qt.dialogs import open_taste_panel
-
-        open_taste_panel(self.context, self)
-
-    def open_model_manager(self) -> None:
-        """Open the model manager dialog (judge and scorer choice)."""
-        from aesthete_gui.qt.dialogs import open_model_manager
-
-        open_model_manager(self.context, self)
-        self._update_model_label()
 
     def _job_added(self, handle: JobHandle) -> None:
         if handle.visible:
