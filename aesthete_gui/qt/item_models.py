@@ -1,7 +1,7 @@
 """The grid's list model: every image of the profile with its marks and scores, filtered and sorted.
 
-Rows (see grid_rows.py) are loaded, filtered and sorted in a worker on every reload, and in memory
-(10,000 rows take a few milliseconds), and thumbnails are filled in as the loader delivers them.
+Rows (grid_rows.py) are read, filtered and sorted in a worker on every reload; a filter or sort the
+user picks re-arranges them in memory; thumbnails are filled in as the loader delivers them.
 """
 
 from __future__ import annotations
