@@ -301,3 +301,17 @@ def test_reload_keeps_the_scroll_position(qtbot, window, tmp_path) -> None:
     window.model.reload()  # what an import's partial refresh or a finished scoring job does
     qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
     assert bar.value() == before
+
+
+def test_menus_open_taste_panel_and_explain_distillation_without_a_judge(qtbot, window, monkeypatch) -> None:
+    from aesthete_gui.qt.dialogs import open_taste_panel
+
+    dialog = open_taste_panel(window.context, window)
+    qtbot.addWidget(dialog)
+    assert dialog.isVisible() and dialog.windowTitle() == "Taste and scores"
+    told: list[str] = []
+    monkeypatch.setattr("aesthete_gui.qt.window_jobs.QMessageBox.information",
+                        lambda _parent, _title, text: told.append(text))  # fmt: skip
+    assert window.distil() is None
+    assert told and "Model manager" in told[0]
+    assert not [h for h in window.context.runner.active_jobs() if h.name.startswith("Distil")]
