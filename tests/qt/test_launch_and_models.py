@@ -135,3 +135,32 @@ def test_open_option_with_a_missing_folder_says_so(qapp, tmp_path) -> None:
         window.marks.close()
         window.close()
         context.close()
+
+
+def test_the_real_event_loop_starts_imports_and_quits(tmp_path, image_folder) -> None:
+    import subprocess
+    import sys
+
+    from aesthete_gui.store import open_profile
+
+    profile = tmp_path / "run.aesthete.db"
+    code = (
+        "import sys\n"
+        "from PySide6.QtCore import QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from aesthete_gui.qt.launch import run_app\n"
+        "app = QApplication(sys.argv[:1])\n"
+        "def close_when_imported():\n"
+        "    windows = [w for w in QApplication.topLevelWidgets() if hasattr(w, 'model')]\n"
+        "    if windows and windows[0].model.total_count() == 12 and not windows[0].context.runner.active_jobs():\n"
+        "        windows[0].close()\n"
+        "    else:\n"
+        "        QTimer.singleShot(100, close_when_imported)\n"
+        "QTimer.singleShot(100, close_when_imported)\n"
+        f"sys.exit(run_app(['--profile', {str(profile)!r}, '--open', {str(image_folder)!r}]))\n"
+    )
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with open_profile(profile) as reopened:
+        assert reopened.image_count(status="ok") == 12
