@@ -54,6 +54,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.setWindowTitle(self._title())
         self.resize(1280, 800)
         self.setMinimumSize(QSize(960, 600))
+        self.setAcceptDrops(True)  # drop a folder on the window to import it
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
         self.marks.failed.connect(lambda reason: self.show_message(f"Could not save marks: {reason}"))

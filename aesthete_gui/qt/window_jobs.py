@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QMimeData
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from aesthete_gui.qt import actions
@@ -29,6 +31,18 @@ class JobMenuMixin:
     context: AppContext
     model: ImageListModel
     _last_partial_reload: float = 0.0
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept folders dragged from a file manager."""
+        if _dropped_folders(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Import the dropped folders as one job."""
+        folders = _dropped_folders(event.mimeData())
+        if folders:
+            event.acceptProposedAction()
+            self.import_folders(folders)
 
     def choose_and_import(self) -> None:
         """Ask for a folder, then import it as a job."""
@@ -155,3 +169,11 @@ class JobMenuMixin:
 
         open_model_manager(self.context, self)
         self._update_model_label()
+
+
+def _dropped_folders(mime: QMimeData) -> list[Path]:
+    """The local folders among dropped URLs (files and remote URLs are ignored)."""
+    if not mime.hasUrls():
+        return []
+    paths = [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+    return [p for p in paths if p.is_dir()]

@@ -315,3 +315,18 @@ def test_menus_open_taste_panel_and_explain_distillation_without_a_judge(qtbot, 
     assert window.distil() is None
     assert told and "Model manager" in told[0]
     assert not [h for h in window.context.runner.active_jobs() if h.name.startswith("Distil")]
+
+
+def test_dropping_a_folder_on_the_window_imports_it(qtbot, window, image_folder, tmp_path) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    stray_file = tmp_path / "note.txt"
+    stray_file.write_text("not a folder")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(image_folder)), QUrl.fromLocalFile(str(stray_file))])
+    drop = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    window.dropEvent(drop)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 12, timeout=60_000)
+    assert [f.path for f in window.context.profile.folders()] == [str(image_folder)]
