@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
 import time
@@ -95,6 +96,11 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
     app.setApplicationName("Aesthete")
     app.setOrganizationName("Aesthete")
     app.setDesktopFileName("org.aesthete.Aesthete")
+    icon = app_icon_path()
+    if icon is not None:
+        from PySide6.QtGui import QIcon
+
+        app.setWindowIcon(QIcon(str(icon)))
     context = build_context(resolve_profile_path(args.profile))
     apply_theme(app, args.theme or context.settings.get("theme") or "dark")
     window = MainWindow(context)
@@ -110,6 +116,17 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
     if args.view:
         window.show_view(args.view)
     return context, window
+
+
+def app_icon_path() -> Path | None:
+    """The application icon: bundled resources/icons (packaged) or packaging/ (a source checkout)."""
+    from aesthete_gui.settings import resources_dir
+
+    name = "org.aesthete.Aesthete.svg"
+    candidates = [Path(__file__).resolve().parents[2] / "packaging" / name]
+    with contextlib.suppress(FileNotFoundError):  # no resources folder: the checkout's copy
+        candidates.insert(0, resources_dir() / "icons" / name)
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float, poll_ms: int = 50) -> bool:
