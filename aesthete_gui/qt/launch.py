@@ -87,11 +87,30 @@ def protect_none_refcount() -> None:
             refcount.value += 2**60
 
 
-def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
-    """Open the profile, build the context and the main window, apply size, theme and folders."""
+def open_window(profile_path: Path, previous: MainWindow | None = None) -> MainWindow:
+    """A main window on the profile at `profile_path`; replaces `previous` (same size), if given."""
     from aesthete_gui.qt.context import build_context
     from aesthete_gui.qt.main_window import MainWindow
 
+    context = build_context(profile_path)
+    window = MainWindow(context)
+    window.profile_requested.connect(lambda path: open_window(Path(path), window))
+    if previous is not None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, context.settings.get("theme") or "dark")
+        window.resize(previous.size())
+        window.show()  # shown before the old one closes, so the application keeps running
+        previous.close()  # its jobs are cancelled and its threads stop (MainWindow.closeEvent)
+    _open_windows[:] = [window]  # keep a Python reference to the window in use
+    return window
+
+
+_open_windows: list[MainWindow] = []
+
+
+def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
+    """Open the profile, build the context and the main window, apply size, theme and folders."""
     keep_ui_responsive()
     app.setApplicationName("Aesthete")
     app.setOrganizationName("Aesthete")
@@ -101,9 +120,9 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
         from PySide6.QtGui import QIcon
 
         app.setWindowIcon(QIcon(str(icon)))
-    context = build_context(resolve_profile_path(args.profile))
+    window = open_window(resolve_profile_path(args.profile))
+    context = window.context
     apply_theme(app, args.theme or context.settings.get("theme") or "dark")
-    window = MainWindow(context)
     if args.size:
         window.resize(*args.size)
     window.show()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -46,6 +47,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
+    profile_requested = Signal(object)  # Path: the launcher opens it in a new window
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +125,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.library.scope_selected.connect(self._scope_selected)
         self.library.saved_filter_selected.connect(self.apply_saved_filter)
         self.library.profile_switch_requested.connect(self.switch_profile)
+        self.library.profile_selected.connect(self.open_profile)
         self.grid.open_requested.connect(self.open_in_loupe)
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
         self.welcome.open_folder_requested.connect(self.choose_and_import)
@@ -371,16 +374,18 @@ class MainWindow(JobMenuMixin, QMainWindow):
         )
 
     def switch_profile(self) -> None:
-        """Explain how to open another profile (profiles are chosen when Aesthete starts)."""
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open profile", str(self.context.profile_path or ""), "Aesthete profile (*.db)"
-        )
+        """Ask for a profile file to open (a new name creates it), then switch to it."""
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Open or create a profile", str(self.context.profile_path or ""),
+            "Aesthete profile (*.aesthete.db *.db)", options=QFileDialog.Option.DontConfirmOverwrite,
+        )  # fmt: skip
         if path:
-            QMessageBox.information(
-                self,
-                "Open profile",
-                f"Start Aesthete with\n\n  aesthete-gui --profile {path}\n\nto work in that profile.",
-            )
+            self.open_profile(Path(path))
+
+    def open_profile(self, path: Path) -> None:
+        """Ask the application to replace this window by one on the profile at `path`."""
+        if path != self.context.profile_path:
+            self.profile_requested.emit(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Finish pending mark writes, cancel jobs, stop background threads."""

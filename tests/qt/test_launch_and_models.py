@@ -164,3 +164,24 @@ def test_the_real_event_loop_starts_imports_and_quits(tmp_path, image_folder) ->
     assert done.returncode == 0, done.stderr[-2000:]
     with open_profile(profile) as reopened:
         assert reopened.image_count(status="ok") == 12
+
+
+def test_switching_profile_from_the_library_panel_opens_it_in_a_new_window(qtbot, tmp_path) -> None:
+    from aesthete_gui.qt.launch import _open_windows, open_window
+
+    first_path = tmp_path / "weddings.aesthete.db"
+    second_path = tmp_path / "portraits.aesthete.db"
+    open_window(second_path).close()  # make the second profile exist beside the first
+    first = open_window(first_path)
+    qtbot.addWidget(first)
+    first.show()
+    tree = first.library.tree
+    profiles = tree.topLevelItem(0)
+    names = [profiles.child(i).text(0) for i in range(profiles.childCount())]
+    assert names == ["● weddings.aesthete.db", "portraits.aesthete.db", "Open or create another…"]
+    tree.itemClicked.emit(profiles.child(1), 0)
+    second = _open_windows[0]
+    qtbot.addWidget(second)
+    assert second is not first and second.context.profile_path == second_path
+    assert second.isVisible() and not first.isVisible()
+    second.close()

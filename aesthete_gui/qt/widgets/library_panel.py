@@ -20,7 +20,8 @@ class LibraryPanel(QWidget):
 
     scope_selected = Signal(object, object)  # folder_id | None, burst_id | None
     saved_filter_selected = Signal(str)
-    profile_switch_requested = Signal()
+    profile_switch_requested = Signal()  # "Open or create another profile…"
+    profile_selected = Signal(object)  # Path of another listed profile
 
     def __init__(self, context: AppContext, model: ImageListModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,9 +54,15 @@ class LibraryPanel(QWidget):
         self.tree.clear()
 
         profile_path = self._context.profile_path
-        profile = self._section("Profile")
+        profile = self._section("Profiles")
         name = profile_path.name if profile_path else "profile"
-        self._leaf(profile, name, "profile", None, tip=str(profile_path or ""))
+        current = self._leaf(profile, f"● {name}", "current", None, tip=str(profile_path or ""))
+        font = current.font(0)
+        font.setBold(True)
+        current.setFont(0, font)
+        for other in sibling_profiles(profile_path):
+            self._leaf(profile, other.name, "profile", str(other), tip=str(other))
+        self._leaf(profile, "Open or create another…", "profile", None)
 
         library = self._section("Library")
         self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
@@ -107,9 +114,21 @@ class LibraryPanel(QWidget):
             self.scope_selected.emit(None, value)
         elif kind == "saved":
             self.saved_filter_selected.emit(str(value))
+        elif kind == "profile" and value:
+            self.profile_selected.emit(Path(value))
         elif kind == "profile":
             self.profile_switch_requested.emit()
 
     def _setting_changed(self, key: str) -> None:
         if key == "saved_filters":
             self.refresh()
+
+
+def sibling_profiles(profile_path: Path | None) -> list[Path]:
+    """Other Aesthete profiles in the same folder as the current one (by name, sorted)."""
+    if profile_path is None or not profile_path.parent.is_dir():
+        return []
+    return sorted(
+        p for p in profile_path.parent.glob("*.db")
+        if p != profile_path and p.is_file() and (p.name.endswith(".aesthete.db") or p.with_name(p.name + ".settings.json").exists())
+    )  # fmt: skip
