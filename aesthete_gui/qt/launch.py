@@ -63,28 +63,6 @@ UI_SWITCH_INTERVAL_S = 0.002
 def keep_ui_responsive() -> None:
     """Make Python hand the GIL to the UI thread more often than its 5 ms default."""
     sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
-    protect_none_refcount()
-
-
-def protect_none_refcount() -> None:
-    """Work around PySide6 6.12 dropping references to None / True / False under Python < 3.12.
-
-    Its abi3 build returns these singletons from some calls (QPainter.save(), setPen(),
-    drawPixmap(), index.data() of an empty role, …) without a new reference: harmless where they
-    are immortal (3.12+), but on 3.11 each call lowers the count until Python aborts with
-    "deallocating None" (or True / False) — after a few hundred thousand paints, or at exit.
-    Raising their counts by 2**60 once makes them as good as immortal, as Python 3.12 does.
-    """
-    from PySide6 import QtCore
-
-    if sys.version_info >= (3, 12) or tuple(QtCore.__version_info__[:2]) < (6, 12):
-        return  # pyproject keeps PySide6 below 6.12; this guards installs that ignore the pin
-    import ctypes
-
-    for singleton in (None, True, False):
-        refcount = ctypes.c_ssize_t.from_address(id(singleton))
-        if refcount.value < 2**59:
-            refcount.value += 2**60
 
 
 def open_window(profile_path: Path, previous: MainWindow | None = None) -> MainWindow:

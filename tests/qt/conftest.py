@@ -11,11 +11,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-from aesthete_gui.qt.launch import protect_none_refcount
-
-# PySide6 6.12 (abi3) leaks references to None on Python 3.11; long test runs would abort without it.
-protect_none_refcount()
-
 
 @pytest.fixture
 def qasync_loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
