@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QPixmap, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QComboBox,
     QFrame,
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 MIN_SET = 2
 MAX_SET = 8
 CARD_THUMB = 170
-MIN_CARD_THUMB = 96
+MIN_CARD_THUMB = 68
 MAX_CARD_THUMB = 220
 CARD_STYLE = ("QPushButton#best:checked { background-color: #3f7a4f; color: white; }"
               "QPushButton#worst:checked { background-color: #8a3f3f; color: white; }")
@@ -203,7 +204,7 @@ class _Card(QFrame):
         for button in (self.best_button, self.worst_button):
             button.setCheckable(True)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        buttons = QHBoxLayout()
+        self._buttons = buttons = QHBoxLayout()
         buttons.addWidget(self.best_button)
         buttons.addWidget(self.worst_button)
         layout = QVBoxLayout(self)
@@ -223,12 +224,21 @@ class _Card(QFrame):
         self.thumb.setPixmap(pixmap.scaled(side, side, Qt.AspectRatioMode.KeepAspectRatio,
                                            Qt.TransformationMode.SmoothTransformation))
 
+    def buttons_stacked(self) -> bool:
+        """True when the card is too narrow for Best and Worst side by side."""
+        return self._buttons.direction() == QBoxLayout.Direction.TopToBottom
+
     def set_thumb_size(self, side: int) -> None:
         """Resize the card so a whole set fits the view's width."""
         if side == self.thumb.width():
             return
         self.thumb.setFixedSize(side, side)
         self.setFixedWidth(side + 16)
+        # narrow cards (6-8 images on a small screen) stack Best over Worst instead of squeezing them
+        needed = self.best_button.sizeHint().width() + self.worst_button.sizeHint().width() + 8
+        self._buttons.setDirection(
+            QBoxLayout.Direction.LeftToRight if side >= needed else QBoxLayout.Direction.TopToBottom
+        )
         self.name_label.setText(self.name_label.fontMetrics().elidedText(
             self._name, Qt.TextElideMode.ElideMiddle, side))
         if self._pixmap is not None:
@@ -585,7 +595,8 @@ class SetView(QWidget):
         side = max(MIN_CARD_THUMB, min(MAX_CARD_THUMB, share))
         for card in self._cards:
             card.set_thumb_size(side)
-        self.cards_scroll.setFixedHeight(side + 110)
+        stacked = any(card.buttons_stacked() for card in self._cards)
+        self.cards_scroll.setFixedHeight(side + (140 if stacked else 110))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Fit the candidate cards to the new width."""
