@@ -305,8 +305,9 @@ def import_folders(
             raise FileNotFoundError(f"not a folder: {root}")
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
     summary = ImportSummary()
+    profile.close_interrupted_runs("import")
     summary.run_id = profile.create_run(
-        "import", {"folders": roots, "features": features, "previews": previews}
+        "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
     known = profile.file_states()

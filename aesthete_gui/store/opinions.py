@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -252,12 +253,23 @@ class OpinionsMixin(CatalogMixin):
         if result is not None:
             sets.append("result = ?")
             params.append(json.dumps(result, default=str))
-        if status in ("done", "failed", "cancelled"):
+        if status in ("done", "failed", "cancelled", "interrupted"):
             sets.append("finished_at = ?")
             params.append(time.time())
         with self._write() as conn:
             if conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE id = ?", (*params, run_id)).rowcount == 0:
                 raise KeyError(f"no run with id {run_id}")
+
+    def close_interrupted_runs(self, kind: str) -> int:
+        """Mark runs of `kind` still 'running' whose process is gone (kill -9, crash) 'interrupted'."""
+        stale = []
+        for row in self._rows("SELECT id, params FROM runs WHERE kind = ? AND status = 'running'", (kind,)):
+            pid = json.loads(row["params"] or "{}").get("pid")
+            if not isinstance(pid, int) or not _process_alive(pid):
+                stale.append(row["id"])
+        for run_id in stale:
+            self.update_run(run_id, status="interrupted")
+        return len(stale)
 
     def run(self, run_id: int) -> RunRecord | None:
         """One run, or None."""
@@ -308,3 +320,14 @@ class OpinionsMixin(CatalogMixin):
         """The active adapter, or None."""
         row = self._row("SELECT * FROM adapters WHERE active = 1")
         return _adapter(row) if row else None
+
+
+def _process_alive(pid: int) -> bool:
+    """True when a process with this id exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

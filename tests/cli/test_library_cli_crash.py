@@ -94,6 +94,8 @@ def test_kill_9_during_import_leaves_a_valid_profile_and_a_rerun_completes(
     summary = capsys.readouterr().out
     assert f'"unchanged": {kept}' in summary
     assert _check_profile_after(profile) == COUNT
+    statuses = [run.status for run in open_profile(profile).runs("import")]
+    assert statuses == ["interrupted", "done"]  # the killed run is not left looking alive
 
 
 @pytest.mark.slow
