@@ -3,6 +3,7 @@
 The expected information of asking about (a, b) under the adapter's Laplace posterior is, to first
 order, p(1 − p)·Var[u(a) − u(b)]: large when the predicted outcome is a toss-up *and* the model's
 uncertainty about that gap is large (a pair whose gap the base already knows well teaches little).
+Candidates are neighbours in the current ranking (where the order is in doubt) plus random pairs.
 Pairs of near-duplicates (perceptual-hash distance at most `min_hamming`) or from the same burst
 are never proposed, nor pairs the user already judged.
 """
@@ -19,6 +20,10 @@ from aesthete_gui.training.personalize import TasteAdapter, TasteInputs
 NEAR_DUPLICATE_HAMMING = 6
 """64-bit perceptual hashes this close are the same picture for the user's purposes."""
 CANDIDATE_PAIRS = 4000
+NEIGHBOUR_WINDOW = 8
+"""Candidates: each image against the next few in the current ranking (where order is in doubt) …"""
+EXPLORATION_PAIRS = 500
+"""… plus this many random pairs, so the model also tests what it has not ranked near each other."""
 
 
 def candidate_pairs(
@@ -50,6 +55,25 @@ def candidate_pairs(
     pairs = np.stack([a[keep], b[keep]], axis=1)
     rng.shuffle(pairs)
     return pairs[:limit]
+
+
+def ranking_neighbours(
+    utility: np.ndarray,
+    judged: set[frozenset[int]],
+    hashes: Sequence[int | None] | None = None,
+    bursts: Sequence[object | None] | None = None,
+    window: int = NEIGHBOUR_WINDOW,
+    min_hamming: int = NEAR_DUPLICATE_HAMMING,
+) -> np.ndarray:
+    """Pairs (m, 2) of images at most `window` places apart in the ranking by `utility`, filtered."""
+    order = np.argsort(utility, kind="stable")
+    rows = [
+        (int(order[i]), int(order[i + offset]))
+        for offset in range(1, window + 1)
+        for i in range(len(order) - offset)
+    ]
+    kept = [r for r in rows if not _excluded(r[0], r[1], judged, hashes, bursts, min_hamming)]
+    return np.array(kept, dtype=np.int64).reshape(-1, 2)
 
 
 def _excluded(
@@ -85,9 +109,6 @@ def suggest_pairs(
     Each image appears in at most one suggested pair of the batch so a batch spreads over the library.
     """
     rng = np.random.default_rng(seed)
-    pairs = candidate_pairs(len(inputs.keys), judged, rng, hashes, bursts)
-    if pairs.size == 0:
-        return []
     if adapter is None:
         from aesthete_gui.training.personalize import Featurizer
 
@@ -97,6 +118,14 @@ def suggest_pairs(
             fits={},
         )
     utility = adapter.utilities(inputs, dimension)
+    pairs = np.concatenate(
+        [
+            ranking_neighbours(utility, judged, hashes, bursts),
+            candidate_pairs(len(inputs.keys), judged, rng, hashes, bursts, limit=EXPLORATION_PAIRS),
+        ]
+    )
+    if pairs.size == 0:
+        return []
     gap = utility[pairs[:, 0]] - utility[pairs[:, 1]]
     variance = adapter.pair_variance(inputs, pairs[:, 0], pairs[:, 1], dimension)
     p = expit(gap / np.sqrt(1.0 + np.pi * variance / 8.0))
