@@ -78,7 +78,7 @@ def test_torch_loss_gradient_moves_predictions_toward_pseudo_order() -> None:
         first = float(loss.detach()) if first is None else first
         loss.backward()
         optimiser.step()
-    assert float(loss) < first
+    assert float(loss.detach()) < first
     order = torch.argsort(predicted[:, 0]).tolist()
     assert order == [0, 1, 2, 3]
 
