@@ -320,6 +320,18 @@ def render(result: dict[str, object]) -> str:
             cells = [f"{row[f'{s}@{k}'][0]:.3f} [{row[f'{s}@{k}'][1]:.3f}, {row[f'{s}@{k}'][2]:.3f}]" for s in ("random", "suggested", "smallest_gap", "reweight")]
             lines.append(f"| {k} | " + " | ".join(cells) + f" | {row['base'][0]:.3f} |")
         target = row["random@100"][0]
+        adapter, reweight, base = row["random@100"][0], row["reweight@100"][0], row["base"][0]
+        lines.append(
+            f"\nAt 100 random choices: adapter {adapter:.3f} (target >= 0.80 for a low-noise user: "
+            f"{'met' if adapter >= 0.80 else 'missed'}); adapter - re-weighting = {100 * (adapter - reweight):+.1f} points "
+            f"(target >= +5: {'met' if adapter - reweight >= 0.05 else 'missed'}); adapter - base = "
+            f"{100 * (adapter - base):+.1f} points (target >= +8: {'met' if adapter - base >= 0.08 else 'missed'})."
+        )
+        reached = first_reaching(row, "suggested", target)
+        lines.append(
+            f"Suggested pairs reach random's 100-choice agreement within 60 choices: "
+            f"{'met' if reached is not None and reached <= 60 else 'missed'}."
+        )
         lines.append(
             f"\nRandom pairs reach {target:.3f} at 100 choices; suggested pairs first reach it at "
             f"{first_reaching(row, 'suggested', target) or '>200'} choices, the smallest-gap rule at "
