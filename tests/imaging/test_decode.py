@@ -214,8 +214,8 @@ def test_corrupt_png_data_stream(tmp_path: Path) -> None:
 
 
 def test_jpeg_header_without_image(tmp_path: Path) -> None:
-    (tmp_path / "stub.jpg").write_bytes(b"\xff\xd8\xff" + b"\x00" * 200)
-    _fails(tmp_path / "stub.jpg", "corrupt", "corrupt JPEG")
+    (tmp_path / "header_only.jpg").write_bytes(b"\xff\xd8\xff" + b"\x00" * 200)
+    _fails(tmp_path / "header_only.jpg", "corrupt", "corrupt JPEG")
 
 
 def test_random_bytes_named_jpg(tmp_path: Path) -> None:
