@@ -17,6 +17,7 @@ import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
+from aesthete_gui.engine.rubrics import load_preset
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress, ProgressCallback
 from aesthete_gui.store import Profile
 
@@ -113,6 +114,7 @@ def distill_profile(
     images = sorted(profile.images(status="ok"), key=lambda r: r.id)
     if len(images) < 2:
         raise DistillError("distillation needs at least two readable images in the profile")
+    preset_version = str(load_preset(options.preset).version)
     params = {"judge": judge.judge_id, "pool": options.pool, "refs": options.refs, "adaptive": options.adaptive, "seed": options.seed, "preset": options.preset}
     run_id = _resumable_run(profile, params)
     previous = [j for j in profile.judgments(run_id=run_id, protocol="pairwise") if isinstance(j, PairwiseJudgment)]
@@ -121,7 +123,7 @@ def distill_profile(
     def sink(record: PairwiseJudgment) -> None:
         pace.judged()
         if not is_failure(record):  # a failed call (server down) is asked again on resume
-            profile.add_judgment(record, run_id=run_id, preset=options.preset)
+            profile.add_judgment(record, run_id=run_id, preset=options.preset, preset_version=preset_version)
 
     config = BridgeConfig(
         pool_size=options.pool, references_per_item=options.refs,
@@ -138,7 +140,7 @@ def distill_profile(
         raise
     scorer_id = f"bridge:{judge.judge_id}"
     for record in images:
-        profile.put_scores(record.id, scorer_id, result.scores_for(record.path), scorer_version=f"run-{run_id}", preset=options.preset)
+        profile.put_scores(record.id, scorer_id, result.scores_for(record.path), scorer_version=f"run-{run_id}", preset=options.preset, preset_version=preset_version)
     summary: dict[str, Any] = {
         "run_id": run_id,
         "pseudo_scores": scorer_id,

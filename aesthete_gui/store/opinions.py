@@ -220,6 +220,14 @@ class OpinionsMixin(CatalogMixin):
         rows = self._rows("SELECT * FROM scores WHERE scorer_id = ? ORDER BY image_id", (scorer_id,))
         return {r["image_id"]: {d: r[d] for d in DIMENSIONS if r[d] is not None} for r in rows}
 
+    def score_provenance(self, image_id: int, scorer_id: str) -> dict[str, str] | None:
+        """Which scorer version and rubric preset (name, version) produced an image's stored scores."""
+        row = self._row(
+            "SELECT scorer_version, preset, preset_version FROM scores WHERE image_id = ? AND scorer_id = ?",
+            (image_id, scorer_id),
+        )
+        return {key: row[key] or "" for key in ("scorer_version", "preset", "preset_version")} if row else None
+
     def scorers(self) -> list[str]:
         """Scorer ids that have stored scores."""
         return [r["scorer_id"] for r in self._rows("SELECT DISTINCT scorer_id FROM scores ORDER BY 1")]

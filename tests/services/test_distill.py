@@ -47,6 +47,9 @@ def test_distillation_stores_judgments_and_calibrated_scores_and_trains_a_studen
     assert summary["student"]["name"] == "student:bright"
     assert "student:bright" in scoring.available_scorers(profile)
     assert profile.run(summary["run_id"]).status == "done"
+    any_image = next(iter(scores))
+    provenance = profile.score_provenance(any_image, "bridge:scripted")
+    assert provenance is not None and provenance["preset"] == "photography" and provenance["preset_version"]
 
 
 def test_a_stopped_run_resumes_without_repeating_any_call(profile: Profile) -> None:

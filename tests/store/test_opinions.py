@@ -72,6 +72,8 @@ def test_scores_unique_per_image_and_scorer(profile: Profile) -> None:
     assert profile.scores("builtin") == {a: {"overall": 4.0}}
     assert list(profile.scores("vlm").values()) == [{"technique": 5.0}]
     assert profile.scorers() == ["builtin", "vlm"]
+    assert profile.score_provenance(a, "builtin") == {"scorer_version": "2", "preset": "photo", "preset_version": ""}
+    assert profile.score_provenance(a, "vlm") is None
     with pytest.raises(ValueError, match="unknown dimensions"):
         profile.put_scores(a, "builtin", {"beauty": 1.0})
 

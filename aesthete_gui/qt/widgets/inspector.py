@@ -45,6 +45,7 @@ class ImageDetails:
     facts: list[tuple[str, str]] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
     scorer: str = ""
+    preset: str = ""
     explanation: str = ""
     checks: list[tuple[str, str]] = field(default_factory=list)
 
@@ -124,6 +125,11 @@ def gather_details(
         if value not in (None, ""):
             facts.append((title, _format_exif(key, value)))
     scores = profile.scores(scorer).get(image_id, {}) if scorer else {}
+    provenance = profile.score_provenance(image_id, scorer) if scores and scorer else None
+    preset = ""
+    if provenance and provenance["preset"]:
+        version = provenance["preset_version"]
+        preset = f"{provenance['preset']} v{version}" if version else provenance["preset"]
     # the largest cached rendition: the preview once it was viewed, else the import's thumbnail
     candidates = [record.preview_path]
     if cache_dir is not None and record.content_hash:
@@ -140,6 +146,7 @@ def gather_details(
         facts=facts,
         scores=dict(scores),
         scorer=scorer or "",
+        preset=preset,
         explanation=_explanation_for(profile, record.path),
         checks=technical_checks(preview) if record.status == "ok" else [],
     )
@@ -243,8 +250,8 @@ class Inspector(QWidget):
             self.facts.addRow("Problem", _wrapping(f"{details.status}: {details.error or ''}"))
         for name, value in details.facts:
             self.facts.addRow(name, _wrapping(value))
-        preset = self._context.settings.get("preset") or ""
-        caption = f"{details.scorer} · {preset}" if details.scores else ""
+        # the preset stored with the scores, not today's setting: a score keeps its provenance
+        caption = " · ".join(p for p in (details.scorer, details.preset) if p) if details.scores else ""
         self.bars.set_scores(details.scores, caption)
         self.scores_note.setText(
             "" if details.scores else "Not scored yet: Scoring ▸ Score selection (works without a model)."
