@@ -183,6 +183,16 @@ class OpinionsMixin(CatalogMixin):
             for r in self._rows(sql + " ORDER BY id", params)
         ]
 
+    def latest_explained_judgment(self, item: str) -> Judgment | None:
+        """The newest judgment that shows `item` and carries an explanation (stages or rationale)."""
+        row = self._row(
+            "SELECT * FROM judgments WHERE (stages != '[]' OR rationale != '')"
+            " AND EXISTS (SELECT 1 FROM json_each(judgments.items) WHERE value = ?)"
+            " ORDER BY id DESC LIMIT 1",
+            (item,),
+        )
+        return _judgment_from_row(row) if row else None
+
     def judgments(self, run_id: int | None = None, protocol: str | None = None) -> list[Judgment]:
         """The engine records stored (optionally one run / one protocol), in the order stored."""
         return [s.judgment for s in self.stored_judgments(run_id, protocol)]

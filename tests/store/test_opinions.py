@@ -112,3 +112,13 @@ def test_adapters_one_active(profile: Profile) -> None:
     assert profile.active_adapter().name == "other"  # the failed call changed nothing
     profile.set_active_adapter(None)
     assert profile.active_adapter() is None
+
+
+def test_latest_explained_judgment_finds_the_newest_explanation_of_an_item(profile: Profile) -> None:
+    profile.add_judgment(PairwiseJudgment("/a.jpg", "/b.jpg", rationale="a is sharper"))
+    profile.add_judgment(PairwiseJudgment("/a.jpg", "/c.jpg"))  # no explanation
+    profile.add_judgment(SetJudgment(("/c.jpg", "/a.jpg"), best="/a.jpg", worst="/c.jpg", stages=("facts", "critique", "verdict")))
+    newest = profile.latest_explained_judgment("/a.jpg")
+    assert isinstance(newest, SetJudgment) and newest.stages == ("facts", "critique", "verdict")
+    assert profile.latest_explained_judgment("/b.jpg").rationale == "a is sharper"
+    assert profile.latest_explained_judgment("/d.jpg") is None

@@ -62,20 +62,14 @@ def _format_exif(key: str, value: Any) -> str:
 
 def _explanation_for(profile: Profile, path: str) -> str:
     """The most recent judge explanation that involves `path` (set stages, else a rationale)."""
-    for stored in reversed(profile.stored_judgments()):
-        judgment = stored.judgment
-        items = getattr(judgment, "items", None) or (
-            getattr(judgment, "first", None), getattr(judgment, "second", None), getattr(judgment, "item", None)
-        )
-        if path not in items:
-            continue
-        stages = getattr(judgment, "stages", ())
-        if stages:
-            titles = ("Analysis", "Critique", "Verdict")
-            return "\n\n".join(f"{titles[i] if i < 3 else 'Stage'}: {text}" for i, text in enumerate(stages))
-        if judgment.rationale:
-            return judgment.rationale
-    return ""
+    judgment = profile.latest_explained_judgment(path)
+    if judgment is None:
+        return ""
+    stages = getattr(judgment, "stages", ())
+    if stages:
+        titles = ("Analysis", "Critique", "Verdict")
+        return "\n\n".join(f"{titles[i] if i < 3 else 'Stage'}: {text}" for i, text in enumerate(stages))
+    return judgment.rationale
 
 
 # Warning thresholds, set on scikit-image's photographs: sharp originals peak at 3.3-4.2 and a
