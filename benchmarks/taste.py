@@ -10,8 +10,11 @@ image properties) + c·(random direction in embedding space), scaled to unit spr
 x and y is "x" with probability σ((u(x) − u(y)) / T). T is the user's noise (low 0.1, medium 0.3).
 Held out: the same user's 300 *later* choices on random pairs (split by time; never trained on).
 
-Strategies for the training choices: random pairs; the adapter's suggestions (least certain,
-re-trained every 5 choices); the rule "unjudged neighbouring pair with the smallest score gap".
+Strategies for the training choices (the adapter re-trained every 5 choices): random pairs; the
+product's suggestions (`suggest_pairs`: the rule "unjudged neighbouring pair with the smallest
+predicted gap" under the current adapted model, skipping near-duplicates); and the uncertainty
+strategy it replaced (`uncertainty_pairs`: largest p(1 − p)·Var of the gap over ranking neighbours
+and random pairs).
 Baselines trained on the same random choices: the base scorer alone, and a Bradley–Terry logistic
 re-weighting of the five dimension scores and the image properties.
 
@@ -43,7 +46,7 @@ from aesthete_gui.training.personalize import (  # noqa: E402
     bootstrap_interval,
     train_adapter,
 )
-from aesthete_gui.training.suggest import smallest_gap_pairs, suggest_pairs  # noqa: E402
+from aesthete_gui.training.suggest import suggest_pairs, uncertainty_pairs  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks" / "taste.md"
 CHECKPOINTS = (10, 25, 50, 60, 75, 100, 200)
@@ -217,10 +220,9 @@ def collect(strategy: str, inputs: TasteInputs, utility: np.ndarray, noise: floa
     adapter = None
     while len(choices) < total:
         if strategy == "suggested":
-            batch = [(a, b) for a, b, _ in suggest_pairs(adapter, inputs, judged, count=5, hashes=hashes, seed=seed + len(choices))]
+            batch = [(a, b) for a, b, _ in suggest_pairs(adapter, inputs, judged, count=5, hashes=hashes)]
         else:
-            current = adapter.utilities(inputs) if adapter is not None else inputs.base_scores[:, -1]
-            batch = smallest_gap_pairs(current, judged, count=5)
+            batch = [(a, b) for a, b, _ in uncertainty_pairs(adapter, inputs, judged, count=5, hashes=hashes, seed=seed + len(choices))]
         if not batch:
             break
         for a, b in batch[: total - len(choices)]:
@@ -246,7 +248,7 @@ def run_user(measured: dict[str, np.ndarray], noise_name: str, user: int, hashes
     noise = NOISE[noise_name]
     n = len(utility)
     inputs = TasteInputs(keys=list(range(n)), base_scores=measured["base"], properties=measured["features"], embeddings=measured["embeddings"])
-    strategies = {s: collect(s, inputs, utility, noise, 7 * user + 1, hashes) for s in ("random", "suggested", "smallest_gap")}
+    strategies = {s: collect(s, inputs, utility, noise, 7 * user + 1, hashes) for s in ("random", "suggested", "uncertainty")}
     trained = set().union(*({frozenset((c.a, c.b)) for c in ch} for ch in strategies.values()))
     test_rng = np.random.default_rng(5000 + user)
     test = [PairChoice(a, b, user_choice(utility, a, b, noise, test_rng)) for a, b in random_pairs(n, HELD_OUT, test_rng, trained)]
@@ -314,10 +316,10 @@ def render(result: dict[str, object]) -> str:
     for noise_name, row in table.items():  # type: ignore[union-attr]
         lines.append(f"\n### User noise {noise_name} (T = {NOISE[noise_name]}), {result['users']} users x {HELD_OUT} held-out later choices\n")
         lines.append(f"Ceiling (the hidden taste itself): {row['ceiling'][0]:.3f}; base scorer alone: {row['base'][0]:.3f} [{row['base'][1]:.3f}, {row['base'][2]:.3f}]\n")
-        lines.append("| choices | adapter, random pairs | adapter, suggested pairs | adapter, smallest-gap rule | BT re-weighting (random) | base alone |")
+        lines.append("| choices | adapter, random pairs | adapter, suggested pairs (smallest-gap rule) | adapter, uncertainty pairs | BT re-weighting (random) | base alone |")
         lines.append("|---:|---|---|---|---|---|")
         for k in CHECKPOINTS:
-            cells = [f"{row[f'{s}@{k}'][0]:.3f} [{row[f'{s}@{k}'][1]:.3f}, {row[f'{s}@{k}'][2]:.3f}]" for s in ("random", "suggested", "smallest_gap", "reweight")]
+            cells = [f"{row[f'{s}@{k}'][0]:.3f} [{row[f'{s}@{k}'][1]:.3f}, {row[f'{s}@{k}'][2]:.3f}]" for s in ("random", "suggested", "uncertainty", "reweight")]
             lines.append(f"| {k} | " + " | ".join(cells) + f" | {row['base'][0]:.3f} |")
         target = row["random@100"][0]
         adapter, reweight, base = row["random@100"][0], row["reweight@100"][0], row["base"][0]
@@ -329,13 +331,13 @@ def render(result: dict[str, object]) -> str:
         )
         reached = first_reaching(row, "suggested", target)
         lines.append(
-            f"Suggested pairs reach random's 100-choice agreement within 60 choices: "
+            f"Suggested pairs (smallest-gap rule) reach random's 100-choice agreement within 60 choices: "
             f"{'met' if reached is not None and reached <= 60 else 'missed'}."
         )
         lines.append(
             f"\nRandom pairs reach {target:.3f} at 100 choices; suggested pairs first reach it at "
-            f"{first_reaching(row, 'suggested', target) or '>200'} choices, the smallest-gap rule at "
-            f"{first_reaching(row, 'smallest_gap', target) or '>200'} (checkpoints {', '.join(map(str, CHECKPOINTS))})."
+            f"{first_reaching(row, 'suggested', target) or '>200'} choices, the uncertainty strategy at "
+            f"{first_reaching(row, 'uncertainty', target) or '>200'} (checkpoints {', '.join(map(str, CHECKPOINTS))})."
         )
     return "\n".join(lines)
 

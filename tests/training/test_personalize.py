@@ -13,7 +13,12 @@ from aesthete_gui.training.personalize import (
     bootstrap_interval,
     train_adapter,
 )
-from aesthete_gui.training.suggest import candidate_pairs, smallest_gap_pairs, suggest_pairs
+from aesthete_gui.training.suggest import (
+    candidate_pairs,
+    smallest_gap_pairs,
+    suggest_pairs,
+    uncertainty_pairs,
+)
 
 
 def _library(n: int = 120, seed: int = 0) -> tuple[TasteInputs, np.ndarray]:
@@ -136,6 +141,27 @@ def test_suggestions_avoid_judged_duplicates_and_bursts() -> None:
     assert len({i for a, b, _ in suggested for i in (a, b)}) == 10
     assert suggested[0][2] >= suggested[-1][2]
     assert suggest_pairs(None, inputs, judged, count=1)
+    by_uncertainty = uncertainty_pairs(adapter, inputs, judged, count=5, hashes=hashes, bursts=bursts)
+    assert len({i for a, b, _ in by_uncertainty for i in (a, b)}) == 10
+    assert all(frozenset((a, b)) not in {frozenset((0, 1)), frozenset((28, 29)), frozenset((2, 3))} for a, b, _ in by_uncertainty)
+    assert uncertainty_pairs(None, inputs, judged, count=1)
+
+
+def test_suggestions_are_the_closest_unjudged_neighbours_in_the_adapted_ranking() -> None:
+    inputs, taste = _library(40)
+    adapter = train_adapter(inputs, _choices(taste, 60, seed=3))
+    utility = adapter.utilities(inputs)
+    order = np.argsort(utility)
+    gaps = np.diff(utility[order])
+    closest = int(np.argmin(gaps))
+    expected = frozenset((int(order[closest]), int(order[closest + 1])))
+    first = suggest_pairs(adapter, inputs, set(), count=1)[0]
+    assert frozenset(first[:2]) == expected
+    second = suggest_pairs(adapter, inputs, {expected}, count=1)[0]
+    assert frozenset(second[:2]) != expected
+    assert abs(utility[second[0]] - utility[second[1]]) >= gaps[closest]
+    no_scorer = TasteInputs(keys=inputs.keys, embeddings=inputs.embeddings)
+    assert len(suggest_pairs(None, no_scorer, set(), count=3)) == 3
 
 
 def test_smallest_gap_rule_skips_judged_neighbours() -> None:
