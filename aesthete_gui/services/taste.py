@@ -287,7 +287,7 @@ def suggest_next_pairs(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[dict[str, Any]]:
-    """Pairs to judge next: least certain under the active adapter, no near-duplicates or burst mates."""
+    """Pairs to judge next: the closest calls in the active adapter's ranking, no near-duplicates or burst mates."""
     from aesthete_gui.training.suggest import suggest_pairs
 
     record = profile.active_adapter()
