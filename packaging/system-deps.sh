@@ -1,0 +1,27 @@
+#!/usr/bin/env sh
+# System packages the app and its tests use beyond pip: exiftool (the XMP round-trip test reads
+# sidecars back with it) and the X/GL client libraries Qt loads even when offscreen.
+# Installs them with apt-get when run as root on Debian/Ubuntu; otherwise says what is missing.
+set -eu
+missing=""
+ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+command -v exiftool >/dev/null 2>&1 || missing="$missing libimage-exiftool-perl"
+for lib in libEGL.so.1 libGL.so.1 libxkbcommon.so.0 libfontconfig.so.1 libdbus-1.so.3; do
+  if ! "$ldconfig" -p 2>/dev/null | grep -q "$lib"; then
+    case "$lib" in
+      libEGL*) missing="$missing libegl1" ;;
+      libGL.*) missing="$missing libgl1" ;;
+      libxkb*) missing="$missing libxkbcommon0" ;;
+      libfont*) missing="$missing libfontconfig1" ;;
+      libdbus*) missing="$missing libdbus-1-3" ;;
+    esac
+  fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing system packages:$missing"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+else
+  echo "note: missing system packages:$missing (install them with: sudo apt-get install$missing)" >&2
+fi
