@@ -131,6 +131,18 @@ def _existing(paths: list[str]) -> list[str]:
     return [os.fspath(Path(p)) for p in paths]
 
 
+def _load_options(args: argparse.Namespace):
+    """The weight-loading permissions and requests given on the command line."""
+    from aesthete_gui.ml.loading import LoadOptions
+
+    return LoadOptions(
+        allow_pickle=args.allow_pickle,
+        trust_remote_code=args.trust_remote_code,
+        download=args.download,
+        revision=args.revision,
+    )
+
+
 def _spec(args: argparse.Namespace, **extra: Any):
     from aesthete_gui.services.compare import JudgeSpec
 
@@ -143,10 +155,7 @@ def _spec(args: argparse.Namespace, **extra: Any):
         preset=args.preset,
         max_new_tokens=args.max_new_tokens,
         timeout_s=getattr(args, "timeout", 120.0),
-        allow_pickle=args.allow_pickle,
-        trust_remote_code=args.trust_remote_code,
-        download=args.download,
-        revision=args.revision,
+        load_options=_load_options(args),
         **extra,
     )
 
@@ -278,10 +287,7 @@ def run_score(args: argparse.Namespace) -> int:
         args.model,
         prompts=_call(PromptBook.for_preset, args.preset),
         batch_size=args.batch_size,
-        allow_pickle=args.allow_pickle,
-        trust_remote_code=args.trust_remote_code,
-        download=args.download,
-        revision=args.revision,
+        load_options=_load_options(args),
     )
     _preload(scorer, args)
     results = scorer.score_paths(images)

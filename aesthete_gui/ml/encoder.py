@@ -19,7 +19,14 @@ import numpy as np
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
-from aesthete_gui.ml.loading import LoadedModel, ModelLoadError, choose_device, load_vision_model
+from aesthete_gui.ml.loading import (
+    DEFAULT_LOAD_OPTIONS,
+    LoadedModel,
+    LoadOptions,
+    ModelLoadError,
+    choose_device,
+    load_vision_model,
+)
 from aesthete_gui.ml.vlm import model_label
 
 BUILTIN = "builtin"
@@ -155,26 +162,13 @@ class TransformersEncoder(ImageEncoder):
 
 def load_encoder(
     name_or_path: str | os.PathLike[str] | None = None,
+    options: LoadOptions = DEFAULT_LOAD_OPTIONS,
     *,
-    allow_pickle: bool = False,
-    trust_remote_code: bool = False,
-    download: bool = False,
-    revision: str | None = None,
-    device: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ImageEncoder:
     """The built-in encoder for None/"builtin", else a vision model from a folder or hub id."""
     if name_or_path is None or os.fspath(name_or_path) == BUILTIN:
-        return BuiltinEncoder(device)
-    loaded = load_vision_model(
-        name_or_path,
-        allow_pickle=allow_pickle,
-        trust_remote_code=trust_remote_code,
-        download=download,
-        revision=revision,
-        device=device,
-        progress=progress,
-        cancel=cancel,
-    )
+        return BuiltinEncoder(options.device)
+    loaded = load_vision_model(name_or_path, options, progress=progress, cancel=cancel)
     return TransformersEncoder(loaded)

@@ -51,6 +51,20 @@ class DeviceChoice:
     dtype: str
 
 
+@dataclass(frozen=True)
+class LoadOptions:
+    """What the user allowed and asked for when loading weights (all off / automatic by default)."""
+
+    allow_pickle: bool = False
+    trust_remote_code: bool = False
+    download: bool = False
+    revision: str | None = None
+    device: str | None = None
+
+
+DEFAULT_LOAD_OPTIONS = LoadOptions()
+
+
 @dataclass
 class LoadedModel:
     """A loaded model with its processor, the folder it came from and where it runs."""
@@ -302,27 +316,23 @@ def _torch_dtype(name: str):
 
 def _prepare(
     name_or_path: str | os.PathLike[str],
-    allow_pickle: bool,
-    trust_remote_code: bool,
-    download: bool,
-    revision: str | None,
+    options: LoadOptions,
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
-    device: str | None,
 ) -> tuple[Path, DeviceChoice, bool]:
-    choice = choose_device(device)
-    if download and looks_like_hub_id(os.fspath(name_or_path)):
+    choice = choose_device(options.device)
+    if options.download and looks_like_hub_id(os.fspath(name_or_path)):
         check_card_fits(os.fspath(name_or_path), choice)
     folder = resolve_model_path(
         name_or_path,
-        download=download,
-        revision=revision,
-        allow_pickle=allow_pickle,
+        download=options.download,
+        revision=options.revision,
+        allow_pickle=options.allow_pickle,
         progress=progress,
         cancel=cancel,
     )
-    files = weight_files(folder, allow_pickle)
-    check_remote_code(folder, trust_remote_code)
+    files = weight_files(folder, options.allow_pickle)
+    check_remote_code(folder, options.trust_remote_code)
     check_fits(folder, choice)
     return folder, choice, files[0].suffix in SAFE_WEIGHT_SUFFIXES
 
@@ -333,29 +343,23 @@ def _load_error(folder: Path, error: Exception) -> ModelLoadError:
 
 def load_vlm(
     name_or_path: str | os.PathLike[str],
+    options: LoadOptions = DEFAULT_LOAD_OPTIONS,
     *,
-    allow_pickle: bool = False,
-    trust_remote_code: bool = False,
-    download: bool = False,
-    revision: str | None = None,
-    device: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> LoadedModel:
     """Load a vision-language model and its processor (left padding set for batched generation)."""
-    folder, choice, safe = _prepare(
-        name_or_path, allow_pickle, trust_remote_code, download, revision, progress, cancel, device
-    )
+    folder, choice, safe = _prepare(name_or_path, options, progress, cancel)
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
     try:
         model = AutoModelForImageTextToText.from_pretrained(
             folder,
             dtype=_torch_dtype(choice.dtype),
-            trust_remote_code=trust_remote_code,
+            trust_remote_code=options.trust_remote_code,
             use_safetensors=safe,
         )
-        processor = AutoProcessor.from_pretrained(folder, trust_remote_code=trust_remote_code)
+        processor = AutoProcessor.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
         raise _load_error(folder, error) from error
     model.to(choice.device).eval()
@@ -368,19 +372,13 @@ def load_vlm(
 
 def load_vision_model(
     name_or_path: str | os.PathLike[str],
+    options: LoadOptions = DEFAULT_LOAD_OPTIONS,
     *,
-    allow_pickle: bool = False,
-    trust_remote_code: bool = False,
-    download: bool = False,
-    revision: str | None = None,
-    device: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> LoadedModel:
     """Load a SigLIP/CLIP-family vision tower (CLIP explicitly with its projection) and image processor."""
-    folder, choice, safe = _prepare(
-        name_or_path, allow_pickle, trust_remote_code, download, revision, progress, cancel, device
-    )
+    folder, choice, safe = _prepare(name_or_path, options, progress, cancel)
     from transformers import AutoImageProcessor
 
     config = read_config(folder)
@@ -390,10 +388,10 @@ def load_vision_model(
         model = model_class.from_pretrained(
             folder,
             dtype=_torch_dtype(choice.dtype),
-            trust_remote_code=trust_remote_code,
+            trust_remote_code=options.trust_remote_code,
             use_safetensors=safe,
         )
-        processor = AutoImageProcessor.from_pretrained(folder, trust_remote_code=trust_remote_code)
+        processor = AutoImageProcessor.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
         raise _load_error(folder, error) from error
     model.to(choice.device).eval()

@@ -19,7 +19,13 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
-from aesthete_gui.ml.loading import LoadedModel, ModelLoadError, load_vlm
+from aesthete_gui.ml.loading import (
+    DEFAULT_LOAD_OPTIONS,
+    LoadedModel,
+    LoadOptions,
+    ModelLoadError,
+    load_vlm,
+)
 from aesthete_gui.ml.vlm import chat_text, model_label
 
 SCORE_TOKENS = ("1", "2", "3", "4", "5")
@@ -139,11 +145,7 @@ class VLMSinglePassScorer:
         batch_size: int = 8,
         max_side: int = 1024,
         loaded: LoadedModel | None = None,
-        allow_pickle: bool = False,
-        trust_remote_code: bool = False,
-        download: bool = False,
-        revision: str | None = None,
-        device: str | None = None,
+        load_options: LoadOptions = DEFAULT_LOAD_OPTIONS,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -152,13 +154,7 @@ class VLMSinglePassScorer:
         self.batch_size = batch_size
         self.max_side = max_side
         self._loaded = loaded
-        self._load_options = {
-            "allow_pickle": allow_pickle,
-            "trust_remote_code": trust_remote_code,
-            "download": download,
-            "revision": revision,
-            "device": device,
-        }
+        self.load_options = load_options
         self.scorer_id = f"vlm-single-pass:{model_label(model_dir_or_id)}"
 
     @property
@@ -172,7 +168,7 @@ class VLMSinglePassScorer:
         """Load the model now (otherwise on first use)."""
         if self._loaded is None:
             self._loaded = load_vlm(
-                self.model_dir_or_id, progress=progress, cancel=cancel, **self._load_options
+                self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel
             )
         return self._loaded
 

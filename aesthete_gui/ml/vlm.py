@@ -17,7 +17,7 @@ from typing import Any
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
-from aesthete_gui.ml.loading import LoadedModel, load_vlm
+from aesthete_gui.ml.loading import DEFAULT_LOAD_OPTIONS, LoadedModel, LoadOptions, load_vlm
 from aesthete_gui.ml.prompt_judge import ChatRequest, PromptJudge, Reply, StageCallback
 
 DEFAULT_MAX_SIDE = 1024
@@ -55,11 +55,7 @@ class LocalVLMJudge(PromptJudge):
         seed: int = 0,
         on_stage: StageCallback | None = None,
         set_per_dimension: bool = False,
-        allow_pickle: bool = False,
-        trust_remote_code: bool = False,
-        download: bool = False,
-        revision: str | None = None,
-        device: str | None = None,
+        load_options: LoadOptions = DEFAULT_LOAD_OPTIONS,
         loaded: LoadedModel | None = None,
         max_new_tokens: int | None = None,
     ) -> None:
@@ -76,13 +72,7 @@ class LocalVLMJudge(PromptJudge):
         self.model_dir_or_id = model_dir_or_id
         self.batch_size = batch_size
         self.max_side = max_side
-        self._load_options = {
-            "allow_pickle": allow_pickle,
-            "trust_remote_code": trust_remote_code,
-            "download": download,
-            "revision": revision,
-            "device": device,
-        }
+        self.load_options = load_options
         self._loaded = loaded
         self.max_new_tokens = max_new_tokens
         self.judge_id = f"local:{model_label(model_dir_or_id)}"
@@ -93,7 +83,7 @@ class LocalVLMJudge(PromptJudge):
         """Load the model now (otherwise it loads on first use); returns the loaded model."""
         if self._loaded is None:
             self._loaded = load_vlm(
-                self.model_dir_or_id, progress=progress, cancel=cancel, **self._load_options
+                self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel
             )
         return self._loaded
 

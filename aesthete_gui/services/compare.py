@@ -15,6 +15,7 @@ from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, S
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, MAX_SET_SIZE, PromptBook
 from aesthete_gui.engine.subjectivity import SubjectivityReport, subjectivity_of_stages
 from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.ml.loading import DEFAULT_LOAD_OPTIONS, LoadOptions
 from aesthete_gui.ml.prompt_judge import JudgeUnavailable, PromptJudge, StageCallback, is_failure
 from aesthete_gui.store import Profile
 
@@ -33,10 +34,7 @@ class JudgeSpec:
     batch_size: int = 4
     max_new_tokens: int | None = None
     timeout_s: float = 120.0
-    allow_pickle: bool = False
-    trust_remote_code: bool = False
-    download: bool = False
-    revision: str | None = None
+    load_options: LoadOptions = DEFAULT_LOAD_OPTIONS
 
 
 def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> PromptJudge:
@@ -68,10 +66,7 @@ def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> Prompt
         set_orderings=spec.set_orderings,
         set_per_dimension=spec.set_per_dimension,
         on_stage=on_stage,
-        allow_pickle=spec.allow_pickle,
-        trust_remote_code=spec.trust_remote_code,
-        download=spec.download,
-        revision=spec.revision,
+        load_options=spec.load_options,
     )
 
 

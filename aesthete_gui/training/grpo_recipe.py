@@ -110,9 +110,9 @@ def build_trainer(model_dir: str | Path, rows: list[dict[str, Any]], config: Rec
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from aesthete_gui.ml.loading import load_vlm
+    from aesthete_gui.ml.loading import LoadOptions, load_vlm
 
-    loaded = load_vlm(model_dir, device="cpu" if config.grpo.get("use_cpu") else None)
+    loaded = load_vlm(model_dir, LoadOptions(device="cpu" if config.grpo.get("use_cpu") else None))
     model, processor = loaded.model, loaded.processor
     model.train()
     settings = {"report_to": "none", "remove_unused_columns": False, **config.grpo}

@@ -11,6 +11,7 @@ import torch
 
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress
 from aesthete_gui.ml.loading import (
+    LoadOptions,
     ModelLoadError,
     ModelTooLarge,
     PickleRefused,
@@ -98,7 +99,7 @@ def test_pickle_only_folder_is_refused_unless_allowed(
     with pytest.raises(PickleRefused, match="--allow-pickle") as refused:
         load_vlm(folder)
     assert "pytorch_model.bin" in str(refused.value)
-    loaded = load_vlm(folder, allow_pickle=True)
+    loaded = load_vlm(folder, LoadOptions(allow_pickle=True))
     assert count_parameters(tiny_qwen25_vl_dir) == sum(
         p.numel() for p in loaded.model.parameters()
     )
@@ -177,6 +178,6 @@ def test_too_large_hub_model_is_refused_before_downloading(monkeypatch: pytest.M
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(loading, "available_memory_bytes", lambda device: 4 * 2**30)
     with pytest.raises(ModelTooLarge, match=r"Qwen/Qwen3-VL-8B-Instruct needs about 41\.\d GiB on cpu"):
-        load_vlm("Qwen/Qwen3-VL-8B-Instruct", download=True)
+        load_vlm("Qwen/Qwen3-VL-8B-Instruct", LoadOptions(download=True))
     choice = choose_device("cpu")
     assert loading.check_card_fits("unknown/model", choice) is None
