@@ -337,8 +337,23 @@ def _prepare(
     return folder, choice, files[0].suffix in SAFE_WEIGHT_SUFFIXES
 
 
-def _load_error(folder: Path, error: Exception) -> ModelLoadError:
-    return ModelLoadError(f"could not load the model in {folder}: {type(error).__name__}: {error}")
+def _from_pretrained(
+    folder: Path, choice: DeviceChoice, safe: bool, options: LoadOptions, model_class: Any, processor_class: Any
+) -> tuple[Any, Any]:
+    """Model (on its device, in eval mode) and processor from a prepared folder; errors made clear."""
+    try:
+        model = model_class.from_pretrained(
+            folder,
+            dtype=_torch_dtype(choice.dtype),
+            trust_remote_code=options.trust_remote_code,
+            use_safetensors=safe,
+        )
+        processor = processor_class.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
+    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
+        raise ModelLoadError(
+            f"could not load the model in {folder}: {type(error).__name__}: {error}"
+        ) from error
+    return model.to(choice.device).eval(), processor
 
 
 def load_vlm(
@@ -352,17 +367,9 @@ def load_vlm(
     folder, choice, safe = _prepare(name_or_path, options, progress, cancel)
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
-    try:
-        model = AutoModelForImageTextToText.from_pretrained(
-            folder,
-            dtype=_torch_dtype(choice.dtype),
-            trust_remote_code=options.trust_remote_code,
-            use_safetensors=safe,
-        )
-        processor = AutoProcessor.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
-    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
-        raise _load_error(folder, error) from error
-    model.to(choice.device).eval()
+    model, processor = _from_pretrained(
+        folder, choice, safe, options, AutoModelForImageTextToText, AutoProcessor
+    )
     tokenizer = getattr(processor, "tokenizer", None)
     if tokenizer is None:
         raise ModelLoadError(f"{folder} has no tokenizer; it is not a chat vision-language model")
@@ -383,18 +390,9 @@ def load_vision_model(
 
     config = read_config(folder)
     model_type = str(config.get("model_type", ""))
-    model_class = _vision_class(model_type)
-    try:
-        model = model_class.from_pretrained(
-            folder,
-            dtype=_torch_dtype(choice.dtype),
-            trust_remote_code=options.trust_remote_code,
-            use_safetensors=safe,
-        )
-        processor = AutoImageProcessor.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
-    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
-        raise _load_error(folder, error) from error
-    model.to(choice.device).eval()
+    model, processor = _from_pretrained(
+        folder, choice, safe, options, _vision_class(model_type), AutoImageProcessor
+    )
     return LoadedModel(model, processor, folder, os.fspath(name_or_path), choice)
 
 
@@ -413,3 +411,25 @@ def _vision_class(model_type: str) -> Callable[..., Any] | Any:
     if name is None:
         return transformers.AutoModel
     return getattr(transformers, name)
+
+
+class LazyVLM:
+    """A vision-language model named by folder or hub id, loaded on first use (or by load())."""
+
+    def __init__(
+        self,
+        model_dir_or_id: str | os.PathLike[str],
+        load_options: LoadOptions = DEFAULT_LOAD_OPTIONS,
+        loaded: LoadedModel | None = None,
+    ) -> None:
+        self.model_dir_or_id = model_dir_or_id
+        self.load_options = load_options
+        self._loaded = loaded
+
+    def load(
+        self, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    ) -> LoadedModel:
+        """Load the model now (otherwise it loads on first use); returns the loaded model."""
+        if self._loaded is None:
+            self._loaded = load_vlm(self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel)
+        return self._loaded

@@ -21,10 +21,10 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
 from aesthete_gui.ml.loading import (
     DEFAULT_LOAD_OPTIONS,
+    LazyVLM,
     LoadedModel,
     LoadOptions,
     ModelLoadError,
-    load_vlm,
 )
 from aesthete_gui.ml.vlm import chat_text, model_label
 
@@ -153,8 +153,7 @@ class VLMSinglePassScorer:
         self.prompts = prompts or PromptBook.for_preset(preset)
         self.batch_size = batch_size
         self.max_side = max_side
-        self._loaded = loaded
-        self.load_options = load_options
+        self._model = LazyVLM(model_dir_or_id, load_options, loaded)
         self.scorer_id = f"vlm-single-pass:{model_label(model_dir_or_id)}"
 
     @property
@@ -165,12 +164,8 @@ class VLMSinglePassScorer:
     def load(
         self, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
     ) -> LoadedModel:
-        """Load the model now (otherwise on first use)."""
-        if self._loaded is None:
-            self._loaded = load_vlm(
-                self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel
-            )
-        return self._loaded
+        """Load the model now (otherwise it loads on first use); returns the loaded model."""
+        return self._model.load(progress, cancel)
 
     def score_images(self, images: Sequence[Any]) -> np.ndarray:
         """(n, 5) expected scores for decoded PIL images, in DIMENSIONS order."""

@@ -17,7 +17,7 @@ from typing import Any
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
-from aesthete_gui.ml.loading import DEFAULT_LOAD_OPTIONS, LoadedModel, LoadOptions, load_vlm
+from aesthete_gui.ml.loading import DEFAULT_LOAD_OPTIONS, LazyVLM, LoadedModel, LoadOptions
 from aesthete_gui.ml.prompt_judge import ChatRequest, PromptJudge, Reply, StageCallback
 
 DEFAULT_MAX_SIDE = 1024
@@ -69,11 +69,10 @@ class LocalVLMJudge(PromptJudge):
         )
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        self._model = LazyVLM(model_dir_or_id, load_options, loaded)
         self.model_dir_or_id = model_dir_or_id
         self.batch_size = batch_size
         self.max_side = max_side
-        self.load_options = load_options
-        self._loaded = loaded
         self.max_new_tokens = max_new_tokens
         self.judge_id = f"local:{model_label(model_dir_or_id)}"
 
@@ -81,11 +80,7 @@ class LocalVLMJudge(PromptJudge):
         self, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
     ) -> LoadedModel:
         """Load the model now (otherwise it loads on first use); returns the loaded model."""
-        if self._loaded is None:
-            self._loaded = load_vlm(
-                self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel
-            )
-        return self._loaded
+        return self._model.load(progress, cancel)
 
     def _complete(
         self,
