@@ -11,7 +11,7 @@ from aesthete_gui.jobs import Cancelled, CancelToken, Progress
 from aesthete_gui.services import distill, scoring
 from aesthete_gui.store import Profile, open_profile
 from tests.services.scripted_judge import ScriptedJudge
-from tests.services.taste_library import brightness_taste, build_profile, copy_profile
+from tests.services.taste_library import brightness_taste, build_profile
 
 
 @pytest.fixture(scope="module")
@@ -19,13 +19,6 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("distill-template")
     build_profile(root, count=16)
     return root
-
-
-@pytest.fixture
-def profile(template: Path, tmp_path: Path) -> Profile:
-    opened = open_profile(copy_profile(template, tmp_path / "p"))
-    yield opened
-    opened.close()
 
 
 def test_distillation_stores_judgments_and_calibrated_scores_and_trains_a_student(profile: Profile) -> None:

@@ -9,9 +9,9 @@ import pytest
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.services import scoring
-from aesthete_gui.store import Profile, open_profile
+from aesthete_gui.store import Profile
 from aesthete_gui.training.distill import StudentConfig, train_student
-from tests.services.taste_library import build_profile, copy_profile
+from tests.services.taste_library import build_profile
 
 
 @pytest.fixture(scope="module")
@@ -19,13 +19,6 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("scoring-template")
     build_profile(root, count=12)
     return root
-
-
-@pytest.fixture
-def profile(template: Path, tmp_path: Path) -> Profile:
-    opened = open_profile(copy_profile(template, tmp_path / "p"))
-    yield opened
-    opened.close()
 
 
 def test_builtin_scores_every_readable_image_and_stores_them(profile: Profile) -> None:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from aesthete_gui.services import taste
-from aesthete_gui.store import Profile, open_profile
-from tests.services.taste_library import brightness_taste, build_profile, copy_profile
+from aesthete_gui.store import Profile
+from tests.services.taste_library import brightness_taste, build_profile
 
 
 @pytest.fixture(scope="module")
@@ -17,13 +17,6 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("taste-template")
     build_profile(root)
     return root
-
-
-@pytest.fixture
-def profile(template: Path, tmp_path: Path) -> Profile:
-    opened = open_profile(copy_profile(template, tmp_path / "p"))
-    yield opened
-    opened.close()
 
 
 def _simulate_choices(profile: Profile, count: int, seed: int = 0) -> None:
