@@ -20,6 +20,7 @@ import numpy as np
 from scipy.special import expit
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.imaging.hashing import hamming
 from aesthete_gui.training.personalize import BASE_SLOPE, TasteAdapter, TasteInputs
 
 NEAR_DUPLICATE_HAMMING = 6
@@ -93,7 +94,7 @@ def _excluded(
         return True
     hash_i = hashes[i] if hashes is not None else None
     hash_j = hashes[j] if hashes is not None else None
-    if hash_i is not None and hash_j is not None and bin(int(hash_i) ^ int(hash_j)).count("1") <= min_hamming:
+    if hash_i is not None and hash_j is not None and hamming(int(hash_i), int(hash_j)) <= min_hamming:
         return True
     return bursts is not None and bursts[i] is not None and bursts[i] == bursts[j]
 
