@@ -85,6 +85,12 @@ class CatalogMixin(ProfileConnection):
         row = self._row("SELECT * FROM images WHERE id = ?", (image_id,))
         return _image(row) if row else None
 
+    def image_ids(self, status: str | None = None) -> list[int]:
+        """Image ids ordered by path (with `status`, when given), without loading the records."""
+        if status is None:
+            return [r["id"] for r in self._rows("SELECT id FROM images ORDER BY path")]
+        return [r["id"] for r in self._rows("SELECT id FROM images WHERE status = ? ORDER BY path", (status,))]
+
     def images_by_hash(self, content_hash: str) -> list[ImageRecord]:
         """Images whose file bytes hash to `content_hash` (exact duplicates and moved files)."""
         rows = self._rows("SELECT * FROM images WHERE content_hash = ? ORDER BY id", (content_hash,))

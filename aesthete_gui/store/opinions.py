@@ -131,6 +131,19 @@ class OpinionsMixin(CatalogMixin):
         rows = self._rows(sql + " ORDER BY c.created_at, c.id", params)
         return [ChoiceRecord(**{**r, "app_state": _loads(r["app_state"])}) for r in rows]
 
+    def judged_pairs(self, dimension: str | None = None) -> set[frozenset[int]]:
+        """The unordered image-id pairs the user has already chosen between (cheap: ids only)."""
+        sql, params = "SELECT image_a, image_b FROM choices", ()
+        if dimension is not None:
+            sql, params = sql + " WHERE dimension = ?", (dimension,)
+        return {frozenset((r["image_a"], r["image_b"])) for r in self._rows(sql, params)}
+
+    def choice_count(self, dimension: str | None = None) -> int:
+        """How many choices were recorded (on one dimension, when given)."""
+        if dimension is None:
+            return int(self._scalar("SELECT COUNT(*) FROM choices"))
+        return int(self._scalar("SELECT COUNT(*) FROM choices WHERE dimension = ?", (dimension,)))
+
     def delete_choice(self, choice_id: int) -> bool:
         """Remove one choice (undo); True when it existed."""
         with self._write() as conn:

@@ -122,3 +122,13 @@ def test_latest_explained_judgment_finds_the_newest_explanation_of_an_item(profi
     assert isinstance(newest, SetJudgment) and newest.stages == ("facts", "critique", "verdict")
     assert profile.latest_explained_judgment("/b.jpg").rationale == "a is sharper"
     assert profile.latest_explained_judgment("/d.jpg") is None
+
+
+def test_judged_pairs_and_counts_read_only_ids(profile: Profile) -> None:
+    a, b, c = (profile.ensure_image(p) for p in ("/a.jpg", "/b.jpg", "/c.jpg"))
+    profile.add_choice(a, b, "a")
+    profile.add_choice(c, a, "tie", dimension="mood")
+    assert profile.judged_pairs() == {frozenset((a, b)), frozenset((a, c))}
+    assert profile.judged_pairs("mood") == {frozenset((a, c))}
+    assert (profile.choice_count(), profile.choice_count("overall"), profile.choice_count("mood")) == (2, 1, 1)
+    assert profile.image_ids() == [a, b, c]

@@ -279,10 +279,10 @@ class CompareView(QWidget):
         selected = self.context.selection.image_ids()
         if len(selected) >= 2:
             return selected
-        return [record.id for record in self.context.profile.images(status="ok")]
+        return self.context.profile.image_ids(status="ok")
 
     def _suggest_pair(self, pool: list[int], avoid: frozenset[int] | None) -> tuple[int, int, str] | None:
-        judged = {frozenset((c.image_a, c.image_b)) for c in self.context.profile.choices(self.dimension)}
+        judged = self.context.profile.judged_pairs(self.dimension)
         in_pool = set(pool)
         chosen: tuple[int, int] | None = None
         while self._suggestions and chosen is None:
@@ -372,7 +372,7 @@ class CompareView(QWidget):
             self.show_next_pair()
 
     def _update_counter(self) -> None:
-        total = len(self.context.profile.choices(self.dimension))
+        total = self.context.profile.choice_count(self.dimension)
         self.counter_label.setText(
             f"{total} choice{'s' if total != 1 else ''} on {self.dimension} · "
             f"{self._session_count} this session")

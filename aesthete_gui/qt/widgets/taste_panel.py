@@ -245,14 +245,14 @@ class TastePanel(QWidget):
     def ask_and_train(self) -> JobHandle | None:
         """Ask for the adapter's options, then train it."""
         dialog = TrainDialog(self._scorers(), self.scorer_combo.currentText(),
-                             len(self.context.profile.choices()), self)
+                             self.context.profile.choice_count(), self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         return self.train(dialog.options())
 
     def train(self, options: TrainOptions) -> JobHandle | None:
         """Train a taste adapter as a job; agreement (base vs adapter) and curve appear after."""
-        if not self.context.profile.choices():
+        if not self.context.profile.choice_count():
             self.job_label.setText("Record some choices in Compare or Set first.")
             return None
         return self._start(f"Train taste adapter {options.name}", train_with_options,
@@ -363,7 +363,7 @@ class TastePanel(QWidget):
         self.context.signals.adapters_changed.emit()
 
     def _refresh_counts(self, *_: Any) -> None:
-        total = len(self.context.profile.choices())
+        total = self.context.profile.choice_count()
         selected = len(self.context.selection.image_ids())
         self.choices_label.setText(f"{total} choices recorded")
         self.score_selection_button.setText(f"Score selection ({selected})")
