@@ -15,107 +15,40 @@ repeating calls.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 
+from aesthete_gui.engine.bridge_ledger import CallAccounting, JudgmentLedger, JudgmentSink
+from aesthete_gui.engine.bridge_references import (
+    AdaptiveReferences,
+    RandomReferences,
+    ReferenceChooser,
+    reference_chooser,
+)
 from aesthete_gui.engine.calibration import BRIDGE_LAMBDA, minmax_sigmoid
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.elo import ELO_SCALE, EloParams, elo_ratings
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
 from aesthete_gui.engine.pairs import OrderConsistency, balanced_presentations, order_consistency
-from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.jobs import CancelToken, ProgressCallback
 
-JudgmentSink = Callable[[PairwiseJudgment], None]
+__all__ = [
+    "AdaptiveReferences",
+    "BridgeConfig",
+    "BridgeResult",
+    "CallAccounting",
+    "JudgmentSink",
+    "RandomReferences",
+    "ReferenceChooser",
+    "reference_chooser",
+    "run_bridge",
+]
+
 _GRID_POINTS = 321
 _LOG10 = np.log(10.0)
-
-
-class ReferenceChooser(Protocol):
-    """Chooses the next pool reference for each remaining item (one per item per round)."""
-
-    name: str
-
-    def choose(
-        self,
-        estimates: np.ndarray,
-        spreads: np.ndarray,
-        pool_ratings: np.ndarray,
-        slopes: np.ndarray,
-        used: np.ndarray,
-        rng: np.random.Generator,
-    ) -> np.ndarray:
-        """Pool positions, one per row. estimates and spreads (m, D) are the items' posterior means
-        and standard deviations, pool_ratings (N, D) the frozen ratings, all standardised per
-        dimension by the pool's spread; slopes (D,) is the Elo logistic slope on that scale;
-        used (m, N) marks references each item has already been compared with."""
-        ...
-
-
-class RandomReferences:
-    """The paper's choice: references drawn uniformly without replacement."""
-
-    name = "random"
-
-    def choose(
-        self,
-        estimates: np.ndarray,
-        spreads: np.ndarray,
-        pool_ratings: np.ndarray,
-        slopes: np.ndarray,
-        used: np.ndarray,
-        rng: np.random.Generator,
-    ) -> np.ndarray:
-        """A uniformly random unused pool position per item."""
-        keys = rng.random(used.shape)
-        keys[used] = np.inf
-        return np.argmin(keys, axis=1)
-
-
-class AdaptiveReferences:
-    """The unused pool item expected to shrink the item's posterior variance most, summed over the
-    dimensions: with one dimension this is the reference nearest the current estimate (a 50/50
-    comparison is the most informative); with five it trades the dimensions off by how uncertain
-    each still is."""
-
-    name = "adaptive"
-
-    def choose(
-        self,
-        estimates: np.ndarray,
-        spreads: np.ndarray,
-        pool_ratings: np.ndarray,
-        slopes: np.ndarray,
-        used: np.ndarray,
-        rng: np.random.Generator,
-    ) -> np.ndarray:
-        """The most informative unused pool position per item."""
-        variance = spreads**2  # (m, D)
-        # Logistic slope widened by the estimate's own uncertainty (probit approximation).
-        slope = slopes[None, :] / np.sqrt(1.0 + np.pi * slopes[None, :] ** 2 * variance / 8.0)
-        gap = estimates[:, None, :] - pool_ratings[None, :, :]  # (m, N, D)
-        p_win = 1.0 / (1.0 + np.exp(-slope[:, None, :] * gap))
-        information = p_win * (1.0 - p_win) * slope[:, None, :] ** 2
-        reduction = variance[:, None, :] ** 2 * information / (1.0 + variance[:, None, :] * information)
-        gain = reduction.sum(axis=2)
-        # A tiny random jitter breaks exact ties without favouring low pool positions.
-        gain = gain + 1e-12 * rng.random(gain.shape)
-        gain[used] = -np.inf
-        return np.argmax(gain, axis=1)
-
-
-def reference_chooser(choice: str | ReferenceChooser) -> ReferenceChooser:
-    """The chooser for "random" or "adaptive", or `choice` itself when it is already one."""
-    if not isinstance(choice, str):
-        return choice
-    if choice == "random":
-        return RandomReferences()
-    if choice == "adaptive":
-        return AdaptiveReferences()
-    raise ValueError(f"unknown reference choice {choice!r}; expected 'random' or 'adaptive'")
 
 
 @dataclass(frozen=True)
@@ -137,21 +70,6 @@ class BridgeConfig:
     pool_orders: Literal["balanced", "both"] = "balanced"
 
 
-@dataclass
-class CallAccounting:
-    """Judge calls: planned, newly made, reused from stored judgments, and unparsed among both."""
-
-    planned: int = 0
-    made: int = 0
-    reused: int = 0
-    unparsed: int = 0
-
-    @property
-    def done(self) -> int:
-        """Calls answered so far, new or reused."""
-        return self.made + self.reused
-
-
 @dataclass(frozen=True)
 class BridgeResult:
     """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item."""
@@ -171,75 +89,6 @@ class BridgeResult:
         return {dimension: float(values[position]) for dimension, values in self.scores.items()}
 
 
-class _Ledger:
-    """Asks the judge for what is not stored yet, reuses stored judgments, counts calls."""
-
-    def __init__(
-        self,
-        judge: Judge,
-        previous: Iterable[PairwiseJudgment],
-        sink: JudgmentSink | None,
-        calls: CallAccounting,
-        progress: ProgressCallback | None,
-        cancel: CancelToken | None,
-    ) -> None:
-        self.judge = judge
-        self.sink = sink
-        self.calls = calls
-        self.progress = progress
-        self.cancel = cancel
-        self.stored: dict[frozenset[str], list[PairwiseJudgment]] = defaultdict(list)
-        self.partners: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for record in previous:
-            self.stored[frozenset((record.first, record.second))].append(record)
-            self.partners[record.first][record.second] += 1
-            self.partners[record.second][record.first] += 1
-
-    def stored_partners(self, item: str) -> list[str]:
-        """Items that `item` still has unused stored judgments against."""
-        found = self.partners.get(item)
-        return [other for other, count in found.items() if count > 0] if found else []
-
-    def ask(
-        self, shown: Sequence[tuple[str, str]], stage: str, strict_order: bool = False
-    ) -> list[PairwiseJudgment]:
-        """Judgments for the pairs in presentation order, reusing stored ones: the same order first,
-        else (unless `strict_order`) one shown the other way round."""
-        if self.cancel is not None:
-            self.cancel.raise_if_cancelled()
-        answers: list[PairwiseJudgment | None] = [None] * len(shown)
-        missing: list[int] = []
-        for position, (first, second) in enumerate(shown):
-            records = self.stored.get(frozenset((first, second)))
-            same_order = [r for r in records or () if (r.first, r.second) == (first, second)]
-            if same_order or (records and not strict_order):
-                record = same_order[0] if same_order else records[0]
-                records.remove(record)
-                self.partners[first][second] -= 1
-                self.partners[second][first] -= 1
-                answers[position] = record
-                self.calls.reused += 1
-                self.calls.unparsed += not record.parsed
-            else:
-                missing.append(position)
-        if missing:
-            request = [shown[position] for position in missing]
-            replies = self.judge.judge_pairs(request, None, self.cancel)
-            if len(replies) != len(request):
-                raise ValueError(f"judge answered {len(replies)} of {len(request)} pairs")
-            for position, reply in zip(missing, replies, strict=True):
-                if {reply.first, reply.second} != set(shown[position]):
-                    raise ValueError(f"judge answered ({reply.first}, {reply.second}) for {shown[position]}")
-                if self.sink is not None:
-                    self.sink(reply)
-                answers[position] = reply
-                self.calls.made += 1
-                self.calls.unparsed += not reply.parsed
-        if self.progress is not None:
-            self.progress(Progress(self.calls.done, self.calls.planned, stage))
-        return [answer for answer in answers if answer is not None]
-
-
 def _chunks(sequence: Sequence, size: int) -> Iterable[Sequence]:
     for start in range(0, len(sequence), size):
         yield sequence[start : start + size]
@@ -252,7 +101,9 @@ def _pool_fisher_spread(ratings: np.ndarray, first: np.ndarray, second: np.ndarr
     expected = 1.0 / (1.0 + np.power(10.0, (ratings[second] - ratings[first]) / ELO_SCALE))
     slope = _LOG10 / ELO_SCALE
     information = expected * (1.0 - expected) * slope**2
-    total = np.bincount(first, information, ratings.size) + np.bincount(second, information, ratings.size)
+    total = np.bincount(first, information, ratings.size) + np.bincount(
+        second, information, ratings.size
+    )
     with np.errstate(divide="ignore"):
         return 1.0 / np.sqrt(total)
 
@@ -308,7 +159,9 @@ def run_bridge(
     rng = np.random.default_rng(config.seed)
     if pool is None:
         size = min(config.pool_size, len(item_list))
-        pool_items = tuple(item_list[i] for i in sorted(rng.choice(len(item_list), size, replace=False)))
+        pool_items = tuple(
+            item_list[i] for i in sorted(rng.choice(len(item_list), size, replace=False))
+        )
     else:
         pool_items = tuple(pool)
         unknown = set(pool_items) - set(item_list)
@@ -320,17 +173,21 @@ def run_bridge(
     n_pool = len(pool_items)
     pool_calls = n_pool * (n_pool - 1) // 2 * (2 if config.pool_orders == "both" else 1)
     calls = CallAccounting(planned=pool_calls + len(others) * refs_per_item)
-    ledger = _Ledger(judge, previous, sink, calls, progress, cancel)
+    ledger = JudgmentLedger(judge, previous, sink, calls, progress, cancel)
     dimensions = config.dimensions
 
     # Stage 1: every pool pair once with sides balanced, or in both orders.
     if config.pool_orders not in ("balanced", "both"):
-        raise ValueError(f"unknown pool_orders {config.pool_orders!r}; expected 'balanced' or 'both'")
+        raise ValueError(
+            f"unknown pool_orders {config.pool_orders!r}; expected 'balanced' or 'both'"
+        )
     pool_index = {item: i for i, item in enumerate(pool_items)}
     pairs = [(pool_items[i], pool_items[j]) for i in range(n_pool) for j in range(i + 1, n_pool)]
     mode = "both" if config.pool_orders == "both" else "random"
     shown = balanced_presentations(pairs, mode=mode, seed=rng)
-    outcomes: dict[str, tuple[list[int], list[int], list[float]]] = {d: ([], [], []) for d in dimensions}
+    outcomes: dict[str, tuple[list[int], list[int], list[float]]] = {
+        d: ([], [], []) for d in dimensions
+    }
     pool_records: list[PairwiseJudgment] = []
     for chunk in _chunks(shown, config.batch_size):
         for record in ledger.ask(chunk, "pool", strict_order=config.pool_orders == "both"):
@@ -382,7 +239,9 @@ def run_bridge(
         for start in range(0, m, config.batch_size):
             rows = np.arange(start, min(start + config.batch_size, m))
             records = ledger.ask([presentations[r] for r in rows], stage)
-            _update_posteriors(posteriors, dimensions, rows, records, others, pool_index, pool_ratings)
+            _update_posteriors(
+                posteriors, dimensions, rows, records, others, pool_index, pool_ratings
+            )
 
     # Stage 3: assemble latents in item order and calibrate per dimension.
     latent: dict[str, np.ndarray] = {}
@@ -420,7 +279,7 @@ def _prefer_stored(
     others: Sequence[str],
     pool_items: Sequence[str],
     used: np.ndarray,
-    ledger: _Ledger,
+    ledger: JudgmentLedger,
     estimates: np.ndarray,
     standard_pool: np.ndarray,
 ) -> np.ndarray:
@@ -466,5 +325,7 @@ def _update_posteriors(
             outcome.append(value if record.first == item else 1.0 - value)
         if keep_rows:
             posteriors[column].update(
-                np.asarray(keep_rows), pool_ratings[np.asarray(references), column], np.asarray(outcome)
+                np.asarray(keep_rows),
+                pool_ratings[np.asarray(references), column],
+                np.asarray(outcome),
             )
