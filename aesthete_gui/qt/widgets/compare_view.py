@@ -6,32 +6,41 @@ import logging
 import random
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QKeyEvent, QKeySequence
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.jobs import CancelToken, ProgressCallback
-from aesthete_gui.qt.widgets.zoom_image_view import PreviewLoader, ZoomImageView, link_views
+from aesthete_gui.qt.widgets.compare_jobs import (
+    agreement_job,
+    format_agreement,
+    random_unjudged_pair,
+    suggest_pairs_job,
+)
+from aesthete_gui.qt.widgets.compare_panes import ComparePanes
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
-    from aesthete_gui.services.taste import TasteReport
-    from aesthete_gui.store import Profile
     from aesthete_gui.store.records import ImageRecord
+
+__all__ = [
+    "CompareView",
+    "ShownPair",
+    "agreement_job",
+    "format_agreement",
+    "random_unjudged_pair",
+    "suggest_pairs_job",
+]
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +49,10 @@ AGREEMENT_DELAY_MS = 2500
 """Re-measure agreement once the user pauses this long (it retrains on every choice)."""
 SUGGESTION_BATCH = 8
 SUGGESTION_LOW_WATER = 3
-MIN_CHOICES_FOR_AGREEMENT = 20
-HINT = ("←  left better    →  right better    ↓  tie    D  dimension    S  skip    "
-        "Ctrl+Z  undo    wheel / drag  zoom / pan both    F  fit")
+HINT = (
+    "←  left better    →  right better    ↓  tie    D  dimension    S  skip    "
+    "Ctrl+Z  undo    wheel / drag  zoom / pan both    F  fit"
+)
 
 
 @dataclass(frozen=True)
@@ -52,25 +62,6 @@ class ShownPair:
     left: ImageRecord
     right: ImageRecord
     suggested_by: str
-
-
-def random_unjudged_pair(
-    pool: list[int], judged: set[frozenset[int]], rng: random.Random, avoid: frozenset[int] | None = None
-) -> tuple[int, int] | None:
-    """A random pair from `pool` that has no choice yet (any pair when all are judged), or None."""
-    if len(pool) < 2:
-        return None
-    for _ in range(200):
-        a, b = rng.sample(pool, 2)
-        pair = frozenset((a, b))
-        if pair not in judged and pair != avoid:
-            return a, b
-    candidates = [(a, b) for i, a in enumerate(pool) for b in pool[i + 1 :]
-                  if frozenset((a, b)) not in judged]
-    if candidates:
-        return rng.choice(candidates)
-    a, b = rng.sample(pool, 2)
-    return a, b
 
 
 class CompareView(QWidget):
@@ -90,9 +81,6 @@ class CompareView(QWidget):
         self._agreement_job: JobHandle | None = None
         self._suggestion_job: JobHandle | None = None
         self._suggestions: list[tuple[int, int]] = []
-        self._loader = PreviewLoader(self)
-        self._loader.loaded.connect(self._on_preview_loaded)
-        self._loader.failed.connect(self._on_preview_failed)
         self._build()
         self._agreement_timer = QTimer(self, singleShot=True, interval=AGREEMENT_DELAY_MS)
         self._agreement_timer.timeout.connect(self._refresh_agreement)
@@ -113,7 +101,8 @@ class CompareView(QWidget):
         self.agreement_label = QLabel("Agreement: measuring…")
         self.agreement_label.setToolTip(
             "How often the scorer (with your taste adapter when one is active) predicts the choices "
-            "you made that it was not trained on; the range is a 95% confidence interval.")
+            "you made that it was not trained on; the range is a 95% confidence interval."
+        )
         self.skip_button = QPushButton("Skip")
         self.skip_button.setToolTip("Show another pair without recording anything (S)")
         self.undo_button = QPushButton("Undo")
@@ -132,22 +121,10 @@ class CompareView(QWidget):
         top.addWidget(self.skip_button)
         top.addWidget(self.undo_button)
 
-        self.left_view = ZoomImageView()
-        self.right_view = ZoomImageView()
-        link_views([self.left_view, self.right_view])
-        self.left_caption = QLabel()
-        self.right_caption = QLabel()
-        panes = QSplitter(Qt.Orientation.Horizontal)
-        for view, caption in ((self.left_view, self.left_caption), (self.right_view, self.right_caption)):
-            caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-            pane = QWidget()
-            pane_layout = QVBoxLayout(pane)
-            pane_layout.setContentsMargins(2, 2, 2, 2)
-            pane_layout.addWidget(view, 1)
-            pane_layout.addWidget(caption)
-            panes.addWidget(pane)
-        panes.setChildrenCollapsible(False)
+        self.panes = ComparePanes(self.context.thumbnails)
+        self._loader = self.panes.loader
+        self.left_view, self.right_view = self.panes.left_view, self.panes.right_view
+        self.left_caption, self.right_caption = self.panes.left_caption, self.panes.right_caption
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
@@ -160,7 +137,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.agreement_label)
-        layout.addWidget(panes, 1)
+        layout.addWidget(self.panes, 1)
         layout.addWidget(self.status_label)
         layout.addWidget(hint)
 
@@ -191,7 +168,9 @@ class CompareView(QWidget):
         """Ask for the next pair (the taste service's most informative one, else a random new one)."""
         pool = self._pool()
         if len(pool) < 2:
-            self._show_nothing("Import at least two images (or select them in the grid) to compare.")
+            self._show_nothing(
+                "Import at least two images (or select them in the grid) to compare."
+            )
             return
         avoid = frozenset((self._pair.left.id, self._pair.right.id)) if self._pair else None
         suggested = self._suggest_pair(pool, avoid)
@@ -216,8 +195,12 @@ class CompareView(QWidget):
             "zoom": round(self.left_view.zoom, 3),
         }
         choice_id = self.context.profile.add_choice(
-            pair.left.id, pair.right.id, winner, dimension=self.dimension,
-            session=self.session, app_state=state,
+            pair.left.id,
+            pair.right.id,
+            winner,
+            dimension=self.dimension,
+            session=self.session,
+            app_state=state,
         )
         self._undo_stack.append((choice_id, pair))
         self._session_count += 1
@@ -270,8 +253,7 @@ class CompareView(QWidget):
         elif event.key() == Qt.Key.Key_S:
             self.show_next_pair()
         elif event.key() == Qt.Key.Key_F:
-            self.left_view.fit()
-            self.right_view.fit()
+            self.panes.fit()
         event.accept()
 
     # -- internals -----------------------------------------------------------------------------
@@ -281,7 +263,9 @@ class CompareView(QWidget):
             return selected
         return self.context.profile.image_ids(status="ok")
 
-    def _suggest_pair(self, pool: list[int], avoid: frozenset[int] | None) -> tuple[int, int, str] | None:
+    def _suggest_pair(
+        self, pool: list[int], avoid: frozenset[int] | None
+    ) -> tuple[int, int, str] | None:
         judged = self.context.profile.judged_pairs(self.dimension)
         in_pool = set(pool)
         chosen: tuple[int, int] | None = None
@@ -311,52 +295,25 @@ class CompareView(QWidget):
                 self._suggestions.extend(p for p in pairs if set(p).isdisjoint(on_screen))
 
         self._suggestion_job = self.context.runner.submit(
-            "Pick informative pairs to compare", suggest_pairs_job, self.context.profile, pool, dimension,
+            "Pick informative pairs to compare",
+            suggest_pairs_job,
+            self.context.profile,
+            pool,
+            dimension,
             SUGGESTION_BATCH,
-            on_done=take, on_error=lambda error: log.info("no pair suggestions: %s", error),
+            on_done=take,
+            on_error=lambda error: log.info("no pair suggestions: %s", error),
         )
 
     def _set_pair(self, pair: ShownPair) -> None:
         self._pair = pair
-        for view, caption, record in ((self.left_view, self.left_caption, pair.left),
-                                      (self.right_view, self.right_caption, pair.right)):
-            caption.setText(f"{'◀ ' if view is self.left_view else ''}{Path(record.path).name}"
-                            f"{' ▶' if view is self.right_view else ''}")
-            caption.setToolTip(record.path)
-            cached = self._loader.cached(record.path)
-            if cached is not None:
-                view.set_image(cached)
-                continue
-            preview = self.context.thumbnails.pixmap(record.id, "preview")
-            if preview is not None:
-                view.set_image(preview.toImage())
-            else:
-                view.set_message("Loading…")
-            self._loader.request(record.path)
+        self.panes.show_images(pair.left, pair.right)
         self.status_label.setText("")
 
     def _show_nothing(self, message: str) -> None:
         self._pair = None
-        self.left_view.set_message("")
-        self.right_view.set_message("")
-        self.left_caption.setText("")
-        self.right_caption.setText("")
+        self.panes.show_nothing()
         self.status_label.setText(message)
-
-    def _on_preview_loaded(self, path: str, image: QImage) -> None:
-        if self._pair is None:
-            return
-        if path == self._pair.left.path:
-            self.left_view.set_image(image)
-        if path == self._pair.right.path:
-            self.right_view.set_image(image)
-
-    def _on_preview_failed(self, path: str, reason: str) -> None:
-        if self._pair is None:
-            return
-        for view, record in ((self.left_view, self._pair.left), (self.right_view, self._pair.right)):
-            if record.path == path:
-                view.set_message(f"Cannot show this image:\n{reason}")
 
     def _on_dimension_changed(self) -> None:
         self._suggestions.clear()
@@ -375,7 +332,8 @@ class CompareView(QWidget):
         total = self.context.profile.choice_count(self.dimension)
         self.counter_label.setText(
             f"{total} choice{'s' if total != 1 else ''} on {self.dimension} · "
-            f"{self._session_count} this session")
+            f"{self._session_count} this session"
+        )
 
     def _refresh_agreement(self) -> None:
         if not self.isVisible():
@@ -384,8 +342,11 @@ class CompareView(QWidget):
             self._agreement_timer.start()  # try again once the running taste job is done
             return
         self._agreement_job = self.context.runner.submit(
-            "Measure agreement with your choices", agreement_job, self.context.profile,
-            on_done=self._show_agreement, on_error=self._show_agreement_error,
+            "Measure agreement with your choices",
+            agreement_job,
+            self.context.profile,
+            on_done=self._show_agreement,
+            on_error=self._show_agreement_error,
         )
 
     def _show_agreement(self, result: Any) -> None:
@@ -412,40 +373,3 @@ class CompareView(QWidget):
 
 def _running(job: JobHandle | None) -> bool:
     return job is not None and not job.done
-
-
-def suggest_pairs_job(
-    profile: Profile, pool: list[int], dimension: str, count: int,
-    progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
-) -> list[tuple[int, int]]:
-    """The taste service's most informative unjudged pairs, as image ids within `pool` (a job)."""
-    from aesthete_gui.services import taste
-
-    wanted = set(pool)
-    pairs = []
-    for suggestion in taste.suggest_next_pairs(profile, count=count, dimension=dimension,
-                                               progress=progress, cancel=cancel):
-        a, b = profile.image_by_path(suggestion["a"]), profile.image_by_path(suggestion["b"])
-        if a is not None and b is not None and {a.id, b.id} <= wanted:
-            pairs.append((a.id, b.id))
-    return pairs
-
-
-def agreement_job(profile: Profile, progress: ProgressCallback | None = None,
-                  cancel: CancelToken | None = None) -> TasteReport:
-    """Held-out agreement of the taste model with the user's later choices (a job)."""
-    from aesthete_gui.services import taste
-
-    report, _, _ = taste.evaluate_taste(profile, progress=progress, cancel=cancel)
-    return report
-
-
-def format_agreement(report: TasteReport) -> str:
-    """One line: held-out agreement of the adapter (and the base scorer) with 95% intervals."""
-    if report.adapter is None or report.base is None:
-        return (f"Agreement: shown after {MIN_CHOICES_FOR_AGREEMENT} choices "
-                f"({report.choices} so far)")
-    adapter, base = report.adapter, report.base
-    return (f"Predicts your held-out choices {adapter.mean:.0%} of the time (95% CI "
-            f"{adapter.low:.0%}–{adapter.high:.0%}); base scorer {base.mean:.0%} · tested on your "
-            f"latest {report.held_out} choices")
