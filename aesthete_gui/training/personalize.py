@@ -2,13 +2,19 @@
 
 For each dimension the user judged, the personal utility of an image is
     u(x) = β·base(x) + w·φ(x)
-where base(x) is the active scorer's score (1–5), φ(x) the standardised design row (the five base
-scores, the image properties, and the library's top principal components of the embeddings: the
-low-rank part), and w the residual. A Bradley–Terry logistic likelihood on the choice pairs (a tie
-counts as half a win each way) is maximised under an L2 penalty λ‖w‖² + λ_β(β − β₀)², so with no
-evidence the adapter reproduces the base ranking exactly, and it moves only along directions the
-user's choices support. λ is picked by 4-fold cross-validation on the training choices. Everything is
-numpy/scipy (L-BFGS with exact gradients): 1,000 choices train in well under a second.
+where base(x) is the active scorer's score (1–5), φ(x) the design row in three blocks — the five
+base scores and the image properties (each standardised), and the library's leading principal
+components of the embeddings (the low-rank part) — and w the residual. A Bradley–Terry logistic
+likelihood on the choice pairs (a tie counts as half a win each way) is maximised under a Gaussian
+prior: λ_g‖w_g‖² per block plus λ_β(β − β₀)², so with no evidence the adapter reproduces the base
+ranking exactly, and it moves only along directions the user's choices support.
+
+The embedding components keep their natural spread (one common scale, not whitened): the prior on
+the embedding residual is then a linear kernel on the embeddings — images that look alike get alike
+corrections — and the leading directions, which carry most of what differs between images, are
+penalised least. Each block's λ_g is chosen by the Laplace approximation of the marginal likelihood
+(evidence), a coordinate search over a grid; with few choices a fixed default is used. Everything is
+numpy/scipy (L-BFGS with exact gradients): 1,000 choices train in seconds.
 """
 
 from __future__ import annotations
@@ -19,18 +25,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import expit, log_expit
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.training.bt_fit import (
+    DEFAULT_LAMBDA,
+    choose_penalties,
+    fit_logistic,
+    penalty_vector,
+)
 
 BASE_SLOPE = 2.0
 """Prior logit per point of base score: a 1-point gap means the base expects ~88% agreement."""
-LAMBDA_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
-DEFAULT_LAMBDA = 10.0
-MIN_CHOICES_FOR_CV = 20
-CV_FOLDS = 4
-EMBEDDING_COMPONENTS = 24
+MIN_CHOICES_FOR_SELECTION = 20
+ADAPTER_FORMAT = "aesthete-taste-adapter/2"
+READABLE_FORMATS = ("aesthete-taste-adapter/1", ADAPTER_FORMAT)
+EMBEDDING_COMPONENTS = 128
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,9 @@ class TasteInputs:
         for name in ("base_scores", "properties", "embeddings"):
             block = getattr(self, name)
             if block is not None and (block.ndim != 2 or block.shape[0] != n):
-                raise ValueError(f"{name} must have one row per image ({n}); got shape {block.shape}")
+                raise ValueError(
+                    f"{name} must have one row per image ({n}); got shape {block.shape}"
+                )
             if block is not None and not np.all(np.isfinite(block)):
                 raise ValueError(f"{name} contains NaN or infinite values")
         if self.base_scores is not None and self.base_scores.shape[1] != len(DIMENSIONS):
@@ -87,7 +98,28 @@ class Featurizer:
         self.mean = raw.mean(axis=0) if raw.shape[1] else np.zeros(0)
         spread = raw.std(axis=0) if raw.shape[1] else np.ones(0)
         self.scale = np.where(spread > 1e-9, spread, 1.0)
+        components = self.embedding_basis.shape[1] if self.embedding_basis.size else 0
+        if components:
+            # one scale for the whole embedding block (the leading component's spread): not whitened
+            leading = spread[-components]
+            self.scale[-components:] = leading if leading > 1e-9 else 1.0
         return self
+
+    def block_sizes(self) -> dict[str, int]:
+        """Columns per design block, in design order (blocks this featurizer has none of are 0)."""
+        components = self.embedding_basis.shape[1] if self.embedding_basis.size else 0
+        base = len(DIMENSIONS) if self.use_base else 0
+        return {
+            "base": base,
+            "properties": self.mean.shape[0] - base - components,
+            "embeddings": components,
+        }
+
+    def column_blocks(self) -> np.ndarray:
+        """The block name of every design column."""
+        return np.array(
+            [name for name, size in self.block_sizes().items() for _ in range(size)], dtype=object
+        )
 
     def transform(self, inputs: TasteInputs) -> np.ndarray:
         """The standardised design matrix (n, k)."""
@@ -113,7 +145,7 @@ class DimensionFit:
 
     weights: np.ndarray
     base_slope: float
-    lam: float
+    penalties: dict[str, float]  # prior precision λ per design block
     choices: int
     covariance: np.ndarray  # Laplace posterior covariance of [weights, base_slope]
 
@@ -139,7 +171,9 @@ class TasteAdapter:
         """Personal scores per dimension on the base's 1–5 scale (base + residual / β₀)."""
         return {d: self.utilities(inputs, d) / BASE_SLOPE for d in DIMENSIONS}
 
-    def pair_variance(self, inputs: TasteInputs, a: np.ndarray, b: np.ndarray, dimension: str = "overall") -> np.ndarray:
+    def pair_variance(
+        self, inputs: TasteInputs, a: np.ndarray, b: np.ndarray, dimension: str = "overall"
+    ) -> np.ndarray:
         """Posterior variance of u(a) − u(b) under the Laplace approximation (prior only when unfitted)."""
         design = self.featurizer.transform(inputs)
         base = _base_column(inputs, dimension) if self.anchored else np.zeros(len(inputs.keys))
@@ -157,7 +191,7 @@ class TasteAdapter:
             "embedding_basis": self.featurizer.embedding_basis,
         }
         meta: dict[str, object] = {
-            "format": "aesthete-taste-adapter/1",
+            "format": ADAPTER_FORMAT,
             "use_base": self.featurizer.use_base,
             "use_properties": self.featurizer.use_properties,
             "embedding_components": self.featurizer.embedding_components,
@@ -167,7 +201,11 @@ class TasteAdapter:
         for dim, fit in self.fits.items():
             arrays[f"w_{dim}"] = fit.weights
             arrays[f"cov_{dim}"] = fit.covariance
-            meta["fits"][dim] = {"base_slope": fit.base_slope, "lam": fit.lam, "choices": fit.choices}  # type: ignore[index]
+            meta["fits"][dim] = {
+                "base_slope": fit.base_slope,
+                "penalties": fit.penalties,
+                "choices": fit.choices,
+            }  # type: ignore[index]
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
@@ -181,7 +219,7 @@ class TasteAdapter:
             meta = json.loads(bytes(archive["meta"]).decode("utf-8"))
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"not a taste adapter: {error}") from error
-        if meta.get("format") != "aesthete-taste-adapter/1":
+        if meta.get("format") not in READABLE_FORMATS:
             raise ValueError(f"unknown adapter format {meta.get('format')!r}")
         featurizer = Featurizer(
             use_base=meta["use_base"],
@@ -196,7 +234,7 @@ class TasteAdapter:
             dim: DimensionFit(
                 weights=archive[f"w_{dim}"],
                 base_slope=float(info["base_slope"]),
-                lam=float(info["lam"]),
+                penalties=_stored_penalties(info, featurizer),
                 choices=int(info["choices"]),
                 covariance=archive[f"cov_{dim}"],
             )
@@ -212,10 +250,9 @@ def train_adapter(
     anchored: bool = True,
     use_properties: bool = True,
     embedding_components: int = EMBEDDING_COMPONENTS,
-    lam: float | None = None,
-    seed: int = 0,
+    penalties: dict[str, float] | None = None,
 ) -> TasteAdapter:
-    """Fit one residual per dimension that has choices; λ by cross-validation unless given.
+    """Fit one residual per dimension that has choices; block penalties by evidence unless given.
 
     `anchored=False, embedding_components=0` gives the plain re-weighting baseline (a BT logistic on
     the five dimension scores and the image properties, starting from nothing).
@@ -228,6 +265,8 @@ def train_adapter(
         embedding_components=embedding_components if inputs.embeddings is not None else 0,
     ).fit(inputs)
     design = featurizer.transform(inputs)
+    blocks = featurizer.column_blocks()
+    prior_slope = BASE_SLOPE if anchored else 0.0
     fits: dict[str, DimensionFit] = {}
     for dimension in DIMENSIONS:
         subset = [c for c in choices if c.dimension == dimension]
@@ -240,9 +279,14 @@ def train_adapter(
         target = np.array([{"a": 1.0, "b": 0.0, "tie": 0.5}[c.winner] for c in subset])
         x = design[a] - design[b]
         offset = base[a] - base[b]
-        chosen = lam if lam is not None else _choose_lambda(x, offset, target, anchored, seed)
-        weights, slope, covariance = _fit_logistic(x, offset, target, chosen, anchored)
-        fits[dimension] = DimensionFit(weights, slope, chosen, len(subset), covariance)
+        if penalties is not None:
+            chosen = dict(penalties)
+        elif len(subset) < MIN_CHOICES_FOR_SELECTION:
+            chosen = dict.fromkeys(dict.fromkeys(blocks), DEFAULT_LAMBDA)
+        else:
+            chosen = choose_penalties(x, offset, target, blocks, prior_slope)
+        fit = fit_logistic(x, offset, target, penalty_vector(blocks, chosen), prior_slope)
+        fits[dimension] = DimensionFit(fit.weights, fit.slope, chosen, len(subset), fit.covariance)
     return TasteAdapter(featurizer=featurizer, anchored=anchored, fits=fits)
 
 
@@ -262,7 +306,9 @@ def agreement(predicted_gap: np.ndarray, winners: Sequence[str]) -> np.ndarray:
     return result
 
 
-def bootstrap_interval(values: np.ndarray, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_interval(
+    values: np.ndarray, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
     """Mean of the non-NaN values and its percentile bootstrap 95% interval."""
     clean = np.asarray(values, dtype=float)
     clean = clean[~np.isnan(clean)]
@@ -270,7 +316,11 @@ def bootstrap_interval(values: np.ndarray, resamples: int = 2000, seed: int = 0)
         return (float("nan"), float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     means = clean[rng.integers(0, clean.size, size=(resamples, clean.size))].mean(axis=1)
-    return (float(clean.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
+    return (
+        float(clean.mean()),
+        float(np.percentile(means, 2.5)),
+        float(np.percentile(means, 97.5)),
+    )
 
 
 def _base_column(inputs: TasteInputs, dimension: str) -> np.ndarray:
@@ -289,58 +339,8 @@ def _check_choices(choices: Sequence[PairChoice], n: int) -> None:
             raise ValueError("a choice needs two different images")
 
 
-def _fit_logistic(
-    x: np.ndarray, offset: np.ndarray, target: np.ndarray, lam: float, anchored: bool
-) -> tuple[np.ndarray, float, np.ndarray]:
-    """MAP weights, base slope and Laplace covariance of the penalised BT logistic."""
-    k = x.shape[1]
-    slope_penalty = lam  # the base slope is shrunk toward β₀ as strongly as the residual toward 0
-
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        w, slope = theta[:k], (theta[k] if anchored else 0.0)
-        logit = x @ w + slope * offset
-        nll = -(target * log_expit(logit) + (1 - target) * log_expit(-logit)).sum()
-        residual = expit(logit) - target
-        grad = np.empty_like(theta)
-        grad[:k] = x.T @ residual + lam * w
-        value = nll + 0.5 * lam * float(w @ w)
-        if anchored:
-            grad[k] = float(residual @ offset) + slope_penalty * (slope - BASE_SLOPE)
-            value += 0.5 * slope_penalty * (slope - BASE_SLOPE) ** 2
-        else:
-            grad[k] = theta[k]
-            value += 0.5 * theta[k] ** 2
-        return float(value), grad
-
-    start = np.zeros(k + 1)
-    start[k] = BASE_SLOPE if anchored else 0.0
-    result = minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": 500})
-    theta = result.x
-    weights, slope = theta[:k], (float(theta[k]) if anchored else 0.0)
-    full = np.concatenate([x, offset[:, None]], axis=1)
-    p = expit(x @ weights + slope * offset)
-    hessian = full.T @ (full * (p * (1 - p))[:, None]) + lam * np.eye(k + 1)
-    if not anchored:
-        hessian[k, :] = 0.0
-        hessian[:, k] = 0.0
-        hessian[k, k] = 1e12  # the slope is fixed at zero: no posterior spread along it
-    return weights, slope, np.linalg.inv(hessian)
-
-
-def _choose_lambda(x: np.ndarray, offset: np.ndarray, target: np.ndarray, anchored: bool, seed: int) -> float:
-    """The λ with the best held-out log-likelihood over CV_FOLDS folds (default when few choices)."""
-    n = x.shape[0]
-    if n < MIN_CHOICES_FOR_CV:
-        return DEFAULT_LAMBDA
-    folds = np.random.default_rng(seed).permutation(n) % CV_FOLDS
-    best, best_loss = DEFAULT_LAMBDA, np.inf
-    for lam in LAMBDA_GRID:
-        loss = 0.0
-        for fold in range(CV_FOLDS):
-            train, test = folds != fold, folds == fold
-            w, slope, _ = _fit_logistic(x[train], offset[train], target[train], lam, anchored)
-            logit = x[test] @ w + slope * offset[test]
-            loss -= float((target[test] * log_expit(logit) + (1 - target[test]) * log_expit(-logit)).sum())
-        if loss < best_loss:
-            best, best_loss = lam, loss
-    return best
+def _stored_penalties(info: dict[str, object], featurizer: Featurizer) -> dict[str, float]:
+    """Block penalties of a stored fit; format 1 kept one λ for every block."""
+    if "penalties" in info:
+        return {str(k): float(v) for k, v in info["penalties"].items()}  # type: ignore[union-attr]
+    return dict.fromkeys(dict.fromkeys(featurizer.column_blocks()), float(info["lam"]))  # type: ignore[arg-type]

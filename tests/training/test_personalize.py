@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 import pytest
 
@@ -107,11 +110,28 @@ def test_bad_choices_and_inputs_are_rejected() -> None:
         TasteInputs(keys=[1], properties=np.array([[np.nan]]))
 
 
-def test_training_on_a_thousand_choices_picks_a_light_penalty() -> None:
+def test_evidence_loosens_the_prior_on_the_blocks_the_taste_uses() -> None:
     inputs, taste = _library(300)
     adapter = train_adapter(inputs, _choices(taste, 1000, seed=7, noise=0.01))
+    penalties = adapter.fits["overall"].penalties
     assert adapter.fits["overall"].choices == 1000
-    assert adapter.fits["overall"].lam <= 10.0  # plenty of evidence: cross-validation loosens the prior
+    assert set(penalties) == {"base", "properties", "embeddings"}
+    assert penalties["embeddings"] < 10.0 and penalties["properties"] < 10.0  # the taste uses both blocks
+
+
+def test_adapters_stored_in_format_1_still_load_and_score_the_same() -> None:
+    inputs, taste = _library()
+    adapter = train_adapter(inputs, _choices(taste, 40, seed=6))
+    archive = dict(np.load(io.BytesIO(adapter.to_bytes()), allow_pickle=False))
+    meta = json.loads(bytes(archive["meta"]).decode("utf-8"))
+    meta["format"] = "aesthete-taste-adapter/1"
+    meta["fits"]["overall"]["lam"] = meta["fits"]["overall"].pop("penalties")["embeddings"]
+    archive["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **archive)
+    old = TasteAdapter.from_bytes(buffer.getvalue())
+    assert np.allclose(old.utilities(inputs), adapter.utilities(inputs))
+    assert set(old.fits["overall"].penalties) == {"base", "properties", "embeddings"}
 
 
 def test_agreement_and_bootstrap_interval() -> None:
