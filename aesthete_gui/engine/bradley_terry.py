@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from aesthete_gui.engine.blas import single_blas_thread
 from aesthete_gui.engine.dimensions import SCORE_MID
 
 ANCHOR_WEIGHT = 0.1
@@ -177,18 +178,19 @@ def fit_davidson(
     x0[:n_items] = start * scale
     if fit_nu:
         x0[-1] = start_log_nu
-    result = minimize(
-        fun,
-        x0,
-        jac=True,
-        method="L-BFGS-B",
-        options={
-            "maxiter": max_iterations,
-            "maxfun": 2 * max_iterations,
-            "ftol": FTOL,
-            "gtol": GTOL,
-        },
-    )
+    with single_blas_thread():
+        result = minimize(
+            fun,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            options={
+                "maxiter": max_iterations,
+                "maxfun": 2 * max_iterations,
+                "ftol": FTOL,
+                "gtol": GTOL,
+            },
+        )
     latent = (result.x[:-1] if fit_nu else result.x) / scale
     nu = float(np.exp(result.x[-1])) if fit_nu else float(tie_strength or 0.0)
     return DavidsonFit(

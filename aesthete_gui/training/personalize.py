@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from aesthete_gui.engine.blas import single_blas_thread
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.training.bt_fit import (
     DEFAULT_LAMBDA,
@@ -266,28 +267,44 @@ def train_adapter(
     ).fit(inputs)
     design = featurizer.transform(inputs)
     blocks = featurizer.column_blocks()
-    prior_slope = BASE_SLOPE if anchored else 0.0
     fits: dict[str, DimensionFit] = {}
-    for dimension in DIMENSIONS:
-        subset = [c for c in choices if c.dimension == dimension]
-        if not subset:
-            continue
-        _check_choices(subset, len(inputs.keys))
-        base = _base_column(inputs, dimension) if anchored else np.zeros(len(inputs.keys))
-        a = np.array([c.a for c in subset])
-        b = np.array([c.b for c in subset])
-        target = np.array([{"a": 1.0, "b": 0.0, "tie": 0.5}[c.winner] for c in subset])
-        x = design[a] - design[b]
-        offset = base[a] - base[b]
-        if penalties is not None:
-            chosen = dict(penalties)
-        elif len(subset) < MIN_CHOICES_FOR_SELECTION:
-            chosen = dict.fromkeys(dict.fromkeys(blocks), DEFAULT_LAMBDA)
-        else:
-            chosen = choose_penalties(x, offset, target, blocks, prior_slope)
-        fit = fit_logistic(x, offset, target, penalty_vector(blocks, chosen), prior_slope)
-        fits[dimension] = DimensionFit(fit.weights, fit.slope, chosen, len(subset), fit.covariance)
+    with single_blas_thread():
+        for dimension in DIMENSIONS:
+            fit = _fit_dimension(inputs, design, blocks, choices, dimension, anchored, penalties)
+            if fit is not None:
+                fits[dimension] = fit
     return TasteAdapter(featurizer=featurizer, anchored=anchored, fits=fits)
+
+
+def _fit_dimension(
+    inputs: TasteInputs,
+    design: np.ndarray,
+    blocks: np.ndarray,
+    choices: Sequence[PairChoice],
+    dimension: str,
+    anchored: bool,
+    penalties: dict[str, float] | None,
+) -> DimensionFit | None:
+    """The residual of one dimension from its choices (None when it has none)."""
+    subset = [c for c in choices if c.dimension == dimension]
+    if not subset:
+        return None
+    _check_choices(subset, len(inputs.keys))
+    prior_slope = BASE_SLOPE if anchored else 0.0
+    base = _base_column(inputs, dimension) if anchored else np.zeros(len(inputs.keys))
+    a = np.array([c.a for c in subset])
+    b = np.array([c.b for c in subset])
+    target = np.array([{"a": 1.0, "b": 0.0, "tie": 0.5}[c.winner] for c in subset])
+    x = design[a] - design[b]
+    offset = base[a] - base[b]
+    if penalties is not None:
+        chosen = dict(penalties)
+    elif len(subset) < MIN_CHOICES_FOR_SELECTION:
+        chosen = dict.fromkeys(dict.fromkeys(blocks), DEFAULT_LAMBDA)
+    else:
+        chosen = choose_penalties(x, offset, target, blocks, prior_slope)
+    fit = fit_logistic(x, offset, target, penalty_vector(blocks, chosen), prior_slope)
+    return DimensionFit(fit.weights, fit.slope, chosen, len(subset), fit.covariance)
 
 
 def agreement(predicted_gap: np.ndarray, winners: Sequence[str]) -> np.ndarray:
