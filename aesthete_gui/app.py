@@ -8,9 +8,19 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `aesthete-gui` and `python -m aesthete_gui`."""
+    import os
+
+    from aesthete_gui.display_check import display_problem
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    problem, settings = display_problem(arguments, os.environ, sys.platform)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    os.environ.update(settings)
     from aesthete_gui.qt.launch import run_app
 
-    return run_app(list(sys.argv[1:] if argv is None else argv))
+    return run_app(arguments)
 
 
 if __name__ == "__main__":
