@@ -3,40 +3,63 @@
 Rules (SPEC §8): a hub id is resolved from the standard Hugging Face cache without network access
 unless the user asked for a download; safetensors only unless pickle files are explicitly allowed;
 `trust_remote_code` only when allowed; CUDA > MPS > CPU with bf16 on CUDA and float32 elsewhere; a
-clear message when the model needs more memory than the device has.
+clear message when the model needs more memory than the device has. Finding and checking a model's
+files (without loading a tensor) lives in ml/model_files.py; its names are importable from here too.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.ml.model_files import (
+    PICKLE_WEIGHT_SUFFIXES,
+    SAFE_WEIGHT_SUFFIXES,
+    ModelLoadError,
+    PickleRefused,
+    check_remote_code,
+    count_parameters,
+    looks_like_hub_id,
+    read_config,
+    resolve_model_path,
+    weight_files,
+)
+from aesthete_gui.ml.model_files import _progress_class as _progress_class
 
-SAFE_WEIGHT_SUFFIXES = (".safetensors",)
-PICKLE_WEIGHT_SUFFIXES = (".bin", ".pth", ".pt", ".ckpt", ".pkl")
-_HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+__all__ = [
+    "DEFAULT_LOAD_OPTIONS",
+    "MEMORY_OVERHEAD",
+    "PICKLE_WEIGHT_SUFFIXES",
+    "SAFE_WEIGHT_SUFFIXES",
+    "DeviceChoice",
+    "LazyVLM",
+    "LoadOptions",
+    "LoadedModel",
+    "ModelLoadError",
+    "ModelTooLarge",
+    "PickleRefused",
+    "available_memory_bytes",
+    "check_card_fits",
+    "check_fits",
+    "check_remote_code",
+    "choose_device",
+    "count_parameters",
+    "estimate_memory_bytes",
+    "load_vision_model",
+    "load_vlm",
+    "looks_like_hub_id",
+    "read_config",
+    "resolve_model_path",
+    "weight_files",
+]
+
 _BYTES_PER_DTYPE = {"float32": 4, "bfloat16": 2, "float16": 2}
-_SAFETENSORS_DTYPE_BYTES = {
-    "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-    "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1,
-}  # fmt: skip
 # Activations, KV cache and the allocator's slack on top of the weights.
 MEMORY_OVERHEAD = 1.25
-
-
-class ModelLoadError(Exception):
-    """A model could not be found or loaded; the message says what the user can do about it."""
-
-
-class PickleRefused(ModelLoadError):
-    """The folder holds only pickle checkpoints and the user did not allow them."""
 
 
 class ModelTooLarge(ModelLoadError):
@@ -74,168 +97,6 @@ class LoadedModel:
     path: Path
     model_id: str
     device: DeviceChoice
-
-
-def looks_like_hub_id(name: str) -> bool:
-    """True for 'owner/name' strings that are not existing local paths."""
-    return bool(_HUB_ID_RE.match(name)) and not Path(name).expanduser().exists()
-
-
-class _ProgressBar:
-    """A tqdm-compatible class relaying download progress to a ProgressCallback."""
-
-    callback: ProgressCallback | None = None
-    cancel: CancelToken | None = None
-
-    def __init__(self, *args: Any, total: float | None = None, desc: str = "", **kwargs: Any):
-        self.total = int(total) if total else None
-        self.n = 0
-        self.desc = desc or "downloading"
-
-    def update(self, amount: float = 1) -> None:
-        self.n += int(amount)
-        if self.cancel is not None:
-            self.cancel.raise_if_cancelled()
-        if self.callback is not None:
-            self.callback(Progress(self.n, self.total, self.desc))
-
-    def __enter__(self) -> _ProgressBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def set_description(self, desc: str | None = None, refresh: bool = True) -> None:
-        self.desc = desc or self.desc
-
-    def refresh(self) -> None:
-        """Nothing to redraw."""
-
-    def __iter__(self):  # pragma: no cover - huggingface_hub does not iterate its bar
-        return iter(())
-
-    def __call__(self, *args: Any, **kwargs: Any) -> _ProgressBar:
-        return self
-
-
-def _progress_class(progress: ProgressCallback | None, cancel: CancelToken | None) -> type:
-    return type("AesteteDownloadProgress", (_ProgressBar,), {"callback": progress, "cancel": cancel})
-
-
-def resolve_model_path(
-    name_or_path: str | os.PathLike[str],
-    *,
-    download: bool = False,
-    revision: str | None = None,
-    allow_pickle: bool = False,
-    cache_dir: str | os.PathLike[str] | None = None,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-) -> Path:
-    """A local folder for `name_or_path`: the folder itself, or a hub id from the cache (or downloaded)."""
-    text = os.fspath(name_or_path)
-    local = Path(text).expanduser()
-    if local.is_dir():
-        return local.resolve()
-    if local.exists():
-        raise ModelLoadError(f"{local} is a file; give the folder that holds the model")
-    if not looks_like_hub_id(text):
-        raise ModelLoadError(
-            f"model {text!r} is neither a folder nor a hub id like 'Qwen/Qwen3-VL-4B-Instruct'"
-        )
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
-
-    patterns = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja", "*.tiktoken", "*.md"]
-    if allow_pickle:
-        patterns += [f"*{suffix}" for suffix in PICKLE_WEIGHT_SUFFIXES]
-    try:
-        if not download:
-            folder = snapshot_download(
-                text, revision=revision, cache_dir=cache_dir, local_files_only=True
-            )
-        else:
-            folder = snapshot_download(
-                text,
-                revision=revision,
-                cache_dir=cache_dir,
-                allow_patterns=patterns,
-                tqdm_class=_progress_class(progress, cancel),
-            )
-    except LocalEntryNotFoundError as error:
-        if download:
-            raise ModelLoadError(f"could not download {text!r}: {error}") from error
-        raise ModelLoadError(
-            f"model {text!r} is not in the local model cache; download it with --download "
-            "(or pass a local folder)"
-        ) from error
-    except (HfHubHTTPError, OSError) as error:
-        raise ModelLoadError(f"could not download {text!r}: {error}") from error
-    return Path(str(folder))
-
-
-def weight_files(folder: Path, allow_pickle: bool = False) -> list[Path]:
-    """The weight files to load; refuses pickle-only folders unless `allow_pickle`."""
-    safe = sorted(p for p in folder.iterdir() if p.suffix in SAFE_WEIGHT_SUFFIXES)
-    if safe:
-        return safe
-    pickled = sorted(p for p in folder.iterdir() if p.suffix in PICKLE_WEIGHT_SUFFIXES)
-    if pickled and not allow_pickle:
-        names = ", ".join(p.name for p in pickled[:3])
-        raise PickleRefused(
-            f"{folder} holds only pickle checkpoints ({names}), which can run arbitrary code when "
-            "loaded. Convert them to safetensors, or allow them explicitly with --allow-pickle "
-            "(allow_pickle=True) if you trust their source."
-        )
-    if not pickled:
-        raise ModelLoadError(f"{folder} contains no model weights (*.safetensors)")
-    return pickled
-
-
-def check_remote_code(folder: Path, trust_remote_code: bool) -> None:
-    """Refuse a model whose config asks for custom code unless the user allowed it."""
-    config = read_config(folder)
-    if config.get("auto_map") and not trust_remote_code:
-        raise ModelLoadError(
-            f"{folder} needs custom code from its authors (auto_map in config.json); it is not run "
-            "unless you allow it with --trust-remote-code"
-        )
-
-
-def read_config(folder: Path) -> dict[str, Any]:
-    """config.json of a model folder, or an error naming the folder."""
-    path = folder / "config.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise ModelLoadError(f"{folder} has no config.json; is it a transformers model?") from error
-    except (OSError, ValueError) as error:
-        raise ModelLoadError(f"{path} is unreadable: {error}") from error
-
-
-def count_parameters(folder: Path) -> int:
-    """Number of parameters, read from the safetensors headers without loading any tensor."""
-    total = 0
-    for path in folder.glob("*.safetensors"):
-        try:
-            with path.open("rb") as handle:
-                (length,) = struct.unpack("<Q", handle.read(8))
-                header = json.loads(handle.read(length))
-        except (OSError, ValueError, struct.error) as error:
-            raise ModelLoadError(f"{path} is not a readable safetensors file: {error}") from error
-        for name, info in header.items():
-            if name == "__metadata__" or not isinstance(info, dict):
-                continue
-            count = 1
-            for dim in info.get("shape", []):
-                count *= int(dim)
-            total += count
-    if total == 0:
-        total = sum(p.stat().st_size for p in folder.iterdir() if p.suffix in PICKLE_WEIGHT_SUFFIXES) // 2
-    return total
 
 
 def estimate_memory_bytes(parameters: int, dtype: str) -> int:
@@ -286,7 +147,9 @@ def check_fits(folder: Path, choice: DeviceChoice, available: int | None = None)
     return needed
 
 
-def check_card_fits(model_id: str, choice: DeviceChoice, available: int | None = None) -> int | None:
+def check_card_fits(
+    model_id: str, choice: DeviceChoice, available: int | None = None
+) -> int | None:
     """Before a download: refuse a hub id whose model card says it cannot fit (None: no card)."""
     from aesthete_gui.ml.registry import card_for
 
@@ -338,7 +201,12 @@ def _prepare(
 
 
 def _from_pretrained(
-    folder: Path, choice: DeviceChoice, safe: bool, options: LoadOptions, model_class: Any, processor_class: Any
+    folder: Path,
+    choice: DeviceChoice,
+    safe: bool,
+    options: LoadOptions,
+    model_class: Any,
+    processor_class: Any,
 ) -> tuple[Any, Any]:
     """Model (on its device, in eval mode) and processor from a prepared folder; errors made clear."""
     try:
@@ -348,7 +216,9 @@ def _from_pretrained(
             trust_remote_code=options.trust_remote_code,
             use_safetensors=safe,
         )
-        processor = processor_class.from_pretrained(folder, trust_remote_code=options.trust_remote_code)
+        processor = processor_class.from_pretrained(
+            folder, trust_remote_code=options.trust_remote_code
+        )
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
         raise ModelLoadError(
             f"could not load the model in {folder}: {type(error).__name__}: {error}"
@@ -431,5 +301,7 @@ class LazyVLM:
     ) -> LoadedModel:
         """Load the model now (otherwise it loads on first use); returns the loaded model."""
         if self._loaded is None:
-            self._loaded = load_vlm(self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel)
+            self._loaded = load_vlm(
+                self.model_dir_or_id, self.load_options, progress=progress, cancel=cancel
+            )
         return self._loaded

@@ -1,30 +1,48 @@
 """The protocol logic shared by every prompt-driven judge (local transformers, OpenAI-compatible server).
 
 A backend only turns chat requests (images + prompt text) into reply texts; this module builds the
-prompts, parses replies with engine.parsing, runs pairs in both orders and sets under several
-orderings with a vote (SPEC §3), chains the three explanation stages (SPEC §4), and records every
-reply that did not parse — or never came — as unparsed, never as an invented answer.
+prompts, runs pairs in both orders and sets under several orderings (SPEC §3), and chains the three
+explanation stages (SPEC §4). Replies become judgments — parsed, combined, voted, or recorded as
+unparsed, never as an invented answer — in ml/judge_replies.py; its names are importable from here.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.engine.judgments import (
-    Outcome,
-    PairwiseJudgment,
-    PointwiseJudgment,
-    SetJudgment,
-)
-from aesthete_gui.engine.parsing import parse_free_text, parse_pairwise, parse_pointwise, parse_set
+from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, SetJudgment
+from aesthete_gui.engine.parsing import parse_free_text
 from aesthete_gui.engine.prompts import Prompt, PromptBook
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.ml.judge_replies import (
+    NO_ANSWER,
+    OrderedPairwiseJudgment,
+    Reply,
+    VotedSetJudgment,
+    combine_orders,
+    is_failure,
+    pairwise_record,
+    pointwise_record,
+    vote_orderings,
+)
 
-NO_ANSWER = "no answer from the judge: "
+__all__ = [
+    "NO_ANSWER",
+    "STAGES",
+    "ChatRequest",
+    "JudgeUnavailable",
+    "OrderedPairwiseJudgment",
+    "PromptJudge",
+    "Reply",
+    "StageCallback",
+    "StageEvent",
+    "VotedSetJudgment",
+    "combine_orders",
+    "is_failure",
+]
+
 STAGES = ("analyser", "critic", "summariser")
 
 
@@ -41,15 +59,6 @@ class ChatRequest:
 
 
 @dataclass(frozen=True)
-class Reply:
-    """The text a backend got back, or the reason it got none (`text` None)."""
-
-    text: str | None
-    error: str = ""
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
 class StageEvent:
     """One finished explanation stage, reported to the GUI as it arrives."""
 
@@ -60,33 +69,6 @@ class StageEvent:
 
 
 StageCallback = Callable[[StageEvent], None]
-
-
-@dataclass(frozen=True)
-class OrderedPairwiseJudgment(PairwiseJudgment):
-    """A pair judged as (A, B) and as (B, A): the agreed outcome and how consistent the orders were.
-
-    Per dimension: both orders agree -> that outcome; only one order answered -> its outcome;
-    they contradict each other -> TIE (position bias cancels out). `consistency` is the share of
-    dimensions answered in both orders on which they agree (None when no dimension was).
-    """
-
-    consistency: float | None = None
-    reverse_raw: str = ""
-
-
-@dataclass(frozen=True)
-class VotedSetJudgment(SetJudgment):
-    """Best/worst voted over several orderings; `all_orderings_agree` is the strict VAB criterion."""
-
-    orderings: tuple[tuple[str, ...], ...] = ()
-    votes: tuple[tuple[str | None, str | None], ...] = ()
-    all_orderings_agree: bool = False
-
-
-def is_failure(record: PairwiseJudgment | PointwiseJudgment | SetJudgment) -> bool:
-    """True when the judge gave no answer at all (error, timeout), as opposed to an unparsable one."""
-    return not record.parsed and record.rationale.startswith(NO_ANSWER)
 
 
 @dataclass
@@ -161,26 +143,17 @@ class PromptJudge:
             requests += [ChatRequest((b, a), prompt) for a, b in pairs]
         counter = _Counter(len(requests), progress, "pairwise judgments")
         replies = self._run(requests, counter, cancel)
-        forward = [self._pairwise(a, b, r) for (a, b), r in zip(pairs, replies, strict=False)]
+        forward = [
+            pairwise_record(a, b, r, self.judge_id)
+            for (a, b), r in zip(pairs, replies, strict=False)
+        ]
         if not self.both_orders:
             return forward
         reverse = [
-            self._pairwise(b, a, r) for (a, b), r in zip(pairs, replies[len(pairs) :], strict=True)
+            pairwise_record(b, a, r, self.judge_id)
+            for (a, b), r in zip(pairs, replies[len(pairs) :], strict=True)
         ]
         return [combine_orders(f, r) for f, r in zip(forward, reverse, strict=True)]
-
-    def _pairwise(self, first: str, second: str, reply: Reply) -> PairwiseJudgment:
-        if reply.text is None:
-            return PairwiseJudgment(
-                first, second, dict.fromkeys(DIMENSIONS), False, "", self.judge_id,
-                NO_ANSWER + reply.error, reply.seconds,
-            )  # fmt: skip
-        result = parse_pairwise(reply.text)
-        rationale = _with_notes(result.rationale, result.notes)
-        return PairwiseJudgment(
-            first, second, result.outcome, result.parsed, reply.text, self.judge_id, rationale,
-            reply.seconds,
-        )  # fmt: skip
 
     # --- pointwise ------------------------------------------------------------------------
     def score_items(
@@ -193,24 +166,10 @@ class PromptJudge:
         prompt = self.prompts.pointwise()
         requests = [ChatRequest((item,), prompt) for item in items]
         replies = self._run(requests, _Counter(len(requests), progress, "scores"), cancel)
-        records = []
-        for item, reply in zip(items, replies, strict=True):
-            if reply.text is None:
-                records.append(
-                    PointwiseJudgment(
-                        item, dict.fromkeys(DIMENSIONS), False, "", self.judge_id,
-                        NO_ANSWER + reply.error, reply.seconds,
-                    )
-                )
-                continue
-            result = parse_pointwise(reply.text)
-            records.append(
-                PointwiseJudgment(
-                    item, result.scores, result.parsed, reply.text, self.judge_id,
-                    _with_notes(result.rationale, result.notes), reply.seconds,
-                )
-            )
-        return records
+        return [
+            pointwise_record(item, reply, self.judge_id)
+            for item, reply in zip(items, replies, strict=True)
+        ]
 
     # --- set selection --------------------------------------------------------------------
     def orderings_for(self, items: Sequence[str], set_index: int = 0) -> list[tuple[str, ...]]:
@@ -256,11 +215,12 @@ class PromptJudge:
         for set_index, items in enumerate(sets):
             mine = [k for k, job in enumerate(jobs) if job[0] == set_index]
             results.append(
-                self._vote(
+                vote_orderings(
                     tuple(items),
                     [jobs[k][2] for k in mine],
                     [texts[k] for k in mine],
                     [stage_texts[k] for k in mine],
+                    self.judge_id,
                 )
             )
         return results
@@ -317,107 +277,3 @@ class PromptJudge:
     def _report(self, set_index: int, ordering_index: int, stage: str, text: str) -> None:
         if self.on_stage is not None:
             self.on_stage(StageEvent(set_index, ordering_index, stage, text))
-
-    def _vote(
-        self,
-        items: tuple[str, ...],
-        orderings: list[tuple[str, ...]],
-        replies: list[Reply],
-        stages: list[tuple[str, ...]],
-    ) -> SetJudgment:
-        votes: list[tuple[str | None, str | None]] = []
-        dimension_votes: dict[str, list[tuple[str | None, str | None]]] = {}
-        rationale = ""
-        failures = []
-        for ordering, reply in zip(orderings, replies, strict=True):
-            if reply.text is None:
-                votes.append((None, None))
-                failures.append(reply.error)
-                continue
-            result = parse_set(reply.text, len(ordering))
-            best = ordering[result.best] if result.best is not None else None
-            worst = ordering[result.worst] if result.worst is not None else None
-            votes.append((best, worst))
-            for dimension, (b, w) in result.per_dimension.items():
-                dimension_votes.setdefault(dimension, []).append(
-                    (ordering[b] if b is not None else None, ordering[w] if w is not None else None)
-                )
-            if result.parsed and not rationale:
-                rationale = _with_notes(result.rationale, result.notes)
-        valid = [(b, w) for b, w in votes if b is not None and w is not None]
-        best = _majority([b for b, _ in valid])
-        worst = _majority([w for _, w in valid if w != best])
-        parsed = best is not None and worst is not None
-        per_dimension: dict[str, tuple[str | None, str | None]] = {}
-        for dimension, pairs in dimension_votes.items():
-            d_best = _majority([b for b, _ in pairs if b is not None])
-            d_worst = _majority([w for _, w in pairs if w is not None and w != d_best])
-            per_dimension[dimension] = (d_best, d_worst)
-        if not valid:
-            rationale = NO_ANSWER + failures[0] if len(failures) == len(replies) else rationale
-            if not rationale:
-                rationale = "no ordering gave a valid best and worst"
-        raw = "\n\n----- next ordering -----\n\n".join(r.text or "" for r in replies)
-        return VotedSetJudgment(
-            items=items,
-            best=best if parsed else None,
-            worst=worst if parsed else None,
-            per_dimension=per_dimension,
-            parsed=parsed,
-            raw=raw,
-            judge_id=self.judge_id,
-            rationale=rationale,
-            stages=stages[0] if stages else (),
-            seconds=sum(r.seconds for r in replies),
-            orderings=tuple(orderings),
-            votes=tuple(votes),
-            all_orderings_agree=parsed and all(v == (best, worst) for v in votes),
-        )
-
-
-def _majority(choices: list[str | None]) -> str | None:
-    """The most frequent choice; ties go to the item chosen first (the given order's answer)."""
-    if not choices:
-        return None
-    counts = Counter(choices)
-    top = max(counts.values())
-    return next(c for c in choices if counts[c] == top)
-
-
-def combine_orders(forward: PairwiseJudgment, reverse: PairwiseJudgment) -> OrderedPairwiseJudgment:
-    """Merge (A, B) with the (B, A) judgment of the same pair; see OrderedPairwiseJudgment."""
-    back = reverse.swapped()
-    outcome: dict[str, Outcome | None] = {}
-    agreements = 0
-    answered_both = 0
-    for dimension in DIMENSIONS:
-        a, b = forward.outcome.get(dimension), back.outcome.get(dimension)
-        if a is not None and b is not None:
-            answered_both += 1
-            agreements += a == b
-            outcome[dimension] = a if a == b else "TIE"
-        else:
-            outcome[dimension] = a if a is not None else b
-    parsed = any(v is not None for v in outcome.values())
-    rationale = forward.rationale or reverse.rationale
-    if is_failure(forward) and is_failure(reverse):
-        rationale = forward.rationale
-    return OrderedPairwiseJudgment(
-        first=forward.first,
-        second=forward.second,
-        outcome=outcome,
-        parsed=parsed,
-        raw=forward.raw,
-        judge_id=forward.judge_id,
-        rationale=rationale,
-        seconds=forward.seconds + reverse.seconds,
-        consistency=agreements / answered_both if answered_both else None,
-        reverse_raw=reverse.raw,
-    )
-
-
-def _with_notes(rationale: str, notes: tuple[str, ...]) -> str:
-    if not notes:
-        return rationale
-    suffix = "[parse notes: " + "; ".join(notes) + "]"
-    return f"{rationale}\n{suffix}" if rationale else suffix
