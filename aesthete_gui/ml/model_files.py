@@ -19,10 +19,6 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 SAFE_WEIGHT_SUFFIXES = (".safetensors",)
 PICKLE_WEIGHT_SUFFIXES = (".bin", ".pth", ".pt", ".ckpt", ".pkl")
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
-_SAFETENSORS_DTYPE_BYTES = {
-    "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-    "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1,
-}  # fmt: skip
 
 
 class ModelLoadError(Exception):
