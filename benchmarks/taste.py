@@ -47,10 +47,12 @@ sys.path.insert(0, str(REPO))
 from taste_library import build_library, measure_library  # noqa: E402
 
 from aesthete_gui.training.personalize import (  # noqa: E402
+    Featurizer,
     PairChoice,
     TasteInputs,
     agreement,
     bootstrap_interval,
+    fit_featurizer,
     train_adapter,
 )
 from aesthete_gui.training.suggest import suggest_pairs, uncertainty_pairs  # noqa: E402
@@ -126,7 +128,7 @@ def random_pairs(n: int, count: int, rng: np.random.Generator, exclude: set[froz
     return pairs
 
 
-def collect(strategy: str, inputs: TasteInputs, utility: np.ndarray, noise: float, seed: int, hashes: list[int] | None) -> list[PairChoice]:
+def collect(strategy: str, inputs: TasteInputs, featurizer: Featurizer, utility: np.ndarray, noise: float, seed: int, hashes: list[int] | None) -> list[PairChoice]:
     """The user's first max(CHECKPOINTS) training choices under one pair-selection strategy."""
     rng = np.random.default_rng(seed)
     total = max(CHECKPOINTS)
@@ -147,7 +149,8 @@ def collect(strategy: str, inputs: TasteInputs, utility: np.ndarray, noise: floa
             choices.append(PairChoice(a, b, user_choice(utility, a, b, noise, rng)))
         # the block penalties are re-chosen by evidence every 25 choices and reused in between
         reuse = adapter is not None and len(choices) % 25 >= 5 and "overall" in adapter.fits
-        adapter = train_adapter(inputs, choices, penalties=adapter.fits["overall"].penalties if reuse else None)
+        penalties = adapter.fits["overall"].penalties if reuse else None
+        adapter = train_adapter(inputs, choices, penalties=penalties, featurizer=featurizer)
     return choices
 
 
@@ -165,7 +168,8 @@ def run_user(measured: dict[str, np.ndarray], noise_name: str, user: int, hashes
     noise = NOISE[noise_name]
     n = len(utility)
     inputs = TasteInputs(keys=list(range(n)), base_scores=measured["base"], properties=measured["features"], embeddings=measured["embeddings"])
-    strategies = {s: collect(s, inputs, utility, noise, 7 * user + 1, hashes) for s in ("random", "suggested", "uncertainty")}
+    featurizer = fit_featurizer(inputs)  # the library's design: fitted once, not on every retraining
+    strategies = {s: collect(s, inputs, featurizer, utility, noise, 7 * user + 1, hashes) for s in ("random", "suggested", "uncertainty")}
     trained = set().union(*({frozenset((c.a, c.b)) for c in ch} for ch in strategies.values()))
     test_rng = np.random.default_rng(5000 + user)
     test = [PairChoice(a, b, user_choice(utility, a, b, noise, test_rng)) for a, b in random_pairs(n, HELD_OUT, test_rng, trained)]
@@ -174,7 +178,7 @@ def run_user(measured: dict[str, np.ndarray], noise_name: str, user: int, hashes
     for k in CHECKPOINTS:
         for name, choices in strategies.items():
             started = time.perf_counter()
-            adapter = train_adapter(inputs, choices[:k])
+            adapter = train_adapter(inputs, choices[:k], featurizer=featurizer)
             seconds.append(time.perf_counter() - started)
             result[f"{name}@{k}"] = held_out_agreement(adapter.utilities(inputs), test)
         reweight = train_adapter(inputs, strategies["random"][:k], anchored=False, embedding_components=0)

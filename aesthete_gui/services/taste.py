@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.scoring import (
     LibraryArrays,
     base_scores_for,
@@ -26,16 +26,19 @@ from aesthete_gui.services.scoring import (
 )
 from aesthete_gui.store import ChoiceRecord, Profile
 from aesthete_gui.training.personalize import (
+    Featurizer,
     PairChoice,
     TasteAdapter,
     TasteInputs,
     agreement,
     bootstrap_interval,
+    fit_featurizer,
     train_adapter,
 )
 
 HELD_OUT_FRACTION = 0.2
 MIN_CHOICES_TO_EVALUATE = 20
+CURVE_POINTS = 6
 WINNERS = ("a", "b", "tie")
 
 
@@ -149,6 +152,7 @@ class _Library:
     arrays: LibraryArrays
     inputs: TasteInputs
     row_of: dict[int, int]
+    featurizer: Featurizer  # fitted once per library, shared by every adapter trained on it
 
 
 def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | None, cancel: CancelToken | None) -> _Library:
@@ -157,7 +161,8 @@ def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | No
         raise TasteError("the profile has no readable images; import a folder first")
     base = base_scores_for(profile, arrays, base_scorer)
     inputs = TasteInputs(keys=[r.id for r in arrays.images], base_scores=base, properties=arrays.features, embeddings=arrays.embeddings)
-    return _Library(arrays, inputs, {r.id: i for i, r in enumerate(arrays.images)})
+    row_of = {r.id: i for i, r in enumerate(arrays.images)}
+    return _Library(arrays, inputs, row_of, fit_featurizer(inputs))
 
 
 def _pair_choices(choices: list[ChoiceRecord], row_of: dict[int, int]) -> list[PairChoice]:
@@ -170,9 +175,10 @@ def _pair_choices(choices: list[ChoiceRecord], row_of: dict[int, int]) -> list[P
 
 def _measure(adapter: TasteAdapter, library: _Library, held_out: list[PairChoice]) -> tuple[Agreement, Agreement]:
     winners = [c.winner for c in held_out]
+    utilities = {d: adapter.utilities(library.inputs, d) for d in {c.dimension for c in held_out}}
     adapted, base = [], []
     for choice in held_out:
-        utility = adapter.utilities(library.inputs, choice.dimension)
+        utility = utilities[choice.dimension]
         adapted.append(utility[choice.a] - utility[choice.b])
         column = library.inputs.base_scores[:, DIMENSIONS.index(choice.dimension)]  # type: ignore[index]
         base.append(column[choice.a] - column[choice.b])
@@ -199,7 +205,7 @@ def evaluate_taste(
     held = round(HELD_OUT_FRACTION * len(choices)) if len(choices) >= MIN_CHOICES_TO_EVALUATE else 0
     base_agreement = adapter_agreement = None
     if held:
-        early = train_adapter(library.inputs, choices[:-held])
+        early = train_adapter(library.inputs, choices[:-held], featurizer=library.featurizer)
         base_agreement, adapter_agreement = _measure(early, library, choices[-held:])
     report = TasteReport(name, scorer, len(choices), len(choices) - held, held, base_agreement, adapter_agreement, time.perf_counter() - started)
     return report, library, choices
@@ -216,12 +222,48 @@ def train_taste(
     name = name or "default"
     report, library, choices = evaluate_taste(profile, base_scorer, progress, cancel, name)
     started = time.perf_counter()
-    adapter = train_adapter(library.inputs, choices)
+    adapter = train_adapter(library.inputs, choices, featurizer=library.featurizer)
     report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started})
     metrics = {**report.as_dict(), "encoder": library.arrays.encoder_id, "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
     profile.save_adapter(name, report.base_scorer, adapter.to_bytes(), metrics)
     profile.set_active_adapter(name)
     return report
+
+
+def learning_curve(
+    profile: Profile,
+    base_scorer: str | None = None,
+    dimension: str = "overall",
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[list[tuple[int, Agreement]], Agreement]:
+    """Held-out agreement after training on the first n earlier choices, for growing n.
+
+    The latest choices on `dimension` are held out (never trained on), as in `evaluate_taste`;
+    returns (n, adapter agreement) per point and the base scorer's agreement on the same choices.
+    """
+    library = _library(profile, base_scorer or default_scorer(profile), progress, cancel)
+    choices = _pair_choices(profile.choices(dimension), library.row_of)
+    if len(choices) < MIN_CHOICES_TO_EVALUATE:
+        raise TasteError(
+            f"the learning curve needs at least {MIN_CHOICES_TO_EVALUATE} choices on {dimension}; "
+            f"there are {len(choices)}"
+        )
+    held = max(1, round(HELD_OUT_FRACTION * len(choices)))
+    train, test = choices[:-held], choices[-held:]
+    sizes = np.unique(np.rint(np.geomspace(min(5, len(train)), len(train), CURVE_POINTS)).astype(int))
+    points: list[tuple[int, Agreement]] = []
+    base = None
+    for done, size in enumerate(sizes.tolist(), start=1):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        adapter = train_adapter(library.inputs, train[:size], featurizer=library.featurizer)
+        base, adapted = _measure(adapter, library, test)
+        points.append((size, adapted))
+        if progress is not None:
+            progress(Progress(done, len(sizes), f"learning curve: {size} choices"))
+    assert base is not None  # sizes is never empty: train has at least 16 choices
+    return points, base
 
 
 def use_adapter(profile: Profile, name: str | None) -> None:

@@ -106,21 +106,12 @@ class Featurizer:
             self.scale[-components:] = leading if leading > 1e-9 else 1.0
         return self
 
-    def block_sizes(self) -> dict[str, int]:
-        """Columns per design block, in design order (blocks this featurizer has none of are 0)."""
+    def column_blocks(self) -> list[str]:
+        """The block name ("base", "properties" or "embeddings") of every design column."""
         components = self.embedding_basis.shape[1] if self.embedding_basis.size else 0
         base = len(DIMENSIONS) if self.use_base else 0
-        return {
-            "base": base,
-            "properties": self.mean.shape[0] - base - components,
-            "embeddings": components,
-        }
-
-    def column_blocks(self) -> np.ndarray:
-        """The block name of every design column."""
-        return np.array(
-            [name for name, size in self.block_sizes().items() for _ in range(size)], dtype=object
-        )
+        properties = self.mean.shape[0] - base - components
+        return ["base"] * base + ["properties"] * properties + ["embeddings"] * components
 
     def transform(self, inputs: TasteInputs) -> np.ndarray:
         """The standardised design matrix (n, k)."""
@@ -252,19 +243,20 @@ def train_adapter(
     use_properties: bool = True,
     embedding_components: int = EMBEDDING_COMPONENTS,
     penalties: dict[str, float] | None = None,
+    featurizer: Featurizer | None = None,
 ) -> TasteAdapter:
     """Fit one residual per dimension that has choices; block penalties by evidence unless given.
+
+    `featurizer` (from `fit_featurizer` on the same inputs) saves refitting the embedding basis
+    (seconds on a large library) when several adapters are trained on one library.
 
     `anchored=False, embedding_components=0` gives the plain re-weighting baseline (a BT logistic on
     the five dimension scores and the image properties, starting from nothing).
     """
     if anchored and inputs.base_scores is None:
         anchored = False  # no scorer yet: the adapter learns from embeddings and properties alone
-    featurizer = Featurizer(
-        use_base=inputs.base_scores is not None,
-        use_properties=use_properties,
-        embedding_components=embedding_components if inputs.embeddings is not None else 0,
-    ).fit(inputs)
+    if featurizer is None:
+        featurizer = fit_featurizer(inputs, use_properties, embedding_components)
     design = featurizer.transform(inputs)
     blocks = featurizer.column_blocks()
     fits: dict[str, DimensionFit] = {}
@@ -276,10 +268,23 @@ def train_adapter(
     return TasteAdapter(featurizer=featurizer, anchored=anchored, fits=fits)
 
 
+def fit_featurizer(
+    inputs: TasteInputs,
+    use_properties: bool = True,
+    embedding_components: int = EMBEDDING_COMPONENTS,
+) -> Featurizer:
+    """The design of `inputs` (no choices needed): standardisation and the embeddings' leading basis."""
+    return Featurizer(
+        use_base=inputs.base_scores is not None,
+        use_properties=use_properties,
+        embedding_components=embedding_components if inputs.embeddings is not None else 0,
+    ).fit(inputs)
+
+
 def _fit_dimension(
     inputs: TasteInputs,
     design: np.ndarray,
-    blocks: np.ndarray,
+    blocks: list[str],
     choices: Sequence[PairChoice],
     dimension: str,
     anchored: bool,

@@ -116,10 +116,10 @@ def uncertainty_pairs(
     """
     rng = np.random.default_rng(seed)
     if adapter is None:
-        from aesthete_gui.training.personalize import Featurizer
+        from aesthete_gui.training.personalize import fit_featurizer
 
         adapter = TasteAdapter(
-            featurizer=Featurizer(use_base=inputs.base_scores is not None, use_properties=True, embedding_components=8).fit(inputs),
+            featurizer=fit_featurizer(inputs, embedding_components=8),
             anchored=inputs.base_scores is not None,
             fits={},
         )

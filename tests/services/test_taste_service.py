@@ -124,3 +124,16 @@ def test_suggestions_skip_judged_pairs_and_burst_mates(profile: Profile) -> None
         assert frozenset((pair["a"], pair["b"])) != frozenset((records[0].path, records[1].path))
     taste.train_taste(profile)
     assert len(taste.suggest_next_pairs(profile, count=2)) == 2
+
+
+def test_learning_curve_grows_on_the_held_out_later_choices(profile: Profile) -> None:
+    _simulate_choices(profile, 10)
+    with pytest.raises(taste.TasteError, match="at least 20 choices"):
+        taste.learning_curve(profile)
+    _simulate_choices(profile, 50, seed=1)
+    points, base = taste.learning_curve(profile)
+    sizes = [n for n, _ in points]
+    assert sizes == sorted(sizes) and sizes[0] == 5 and sizes[-1] == 48  # 60 choices, 12 held out
+    assert base.low <= base.mean <= base.high
+    assert points[-1][1].mean >= points[0][1].mean
+    assert points[-1][1].mean >= 0.75

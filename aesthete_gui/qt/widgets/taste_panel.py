@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
@@ -35,9 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HELD_OUT_FRACTION = 0.2
-MIN_CHOICES_FOR_CURVE = 20
-CURVE_POINTS = 6
+MIN_CHOICES_FOR_CURVE = 20  # services.taste.MIN_CHOICES_TO_EVALUATE, without importing services at start-up
 NO_ADAPTER = "(none: base scorer only)"
 
 
@@ -48,49 +44,12 @@ def learning_curve(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[CurvePoint], list[CurvePoint]]:
-    """Held-out agreement after training on the first n earlier choices, for growing n.
+    """The adapter's and the base scorer's learning-curve points (services.taste.learning_curve)."""
+    from aesthete_gui.services import taste
 
-    The latest 20% of the choices on `dimension` are held out (never trained on); returns the
-    adapter's points and the base scorer's (the same held-out set, so a flat line).
-    """
-    from aesthete_gui.services import scoring
-    from aesthete_gui.training.personalize import (
-        PairChoice,
-        TasteInputs,
-        agreement,
-        bootstrap_interval,
-        train_adapter,
-    )
-
-    arrays = scoring.library_arrays(profile, with_embeddings=True, progress=progress, cancel=cancel)
-    base = scoring.base_scores_for(profile, arrays, base_scorer)
-    inputs = TasteInputs(keys=[r.id for r in arrays.images], base_scores=base,
-                         properties=arrays.features, embeddings=arrays.embeddings)
-    row_of = {r.id: i for i, r in enumerate(arrays.images)}
-    choices = [PairChoice(row_of[c.image_a], row_of[c.image_b], c.winner, c.dimension)
-               for c in profile.choices(dimension) if c.image_a in row_of and c.image_b in row_of]
-    if len(choices) < MIN_CHOICES_FOR_CURVE:
-        raise ValueError(f"the learning curve needs at least {MIN_CHOICES_FOR_CURVE} choices on "
-                         f"{dimension}; there are {len(choices)}")
-    held = max(1, round(HELD_OUT_FRACTION * len(choices)))
-    train, test = choices[:-held], choices[-held:]
-    winners = [c.winner for c in test]
-    a = np.array([c.a for c in test])
-    b = np.array([c.b for c in test])
-    column = base[:, DIMENSIONS.index(dimension)]
-    base_point = bootstrap_interval(agreement(column[a] - column[b], winners))
-    sizes = np.unique(np.rint(np.geomspace(min(5, len(train)), len(train), CURVE_POINTS)).astype(int)).tolist()
-    adapter_points: list[CurvePoint] = []
-    for done, size in enumerate(sizes, start=1):
-        if cancel is not None:
-            cancel.raise_if_cancelled()
-        utility = train_adapter(inputs, train[:size]).utilities(inputs, dimension)
-        mean, low, high = bootstrap_interval(agreement(utility[a] - utility[b], winners))
-        adapter_points.append(CurvePoint(size, mean, low, high))
-        if progress is not None:
-            progress(Progress(done, len(sizes), f"learning curve: {size} choices"))
-    base_points = [CurvePoint(s, *base_point) for s in sizes]
-    return adapter_points, base_points
+    points, base = taste.learning_curve(profile, base_scorer, dimension, progress, cancel)
+    adapter_points = [CurvePoint(n, a.mean, a.low, a.high) for n, a in points]
+    return adapter_points, [CurvePoint(n, base.mean, base.low, base.high) for n, _ in points]
 
 
 def train_with_options(
