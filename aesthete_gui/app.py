@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
+
+from aesthete_gui.display_check import display_problem
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `aesthete-gui` and `python -m aesthete_gui`."""
-    import os
-
-    from aesthete_gui.display_check import display_problem
-
     arguments = list(sys.argv[1:] if argv is None else argv)
     problem, settings = display_problem(arguments, os.environ, sys.platform)
     if problem:
