@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from aesthete_gui.services.scoring import (
 )
 from aesthete_gui.store import ChoiceRecord, Profile
 from aesthete_gui.training.personalize import (
+    BASE_SLOPE,
     Featurizer,
     PairChoice,
     TasteAdapter,
@@ -152,7 +154,12 @@ class _Library:
     arrays: LibraryArrays
     inputs: TasteInputs
     row_of: dict[int, int]
-    featurizer: Featurizer  # fitted once per library, shared by every adapter trained on it
+
+    @cached_property
+    def featurizer(self) -> Featurizer:
+        """The library's design, fitted on first use (an SVD of every embedding: seconds on a large
+        library) and shared by every adapter trained on it; ranking and suggesting never need it."""
+        return fit_featurizer(self.inputs)
 
 
 def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | None, cancel: CancelToken | None) -> _Library:
@@ -161,8 +168,7 @@ def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | No
         raise TasteError("the profile has no readable images; import a folder first")
     base = base_scores_for(profile, arrays, base_scorer)
     inputs = TasteInputs(keys=[r.id for r in arrays.images], base_scores=base, properties=arrays.features, embeddings=arrays.embeddings)
-    row_of = {r.id: i for i, r in enumerate(arrays.images)}
-    return _Library(arrays, inputs, row_of, fit_featurizer(inputs))
+    return _Library(arrays, inputs, {r.id: i for i, r in enumerate(arrays.images)})
 
 
 def _pair_choices(choices: list[ChoiceRecord], row_of: dict[int, int]) -> list[PairChoice]:
@@ -305,7 +311,7 @@ def rank_images(
     column = library.inputs.base_scores[:, DIMENSIONS.index(dimension)]  # type: ignore[index]
     if record is not None:
         adapter = TasteAdapter.from_bytes(record.blob)
-        personal = adapter.scores(library.inputs)[dimension]
+        personal = adapter.utilities(library.inputs, dimension) / BASE_SLOPE  # as adapter.scores
     else:
         personal = column
     order = np.argsort(-personal, kind="stable")

@@ -150,18 +150,25 @@ class TasteAdapter:
     anchored: bool  # True: residual on top of the base scores; False: a plain re-weighting
     fits: dict[str, DimensionFit]
 
-    def utilities(self, inputs: TasteInputs, dimension: str = "overall") -> np.ndarray:
-        """Personal utility (logit scale) of every image for `dimension`."""
-        design = self.featurizer.transform(inputs)
+    def utilities(
+        self, inputs: TasteInputs, dimension: str = "overall", design: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Personal utility (logit scale) of every image for `dimension`.
+
+        `design` is `featurizer.transform(inputs)` when the caller already has it.
+        """
         base = _base_column(inputs, dimension) if self.anchored else np.zeros(len(inputs.keys))
         fit = self.fits.get(dimension)
         if fit is None:
             return BASE_SLOPE * base
+        if design is None:
+            design = self.featurizer.transform(inputs)
         return fit.base_slope * base + design @ fit.weights
 
     def scores(self, inputs: TasteInputs) -> dict[str, np.ndarray]:
         """Personal scores per dimension on the base's 1–5 scale (base + residual / β₀)."""
-        return {d: self.utilities(inputs, d) / BASE_SLOPE for d in DIMENSIONS}
+        design = self.featurizer.transform(inputs) if self.fits else None
+        return {d: self.utilities(inputs, d, design) / BASE_SLOPE for d in DIMENSIONS}
 
     def pair_variance(
         self, inputs: TasteInputs, a: np.ndarray, b: np.ndarray, dimension: str = "overall"
