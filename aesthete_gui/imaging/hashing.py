@@ -45,12 +45,3 @@ def hamming(a: int, b: int) -> int:
     """Number of differing bits between two 64-bit hashes."""
     return ((a ^ b) & 0xFFFF_FFFF_FFFF_FFFF).bit_count()
 
-
-def to_signed64(value: int) -> int:
-    """Map an unsigned 64-bit hash into SQLite's signed INTEGER range (reversible)."""
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def from_signed64(value: int) -> int:
-    """Inverse of to_signed64."""
-    return value + (1 << 64) if value < 0 else value

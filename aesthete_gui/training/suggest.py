@@ -192,17 +192,3 @@ def _prior_utility(inputs: TasteInputs, dimension: str) -> np.ndarray:
     if inputs.base_scores is None:
         return np.zeros(len(inputs.keys))
     return BASE_SLOPE * inputs.base_scores[:, DIMENSIONS.index(dimension)].astype(float)
-
-
-def smallest_gap_pairs(utility: np.ndarray, judged: set[frozenset[int]], count: int = 1) -> list[tuple[int, int]]:
-    """The simple rule: among neighbours in the current ranking, the unjudged pairs with the smallest gaps."""
-    order = np.argsort(utility)
-    gaps = np.diff(utility[order])
-    chosen: list[tuple[int, int]] = []
-    for index in np.argsort(gaps, kind="stable"):
-        i, j = int(order[index]), int(order[index + 1])
-        if frozenset((i, j)) not in judged:
-            chosen.append((i, j))
-            if len(chosen) == count:
-                break
-    return chosen

@@ -18,7 +18,6 @@ from aesthete_gui.training.personalize import (
 )
 from aesthete_gui.training.suggest import (
     candidate_pairs,
-    smallest_gap_pairs,
     suggest_pairs,
     uncertainty_pairs,
 )
@@ -182,9 +181,3 @@ def test_suggestions_are_the_closest_unjudged_neighbours_in_the_adapted_ranking(
     assert abs(utility[second[0]] - utility[second[1]]) >= gaps[closest]
     no_scorer = TasteInputs(keys=inputs.keys, embeddings=inputs.embeddings)
     assert len(suggest_pairs(None, no_scorer, set(), count=3)) == 3
-
-
-def test_smallest_gap_rule_skips_judged_neighbours() -> None:
-    utility = np.array([0.0, 1.0, 1.05, 3.0])
-    assert smallest_gap_pairs(utility, set()) == [(1, 2)]
-    assert smallest_gap_pairs(utility, {frozenset((1, 2))}, count=2) == [(0, 1), (2, 3)]
