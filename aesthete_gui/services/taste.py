@@ -130,16 +130,8 @@ def import_choices_csv(profile: Profile, csv_path: str | Path) -> int:
         if first == second:
             raise TasteError(f"{csv_path}: line {line}: a and b are the same image; nothing was imported")
         planned.append((first, second, winner, dimension))
-    written: list[int] = []
-    try:
-        session = f"csv:{Path(csv_path).name}:{int(time.time())}"
-        for first, second, winner, dimension in planned:
-            written.append(profile.add_choice(first, second, winner, dimension, session=session))
-    except BaseException:
-        for choice_id in written:  # keep the import all-or-nothing
-            profile.delete_choice(choice_id)
-        raise
-    return len(written)
+    session = f"csv:{Path(csv_path).name}:{int(time.time())}"
+    return len(profile.add_choices(planned, session=session))
 
 
 def _check_winner_dimension(winner: str, dimension: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
@@ -102,21 +102,42 @@ class OpinionsMixin(CatalogMixin):
         app_state: Mapping[str, Any] | None = None,
     ) -> int:
         """Record one choice (a = shown left/first; winner 'a', 'b' or 'tie'), committed now."""
-        if winner not in WINNERS:
-            raise ValueError(f"winner must be one of {WINNERS}, got {winner!r}")
-        if dimension not in DIMENSIONS:
-            raise ValueError(f"unknown dimension {dimension!r}; expected one of {DIMENSIONS}")
-        a, b = self._image_id(image_a), self._image_id(image_b)
-        if a == b:
-            raise ValueError("a choice needs two different images")
+        return self.add_choices([(image_a, image_b, winner, dimension)], session, app_state)[0]
+
+    def add_choices(
+        self,
+        choices: Iterable[tuple[int | str, int | str, str, str]],
+        session: str | None = None,
+        app_state: Mapping[str, Any] | None = None,
+    ) -> list[int]:
+        """Record choices `(image a, image b, winner, dimension)` in ONE transaction; their ids.
+
+        Every choice is checked before anything is written, so a bad one records none.
+        """
+        rows = []
+        for image_a, image_b, winner, dimension in choices:
+            if winner not in WINNERS:
+                raise ValueError(f"winner must be one of {WINNERS}, got {winner!r}")
+            if dimension not in DIMENSIONS:
+                raise ValueError(f"unknown dimension {dimension!r}; expected one of {DIMENSIONS}")
+            a, b = self._image_id(image_a), self._image_id(image_b)
+            if a == b:
+                raise ValueError("a choice needs two different images")
+            rows.append((a, b, winner, dimension))
         state = None if app_state is None else json.dumps(dict(app_state), default=str)
+        now = time.time()
         with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO choices (image_a, image_b, winner, dimension, created_at, session,"
-                " app_state) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (a, b, winner, dimension, time.time(), session, state),
-            )
-            return int(cursor.lastrowid or 0)
+            return [
+                int(
+                    conn.execute(
+                        "INSERT INTO choices (image_a, image_b, winner, dimension, created_at, session,"
+                        " app_state) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (a, b, winner, dimension, now, session, state),
+                    ).lastrowid
+                    or 0
+                )
+                for a, b, winner, dimension in rows
+            ]
 
     def choices(self, dimension: str | None = None) -> list[ChoiceRecord]:
         """The user's choices in the order they were made (optionally one dimension only)."""

@@ -33,6 +33,24 @@ def test_bad_choices_are_refused(profile: Profile, args: tuple, message: str) ->
     assert profile.choices() == []
 
 
+def test_add_choices_writes_every_row_in_one_transaction(profile: Profile) -> None:
+    a, b, c = (profile.ensure_image(p) for p in ("/a.jpg", "/b.jpg", "/c.jpg"))
+    statements: list[str] = []
+    profile.conn.set_trace_callback(statements.append)
+    try:
+        rows = [(a, b, "a", "overall"), (b, c, "tie", "mood"), (c, a, "b", "overall")]
+        ids = profile.add_choices(rows, session="csv")
+    finally:
+        profile.conn.set_trace_callback(None)
+    transaction = [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")]
+    assert transaction == ["BEGIN IMMEDIATE", "COMMIT"]
+    assert [ch.id for ch in profile.choices()] == ids
+    assert {ch.session for ch in profile.choices()} == {"csv"}
+    with pytest.raises(ValueError, match="winner"):
+        profile.add_choices([(a, b, "a", "overall"), (b, c, "left", "overall")])
+    assert profile.choice_count() == 3
+
+
 def test_judgments_round_trip_all_three_protocols(profile: Profile) -> None:
     run_id = profile.create_run("bridge", {"judge": "tiny"})
     pair = PairwiseJudgment(
