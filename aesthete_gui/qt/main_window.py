@@ -233,8 +233,6 @@ class MainWindow(JobMenuMixin, QMainWindow):
             self.tabs.setCurrentIndex(VIEWS.index(key))
             self.tabs.blockSignals(False)
         self.tabs.setVisible(key != "welcome")
-        # the Set view owns Ctrl+Z while shown (its own shortcut); two would cancel each other out
-        self.undo_action.setShortcut(QKeySequence() if key == "set" else QKeySequence(QKeySequence.StandardKey.Undo))
         if key == "loupe":
             current = self.context.selection.current()
             if current is None and self.model.rowCount():
@@ -275,12 +273,9 @@ class MainWindow(JobMenuMixin, QMainWindow):
 
     def undo(self) -> None:
         """Undo in the view shown: the last choice in Compare / Set, else the last mark."""
-        view = self._pages.get(self._current_view)
         if self._current_view in ("compare", "set"):
-            undo_view = getattr(view, "undo", None) or getattr(view, "undo_last_record", None)
-            if callable(undo_view):
-                undo_view()
-                return
+            self._pages[self._current_view].undo()
+            return
         if self.marks.undo_stack.canUndo():
             self.show_message(f"Undo: {self.marks.undo_stack.undoText()}")
             self.marks.undo_stack.undo()

@@ -127,7 +127,7 @@ def test_accepting_the_verdict_stores_it_as_choices(qtbot, app_context, images) 
     assert {(c.image_a, c.image_b, c.winner) for c in choices} == {
         (images[0], images[1], "a"), (images[0], images[2], "a"), (images[1], images[2], "b")}
     assert all(c.app_state["source"] == "accepted" for c in choices)
-    view.undo_last_record()
+    view.undo()
     assert app_context.profile.choices() == []
 
 

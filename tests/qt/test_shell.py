@@ -330,3 +330,18 @@ def test_dropping_a_folder_on_the_window_imports_it(qtbot, window, image_folder,
     window.dropEvent(drop)
     qtbot.waitUntil(lambda: window.model.rowCount() == 12, timeout=60_000)
     assert [f.path for f in window.context.profile.folders()] == [str(image_folder)]
+
+
+def test_in_the_set_view_edit_undo_removes_the_recorded_set_not_a_mark(qtbot, window, image_folder) -> None:
+    _import(qtbot, window, image_folder)
+    ids = [window.model.row_at(i).image_id for i in range(3)]
+    window.show_view("set")
+    view = window.set_view
+    assert view.set_images(ids)
+    view._cards[0].best_button.click()
+    view._cards[2].worst_button.click()
+    view.record_button.click()
+    assert len(window.context.profile.choices()) == 3
+    assert window.undo_action.shortcut().toString() == "Ctrl+Z"  # one Undo, in every view
+    window.undo_action.trigger()
+    assert window.context.profile.choices() == []

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -141,12 +141,6 @@ class SetView(QWidget):
         layout.addWidget(self.verdict_label)
         layout.addLayout(self.stage_grid, 1)
         layout.addLayout(bottom)
-        undo = QShortcut(
-            QKeySequence.StandardKey.Undo,
-            self,
-            context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
-        )
-        undo.activated.connect(self.undo_last_record)
 
     # -- candidates ----------------------------------------------------------------------------
     def use_selection(self) -> None:
@@ -315,7 +309,7 @@ class SetView(QWidget):
             source = "accepted" if agrees else "override"
         return self._record(best, worst, source)
 
-    def undo_last_record(self) -> None:
+    def undo(self) -> None:
         """Remove the choices stored by the last Accept / Record."""
         if not self._last_recorded:
             return
