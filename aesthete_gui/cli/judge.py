@@ -293,17 +293,15 @@ def run_score(args: argparse.Namespace) -> int:
     results = scorer.score_paths(images)
     profile = _profile(args)
     if profile is not None:
-        for path, scores in zip(images, results, strict=True):
-            record = profile.image_by_path(path)
-            if record is not None and scores:
-                profile.put_scores(
-                    record.id,
-                    scorer.scorer_id,
-                    scores,
-                    scorer_version=scorer.version,
-                    preset=args.preset,
-                    preset_version=str(scorer.prompts.preset.version),
-                )
+        records = [profile.image_by_path(path) for path in images]
+        stored = zip(records, results, strict=True)
+        profile.put_scores_many(
+            scorer.scorer_id,
+            [(record.id, scores) for record, scores in stored if record is not None and scores],
+            scorer_version=scorer.version,
+            preset=args.preset,
+            preset_version=str(scorer.prompts.preset.version),
+        )
     if args.json:
         print(json.dumps([{"path": p, "scores": s or None} for p, s in zip(images, results, strict=True)]))
         return 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -83,9 +84,19 @@ class BridgeResult:
     calls: CallAccounting
     consistency: dict[str, OrderConsistency] = field(default_factory=dict)
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        """Each item's (first) position in `items`, built once for all `scores_for` calls."""
+        positions: dict[str, int] = {}
+        for position, item in enumerate(self.items):
+            positions.setdefault(item, position)
+        return positions
+
     def scores_for(self, item: str) -> dict[str, float]:
         """The calibrated scores of one item, keyed by dimension."""
-        position = self.items.index(item)
+        position = self._positions.get(item)
+        if position is None:
+            raise ValueError(f"{item!r} is not in the bridge's items")
         return {dimension: float(values[position]) for dimension, values in self.scores.items()}
 
 

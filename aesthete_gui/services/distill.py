@@ -139,8 +139,13 @@ def distill_profile(
         profile.update_run(run_id, status="failed")
         raise
     scorer_id = f"bridge:{judge.judge_id}"
-    for record in images:
-        profile.put_scores(record.id, scorer_id, result.scores_for(record.path), scorer_version=f"run-{run_id}", preset=options.preset, preset_version=preset_version)
+    profile.put_scores_many(
+        scorer_id,
+        [(record.id, result.scores_for(record.path)) for record in images],
+        scorer_version=f"run-{run_id}",
+        preset=options.preset,
+        preset_version=preset_version,
+    )
     summary: dict[str, Any] = {
         "run_id": run_id,
         "pseudo_scores": scorer_id,

@@ -242,13 +242,32 @@ class OpinionsMixin(CatalogMixin):
         preset_version: str = "",
     ) -> None:
         """Store (replace) one scorer's per-dimension scores of one image."""
-        unknown = set(scores) - set(DIMENSIONS)
-        if unknown:
-            raise ValueError(f"unknown dimensions {sorted(unknown)}; expected {DIMENSIONS}")
-        image = self._image_id(image_id)
-        values = [None if scores.get(d) is None else float(scores[d]) for d in DIMENSIONS]  # type: ignore[arg-type]
+        self.put_scores_many(
+            scorer_id, [(image_id, scores)], scorer_version, preset, preset_version
+        )
+
+    def put_scores_many(
+        self,
+        scorer_id: str,
+        scores_by_image: Iterable[tuple[int | str, Mapping[str, float | None]]],
+        scorer_version: str = "",
+        preset: str = "",
+        preset_version: str = "",
+    ) -> None:
+        """Store (replace) one scorer's per-dimension scores of several images in one transaction."""
+        now = time.time()
+        rows = []
+        for image_id, scores in scores_by_image:
+            unknown = set(scores) - set(DIMENSIONS)
+            if unknown:
+                raise ValueError(f"unknown dimensions {sorted(unknown)}; expected {DIMENSIONS}")
+            values = [None if scores.get(d) is None else float(scores[d]) for d in DIMENSIONS]  # type: ignore[arg-type]
+            image = self._image_id(image_id)
+            rows.append((image, scorer_id, scorer_version, preset, preset_version, *values, now))
+        if not rows:
+            return
         with self._write() as conn:
-            conn.execute(
+            conn.executemany(
                 "INSERT INTO scores (image_id, scorer_id, scorer_version, preset, preset_version,"
                 f" {', '.join(DIMENSIONS)}, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (image_id, scorer_id) DO UPDATE SET"
@@ -256,7 +275,7 @@ class OpinionsMixin(CatalogMixin):
                 " preset_version = excluded.preset_version, "
                 + ", ".join(f"{d} = excluded.{d}" for d in DIMENSIONS)
                 + ", updated_at = excluded.updated_at",
-                (image, scorer_id, scorer_version, preset, preset_version, *values, time.time()),
+                rows,
             )
 
     def scores(self, scorer_id: str) -> dict[int, dict[str, float]]:

@@ -70,6 +70,10 @@ def test_bridge_recovers_the_latent_order_with_the_planned_calls(latent, choice)
         assert len(references) == len(set(references)) == 6
         assert set(references) <= set(result.pool)
     assert set(result.scores_for("item-7")) == set(DIMENSIONS)
+    position = result.items.index("item-7")
+    assert result.scores_for("item-7") == {d: float(v[position]) for d, v in result.scores.items()}
+    with pytest.raises(ValueError, match="not in"):
+        result.scores_for("no-such-item")
     assert np.all(result.spread["overall"] > 0)
 
 

@@ -51,6 +51,27 @@ def test_add_choices_writes_every_row_in_one_transaction(profile: Profile) -> No
     assert profile.choice_count() == 3
 
 
+def test_put_scores_many_writes_every_image_in_one_transaction(profile: Profile) -> None:
+    a, b = profile.ensure_image("/a.jpg"), profile.ensure_image("/b.jpg")
+    profile.put_scores(a, "bridge", {"overall": 1.0})
+    statements: list[str] = []
+    profile.conn.set_trace_callback(statements.append)
+    try:
+        batch = [(a, {"overall": 2.0}), (b, {"mood": 3.0, "overall": None})]
+        profile.put_scores_many("bridge", batch, scorer_version="run-1", preset="photo")
+    finally:
+        profile.conn.set_trace_callback(None)
+    transaction = [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")]
+    assert transaction == ["BEGIN IMMEDIATE", "COMMIT"]
+    assert profile.scores("bridge") == {a: {"overall": 2.0}, b: {"mood": 3.0}}
+    assert profile.score_provenance(b, "bridge") == {
+        "scorer_version": "run-1", "preset": "photo", "preset_version": ""
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="unknown dimensions"):
+        profile.put_scores_many("bridge", [(a, {"overall": 5.0}), (b, {"beauty": 1.0})])
+    assert profile.scores("bridge")[a] == {"overall": 2.0}
+
+
 def test_judgments_round_trip_all_three_protocols(profile: Profile) -> None:
     run_id = profile.create_run("bridge", {"judge": "tiny"})
     pair = PairwiseJudgment(
