@@ -191,16 +191,20 @@ class CatalogMixin(ProfileConnection):
         flag: str | Unset | None = UNSET,
         label: str | Unset | None = UNSET,
     ) -> MarkRecord:
-        """Change the given marks of one image (None clears a flag/label, stars None = 0)."""
-        current = self.mark_for(image_id)
-        new_stars = current.stars if stars is UNSET else int(stars or 0)
-        if not 0 <= new_stars <= 5:
-            raise ValueError(f"stars must be 0..5, got {new_stars}")
-        new_flag = current.flag if flag is UNSET else (flag or None)
-        if new_flag is not None and new_flag not in FLAGS:
-            raise ValueError(f"flag must be 'pick', 'reject' or None, got {new_flag!r}")
-        new_label = current.label if label is UNSET else normalize_label(label)
+        """Change the given marks of one image (None clears a flag/label, stars None = 0).
+
+        The current marks are read inside the write transaction, so concurrent changes of
+        different fields of one image never lose each other.
+        """
         with self._write() as conn:
+            current = self.mark_for(image_id)
+            new_stars = current.stars if stars is UNSET else int(stars or 0)
+            if not 0 <= new_stars <= 5:
+                raise ValueError(f"stars must be 0..5, got {new_stars}")
+            new_flag = current.flag if flag is UNSET else (flag or None)
+            if new_flag is not None and new_flag not in FLAGS:
+                raise ValueError(f"flag must be 'pick', 'reject' or None, got {new_flag!r}")
+            new_label = current.label if label is UNSET else normalize_label(label)
             if conn.execute("SELECT 1 FROM images WHERE id = ?", (image_id,)).fetchone() is None:
                 raise KeyError(f"no image with id {image_id}")
             conn.execute(

@@ -60,3 +60,42 @@ def test_two_profiles_on_one_file_see_each_others_commits(tmp_path: Path) -> Non
     assert second.mark_for(image_id).stars == 5
     first.close()
     second.close()
+
+
+def test_set_mark_reads_the_current_marks_inside_its_write_transaction(tmp_path: Path) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    image_id = profile.ensure_image("/a.jpg")
+    statements: list[str] = []
+    profile.conn.set_trace_callback(statements.append)
+    try:
+        profile.set_mark(image_id, stars=3)
+    finally:
+        profile.conn.set_trace_callback(None)
+    begin, commit = statements.index("BEGIN IMMEDIATE"), statements.index("COMMIT")
+    marks_read = [i for i, s in enumerate(statements) if s.startswith("SELECT * FROM marks")]
+    assert begin < marks_read[0] < commit
+    profile.close()
+
+
+def test_threads_changing_different_marks_of_one_image_lose_no_update(tmp_path: Path) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    image_id = profile.ensure_image("/a.jpg")
+    errors: list[BaseException] = []
+
+    def change(**marks: object) -> None:
+        try:
+            for _ in range(100):
+                profile.set_mark(image_id, **marks)  # type: ignore[arg-type]
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=change, kwargs={"stars": 4}),
+               threading.Thread(target=change, kwargs={"flag": "pick"})]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    mark = profile.mark_for(image_id)
+    assert (mark.stars, mark.flag) == (4, "pick")
+    profile.close()
