@@ -17,9 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.engine.bradley_terry import fit_davidson
-from aesthete_gui.engine.calibration import CalibrationError, fit_anchor_calibration, minmax_sigmoid
-from aesthete_gui.engine.elo import EloParams, elo_ratings
 
 METHODS = ("elo", "anchored-elo", "davidson")
 WINNER_SCORES = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -186,19 +183,24 @@ def rank_comparisons(
     method: str,
 ) -> list[RankedItem]:
     """Latents and calibrated scores per dimension, best first within each dimension."""
+    from aesthete_gui.engine.bradley_terry import fit_davidson
+    from aesthete_gui.engine.calibration import (
+        CalibrationError,
+        fit_anchor_calibration,
+        minmax_sigmoid,
+    )
+    from aesthete_gui.engine.elo import EloParams, elo_ratings, index_comparisons
+
     seen = {item for rows in comparisons.values() for a, b, _ in rows for item in (a, b)}
     unknown = sorted({item for group in anchors.values() for item in group} - seen)
     if unknown:
         raise UserError(f"anchor item(s) not found in the comparisons: {', '.join(unknown[:10])}")
     ranked: list[RankedItem] = []
     for dimension, rows in comparisons.items():
-        items: dict[str, int] = {}
-        first, second, score = [], [], []
-        for a, b, value in rows:
-            first.append(items.setdefault(a, len(items)))
-            second.append(items.setdefault(b, len(items)))
-            score.append(value)
-        names = list(items)
+        indexed = index_comparisons(rows)
+        names = list(indexed.items)
+        items = {name: position for position, name in enumerate(names)}
+        first, second, score = indexed.first, indexed.second, indexed.score
         group = dict(anchors.get(ALL_DIMENSIONS, {}))
         group.update(anchors.get(dimension or ALL_DIMENSIONS, {}))
         anchor_scores = {items[item]: value for item, value in group.items() if item in items}
