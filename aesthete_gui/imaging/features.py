@@ -8,11 +8,13 @@ pixels because downscaling hides exactly what they look for.
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.colour import YUV_MATRIX, luminance, rgb8_to_lab
+from aesthete_gui.imaging.decode import Decoded, decode_bytes, read_bytes
 from aesthete_gui.imaging.texture import (
     EDGE_THRESHOLD,
     Gradients,
@@ -28,8 +30,10 @@ from aesthete_gui.imaging.texture import (
     phog_measures,
     second_difference_response,
 )
+from aesthete_gui.imaging.thumbnails import PREVIEW_DRAFT_SIDE, PREVIEW_SIDE
 
-FEATURE_VERSION = "1"
+FEATURE_VERSION = "2"
+"""Stored vectors of another version are recomputed; "2": every path measures one decode."""
 ANALYSIS_SIDE = 512
 DETAIL_SIDE = 1024
 SHARPNESS_GRID = 8
@@ -259,5 +263,26 @@ def technical_checks(img: Image.Image) -> dict[str, float]:
 
 def feature_vector(img: Image.Image, original_size: tuple[int, int] | None = None) -> np.ndarray:
     """compute_features as a float32 vector in FEATURE_NAMES order."""
-    values = compute_features(img, original_size)
-    return np.array([values[name] for name in FEATURE_NAMES], dtype=np.float32)
+    return as_vector(compute_features(img, original_size))
+
+
+def as_vector(values: dict[str, float]) -> np.ndarray:
+    """A features dict as a float32 vector in FEATURE_NAMES order (NaN for a missing name)."""
+    return np.array([float(values.get(name, np.nan)) for name in FEATURE_NAMES], dtype=np.float32)
+
+
+def decode_for_features(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> Decoded:
+    """The one decode features are measured on: import's ~1024 px preview (raises DecodeError)."""
+    return decode_bytes(read_bytes(path), os.fsdecode(path), PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
+
+
+def decoded_features(decoded: Decoded) -> dict[str, float]:
+    """All FEATURE_NAMES of a decode_for_features result, sized by the full-resolution image."""
+    return compute_features(decoded.image, original_size=decoded.full_size)
+
+
+def features_for_path(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+) -> dict[str, float]:
+    """All FEATURE_NAMES of an image file, the same on every path (raises DecodeError)."""
+    return decoded_features(decode_for_features(path))

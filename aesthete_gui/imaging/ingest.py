@@ -104,6 +104,6 @@ def _ingest(
     )
     result.phash = perceptual_hash(small)
     if with_features:
-        from aesthete_gui.imaging.features import compute_features
+        from aesthete_gui.imaging.features import decoded_features
 
-        result.features = compute_features(decoded.image, original_size=decoded.full_size)
+        result.features = decoded_features(decoded)

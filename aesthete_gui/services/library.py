@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
@@ -33,6 +33,9 @@ from aesthete_gui.services.library_scan import (
 from aesthete_gui.services.library_worker import FileOutcome, ignore_interrupts, process_file
 from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "ExportResult",
@@ -193,11 +196,10 @@ def _existing(path: Path) -> str | None:
     return str(path) if path.is_file() else None
 
 
-def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str], list[float], str]:
-    from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION
+def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str], np.ndarray, str]:
+    from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION, as_vector
 
-    names = list(FEATURE_NAMES)
-    return image_id, names, [float(values.get(n, float("nan"))) for n in names], str(FEATURE_VERSION)
+    return image_id, list(FEATURE_NAMES), as_vector(values), str(FEATURE_VERSION)
 
 
 def _process_all(

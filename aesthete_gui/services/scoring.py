@@ -21,8 +21,6 @@ from aesthete_gui.store import ImageRecord, Profile
 
 BUILTIN = "builtin"
 STUDENT_PREFIX = "student:"
-FEATURE_SIDE = 512
-"""Long side the image properties are computed at (they are resolution-normalised)."""
 
 
 class ScorerNotFoundError(LookupError):
@@ -63,8 +61,13 @@ def ensure_features(
     cancel: CancelToken | None = None,
 ) -> tuple[list[ImageRecord], list[str], np.ndarray]:
     """Image properties of `images`, computing and storing the missing ones; undecodable images dropped."""
-    from aesthete_gui.imaging.decode import DecodeError, open_image
-    from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION, compute_features
+    from aesthete_gui.imaging.decode import DecodeError
+    from aesthete_gui.imaging.features import (
+        FEATURE_NAMES,
+        FEATURE_VERSION,
+        as_vector,
+        features_for_path,
+    )
 
     ids, names, matrix = profile.features(str(FEATURE_VERSION))
     stored = dict(zip(ids, matrix, strict=True)) if names == list(FEATURE_NAMES) else {}
@@ -74,11 +77,9 @@ def ensure_features(
         if cancel is not None:
             cancel.raise_if_cancelled()
         try:
-            image = open_image(record.path, max_side=FEATURE_SIDE)
+            vector = as_vector(features_for_path(record.path))
         except DecodeError:
             continue
-        values = compute_features(image)
-        vector = np.array([float(values.get(n, np.nan)) for n in FEATURE_NAMES], dtype=np.float32)
         stored[record.id] = vector
         rows.append((record.id, list(FEATURE_NAMES), vector, str(FEATURE_VERSION)))
         if progress is not None:

@@ -63,19 +63,18 @@ class BuiltinScorer:
 
     def score_paths(self, paths: Sequence[str], progress: object = None, cancel: object = None) -> list[dict[str, float]]:
         """Scorer protocol: measure each image and apply the rules ({} for an unreadable image)."""
-        from aesthete_gui.imaging.decode import DecodeError, open_image
-        from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+        from aesthete_gui.imaging.decode import DecodeError
+        from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, features_for_path
 
         out: list[dict[str, float]] = []
         for path in paths:
             if cancel is not None:
                 cancel.raise_if_cancelled()  # type: ignore[attr-defined]
             try:
-                values = compute_features(open_image(path, max_side=1024))
+                row = as_vector(features_for_path(path))[np.newaxis].astype(float)
             except DecodeError:
                 out.append({})
                 continue
-            row = np.array([[values[n] for n in FEATURE_NAMES]])
             out.append({d: float(v) for d, v in zip(DIMENSIONS, self.score_arrays(None, FEATURE_NAMES, row)[0], strict=True)})
         return out
 

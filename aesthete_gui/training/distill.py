@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,9 +23,14 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.training.builtin import BuiltinScorer
 from aesthete_gui.training.reward import DEFAULT_TAU_W, ranking_fidelity_reward
 
+if TYPE_CHECKING:
+    from aesthete_gui.ml.encoder import ImageEncoder
+
 __all__ = ["BuiltinScorer", "StudentConfig", "StudentScorer", "list_students", "load_student", "train_student"]
 
 CARD_FORMAT = "aesthete-student/1"
+SCORE_BATCH = 16
+"""Images decoded, measured and embedded together when scoring paths."""
 
 
 @dataclass(frozen=True)
@@ -88,16 +93,13 @@ class StudentScorer:
     def score_paths(
         self, paths: Sequence[str], progress: ProgressCallback | None = None, cancel: CancelToken | None = None
     ) -> list[dict[str, float]]:
-        """Scorer protocol: decode, embed and measure each image, then one head pass ({} for unreadable)."""
+        """Scorer protocol: one decode per image for properties and embeddings ({} if unreadable)."""
         from aesthete_gui.ml.encoder import load_encoder
 
-        readable, names, features = _path_features(paths, cancel)
+        encoder = load_encoder(self.encoder_name) if self.needs_embeddings else None
+        readable, names, features, embeddings = _path_inputs(paths, encoder, progress, cancel)
         if not readable:
             return [{} for _ in paths]
-        embeddings = None
-        if self.needs_embeddings:
-            encoder = load_encoder(self.encoder_name)
-            embeddings = encoder.encode_paths([paths[i] for i in readable], batch_size=16, progress=progress, cancel=cancel)
         values = self.score_arrays(embeddings, names, features)
         out: list[dict[str, float]] = [{} for _ in paths]
         for index, row in zip(readable, values, strict=True):
@@ -118,22 +120,52 @@ def _design(embeddings: np.ndarray | None, features: np.ndarray) -> np.ndarray:
     return np.concatenate(blocks, axis=1)
 
 
-def _path_features(paths: Sequence[str], cancel: CancelToken | None) -> tuple[list[int], list[str], np.ndarray]:
-    from aesthete_gui.imaging.decode import DecodeError, open_image
-    from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+def _path_inputs(
+    paths: Sequence[str],
+    encoder: ImageEncoder | None,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> tuple[list[int], list[str], np.ndarray, np.ndarray | None]:
+    """Readable path indices, feature names, features and (with an encoder) embeddings."""
+    from aesthete_gui.imaging.decode import DecodeError
+    from aesthete_gui.imaging.features import (
+        FEATURE_NAMES,
+        as_vector,
+        decode_for_features,
+        decoded_features,
+    )
+    from aesthete_gui.imaging.thumbnails import fit_within
+    from aesthete_gui.ml.encoder import DECODE_SIDE
 
-    readable, rows = [], []
-    for index, path in enumerate(paths):
-        if cancel is not None:
-            cancel.raise_if_cancelled()
-        try:
-            values = compute_features(open_image(path, max_side=512))
-        except DecodeError:
-            continue
-        readable.append(index)
-        rows.append([float(values.get(n, 0.0)) for n in FEATURE_NAMES])
-    matrix = np.nan_to_num(np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES)))
-    return readable, list(FEATURE_NAMES), matrix
+    readable: list[int] = []
+    feature_rows: list[np.ndarray] = []
+    embedding_batches: list[np.ndarray] = []
+    for start in range(0, len(paths), SCORE_BATCH):
+        images = []
+        for index in range(start, min(start + SCORE_BATCH, len(paths))):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            try:
+                decoded = decode_for_features(paths[index])
+            except DecodeError:
+                continue
+            readable.append(index)
+            feature_rows.append(as_vector(decoded_features(decoded)))
+            if encoder is not None:
+                images.append(fit_within(decoded.image, DECODE_SIDE))
+        if encoder is not None and images:
+            embedding_batches.append(encoder.encode_images(images))
+        if progress is not None:
+            done = min(start + SCORE_BATCH, len(paths))
+            progress(Progress(done, len(paths), "image properties and embeddings"))
+    features = np.nan_to_num(
+        np.asarray(feature_rows, dtype=float).reshape(len(feature_rows), len(FEATURE_NAMES))
+    )
+    embeddings = None
+    if encoder is not None:
+        empty = np.zeros((0, encoder.dim), dtype=np.float32)
+        embeddings = np.concatenate(embedding_batches) if embedding_batches else empty
+    return readable, list(FEATURE_NAMES), features, embeddings
 
 
 def train_student(

@@ -60,3 +60,26 @@ def test_students_are_scorers_by_name_and_unknown_names_fail_clearly(profile: Pr
     assert by_path[0] == pytest.approx(scores[arrays.images[0].id], abs=1e-3)
     with pytest.raises(scoring.ScorerNotFoundError, match="available: builtin, student:mine"):
         scoring.load_array_scorer(profile, "student:other")
+
+
+def test_import_and_ensure_features_measure_a_large_jpeg_the_same(profile: Profile, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION, as_vector
+    from aesthete_gui.imaging.ingest import ingest_file
+
+    rng = np.random.default_rng(5)
+    ramp = np.linspace(0, 200, 4000, dtype=np.float32)[None, :, None]
+    pixels = np.clip(ramp + rng.normal(0, 12, (3000, 4000, 3)), 0, 255).astype(np.uint8)
+    large = tmp_path / "large.jpg"
+    Image.fromarray(pixels).save(large, quality=92)
+    imported = ingest_file(large, tmp_path / "cache", with_features=True)
+    assert imported.features is not None
+    record = profile.image_by_id(profile.ensure_image(str(large)))
+    assert record is not None
+    profile.put_features_many([(record.id, list(FEATURE_NAMES), np.zeros(len(FEATURE_NAMES)), "old")])
+    kept, names, matrix = scoring.ensure_features(profile, [record])
+    assert [r.id for r in kept] == [record.id] and names == list(FEATURE_NAMES)
+    assert np.allclose(matrix[0], as_vector(imported.features), rtol=1e-6, atol=1e-6)
+    assert imported.features["image_megapixels"] == pytest.approx(12.0)
+    assert record.id in profile.feature_image_ids(FEATURE_VERSION)
