@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aesthete_gui.cli import UserError
+from aesthete_gui.cli.common import saved_profile
 
 DIMENSION_KEYS = ("technique", "coloration", "composition", "mood", "overall")
 
@@ -160,15 +161,6 @@ def _spec(args: argparse.Namespace, **extra: Any):
     )
 
 
-def _profile(args: argparse.Namespace):
-    if not args.save:
-        return None
-    from aesthete_gui.settings import resolve_profile_path
-    from aesthete_gui.store import open_profile
-
-    return open_profile(resolve_profile_path(args.profile))
-
-
 def _call(function, *call_args, **kwargs):
     """Run a judge call, turning 'cannot load / cannot reach' into user errors."""
     from aesthete_gui.engine.prompts import PromptError
@@ -209,7 +201,8 @@ def run_pair(args: argparse.Namespace) -> int:
     first, second = _existing([args.a, args.b])
     judge = _call(open_judge, _spec(args, both_orders=args.both_orders))
     _preload(judge, args)
-    record = _call(compare_pair, judge, first, second, profile=_profile(args))
+    with saved_profile(args) as profile:
+        record = _call(compare_pair, judge, first, second, profile=profile)
     if args.json:
         print(json.dumps({"parsed": record.parsed, "outcome": dict(record.outcome), "raw": record.raw}))
         return 0
@@ -240,7 +233,8 @@ def run_set(args: argparse.Namespace) -> int:
     spec = _spec(args, set_orderings=args.orderings, set_per_dimension=args.per_dimension)
     judge = _call(open_judge, spec, on_stage=stream)
     _preload(judge, args)
-    record = _call(compare_set, judge, images, explain=args.explain, profile=_profile(args))
+    with saved_profile(args) as profile:
+        record = _call(compare_set, judge, images, explain=args.explain, profile=profile)
     report = explanation_subjectivity(record) if args.explain else None
     if args.json:
         payload = {
@@ -291,17 +285,17 @@ def run_score(args: argparse.Namespace) -> int:
     )
     _preload(scorer, args)
     results = scorer.score_paths(images)
-    profile = _profile(args)
-    if profile is not None:
-        records = [profile.image_by_path(path) for path in images]
-        stored = zip(records, results, strict=True)
-        profile.put_scores_many(
-            scorer.scorer_id,
-            [(record.id, scores) for record, scores in stored if record is not None and scores],
-            scorer_version=scorer.version,
-            preset=args.preset,
-            preset_version=str(scorer.prompts.preset.version),
-        )
+    with saved_profile(args) as profile:
+        if profile is not None:
+            records = [profile.image_by_path(path) for path in images]
+            stored = zip(records, results, strict=True)
+            profile.put_scores_many(
+                scorer.scorer_id,
+                [(record.id, scores) for record, scores in stored if record is not None and scores],
+                scorer_version=scorer.version,
+                preset=args.preset,
+                preset_version=str(scorer.prompts.preset.version),
+            )
     if args.json:
         print(json.dumps([{"path": p, "scores": s or None} for p, s in zip(images, results, strict=True)]))
         return 0

@@ -12,18 +12,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from aesthete_gui.cli import UserError
+from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.jobs import CancelToken, Progress
-from aesthete_gui.settings import resolve_profile_path
-from aesthete_gui.store import COLOR_LABELS, Profile, open_profile
+from aesthete_gui.store import COLOR_LABELS, Profile
 
 EXIT_INTERRUPTED = 130
-
-
-def _profile(args: argparse.Namespace) -> Profile:
-    try:
-        return open_profile(resolve_profile_path(args.profile))
-    except (OSError, RuntimeError) as error:
-        raise UserError(f"cannot open the profile: {error}") from error
 
 
 class _ProgressBar:
@@ -81,7 +74,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Import folders; exit 0 when the import ran (bad files are recorded, not fatal)."""
     from aesthete_gui.services.library import import_folders
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     token = CancelToken()
     bar = _ProgressBar()
     try:
@@ -136,7 +129,7 @@ def _image_row(profile: Profile, image: Any, marks: dict[int, Any]) -> dict[str,
 
 def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         marks = profile.marks()
         status = None if args.status == "all" else args.status
@@ -155,7 +148,7 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 def cmd_bursts(args: argparse.Namespace) -> int:
     """List the bursts and their frames."""
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         paths = {i.id: i.path for i in profile.images()}
         bursts = [
@@ -193,7 +186,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
     stars: Any = UNSET if args.stars is None else args.stars
     if stars is UNSET and flag is UNSET and label is UNSET and not args.xmp:
         raise UserError("nothing to do: give --stars, --pick/--reject/--unflag, --label or --xmp")
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         try:
             image_id = resolve_image(profile, args.image)
@@ -217,7 +210,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export the library as CSV, JSON, or XMP sidecars."""
     from aesthete_gui.services.library import export
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         result = export(profile, args.format, args.output, naming=args.xmp_naming)
     except OSError as error:

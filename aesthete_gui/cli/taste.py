@@ -8,18 +8,10 @@ import sys
 from typing import Any
 
 from aesthete_gui.cli import UserError
+from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.settings import resolve_profile_path
-
-
-def _profile(args: argparse.Namespace) -> Any:
-    from aesthete_gui.store import open_profile
-
-    try:
-        return open_profile(resolve_profile_path(args.profile))
-    except (OSError, RuntimeError) as error:
-        raise UserError(f"cannot open the profile: {error}") from error
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -59,7 +51,7 @@ def _print_report(report: dict[str, Any]) -> None:
 def _prefer(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import import_choices_csv, record_choice
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         if args.from_csv:
             if args.a or args.b:
@@ -82,7 +74,7 @@ def _prefer(args: argparse.Namespace) -> int:
 def _taste_train(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import train_taste
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         report = train_taste(profile, args.name, args.base, progress=_progress_printer(args.json))
     except _taste_errors() as error:
@@ -103,7 +95,7 @@ def _taste_train(args: argparse.Namespace) -> int:
 def _taste_eval(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import evaluate_taste
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         report, _, _ = evaluate_taste(profile, args.base, progress=_progress_printer(args.json), name="(evaluation)")
     except _taste_errors() as error:
@@ -122,7 +114,7 @@ def _taste_eval(args: argparse.Namespace) -> int:
 def _taste_suggest(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import suggest_next_pairs
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json))
     except _taste_errors() as error:
@@ -141,7 +133,7 @@ def _taste_suggest(args: argparse.Namespace) -> int:
 def _taste_list(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import list_adapters
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         adapters = list_adapters(profile)
     finally:
@@ -164,7 +156,7 @@ def _taste_list(args: argparse.Namespace) -> int:
 def _taste_use(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import use_adapter
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         use_adapter(profile, args.name)
     except _taste_errors() as error:
@@ -179,7 +171,7 @@ def _taste_use(args: argparse.Namespace) -> int:
 def _rank_images(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import rank_images
 
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     try:
         ranked = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
     except _taste_errors() as error:
@@ -208,7 +200,7 @@ def _distill(args: argparse.Namespace) -> int:
 
     if bool(args.judge) == bool(args.endpoint):
         raise UserError("give either --judge MODEL_DIR (a local model) or --endpoint URL (with --model)")
-    profile = _profile(args)
+    profile = open_cli_profile(args)
     token = CancelToken()
     try:
         judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env, args.max_new_tokens)
