@@ -91,14 +91,12 @@ def build_library(folder: Path, per_photo: int, seed: int) -> tuple[list[str], l
 
 def measure_library(paths: list[str]) -> dict[str, np.ndarray]:
     """Image properties, built-in base scores and offline encoder embeddings for every image."""
-    from aesthete_gui.imaging.decode import open_image
-    from aesthete_gui.imaging.features import FEATURE_NAMES, compute_features
+    from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, features_for_path
     from aesthete_gui.ml.encoder import load_encoder
     from aesthete_gui.training.builtin import BuiltinScorer
 
     started = time.perf_counter()
-    measured = [compute_features(open_image(p)) for p in paths]
-    features = np.array([[values[n] for n in FEATURE_NAMES] for values in measured])
+    features = np.array([as_vector(features_for_path(p)) for p in paths])  # the product's own path
     features = np.nan_to_num(features)
     feature_seconds = time.perf_counter() - started
     started = time.perf_counter()
