@@ -3,7 +3,17 @@ that shows the thumbnail, file name, stars, flag, colour label, burst size and o
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSignalBlocker,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -238,19 +248,38 @@ class GridView(QListView):
         self._kept_is_refresh = self._model.refreshing
 
     def _restore_selection(self) -> None:
-        kept = [i for i in self._kept_selection if self._model.position_of(i) is not None]
-        if not kept and self._model.rowCount() > 0:
-            kept = [self._model.row_at(0).image_id]
-        selection = self.selectionModel()
-        for image_id in kept:
-            index = self._model.index(self._model.position_of(image_id))
-            selection.select(index, selection.SelectionFlag.Select)
-        if kept:
-            current = self._model.index(self._model.position_of(kept[-1]))
-            selection.setCurrentIndex(current, selection.SelectionFlag.NoUpdate)
+        positions = [p for p in map(self._model.position_of, self._kept_selection) if p is not None]
+        if not positions and self._model.rowCount() > 0:
+            positions = [0]
+        selection_model = self.selectionModel()
+        if positions:
+            # one selection of contiguous ranges, applied silently: selecting row by row emitted
+            # selectionChanged (and re-published the whole selection) once per kept image
+            with QSignalBlocker(selection_model):
+                selection_model.select(
+                    self._row_ranges(positions), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                )
+                selection_model.setCurrentIndex(
+                    self._model.index(positions[-1]), QItemSelectionModel.SelectionFlag.NoUpdate
+                )
         self.doItemsLayout()  # lay out now, so the scroll range is known before restoring it
         if self._kept_is_refresh:
             self.verticalScrollBar().setValue(self._kept_scroll)  # a data refresh never scrolls
-        elif kept:
-            self.scrollTo(self.currentIndex())  # a new filter or order: keep the current image in view
+        elif positions:  # a new filter or order: keep the current image in view
+            self.scrollTo(self.currentIndex())
+        self.viewport().update()
         self._publish_selection()
+
+    def _row_ranges(self, positions: list[int]) -> QItemSelection:
+        """The rows at `positions` as one selection of contiguous ranges."""
+        selection = QItemSelection()
+        rows = sorted(set(positions))
+        start = previous = rows[0]
+        for row in [*rows[1:], None]:
+            if row is not None and row == previous + 1:
+                previous = row
+                continue
+            selection.select(self._model.index(start), self._model.index(previous))
+            if row is not None:
+                start = previous = row
+        return selection
