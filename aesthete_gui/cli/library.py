@@ -14,7 +14,7 @@ from typing import Any
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.jobs import CancelToken, Progress
-from aesthete_gui.store import COLOR_LABELS, Profile
+from aesthete_gui.store import COLOR_LABELS
 
 EXIT_INTERRUPTED = 130
 
@@ -106,7 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _image_row(profile: Profile, image: Any, marks: dict[int, Any]) -> dict[str, Any]:
+def _image_row(image: Any, marks: dict[int, Any]) -> dict[str, Any]:
     mark = marks.get(image.id)
     missing = image.status == "missing"
     return {
@@ -133,7 +133,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     try:
         marks = profile.marks()
         status = None if args.status == "all" else args.status
-        rows = [_image_row(profile, i, marks) for i in profile.images(status=status)]
+        rows = [_image_row(i, marks) for i in profile.images(status=status)]
     finally:
         profile.close()
     if args.json:

@@ -16,7 +16,6 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 Outcome = Literal["A", "B", "TIE"]
-OUTCOMES: tuple[Outcome, ...] = ("A", "B", "TIE")
 
 
 def _empty_outcomes() -> dict[str, Outcome | None]:

@@ -188,21 +188,3 @@ def train_student_from_profile(
     card["feature_version"] = str(FEATURE_VERSION)
     student = train_student(name, embeddings, arrays.feature_names, arrays.features[rows], pseudo, profile_models_dir(profile), card, progress=progress, cancel=cancel)
     return {"name": student.scorer_id, "images": len(rows), "metrics": student.card["metrics"]}
-
-
-def run_distillation(
-    profile: Profile,
-    judge: Judge | str,
-    preset: str | None = None,
-    pool: int = 50,
-    refs: int = 10,
-    adaptive: bool = False,
-    student: str | None = "student",
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-) -> dict[str, Any]:
-    """Convenience for the GUI: `judge` may be a Judge or a local model folder."""
-    chosen_preset = preset or "photography"
-    built = make_judge(judge, None, None, chosen_preset) if isinstance(judge, str) else judge
-    options = DistillOptions(pool=pool, refs=refs, adaptive=adaptive, student=student, preset=chosen_preset)
-    return distill_profile(profile, built, options, progress, cancel)

@@ -392,8 +392,3 @@ def resolve_image(profile: Profile, image: int | str) -> int:
     if record is None:
         raise KeyError(f"image not in the profile: {image}")
     return record.id
-
-
-def cache_dir_for(profile: Profile) -> Path:
-    """The thumbnail cache folder of a profile."""
-    return thumbnail_cache_dir(profile.path)

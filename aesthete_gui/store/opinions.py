@@ -20,7 +20,6 @@ from aesthete_gui.store.records import (
 )
 
 WINNERS = ("a", "b", "tie")
-PROTOCOLS = {PairwiseJudgment: "pairwise", PointwiseJudgment: "pointwise", SetJudgment: "set"}
 
 
 def _loads(text: str | None) -> Any:
