@@ -56,26 +56,9 @@ def score_job(
     cancel: CancelToken | None = None,
 ) -> dict[int, dict[str, float]]:
     """Score images (all when image_ids is None) with a named scorer and store the scores."""
-    from aesthete_gui.engine.dimensions import DIMENSIONS
     from aesthete_gui.services import scoring
 
-    if image_ids is None:
-        return scoring.score_library(profile, scorer, progress=progress, cancel=cancel)[1]
-    records = [r for r in (profile.image_by_id(i) for i in image_ids) if r is not None and r.status == "ok"]
-    model = scoring.load_array_scorer(profile, scorer)
-    images, names, features = scoring.ensure_features(profile, records, progress, cancel)
-    if not images:
-        return {}
-    embeddings = None
-    if model.needs_embeddings:
-        embeddings, _ = scoring.ensure_embeddings(profile, images, model.encoder_name, progress, cancel)
-    values = model.score_arrays(embeddings, names, features)
-    result: dict[int, dict[str, float]] = {}
-    for record, row in zip(images, values, strict=True):
-        scores = {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
-        profile.put_scores(record.id, model.scorer_id, scores, scorer_version=model.version, preset=preset or "")
-        result[record.id] = scores
-    return result
+    return scoring.score_library(profile, scorer, progress, cancel, image_ids, preset or "")[1]
 
 
 def distil_job(
@@ -132,8 +115,7 @@ def store_personal_ranking(
     if scorer_id is None:
         return 0
     ranked = taste.rank_images(profile, progress=progress, cancel=cancel)
-    for entry in ranked:
-        profile.put_scores(entry["image_id"], scorer_id, {"overall": float(entry["score"])})
+    profile.put_scores_many(scorer_id, ((e["image_id"], {"overall": float(e["score"])}) for e in ranked))
     return len(ranked)
 
 

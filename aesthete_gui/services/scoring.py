@@ -9,6 +9,7 @@ keyed by content hash) — are computed once and reused by the taste adapter.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,9 +138,15 @@ def library_arrays(
     encoder_name: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    image_ids: Sequence[int] | None = None,
 ) -> LibraryArrays:
-    """Every usable image of the profile with its properties (and embeddings)."""
-    images, names, features = ensure_features(profile, profile.images(status="ok"), progress, cancel)
+    """Every usable image of the profile (or of `image_ids`) with its properties (and embeddings)."""
+    if image_ids is None:
+        records = profile.images(status="ok")
+    else:
+        found = (profile.image_by_id(i) for i in image_ids)
+        records = [r for r in found if r is not None and r.status == "ok"]
+    images, names, features = ensure_features(profile, records, progress, cancel)
     embeddings, encoder_id = (None, "")
     if with_embeddings and images:
         embeddings, encoder_id = ensure_embeddings(profile, images, encoder_name, progress, cancel)
@@ -177,18 +184,21 @@ def score_library(
     scorer_name: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    image_ids: Sequence[int] | None = None,
+    preset: str = "",
 ) -> tuple[str, dict[int, dict[str, float]]]:
-    """Score every usable image with one scorer in one pass and store the scores; return (scorer id, scores)."""
+    """Score every usable image (or `image_ids`) with one scorer in one pass and store the scores
+    in one transaction, with the rubric preset shown; return (scorer id, scores)."""
     scorer = load_array_scorer(profile, scorer_name or default_scorer(profile))
-    arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel)
+    arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
         return scorer.scorer_id, {}
     values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features)
-    result: dict[int, dict[str, float]] = {}
-    for record, row in zip(arrays.images, values, strict=True):
-        scores = {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
-        profile.put_scores(record.id, scorer.scorer_id, scores, scorer_version=scorer.version)
-        result[record.id] = scores
+    result = {
+        record.id: {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
+        for record, row in zip(arrays.images, values, strict=True)
+    }
+    profile.put_scores_many(scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
     return scorer.scorer_id, result
 
 
@@ -200,7 +210,7 @@ def base_scores_for(
     stored = profile.scores(scorer.scorer_id)
     if any(r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) for r in arrays.images):
         values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features)
-        for record, row in zip(arrays.images, values, strict=True):
-            profile.put_scores(record.id, scorer.scorer_id, dict(zip(DIMENSIONS, map(float, row), strict=True)), scorer_version=scorer.version)
+        rows = ((r.id, dict(zip(DIMENSIONS, map(float, v), strict=True))) for r, v in zip(arrays.images, values, strict=True))
+        profile.put_scores_many(scorer.scorer_id, rows, scorer_version=scorer.version)
         return np.asarray(values, dtype=float)
     return np.array([[stored[r.id][d] for d in DIMENSIONS] for r in arrays.images], dtype=float)

@@ -34,6 +34,17 @@ def test_builtin_scores_every_readable_image_and_stores_them(profile: Profile) -
     broken.unlink()
 
 
+def test_scoring_a_selection_stores_only_those_images_with_the_preset(profile: Profile) -> None:
+    chosen = [r.id for r in profile.images(status="ok")[:3]]
+    _, scores = scoring.score_library(profile, "builtin", image_ids=chosen, preset="photography")
+    assert set(scores) == set(chosen)
+    assert set(profile.scores("builtin")) == set(chosen)
+    assert profile.score_provenance(chosen[0], "builtin")["preset"] == "photography"
+    _, everything = scoring.score_library(profile, "builtin")
+    assert set(chosen) < set(everything)
+    assert everything[chosen[0]] == scores[chosen[0]]
+
+
 def test_embeddings_are_cached_in_the_model_folder(profile: Profile) -> None:
     images = profile.images(status="ok")
     first, encoder_id = scoring.ensure_embeddings(profile, images)
