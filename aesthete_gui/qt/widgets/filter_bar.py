@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +28,8 @@ FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Unflagged", "unflagged"),
 )
 LABEL_CHOICES: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue", "Purple")
+SEARCH_DELAY_MS = 200
+"""How long the name search waits after a key press before it re-filters the library."""
 
 
 class FilterBar(QWidget):
@@ -79,6 +81,7 @@ class FilterBar(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.setMaximumWidth(180)
         self.save = QPushButton("Save filter…", self)
+        self._search_delay = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
 
         # two rows, so that every control stays readable in a 1280 px window with both side panels
         first = QHBoxLayout()
@@ -115,7 +118,10 @@ class FilterBar(QWidget):
         self.score_min.valueChanged.connect(self._emit_filter)
         self.score_max.valueChanged.connect(self._emit_filter)
         self.collapse.toggled.connect(self._emit_filter)
-        self.search.textChanged.connect(self._emit_filter)
+        # each key press would re-filter and re-sort the whole library: wait for a pause in typing
+        self.search.textChanged.connect(self._search_typed)
+        self._search_delay.timeout.connect(self._emit_filter)
+        self.search.editingFinished.connect(self._apply_pending_search)
         self.save.clicked.connect(self.save_requested)
 
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
@@ -151,12 +157,21 @@ class FilterBar(QWidget):
             self.search.setText(state.text)
         finally:
             self._updating = False
+            self._search_delay.stop()
         self._state = state
         self.filter_changed.emit(state)
+
+    def _search_typed(self, _text: str) -> None:
+        self._search_delay.start()
+
+    def _apply_pending_search(self) -> None:
+        if self._search_delay.isActive():
+            self._emit_filter()
 
     def _emit_filter(self) -> None:
         if self._updating:
             return
+        self._search_delay.stop()
         low, high = self.score_min.value(), self.score_max.value()
         self._state = replace(
             self._state,
