@@ -160,7 +160,6 @@ def arrange(
 def load_rows(
     profile: Profile,
     scorer_id: str | None,
-    personal_scorer_id: str | None = None,
     progress: Any = None,
     cancel: Any = None,
 ) -> list[ImageRow]:
@@ -170,7 +169,7 @@ def load_rows(
     from aesthete_gui.qt.actions import personal_scorer_id as active_personal
 
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
-    personal_scorer_id = personal_scorer_id or active_personal(profile)
+    personal_scorer_id = active_personal(profile)
     personal: Mapping[int, Mapping[str, float]] = (
         profile.scores(personal_scorer_id) if personal_scorer_id else {}
     )

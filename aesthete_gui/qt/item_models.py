@@ -29,8 +29,6 @@ from aesthete_gui.qt.grid_rows import (
     arrange,
     best_of_burst,
     load_and_arrange,
-    load_rows,
-    sort_value,
 )
 
 if TYPE_CHECKING:
@@ -40,19 +38,15 @@ __all__ = [
     "SORT_KEYS",
     "SORT_LABELS",
     "FilterState",
-    "ImageIdRole",
     "ImageListModel",
     "ImageRow",
-    "LoadedRows",
     "RowRole",
     "arrange",
     "best_of_burst",
-    "load_and_arrange",
-    "load_rows",
 ]
 
-ImageIdRole = Qt.ItemDataRole.UserRole + 1
 RowRole = Qt.ItemDataRole.UserRole + 2
+
 
 class ImageListModel(QAbstractListModel):
     """All images of the profile as grid rows; `reload()` re-reads them off the UI thread."""
@@ -89,7 +83,7 @@ class ImageListModel(QAbstractListModel):
         return 0 if parent.isValid() else len(self._visible)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Name (display), thumbnail (decoration, requested on first paint), id, the row itself."""
+        """Name (display), thumbnail (decoration, requested on first paint), the row itself, tooltip."""
         if not index.isValid() or index.row() >= len(self._visible):
             return None
         row = self._visible[index.row()]
@@ -97,8 +91,6 @@ class ImageListModel(QAbstractListModel):
             return row.name
         if role == Qt.ItemDataRole.DecorationRole:
             return self._context.thumbnails.request(row.image_id)
-        if role == ImageIdRole:
-            return row.image_id
         if role == RowRole:
             return row
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -138,27 +130,6 @@ class ImageListModel(QAbstractListModel):
     def burst_size(self, burst_id: int | None) -> int:
         """How many frames a collapsed burst hides behind its best frame (0 when not collapsed)."""
         return self._burst_sizes.get(burst_id, 0) if burst_id is not None else 0
-
-    def burst_members(self, burst_id: int) -> list[int]:
-        """The ids of a burst's frames in capture order."""
-        rows = [r for r in self._all.values() if r.burst_id == burst_id]
-        rows.sort(key=lambda r: sort_value(r, "capture_time"))
-        return [r.image_id for r in rows]
-
-    @property
-    def filter_state(self) -> FilterState:
-        """The current filter."""
-        return self._filter
-
-    @property
-    def sort_key(self) -> str:
-        """The current sort key (one of SORT_KEYS)."""
-        return self._sort_key
-
-    @property
-    def descending(self) -> bool:
-        """Whether the natural order is reversed."""
-        return self._descending
 
     @property
     def loading(self) -> bool:

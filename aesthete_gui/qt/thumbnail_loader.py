@@ -34,7 +34,6 @@ class ThumbnailLoader(QObject):
 
     ready = Signal(int)
     preview_ready = Signal(int)
-    failed = Signal(int, str)
     _loaded = Signal(int, str, object)  # worker -> UI: id, kind, QImage | error text
 
     def __init__(
@@ -91,21 +90,6 @@ class ThumbnailLoader(QObject):
         """The cached 1024 px preview, or None after queueing it (`preview_ready` fires later)."""
         return self.request(image_id, PREVIEW)
 
-    def has_failed(self, image_id: int) -> bool:
-        """True when the thumbnail could not be made (the grid shows a placeholder)."""
-        return (image_id, THUMB) in self._failed
-
-    def invalidate(self, image_id: int | None = None) -> None:
-        """Forget one image's pixmaps (or all) so the next request reloads them."""
-        for kind, cache in self._cache.items():
-            if image_id is None:
-                cache.clear()
-            else:
-                cache.pop(image_id, None)
-                self._failed.discard((image_id, kind))
-        if image_id is None:
-            self._failed.clear()
-
     def pending_count(self) -> int:
         """How many loads are queued (for tests and the screenshot option)."""
         with self._lock:
@@ -151,7 +135,6 @@ class ThumbnailLoader(QObject):
     def _on_loaded(self, image_id: int, kind: str, payload: object) -> None:
         if not isinstance(payload, QImage):
             self._failed.add((image_id, kind))
-            self.failed.emit(image_id, str(payload))
             if kind == THUMB:
                 self.ready.emit(image_id)
             return

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 from aesthete_gui.qt.item_models import SORT_KEYS, SORT_LABELS, FilterState
+from aesthete_gui.store import COLOR_LABELS
 
 FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Any flag", None),
@@ -27,7 +28,6 @@ FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Rejects", "reject"),
     ("Unflagged", "unflagged"),
 )
-LABEL_CHOICES: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue", "Purple")
 SEARCH_DELAY_MS = 200
 """How long the name search waits after a key press before it re-filters the library."""
 
@@ -63,7 +63,7 @@ class FilterBar(QWidget):
             self.flag.addItem(text, value)
         self.label = QComboBox(self)
         self.label.addItem("Any label", None)
-        for name in LABEL_CHOICES:
+        for name in COLOR_LABELS:
             self.label.addItem(name, name)
 
         self.dimension = QComboBox(self)
