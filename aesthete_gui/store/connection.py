@@ -11,6 +11,8 @@ from typing import Any
 
 import sqlite_utils
 
+from aesthete_gui.store.errors import profile_errors
+
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -19,7 +21,8 @@ class ProfileConnection:
 
     Reads run in autocommit mode; every write goes through `_write()`, a `BEGIN IMMEDIATE`
     transaction that commits on leaving the block (so each user action is durable on its own and
-    writers never deadlock on a lock upgrade).
+    writers never deadlock on a lock upgrade). A full disk, a lock held too long, a damaged or
+    read-only file surface as `store.errors.ProfileError` subclasses; other errors are bugs.
     """
 
     def __init__(self, path: Path) -> None:
@@ -37,10 +40,14 @@ class ProfileConnection:
             isolation_level=None,  # autocommit; transactions are explicit
             check_same_thread=False,  # only so close() may close other threads' connections
         )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            conn.close()  # a file that is not a database, or cannot be written: keep no handle on it
+            raise
         return conn
 
     @property
@@ -50,7 +57,8 @@ class ProfileConnection:
             raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
         database = getattr(self._local, "db", None)
         if database is None:
-            conn = self._connect()
+            with profile_errors(self.path):
+                conn = self._connect()
             with self._all_lock:
                 self._all.append(conn)
             database = sqlite_utils.Database(conn)
@@ -80,30 +88,38 @@ class ProfileConnection:
     # -- statements --------------------------------------------------------------------------
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One committed write transaction; rolled back when the block raises."""
+        """One committed write transaction; rolled back when the block (or the commit) fails.
+
+        A failure leaves the file as the last commit left it: nothing of this transaction is kept,
+        nothing committed before is touched.
+        """
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with profile_errors(self.path):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may already have rolled back by itself (after SQLITE_FULL, for instance)
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        cursor = self.conn.execute(sql, tuple(params))
-        names = [d[0] for d in cursor.description or ()]
-        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+        with profile_errors(self.path):
+            cursor = self.conn.execute(sql, tuple(params))
+            names = [d[0] for d in cursor.description or ()]
+            return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
     def _row(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         rows = self._rows(sql, params)
         return rows[0] if rows else None
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        row = self.conn.execute(sql, tuple(params)).fetchone()
+        with profile_errors(self.path):
+            row = self.conn.execute(sql, tuple(params)).fetchone()
         return None if row is None else row[0]
 
     def integrity_check(self) -> str:
         """SQLite's own `PRAGMA integrity_check` answer ("ok" when the file is sound)."""
         return str(self._scalar("PRAGMA integrity_check"))
-

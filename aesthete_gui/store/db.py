@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aesthete_gui.store.migrations import migrate
+from aesthete_gui.store.errors import (
+    NotAProfileError,
+    ProfileCannotOpenError,
+    ProfileIsFolderError,
+    ProfileTooNewError,
+    profile_errors,
+)
+from aesthete_gui.store.migrations import latest_version, migrate, schema_version
 from aesthete_gui.store.opinions import OpinionsMixin
 
 
@@ -23,13 +30,42 @@ class Profile(OpinionsMixin):
 
 
 def open_profile(path: str | os.PathLike[str]) -> Profile:
-    """Open (creating when needed) the profile at `path`, migrated to the latest schema."""
+    """Open (creating when needed) the profile at `path`, migrated to the latest schema.
+
+    Raises a `store.errors.ProfileError` subclass when the file cannot be used as a profile (a folder,
+    not SQLite, another program's database, damaged, read-only, locked, a full disk, too new).
+    """
     target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_dir():
+        raise ProfileIsFolderError(target)
+    if target.parent.exists() and not target.parent.is_dir():
+        raise ProfileCannotOpenError(
+            target, f"cannot be opened: {target.parent} is a file, not a folder"
+        )
+    with profile_errors(target, os_errors=True):
+        target.parent.mkdir(parents=True, exist_ok=True)
     profile = Profile(target)
     try:
-        migrate(profile.conn)
+        with profile_errors(target, os_errors=True):
+            _check_is_ours(profile, target)
+            migrate(profile.conn)
     except BaseException:
         profile.close()
         raise
     return profile
+
+
+def _check_is_ours(profile: Profile, target: Path) -> None:
+    """Refuse another program's SQLite database and a profile from a newer Aesthete."""
+    conn = profile.conn
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and "schema_version" not in tables:
+        raise NotAProfileError(
+            target, "is an SQLite database of another program, not an Aesthete profile", None
+        )
+    current = schema_version(conn)
+    if current > latest_version():
+        raise ProfileTooNewError(
+            target,
+            f"has schema version {current}, newer than this Aesthete knows ({latest_version()})",
+        )

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from aesthete_gui.store import ImageUpdate, Profile, open_profile
+from aesthete_gui.store.errors import ProfileTooNewError
 from aesthete_gui.store.migrations import latest_version
 
 
@@ -50,7 +51,7 @@ def test_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (999, 0)")
     conn.commit()
     conn.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(ProfileTooNewError, match="newer"):
         open_profile(path)
 
 

@@ -1,0 +1,244 @@
+"""Profile errors a user can act on (not SQLite, damaged, a folder, read-only, busy, disk full) vs bugs.
+
+Every case uses a real file: bytes written by the test, a real second connection holding the lock,
+real permissions (chmod, or `chattr +i` / a read-only bind mount as root) and a real full disk
+(SQLite's page limit on the file, and a small tmpfs as root).
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.errors import AestheteError
+from aesthete_gui.store import (
+    NotAProfileError,
+    Profile,
+    ProfileBusyError,
+    ProfileDamagedError,
+    ProfileDiskFullError,
+    ProfileError,
+    ProfileIsFolderError,
+    ProfileReadOnlyError,
+    open_profile,
+)
+from aesthete_gui.store import connection as connection_module
+from aesthete_gui.store.errors import profile_error
+from tests.robustness.fs_faults import read_only_file, read_only_folder, small_disk
+
+
+def _profile_with_folders(path: Path, count: int) -> None:
+    profile = open_profile(path)
+    for n in range(count):
+        profile.add_folder(f"/photos/{n}")
+    profile.close()  # the last connection checkpoints the WAL into the file
+
+
+def _folders(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return [row[0] for row in conn.execute("SELECT path FROM folders ORDER BY id")]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"hello, not a database\n" * 40, bytes(range(256)) * 64, b"\xff\xd8\xff\xe0" + b"\x00" * 5000],
+    ids=["text", "random-like", "jpeg-header"],
+)
+def test_a_file_that_is_not_sqlite_is_refused_and_left_untouched(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "p.db"
+    path.write_bytes(content)
+    with pytest.raises(NotAProfileError, match="not an Aesthete profile") as caught:
+        open_profile(path)
+    assert isinstance(caught.value, AestheteError) and caught.value.path == path
+    assert path.read_bytes() == content
+
+
+def test_another_programs_database_is_refused_without_adding_tables(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE contacts (name TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(NotAProfileError, match="another program"):
+        open_profile(path)
+    conn = sqlite3.connect(path)
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["contacts"]
+    conn.close()
+
+
+@pytest.mark.parametrize("keep", [50, 4096, 0.5], ids=["inside-header", "first-page", "half"])
+def test_a_truncated_profile_is_reported_damaged_and_left_untouched(
+    tmp_path: Path, keep: float
+) -> None:
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 3)
+    data = path.read_bytes()
+    cut = data[: int(len(data) * keep) if isinstance(keep, float) else keep]
+    path.write_bytes(cut)
+    with pytest.raises(ProfileDamagedError, match=r"damaged.*recover"):
+        open_profile(path)
+    assert path.read_bytes() == cut
+
+
+def test_a_damaged_table_page_is_reported_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 3)
+    conn = sqlite3.connect(path)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'folders'").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    start = (root - 1) * page_size
+    data[start : start + page_size] = b"\xa5" * page_size
+    path.write_bytes(bytes(data))
+    profile = open_profile(path)  # the schema pages are sound; the folders page is not
+    try:
+        with pytest.raises(ProfileDamagedError, match="malformed"):
+            profile.folders()
+    finally:
+        profile.close()
+
+
+def test_a_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "profile.db"
+    folder.mkdir()
+    with pytest.raises(ProfileIsFolderError, match="is a folder"):
+        open_profile(folder)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_read_only_file_reads_but_refuses_writes_and_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 2)
+    with read_only_file(path):
+        profile = open_profile(path)
+        try:
+            assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/1"]
+            with pytest.raises(
+                ProfileReadOnlyError, match=r"not writable.*make the file and its folder writable"
+            ):
+                profile.add_folder("/photos/new")
+        finally:
+            profile.close()
+    assert _folders(path) == ["/photos/0", "/photos/1"]
+
+
+def test_a_profile_in_a_read_only_folder_is_refused_with_the_reason(tmp_path: Path) -> None:
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    _profile_with_folders(folder / "p.db", 2)
+    with read_only_folder(folder) as view:
+        for name in ("p.db", "new.db", "sub/new.db"):
+            with pytest.raises(ProfileReadOnlyError, match="cannot be written"):
+                open_profile(view / name)
+    assert _folders(folder / "p.db") == ["/photos/0", "/photos/1"]
+    assert sorted(p.name for p in folder.iterdir()) == ["p.db"]
+
+
+def test_a_lock_held_past_the_busy_timeout_is_reported_busy(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(connection_module, "BUSY_TIMEOUT_MS", 150)
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 1)
+    profile = open_profile(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(ProfileBusyError):
+            open_profile(path)  # opening checks the schema under the write lock too
+        with pytest.raises(ProfileBusyError, match=r"locked for too long.*try again"):
+            profile.add_folder("/photos/late")
+        other.execute("ROLLBACK")
+        profile.add_folder("/photos/late")  # the lock is gone: the same call now works
+        assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/late"]
+    finally:
+        other.close()
+        profile.close()
+
+
+def _fill_until_full(profile: Profile) -> int:
+    """Add folders until the profile reports a full disk; returns how many were committed."""
+    committed = 0
+    with pytest.raises(ProfileDiskFullError, match=r"full.*everything saved before is kept"):
+        for n in range(100_000):
+            profile.add_folder(f"/photos/{n:06d}/" + "x" * 400)
+            committed += 1
+    return committed
+
+
+def test_disk_full_page_limit_keeps_every_earlier_commit(tmp_path: Path) -> None:
+    """SQLITE_FULL from SQLite's page limit on this connection (the same code a full disk gives)."""
+    path = tmp_path / "p.db"
+    profile = open_profile(path)
+    try:
+        pages = profile.conn.execute("PRAGMA page_count").fetchone()[0]
+        profile.conn.execute(f"PRAGMA max_page_count = {pages + 8}")
+        committed = _fill_until_full(profile)
+        assert committed > 10
+        assert len(profile.folders()) == committed
+        assert profile.integrity_check() == "ok"
+        profile.conn.execute("PRAGMA max_page_count = 1000000")
+        profile.add_folder("/photos/after")  # space again: writing works again
+        assert len(profile.folders()) == committed + 1
+    finally:
+        profile.close()
+
+
+def test_disk_full_on_a_real_small_file_system_keeps_every_earlier_commit(tmp_path: Path) -> None:
+    """ENOSPC from a 400 KiB tmpfs (root only): the profile reports it and reopens with every commit."""
+    with small_disk(tmp_path / "disk", 400) as disk:
+        path = disk / "p.db"
+        profile = open_profile(path)
+        try:
+            committed = _fill_until_full(profile)
+            assert committed > 0 and len(profile.folders()) == committed
+            assert profile.integrity_check() == "ok"
+        finally:
+            profile.close()
+        reopened = open_profile(path)
+        try:
+            assert len(reopened.folders()) == committed
+        finally:
+            reopened.close()
+
+
+def test_bugs_are_not_dressed_up_as_profile_errors(tmp_path: Path) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        with (
+            pytest.raises(sqlite3.OperationalError, match="no such table"),
+            profile._write() as conn,
+        ):
+            conn.execute("INSERT INTO no_such_table VALUES (1)")
+        with pytest.raises(sqlite3.IntegrityError), profile._write() as conn:
+            conn.execute("INSERT INTO folders (path, added_at) VALUES (NULL, 0)")
+        profile.add_folder("/photos/ok")  # the failed transactions were rolled back
+        assert [f.path for f in profile.folders()] == ["/photos/ok"]
+    finally:
+        profile.close()
+    assert profile_error(ValueError("x")) is None
+    assert profile_error(sqlite3.ProgrammingError("closed")) is None
+
+
+@pytest.mark.parametrize(
+    ("number", "kind"),
+    [
+        (errno.ENOSPC, ProfileDiskFullError),
+        (errno.EROFS, ProfileReadOnlyError),
+        (errno.EACCES, ProfileReadOnlyError),
+        (errno.EISDIR, ProfileIsFolderError),
+        (errno.ENOENT, type(None)),
+    ],
+)
+def test_os_errors_map_by_errno(number: int, kind: type) -> None:
+    known = profile_error(OSError(number, "why", "/x/p.db"), Path("/x/p.db"))
+    assert isinstance(known, kind)
+    if known is not None:
+        assert isinstance(known, ProfileError) and str(known).startswith("profile /x/p.db: ")
