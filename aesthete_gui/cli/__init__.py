@@ -3,20 +3,32 @@
 A command module defines `register(subparsers) -> None`, adding parsers whose `func` default takes
 the parsed arguments and returns an exit code. The global `--profile PATH` option (or the
 AESTHETE_PROFILE variable) selects the profile database; commands read it as `args.profile`.
+
+Errors: an `AestheteError` (a user mistake, a bad profile, an unreadable model file, a judge server
+that cannot be reached...) is printed as one line and exits 2; `--debug` adds the traceback. Any
+other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
+import sqlite3
 import sys
+import traceback
 from collections.abc import Sequence
 
 from aesthete_gui import __version__
+from aesthete_gui.errors import AestheteError
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a program stopped by `| head`
 
 
-class UserError(Exception):
+class UserError(AestheteError):
     """A problem the user can fix (bad input, missing file): printed without a traceback, exit 2."""
 
 
@@ -33,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="profile database to use (default: $AESTHETE_PROFILE, else the per-user data folder)",
     )
+    parser.add_argument(
+        "--debug", action="store_true", help="on an error, also print the full traceback"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -44,6 +59,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(text: str) -> str:
+    """`text` on one line with control characters escaped (a message never moves the terminal)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def known_error(error: BaseException, profile: str | None) -> AestheteError | None:
+    """The user-facing error `error` stands for, or None when it is a bug."""
+    if isinstance(error, AestheteError):
+        return error
+    if isinstance(error, sqlite3.Error):
+        from aesthete_gui.settings import resolve_profile_path
+        from aesthete_gui.store.errors import profile_error
+
+        return profile_error(error, resolve_profile_path(profile))
+    if isinstance(error, OSError) and error.strerror:
+        where = f": {error.filename}" if error.filename else ""
+        return AestheteError(f"{error.strerror}{where}")
+    return None
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so the final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (tests capture it)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aesthete` console script."""
     parser = build_parser()
@@ -53,13 +97,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(func(args) or 0)
-    except UserError as error:
-        print(f"aesthete: error: {error}", file=sys.stderr)
-        return 2
+        code = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()  # `aesthete images | head`: the reader has all it wanted
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         print("aesthete: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as error:
+        known = known_error(error, args.profile)
+        if known is None:
+            raise
+        if args.debug:
+            traceback.print_exc()
+        print(f"aesthete: error: {one_line(str(known))}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
 
 if __name__ == "__main__":

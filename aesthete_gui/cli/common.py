@@ -14,13 +14,13 @@ if TYPE_CHECKING:
 
 
 def open_cli_profile(args: argparse.Namespace) -> Profile:
-    """The profile `--profile` names (or the default one); UserError when it cannot be opened."""
+    """The profile `--profile` names (or the default one); a ProfileError says why it cannot be used."""
     from aesthete_gui.settings import resolve_profile_path
     from aesthete_gui.store import open_profile
 
     try:
         return open_profile(resolve_profile_path(args.profile))
-    except (OSError, RuntimeError) as error:
+    except OSError as error:
         raise UserError(f"cannot open the profile: {error}") from error
 
 

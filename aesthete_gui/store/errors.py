@@ -28,6 +28,9 @@ SQLITE_FULL = 13
 SQLITE_CANTOPEN = 14
 SQLITE_NOTADB = 26
 
+FULL_DISK_BYTES = 1 << 20
+"""Below this much free space an I/O error is reported as a full disk (SQLite gives no errno)."""
+
 KEEP_SAFE = "Nothing was changed by this action and everything saved before is kept."
 
 
@@ -135,6 +138,15 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
+def disk_is_full(path: Path) -> bool:
+    """True when the file system holding `path` has (almost) no space left for this user."""
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is None:
+        return False
+    stats = os.statvfs(existing)
+    return stats.f_bavail * stats.f_frsize < FULL_DISK_BYTES
+
+
 def _from_sqlite(error: sqlite3.Error, path: Path | None) -> ProfileError | None:
     code = primary_code(error)
     detail = f"SQLite: {error}"
@@ -150,6 +162,8 @@ def _from_sqlite(error: sqlite3.Error, path: Path | None) -> ProfileError | None
         why = read_only_reason(path) if path is not None else None
         return ProfileReadOnlyError(path, f"cannot be written: {why or detail}")
     if code == SQLITE_IOERR:
+        if path is not None and disk_is_full(path):  # SQLite reports ENOSPC on -shm/-wal as IOERR
+            return ProfileDiskFullError(path)
         return ProfileDiskError(
             path, f"the disk reported an error while reading or writing it ({detail})"
         )

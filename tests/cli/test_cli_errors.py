@@ -1,0 +1,160 @@
+"""The CLI's top-level error handling: one line and exit 2 for what the user can fix, tracebacks for bugs."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.cli import EXIT_BROKEN_PIPE, UserError, main
+from aesthete_gui.errors import AestheteError
+from aesthete_gui.store import ImageUpdate, open_profile
+from tests.robustness.fs_faults import read_only_file, read_only_folder, small_disk
+
+REPO = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-c", "from aesthete_gui.cli import main; raise SystemExit(main())"]
+
+
+def _profile_with_images(path: Path, count: int) -> Path:
+    profile = open_profile(path)
+    profile.write_images([
+        ImageUpdate(path=f"/photos/img_{n:05d}.jpg", folder_id=None, status="ok", size=10,
+                    mtime_ns=5, content_hash=f"hash-{n}")
+        for n in range(count)
+    ])  # fmt: skip
+    profile.close()
+    return path
+
+
+def _assert_one_clear_line(code: int, err: str, *needles: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aesthete: error: profile "), err
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def _images(profile: Path, *extra: str) -> int:
+    return main(["--profile", str(profile), *extra, "images"])
+
+
+def test_user_error_is_an_aesthete_error() -> None:
+    assert issubclass(UserError, AestheteError)
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"just some text\n" * 50, "not an Aesthete profile"),
+        (b"SQLite format 3\x00" + b"\x10\x00" + b"\x00" * 30, "not an Aesthete profile"),
+    ],
+    ids=["not-sqlite", "header-only"],
+)
+def test_a_bad_profile_file_gives_one_line_and_exit_2(tmp_path, capsys, content, needle) -> None:
+    path = tmp_path / "p.db"
+    path.write_bytes(content)
+    _assert_one_clear_line(_images(path), capsys.readouterr().err, needle, str(path))
+    assert path.read_bytes() == content
+
+
+def test_a_truncated_profile_gives_one_line_and_exit_2(tmp_path, capsys) -> None:
+    path = _profile_with_images(tmp_path / "p.db", 50)
+    cut = path.read_bytes()[: 3 * 4096]
+    path.write_bytes(cut)
+    _assert_one_clear_line(_images(path), capsys.readouterr().err, "damaged", ".recover")
+
+
+def test_a_folder_as_profile_gives_one_line_and_exit_2(tmp_path, capsys) -> None:
+    (tmp_path / "p.db").mkdir()
+    _assert_one_clear_line(_images(tmp_path / "p.db"), capsys.readouterr().err, "is a folder")
+
+
+def test_a_read_only_profile_lists_but_refuses_a_mark_with_one_line(tmp_path, capsys) -> None:
+    path = _profile_with_images(tmp_path / "p.db", 3)
+    with read_only_file(path):
+        assert _images(path) == 0
+        assert "/photos/img_00002.jpg" in capsys.readouterr().out
+        code = main(["--profile", str(path), "mark", "/photos/img_00001.jpg", "--stars", "4"])
+        _assert_one_clear_line(code, capsys.readouterr().err, "not writable")
+    reopened = open_profile(path)
+    assert reopened.image_count() == 3 and reopened.marks() == {}
+    reopened.close()
+
+
+def test_a_profile_in_a_read_only_folder_gives_one_line_and_exit_2(tmp_path, capsys) -> None:
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    _profile_with_images(folder / "p.db", 3)
+    with read_only_folder(folder) as view:
+        for name in ("p.db", "new.db"):
+            _assert_one_clear_line(_images(view / name), capsys.readouterr().err, "read-only")
+
+
+def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path, capsys) -> None:
+    """A real ENOSPC: the profile on a tmpfs that the test fills up (root only)."""
+    with small_disk(tmp_path / "disk", 600) as disk:
+        path = _profile_with_images(disk / "p.db", 20)
+        filler = disk / "filler"
+        with filler.open("wb") as handle, pytest.raises(OSError):
+            while True:
+                handle.write(b"\x00" * 65536)
+                handle.flush()
+        codes = [
+            main(["--profile", str(path), "mark", f"/photos/img_{n:05d}.jpg", "--stars", "3"])
+            for n in range(20)
+        ]
+        err = capsys.readouterr().err
+        assert 2 in codes and "Traceback" not in err
+        assert "the disk holding it is full" in err
+        stored = sum(1 for code in codes if code == 0)
+        filler.unlink()
+        reopened = open_profile(path)
+        assert reopened.image_count() == 20 and len(reopened.marks()) == stored
+        assert reopened.integrity_check() == "ok"
+        reopened.close()
+
+
+def test_debug_adds_the_traceback(tmp_path, capsys) -> None:
+    (tmp_path / "p.db").mkdir()
+    assert _images(tmp_path / "p.db", "--debug") == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ProfileIsFolderError" in err
+    assert err.strip().splitlines()[-1].startswith("aesthete: error: profile ")
+
+
+def test_control_characters_in_a_message_are_escaped(tmp_path, capsys) -> None:
+    folder = tmp_path / "evil\x1b[2J\nname.db"
+    folder.mkdir()
+    assert _images(folder) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and err.count("\n") == 1
+    assert "evil\\x1b[2J\\nname.db" in err
+
+
+def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch) -> None:
+    def broken(path):
+        raise sqlite3.ProgrammingError("a misuse of the API is a bug")
+
+    monkeypatch.setattr("aesthete_gui.store.open_profile", broken)
+    with pytest.raises(sqlite3.ProgrammingError):
+        _images(tmp_path / "p.db")
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path) -> None:
+    path = _profile_with_images(tmp_path / "p.db", 5000)
+    reader = subprocess.Popen(["head", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    writer = subprocess.run(
+        [*CLI, "--profile", str(path), "images"], stdout=reader.stdin, stderr=subprocess.PIPE,
+        cwd=REPO, check=False, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert reader.stdin is not None and reader.stdout is not None
+    reader.stdin.close()
+    first = reader.stdout.read()
+    reader.wait()
+    assert b"/photos/img_00000.jpg" in first
+    assert writer.stderr.decode() == ""
+    assert writer.returncode == EXIT_BROKEN_PIPE
