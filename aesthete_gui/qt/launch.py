@@ -2,6 +2,10 @@
 
 `--screenshot OUT.png` loads everything (import, rows, thumbnails), renders the window, saves the
 image and exits: used for the user guide and for checks.
+
+A profile that cannot be used (not a profile, damaged, read-only, a full disk...) is reported in a
+dialog instead of leaving the user without a window; any `AestheteError` that escapes a slot later
+shows the same dialog, and the app keeps running.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.qt.theme import THEMES, apply_theme
 from aesthete_gui.settings import resolve_profile_path
 
@@ -69,10 +74,12 @@ def open_window(profile_path: Path, previous: MainWindow | None = None) -> MainW
     """A main window on the profile at `profile_path`; replaces `previous` (same size), if given."""
     from aesthete_gui.qt.context import build_context
     from aesthete_gui.qt.main_window import MainWindow
+    from aesthete_gui.store.errors import profile_errors
 
-    context = build_context(profile_path)
+    with profile_errors(profile_path, os_errors=True):  # e.g. its folder cannot be created
+        context = build_context(profile_path)
     window = MainWindow(context)
-    window.profile_requested.connect(lambda path: open_window(Path(path), window))
+    window.profile_requested.connect(lambda path: switch_window(Path(path), window))
     if previous is not None:
         app = QApplication.instance()
         if isinstance(app, QApplication):
@@ -85,6 +92,50 @@ def open_window(profile_path: Path, previous: MainWindow | None = None) -> MainW
 
 
 _open_windows: list[MainWindow] = []
+
+
+def switch_window(profile_path: Path, current: MainWindow) -> MainWindow:
+    """Replace `current` by a window on `profile_path`; keep it (and say why) when that fails."""
+    try:
+        return open_window(profile_path, current)
+    except AestheteError as error:
+        show_error(error, current, title="Cannot open this profile")
+        return current
+
+
+def show_error(error: BaseException, parent: QWidget | None = None, title: str = "Aesthete") -> None:
+    """A modal dialog with the error's message (what went wrong and what to do)."""
+    log.error("%s: %s", title, error)
+    box = QMessageBox(QMessageBox.Icon.Critical, title, str(error), QMessageBox.StandardButton.Ok, parent)
+    box.exec()
+
+
+def known_gui_error(error: BaseException) -> AestheteError | None:
+    """The user-facing error behind `error` (a profile error raised as plain sqlite3), or None for a bug."""
+    import sqlite3
+
+    if isinstance(error, AestheteError):
+        return error
+    if isinstance(error, sqlite3.Error):
+        from aesthete_gui.store.errors import profile_error
+
+        window = _open_windows[0] if _open_windows else None
+        return profile_error(error, window.context.profile_path if window is not None else None)
+    return None
+
+
+def install_error_dialog() -> None:
+    """Show a dialog for user-facing errors that escape a slot; bugs keep Python's traceback report."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: object) -> None:
+        known = known_gui_error(error)
+        if known is None:
+            previous(kind, error, trace)  # type: ignore[arg-type]
+            return
+        show_error(known, next((w for w in _open_windows if w.isVisible()), None))
+
+    sys.excepthook = hook
 
 
 def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppContext, MainWindow]:
@@ -177,7 +228,14 @@ def run_app(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    context, window = create_window(args, app)
+    try:
+        context, window = create_window(args, app)
+    except AestheteError as error:
+        if args.screenshot:  # no one to click a dialog away: say it on the terminal
+            print(f"aesthete-gui: error: {error}", file=sys.stderr)
+        else:
+            show_error(error, title="Cannot open the profile")
+        return 2
     if args.screenshot:
         try:
             out = take_screenshot(window, Path(args.screenshot), args.view)
@@ -188,6 +246,8 @@ def run_app(argv: list[str]) -> int:
         return 0
 
     import qasync
+
+    install_error_dialog()
 
     async def until_closed() -> None:
         closed = asyncio.Event()

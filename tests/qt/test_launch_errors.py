@@ -1,0 +1,99 @@
+"""The GUI start with a profile it cannot use: a dialog saying why (not a missing window), no crash."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from aesthete_gui.qt import launch
+from aesthete_gui.store import ProfileDiskFullError
+from tests.robustness.fs_faults import read_only_folder
+
+
+def _answer_dialogs(seen: list[str]) -> QTimer:
+    """Every 50 ms: record the text of an open message box and press its OK button."""
+
+    def close_box() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            seen.append(box.text())
+            box.button(QMessageBox.StandardButton.Ok).click()
+
+    timer = QTimer()
+    timer.timeout.connect(close_box)
+    timer.start(50)
+    return timer
+
+
+def test_a_file_that_is_not_a_profile_shows_a_dialog_and_exits_2(qapp, tmp_path: Path) -> None:
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 4000)
+    seen: list[str] = []
+    timer = _answer_dialogs(seen)
+    try:
+        assert launch.run_app(["--profile", str(path)]) == 2
+    finally:
+        timer.stop()
+    assert len(seen) == 1 and "not an Aesthete profile" in seen[0] and str(path) in seen[0]
+    assert path.read_bytes() == b"\xff\xd8\xff\xe0" + b"\x00" * 4000
+
+
+def test_a_profile_in_a_read_only_folder_shows_a_dialog(qapp, tmp_path: Path) -> None:
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    seen: list[str] = []
+    with read_only_folder(folder) as view:
+        timer = _answer_dialogs(seen)
+        try:
+            assert launch.run_app(["--profile", str(view / "sub" / "p.db")]) == 2
+        finally:
+            timer.stop()
+    assert len(seen) == 1 and "cannot be written" in seen[0]
+
+
+def test_screenshot_mode_prints_the_reason_instead_of_a_dialog(qapp, tmp_path: Path, capsys) -> None:
+    (tmp_path / "p.db").mkdir()
+    code = launch.run_app(["--profile", str(tmp_path / "p.db"), "--screenshot", str(tmp_path / "s.png")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "aesthete-gui: error: profile" in err and "is a folder" in err and "Traceback" not in err
+    assert not (tmp_path / "s.png").exists()
+
+
+def test_switching_to_a_damaged_profile_keeps_the_current_window(qtbot, tmp_path: Path) -> None:
+    window = launch.open_window(tmp_path / "good.db")
+    qtbot.addWidget(window)
+    window.show()
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\x10\x00\x02\x02" + b"\xff" * 3000)
+    seen: list[str] = []
+    timer = _answer_dialogs(seen)
+    try:
+        window.open_profile(damaged)  # the profile_requested signal asks the launcher to switch
+    finally:
+        timer.stop()
+    assert len(seen) == 1 and str(damaged) in seen[0]
+    assert window.isVisible() and window.context.profile_path == tmp_path / "good.db"
+    assert window.context.profile.image_count() == 0  # the current profile still answers
+    window.marks.close()
+    window.close()
+
+
+def test_a_profile_error_escaping_a_slot_shows_a_dialog_and_bugs_keep_the_report(
+    qapp, tmp_path: Path, monkeypatch
+) -> None:
+    reported: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, error, trace: reported.append(kind))
+    launch.install_error_dialog()
+    seen: list[str] = []
+    timer = _answer_dialogs(seen)
+    try:
+        sys.excepthook(ProfileDiskFullError, ProfileDiskFullError(tmp_path / "p.db"), None)
+        sys.excepthook(ZeroDivisionError, ZeroDivisionError("a bug"), None)
+    finally:
+        timer.stop()
+    assert reported == [ZeroDivisionError], (reported, seen)
+    assert len(seen) == 1 and "the disk holding it is full" in seen[0]
