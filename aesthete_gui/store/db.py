@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from aesthete_gui.store.errors import (
@@ -44,10 +45,11 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
         )
     with profile_errors(target, os_errors=True):
         target.parent.mkdir(parents=True, exist_ok=True)
+    with profile_errors(target, os_errors=True):
+        _check_is_ours(target)
     profile = Profile(target)
     try:
         with profile_errors(target, os_errors=True):
-            _check_is_ours(profile, target)
             migrate(profile.conn)
     except BaseException:
         profile.close()
@@ -55,17 +57,28 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
     return profile
 
 
-def _check_is_ours(profile: Profile, target: Path) -> None:
-    """Refuse another program's SQLite database and a profile from a newer Aesthete."""
-    conn = profile.conn
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if tables and "schema_version" not in tables:
-        raise NotAProfileError(
-            target, "is an SQLite database of another program, not an Aesthete profile", None
-        )
-    current = schema_version(conn)
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_is_ours(target: Path) -> None:
+    """Refuse, before anything is written, a file that is not SQLite, another program's database,
+    or a profile from a newer Aesthete (a read-only look: the file keeps its journal mode)."""
+    if not target.exists() or target.stat().st_size == 0:
+        return  # a new profile
+    with target.open("rb") as handle:
+        if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+            raise NotAProfileError(target)
+    conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "schema_version" not in tables:
+            raise NotAProfileError(
+                target, "is an SQLite database of another program, not an Aesthete profile", None
+            )
+        current = schema_version(conn) if tables else 0
+    finally:
+        conn.close()
     if current > latest_version():
         raise ProfileTooNewError(
-            target,
-            f"has schema version {current}, newer than this Aesthete knows ({latest_version()})",
+            target, f"has schema version {current}, newer than this Aesthete knows ({latest_version()})"
         )
