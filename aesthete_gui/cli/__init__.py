@@ -56,7 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
+    _accept_debug_after_the_command(parser)
     return parser
+
+
+def _accept_debug_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """Let `aesthete images --debug` work as `aesthete --debug images` does."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                 help="on an error, also print the full traceback")  # fmt: skip
+                _accept_debug_after_the_command(sub)
 
 
 def one_line(text: str) -> str:

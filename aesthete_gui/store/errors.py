@@ -127,14 +127,19 @@ def primary_code(error: sqlite3.Error) -> int | None:
 
 def read_only_reason(path: Path) -> str | None:
     """Why `path` (a profile file, existing or not) cannot be written, or None when it looks writable."""
-    folder = path.parent
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is not None and os.statvfs(existing).f_flag & os.ST_RDONLY:
+    if existing is None:
+        return None
+    if os.statvfs(existing).f_flag & os.ST_RDONLY:
         return "it is on a read-only file system"
-    if path.exists() and not os.access(path, os.W_OK):
-        return "the file is not writable"
-    if folder.exists() and not os.access(folder, os.W_OK):
-        return "its folder is not writable (SQLite keeps its journal files beside the profile)"
+    if existing == path:
+        if not os.access(path, os.W_OK):
+            return "the file is not writable"
+        existing = path.parent
+    if not os.access(existing, os.W_OK):
+        if existing == path.parent:
+            return "its folder is not writable (SQLite keeps its journal files beside the profile)"
+        return f"the folder {existing} is not writable"
     return None
 
 
@@ -177,15 +182,13 @@ def _cannot_open(path: Path | None, detail: str) -> ProfileError:
         return ProfileCannotOpenError(path, f"cannot be opened ({detail})")
     if path.is_dir():
         return ProfileIsFolderError(path)
-    if not path.parent.is_dir():
-        return ProfileCannotOpenError(
-            path, f"cannot be opened: its folder {path.parent} does not exist"
-        )
+    if path.exists() and not os.access(path, os.R_OK):
+        return ProfileCannotOpenError(path, "cannot be opened: you may not read the file")
     why = read_only_reason(path)
     if why is not None:
         return ProfileReadOnlyError(path, f"cannot be written: {why}")
-    if path.exists() and not os.access(path, os.R_OK):
-        return ProfileCannotOpenError(path, "cannot be opened: you may not read the file")
+    if not path.parent.is_dir():
+        return ProfileCannotOpenError(path, f"cannot be opened: its folder {path.parent} does not exist")
     return ProfileCannotOpenError(path, f"cannot be opened ({detail})")
 
 
@@ -195,9 +198,12 @@ def _from_os(error: OSError, path: Path | None) -> ProfileError | None:
         return ProfileDiskFullError(path)
     if number == errno.EISDIR:
         return ProfileIsFolderError(path)
-    if number in (errno.EROFS, errno.EACCES, errno.EPERM):
-        where = f" ({error.filename})" if error.filename else ""
-        return ProfileReadOnlyError(path, f"cannot be written: {error.strerror}{where}")
+    if number == errno.EROFS:
+        return ProfileReadOnlyError(path, "cannot be written: it is on a read-only file system")
+    if number in (errno.EACCES, errno.EPERM):
+        if path is not None:  # find out which: unreadable file, read-only file or folder
+            return _cannot_open(path, f"{error.strerror}: {error.filename}")
+        return ProfileReadOnlyError(path, f"cannot be written: {error.strerror} ({error.filename})")
     if number == errno.EIO:
         return ProfileDiskError(path)
     return None

@@ -231,8 +231,8 @@ def test_bugs_are_not_dressed_up_as_profile_errors(tmp_path: Path) -> None:
     ("number", "kind"),
     [
         (errno.ENOSPC, ProfileDiskFullError),
+        (errno.EDQUOT, ProfileDiskFullError),
         (errno.EROFS, ProfileReadOnlyError),
-        (errno.EACCES, ProfileReadOnlyError),
         (errno.EISDIR, ProfileIsFolderError),
         (errno.ENOENT, type(None)),
     ],
@@ -242,3 +242,13 @@ def test_os_errors_map_by_errno(number: int, kind: type) -> None:
     assert isinstance(known, kind)
     if known is not None:
         assert isinstance(known, ProfileError) and str(known).startswith("profile /x/p.db: ")
+
+
+def test_permission_denied_names_what_is_not_permitted(tmp_path: Path) -> None:
+    denied = OSError(errno.EACCES, "Permission denied", str(tmp_path))
+    assert isinstance(profile_error(denied, None), ProfileReadOnlyError)
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    with read_only_folder(folder) as view:
+        known = profile_error(denied, view / "sub" / "p.db")
+    assert isinstance(known, ProfileReadOnlyError) and "cannot be written" in str(known)
