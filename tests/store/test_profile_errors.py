@@ -252,3 +252,19 @@ def test_permission_denied_names_what_is_not_permitted(tmp_path: Path) -> None:
     with read_only_folder(folder) as view:
         known = profile_error(denied, view / "sub" / "p.db")
     assert isinstance(known, ProfileReadOnlyError) and "cannot be written" in str(known)
+
+
+@pytest.mark.parametrize("journal", ["-wal", "-shm"])
+def test_garbage_journal_files_beside_the_profile_lose_nothing(tmp_path: Path, journal: str) -> None:
+    """SQLite checks every WAL frame's checksum and rebuilds the index: junk left there is ignored."""
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 3)
+    Path(f"{path}{journal}").write_bytes(bytes(range(256)) * 200)
+    profile = open_profile(path)
+    try:
+        assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/1", "/photos/2"]
+        assert profile.integrity_check() == "ok"
+        profile.add_folder("/photos/3")
+    finally:
+        profile.close()
+    assert _folders(path)[-1] == "/photos/3"
