@@ -97,3 +97,16 @@ def test_a_profile_error_escaping_a_slot_shows_a_dialog_and_bugs_keep_the_report
         timer.stop()
     assert reported == [ZeroDivisionError], (reported, seen)
     assert len(seen) == 1 and "the disk holding it is full" in seen[0]
+
+
+def test_the_aesthete_gui_entry_point_shows_the_dialog_too(qapp, tmp_path: Path) -> None:
+    from aesthete_gui.app import main
+
+    (tmp_path / "p.db").write_text("not a profile")
+    seen: list[str] = []
+    timer = _answer_dialogs(seen)
+    try:
+        assert main(["--profile", str(tmp_path / "p.db")]) == 2
+    finally:
+        timer.stop()
+    assert len(seen) == 1 and "not an Aesthete profile" in seen[0]
