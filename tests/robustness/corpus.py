@@ -10,6 +10,8 @@ lists). The tests in this package pick every registered case up; nothing else ne
   and any stars read from the sidecar must be a valid 0..5.
 - profile cases: a hostile profile file; `aesthete images` / `mark` must answer one line with
   `reason`, exit 2, and leave the file's bytes as they were.
+- argument cases: hostile arguments (odd image ids, escape codes) on a valid profile: one line,
+  exit 2, nothing changed.
 - profile faults: a valid profile under a real file-system fault (read-only file or folder, a full
   disk); refused commands answer one line with `reason`, and every stored row is kept.
 """
@@ -109,7 +111,7 @@ def params(cases: list, marks: str = "marks") -> list:
 
 # Cases whose fix lives on another branch of issue 10: strict, so the merge that fixes them fails
 # until the mark is removed here.
-FIXED_BY_T10B = pytest.mark.xfail(strict=True, reason="fixed on branch t10b (issue 10 point 2)")
+FIXED_BY_T10B = pytest.mark.xfail(strict=True, reason="fixed on branch t10b (issue 10 points 2 and 6)")
 
 
 # -- building blocks ---------------------------------------------------------------------------
@@ -414,6 +416,28 @@ def real_profile(path: Path, images: int = 40) -> Path:
     profile.set_mark(ids[0], stars=4)
     profile.close()
     return path
+
+
+# -- command-line arguments ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ArgumentCase:
+    """Hostile arguments for a command run on a valid profile (`real_profile`): one line, exit 2."""
+
+    name: str
+    argv: tuple[str, ...]
+    reason: str
+    marks: tuple[pytest.MarkDecorator, ...] = ()
+
+
+ARGUMENT_CASES: list[ArgumentCase] = [
+    ArgumentCase("mark_negative_id", ("mark", "-1", "--stars", "2"), "not in the profile"),
+    ArgumentCase("mark_float_id", ("mark", "1e5", "--stars", "2"), "not in the profile"),
+    ArgumentCase("mark_escape_codes", ("mark", "\x1b[2J\x07", "--stars", "2"), "\\x1b[2J"),
+    ArgumentCase("mark_superscript_id", ("mark", "\u00b2", "--stars", "2"), "", (FIXED_BY_T10B,)),
+    ArgumentCase("mark_huge_id", ("mark", str(10**23), "--stars", "2"), "", (FIXED_BY_T10B,)),
+    ArgumentCase("prefer_superscript_id", ("prefer", "\u00b2", "1", "--winner", "a"), "", (FIXED_BY_T10B,)),
+    ArgumentCase("prefer_huge_id", ("prefer", str(10**23), "1", "--winner", "a"), "", (FIXED_BY_T10B,)),
+]
 
 
 # -- profiles under file-system faults --------------------------------------------------------------

@@ -15,16 +15,19 @@ import pytest
 
 from aesthete_gui.cli import main
 from tests.robustness.corpus import (
+    ARGUMENT_CASES,
     IMAGE_CASES,
     PROFILE_CASES,
     PROFILE_FAULTS,
     SIDECAR_CASES,
+    ArgumentCase,
     ImageCase,
     ProfileCase,
     ProfileFault,
     SidecarCase,
     jpeg_bytes,
     params,
+    real_profile,
 )
 
 
@@ -147,6 +150,19 @@ def test_hostile_profile_gives_one_line_exit_2_and_keeps_the_file(
         assert case.reason in lines[0], lines[0]
     if before is not None:
         assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("case", params(ARGUMENT_CASES))
+def test_hostile_arguments_give_one_line_exit_2_and_change_nothing(
+    case: ArgumentCase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = real_profile(tmp_path / "p.db")
+    code, _, err = _cli(capsys, "--profile", str(path), *case.argv)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aesthete: error: "), err
+    assert case.reason in lines[0] and "\x1b" not in err
+    assert _stored_stars(path) == {"/photos/img_0000.jpg": 4} and _stored_count(path) == 40
 
 
 @pytest.mark.parametrize("fault", [pytest.param(f, id=f.name) for f in PROFILE_FAULTS])
