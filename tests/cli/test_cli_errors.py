@@ -158,3 +158,20 @@ def test_a_closed_pipe_ends_quietly(tmp_path) -> None:
     assert b"/photos/img_00000.jpg" in first
     assert writer.stderr.decode() == ""
     assert writer.returncode == EXIT_BROKEN_PIPE
+
+
+def test_known_errors_are_told_apart_from_bugs(tmp_path: Path) -> None:
+    from aesthete_gui.cli import known_error
+    from aesthete_gui.store import ProfileDiskFullError
+
+    denied = known_error(PermissionError(13, "Permission denied", "/data/out.csv"), None)
+    assert isinstance(denied, AestheteError) and str(denied) == "Permission denied: /data/out.csv"
+    full = known_error(sqlite3.OperationalError("database or disk is full"), str(tmp_path / "p.db"))
+    assert full is None  # no SQLite result code: raised by hand, so not recognised as a full disk
+    conn = sqlite3.connect(tmp_path / "p.db")
+    conn.execute("PRAGMA max_page_count = 1")  # a real SQLITE_FULL from SQLite itself
+    with pytest.raises(sqlite3.OperationalError) as raised:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    assert isinstance(known_error(raised.value, str(tmp_path / "p.db")), ProfileDiskFullError)
+    assert known_error(KeyError("a bug"), None) is None
