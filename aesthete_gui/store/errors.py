@@ -47,6 +47,10 @@ class ProfileError(AestheteError):
         where = f"profile {self.path}" if self.path is not None else "the profile"
         super().__init__(f"{where}: {self.reason}. {self.advice}".strip())
 
+    def __reduce__(self) -> tuple[type[ProfileError], tuple[Path | None, str, str]]:
+        # rebuilt from its parts when it crosses a process boundary (a worker pool)
+        return (type(self), (self.path, self.reason, self.advice))
+
 
 class NotAProfileError(ProfileError):
     """The file is not an SQLite database (another kind of file, encrypted, or a foreign database)."""

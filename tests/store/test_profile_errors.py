@@ -268,3 +268,11 @@ def test_garbage_journal_files_beside_the_profile_lose_nothing(tmp_path: Path, j
     finally:
         profile.close()
     assert _folders(path)[-1] == "/photos/3"
+
+
+def test_a_profile_error_survives_pickling_between_processes(tmp_path: Path) -> None:
+    import pickle
+
+    error = ProfileReadOnlyError(tmp_path / "p.db", "cannot be written: the file is not writable")
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is ProfileReadOnlyError and str(copy) == str(error) and copy.path == error.path
