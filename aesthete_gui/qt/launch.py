@@ -155,6 +155,7 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
     if args.size:
         window.resize(*args.size)
     window.show()
+    warn_if_read_only(window)
     for folder in args.open or []:
         path = Path(folder).expanduser()
         if not path.is_dir():
@@ -164,6 +165,17 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
     if args.view:
         window.show_view(args.view)
     return context, window
+
+
+def warn_if_read_only(window: MainWindow) -> str | None:
+    """Say in the status bar, for a whole minute, that changes to this profile cannot be saved."""
+    from aesthete_gui.store.errors import read_only_reason
+
+    path = window.context.profile_path
+    why = read_only_reason(path) if path is not None else None
+    if why is not None:
+        window.show_message(f"This profile is read-only ({why}): marks and choices cannot be saved", 60_000)
+    return why
 
 
 def app_icon_path() -> Path | None:

@@ -110,3 +110,20 @@ def test_the_aesthete_gui_entry_point_shows_the_dialog_too(qapp, tmp_path: Path)
     finally:
         timer.stop()
     assert len(seen) == 1 and "not an Aesthete profile" in seen[0]
+
+
+def test_a_read_only_profile_opens_with_a_warning_in_the_status_bar(qtbot, tmp_path: Path) -> None:
+    from tests.robustness.corpus import real_profile
+    from tests.robustness.fs_faults import read_only_file
+
+    path = real_profile(tmp_path / "p.db")
+    with read_only_file(path):
+        window = launch.open_window(path)
+        qtbot.addWidget(window)
+        window.show()
+        assert launch.warn_if_read_only(window) == "the file is not writable"
+        assert "read-only" in window.statusBar().currentMessage()
+        assert window.context.profile.image_count() == 40  # reading works
+        window.marks.close()
+        window.close()
+        window.context.close()
