@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
 
@@ -25,7 +26,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "theme": "dark",  # "dark" | "light"
     "xmp_enabled": True,  # write marks to XMP sidecars
     "judge": None,  # None = no judge configured; else a model folder, hub id or server URL
-    "scorer": "builtin",  # the scorer id used by "Score selection / library"
+    "scorer": BUILTIN,  # the scorer id used by "Score selection / library"
     "preset": "photography",  # rubric / domain preset
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.task_runner import JobHandle
 
@@ -99,7 +100,7 @@ class JobMenuMixin:
         return self._score(None, "Score library")
 
     def _score(self, ids: list[int] | None, name: str) -> JobHandle:
-        scorer = self.context.settings.get("scorer") or "builtin"
+        scorer = self.context.settings.get("scorer") or BUILTIN
         return self.context.runner.submit(
             f"{name} ({scorer})",
             actions.score_job,
@@ -107,15 +108,28 @@ class JobMenuMixin:
             ids,
             scorer,
             self.context.settings.get("preset"),
+            judge=self.context.settings.get("judge"),
             on_done=self._scored,
             on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
             gpu=actions.scorer_uses_gpu(scorer),
         )
 
-    def _scored(self, scores: object) -> None:
+    def _scored(self, result: object) -> None:
         self.context.signals.scores_changed.emit()
-        count = len(scores) if isinstance(scores, dict) else 0
-        self.show_message(f"Scored {count} images.")
+        count = len(getattr(result, "scores", {}))
+        unreadable = len(getattr(result, "unreadable", ()))
+        self.show_message(f"Scored {count} images." + (f" {unreadable} could not be read." if unreadable else ""))
+
+    def fill_scorer_menu(self, menu) -> None:
+        """List every registered scorer that can score now; choosing one makes it the scorer used."""
+        menu.clear()
+        current = self.context.settings.get("scorer") or BUILTIN
+        for entry in actions.scorer_entries(self.context.profile, self.context.settings.get("judge")):
+            action = menu.addAction(entry.label)
+            action.setCheckable(True)
+            action.setChecked(entry.scorer_id == current)
+            action.setToolTip(entry.scorer_id)
+            action.triggered.connect(lambda _=False, s=entry.scorer_id: self.context.set_setting("scorer", s))
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge (a job)."""
@@ -147,7 +161,7 @@ class JobMenuMixin:
             "Train taste adapter",
             actions.train_job,
             self.context.profile,
-            self.context.settings.get("scorer") or "builtin",
+            self.context.settings.get("scorer") or BUILTIN,
             on_done=self._adapter_trained,
             on_error=lambda exc: self.show_message(f"Training failed: {exc}"),
         )
