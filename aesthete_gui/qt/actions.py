@@ -51,6 +51,18 @@ def scorer_uses_gpu(scorer: str | None) -> bool:
     return not is_builtin(scorer)
 
 
+def base_scorer_for(scorer: str | None) -> str | None:
+    """The chosen scorer when it can be a taste adapter's base (built-in or a student), else None
+    (the service then picks the newest student, else the built-in scorer)."""
+    from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind
+
+    try:
+        kind = ScorerId.parse(scorer or BUILTIN).kind
+    except ScorerIdError:
+        return None
+    return scorer or BUILTIN if kind in (ScorerKind.BUILTIN, ScorerKind.STUDENT) else None
+
+
 def _local_model(judge: str | None) -> list[str]:
     """The configured judge as a single-pass VLM scorer candidate (a folder or hub id, not a server)."""
     return [judge] if judge and not judge.startswith(("http://", "https://")) else []

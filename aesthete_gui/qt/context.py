@@ -7,13 +7,15 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
 
 from aesthete_gui.engine.scorers import BUILTIN
+from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
 
@@ -107,7 +109,8 @@ class SelectionModel(QObject):
 
 
 class AppSignals(QObject):
-    """Application-wide notifications that something in the profile changed."""
+    """Application-wide notifications that something in the profile changed: the services' profile
+    events arrive here through qt/profile_events.py; views connect to these signals."""
 
     library_changed = Signal()  # images added or removed (import finished, folder removed)
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
@@ -130,6 +133,12 @@ class AppContext:
     signals: AppSignals
     profile_path: Path | None = None
     cache_dir: Path | None = None
+    undo_stack: QUndoStack = field(default_factory=QUndoStack)  # marks and choices, every view
+    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`
+
+    def __post_init__(self) -> None:
+        if self.events is None:
+            self.events = ProfileEventRelay(self.profile, self.signals)
 
     def set_setting(self, key: str, value: Any) -> None:
         """Change a setting, save it, and tell the views (`signals.settings_changed`)."""
@@ -137,7 +146,9 @@ class AppContext:
         self.signals.settings_changed.emit(key)
 
     def close(self) -> None:
-        """Stop background work: jobs are cancelled, thumbnail threads end."""
+        """Stop background work: jobs are cancelled, thumbnail threads end, events stop."""
+        if self.events is not None:
+            self.events.close()
         self.runner.shutdown(wait=False)
         self.thumbnails.close()
 

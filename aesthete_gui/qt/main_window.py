@@ -275,18 +275,20 @@ class MainWindow(JobMenuMixin, QMainWindow):
         return None if row is None else (row.stars, row.flag, row.label)
 
     def undo(self) -> None:
-        """Undo in the view shown: the last choice in Compare / Set, else the last mark."""
-        if self._current_view in ("compare", "set"):
-            self._pages[self._current_view].undo()
-            return
-        if self.marks.undo_stack.canUndo():
-            self.show_message(f"Undo: {self.marks.undo_stack.undoText()}")
-            self.marks.undo_stack.undo()
+        """Take back the last mark or choice, whichever view it was made in (one history)."""
+        stack = self.context.undo_stack
+        if stack.canUndo():
+            self.show_message(f"Undo: {stack.undoText()}")
+            stack.undo()
+        else:
+            self.show_message("Nothing to undo.")
 
     def redo(self) -> None:
-        """Redo the last undone mark."""
-        if self.marks.undo_stack.canRedo():
-            self.marks.undo_stack.redo()
+        """Redo the last undone mark or choice."""
+        stack = self.context.undo_stack
+        if stack.canRedo():
+            self.show_message(f"Redo: {stack.redoText()}")
+            stack.redo()
 
     def _toggle_xmp(self, checked: bool) -> None:
         self.context.set_setting("xmp_enabled", bool(checked))

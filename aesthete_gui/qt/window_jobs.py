@@ -84,7 +84,7 @@ class JobMenuMixin:
         return self.import_folders(folders) if folders else None
 
     def _import_done(self, summary: object) -> None:
-        self.context.signals.library_changed.emit()
+        # the import service announced the new images (signals.library_changed)
         self.show_message(actions.describe_import(summary))
 
     def score_selection(self) -> JobHandle | None:
@@ -115,7 +115,7 @@ class JobMenuMixin:
         )
 
     def _scored(self, result: object) -> None:
-        self.context.signals.scores_changed.emit()
+        # the scoring service announced the stored scores (signals.scores_changed)
         count = len(getattr(result, "scores", {}))
         unreadable = len(getattr(result, "unreadable", ()))
         self.show_message(f"Scored {count} images." + (f" {unreadable} could not be read." if unreadable else ""))
@@ -150,7 +150,7 @@ class JobMenuMixin:
             judge,
             self.context.settings.get("preset"),
             self.context.settings.get("judge_server_model"),
-            on_done=lambda _r: self.context.signals.scores_changed.emit(),
+            on_done=lambda _r: self.show_message("Distillation finished."),
             on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
             gpu=True,
         )
@@ -161,14 +161,13 @@ class JobMenuMixin:
             "Train taste adapter",
             actions.train_job,
             self.context.profile,
-            self.context.settings.get("scorer") or BUILTIN,
+            actions.base_scorer_for(self.context.settings.get("scorer")),
             on_done=self._adapter_trained,
             on_error=lambda exc: self.show_message(f"Training failed: {exc}"),
         )
 
     def _adapter_trained(self, result: object) -> None:
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
+        self.context.signals.adapters_changed.emit()  # the personal ranking's scores announced themselves
         self.show_message(actions.describe_training(result))
 
     def show_taste_panel(self) -> None:
