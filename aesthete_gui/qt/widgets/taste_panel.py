@@ -267,13 +267,11 @@ class TastePanel(QWidget):
         self.job_label.setText(f"{name} failed: {error}")
 
     def _scored(self, result: Any) -> None:
-        self.job_label.setText(f"Scored {len(result.scores)} images.")
-        self.context.signals.scores_changed.emit()
+        self.job_label.setText(f"Scored {len(result.scores)} images.")  # the service announced the scores
 
     def _distilled(self, result: Any) -> None:
         self.job_label.setText("Distillation finished; the new scorer is in the list.")
-        self._refresh_scorers()
-        self.context.signals.scores_changed.emit()
+        self._refresh_scorers()  # the pseudo-scores announced themselves when stored
 
     def _trained(self, result: tuple[Any, Any]) -> None:
         report, curve = result
