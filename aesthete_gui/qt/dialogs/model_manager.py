@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.jobs import Progress
 from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card, read_cards
-from aesthete_gui.qt.dialogs.model_manager_jobs import (
+from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
+from aesthete_gui.services.models import (
     CONNECT_TIMEOUT_S,
     detect_device,
     download_model,
     inspect_folder,
     test_connection,
 )
-from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
 
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
