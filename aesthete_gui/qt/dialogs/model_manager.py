@@ -27,13 +27,14 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.jobs import Progress
-from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card, read_cards
+from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card
 from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
 from aesthete_gui.services.models import (
     CONNECT_TIMEOUT_S,
     detect_device,
     download_model,
     inspect_folder,
+    read_cards,
     test_connection,
 )
 
@@ -87,7 +88,7 @@ def judge_source(value: str | None) -> str:
         return "none"
     if value.startswith(("http://", "https://")):
         return "server"
-    from aesthete_gui.ml.loading import looks_like_hub_id
+    from aesthete_gui.services.models import looks_like_hub_id
 
     return "hub" if looks_like_hub_id(value) else "folder"
 
