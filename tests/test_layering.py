@@ -54,3 +54,39 @@ def test_engine_and_cli_start_without_torch_or_qt() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+_PROFILE_WRITES = (
+    "add_folder", "folder_scanned", "ensure_image", "write_images", "write_import_batch", "move_image",
+    "mark_missing", "set_mark", "set_burst", "replace_automatic_bursts", "put_features",
+    "put_features_many", "add_choice", "add_choices", "delete_choice", "add_judgment", "put_scores",
+    "put_scores_many", "create_run", "update_run", "save_adapter", "set_active_adapter",
+)  # fmt: skip
+
+
+def _profile_calls(path: Path, names: tuple[str, ...]) -> list[str]:
+    """`<...profile>.name(` calls in a module (the receiver's last name mentions the profile)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names:
+            receiver = node.func.value
+            label = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+            if "profile" in label:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.func.attr}")
+    return found
+
+
+def test_views_write_to_the_profile_only_through_services() -> None:
+    offenders = [hit for p in (PACKAGE / "qt").rglob("*.py") for hit in _profile_calls(p, _PROFILE_WRITES)]
+    assert offenders == [], "write through a service (it commits, then announces the change)"
+
+
+def test_scores_are_stored_only_by_the_scoring_service() -> None:
+    offenders = [
+        hit
+        for p in PACKAGE.rglob("*.py")
+        if p.relative_to(PACKAGE).as_posix() != "services/scoring.py"
+        for hit in _profile_calls(p, ("put_scores", "put_scores_many"))
+    ]
+    assert offenders == [], "store scores with services.scoring.write_scores (the single writer)"
