@@ -1,4 +1,4 @@
-"""Compare: two images side by side; ← / → / ↓ record the user's choice at once; Ctrl+Z undoes it."""
+"""Compare: two images side by side; ← / → / ↓ record the user's choice at once; Ctrl+Z undoes it (one history)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ class CompareView(QWidget):
         self.skip_button = QPushButton("Skip")
         self.skip_button.setToolTip("Show another pair without recording anything (S)")
         self.undo_button = QPushButton("Undo")
-        self.undo_button.setToolTip("Remove your last choice and show that pair again (Ctrl+Z)")
+        self.undo_button.setToolTip("Take back your last choice (and show that pair again) or your last mark (Ctrl+Z)")
         for button in (self.skip_button, self.undo_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.skip_button.clicked.connect(self.show_next_pair)
