@@ -91,9 +91,9 @@ def build_library(folder: Path, per_photo: int, seed: int) -> tuple[list[str], l
 
 def measure_library(paths: list[str]) -> dict[str, np.ndarray]:
     """Image properties, built-in base scores and offline encoder embeddings for every image."""
+    from aesthete_gui.engine.builtin_scorer import BuiltinScorer
     from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, features_for_path
     from aesthete_gui.ml.encoder import load_encoder
-    from aesthete_gui.training.builtin import BuiltinScorer
 
     started = time.perf_counter()
     features = np.array([as_vector(features_for_path(p)) for p in paths])  # the product's own path

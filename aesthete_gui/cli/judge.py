@@ -272,6 +272,7 @@ def run_score(args: argparse.Namespace) -> int:
     """Single-pass scores (expected value of the digits 1..5) for each image."""
     from aesthete_gui.engine.prompts import PromptBook
     from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
+    from aesthete_gui.services.scoring import write_scores
 
     images = _existing(args.images)
     if args.batch_size < 1:
@@ -289,7 +290,8 @@ def run_score(args: argparse.Namespace) -> int:
         if profile is not None:
             records = [profile.image_by_path(path) for path in images]
             stored = zip(records, results, strict=True)
-            profile.put_scores_many(
+            write_scores(
+                profile,
                 scorer.scorer_id,
                 [(record.id, scores) for record, scores in stored if record is not None and scores],
                 scorer_version=scorer.version,

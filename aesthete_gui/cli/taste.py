@@ -97,7 +97,7 @@ def _taste_eval(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
-        report, _, _ = evaluate_taste(profile, args.base, progress=_progress_printer(args.json), name="(evaluation)")
+        report = evaluate_taste(profile, args.base, progress=_progress_printer(args.json), name="(evaluation)")
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:

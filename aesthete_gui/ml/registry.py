@@ -1,4 +1,4 @@
-"""Model cards (models/*.toml: checkpoints known to work) and the Scorer protocol every scorer implements.
+"""Model cards (models/*.toml: checkpoints known to work); the Scorer protocol lives in engine/scorers.py.
 
 A card says what a checkpoint is (family, role, parameters, memory, licence, which protocols were
 checked); `installed_path` finds it offline in the standard cache or in a local models folder.
@@ -9,37 +9,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
-from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.engine.scorers import Scorer
+
+__all__ = ["ModelCard", "ModelCardError", "Scorer", "card_for", "installed_path", "list_cards", "read_card"]
 
 ROLES = ("judge", "encoder")
-
-
-@runtime_checkable
-class Scorer(Protocol):
-    """Anything that turns image paths into five-dimension scores in one pass per image.
-
-    Implemented by the VLM single-pass scorer (ml/scoring_vlm.py) and by the taste/training
-    students. Keep it this small: an id stored with every score, and one batch method returning
-    one {dimension: score in 1..5} mapping per path, in order (an empty mapping for an image that
-    could not be read). Implementations check `cancel` between batches and report `progress` in
-    images done.
-    """
-
-    scorer_id: str
-
-    def score_paths(
-        self,
-        paths: Sequence[str],
-        progress: ProgressCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> list[dict[str, float]]:
-        """Scores per image, in input order."""
-        ...
 
 
 class ModelCardError(ValueError):

@@ -17,6 +17,7 @@ import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
+from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.ml.images import ImageUnreadable, load_rgb
 from aesthete_gui.ml.loading import (
@@ -154,7 +155,7 @@ class VLMSinglePassScorer:
         self.batch_size = batch_size
         self.max_side = max_side
         self._model = LazyVLM(model_dir_or_id, load_options, loaded)
-        self.scorer_id = f"vlm-single-pass:{model_label(model_dir_or_id)}"
+        self.scorer_id = scorer_id(ScorerKind.VLM, model_label(model_dir_or_id))
 
     @property
     def version(self) -> str:

@@ -5,14 +5,18 @@ Each is a plain `fn(..., progress, cancel)`; the services own the work, these on
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aesthete_gui.engine.scorers import BUILTIN, is_builtin
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
+
+log = logging.getLogger(__name__)
 
 
 def import_job(
@@ -42,9 +46,38 @@ def describe_import(summary: Any) -> str:
     return f"{prefix}: " + ", ".join(parts)
 
 
-def scorer_uses_gpu(scorer: str) -> bool:
+def scorer_uses_gpu(scorer: str | None) -> bool:
     """True for scorers that run a neural network (they share the one GPU worker)."""
-    return scorer not in ("builtin", "", None)
+    return not is_builtin(scorer)
+
+
+def base_scorer_for(scorer: str | None) -> str | None:
+    """The chosen scorer when it can be a taste adapter's base (built-in or a student), else None
+    (the service then picks the newest student, else the built-in scorer)."""
+    from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind
+
+    try:
+        kind = ScorerId.parse(scorer or BUILTIN).kind
+    except ScorerIdError:
+        return None
+    return scorer or BUILTIN if kind in (ScorerKind.BUILTIN, ScorerKind.STUDENT) else None
+
+
+def _local_model(judge: str | None) -> list[str]:
+    """The configured judge as a single-pass VLM scorer candidate (a folder or hub id, not a server)."""
+    return [judge] if judge and not judge.startswith(("http://", "https://")) else []
+
+
+def scorer_entries(profile: Profile, judge: str | None = None) -> list[Any]:
+    """The registered scorers that can score now (services.scoring.registered_scorers)."""
+    from aesthete_gui.services import scoring
+
+    try:
+        entries = scoring.registered_scorers(profile, _local_model(judge))
+    except Exception as error:  # an unreadable student card must not hide the built-in scorer
+        log.warning("scorers unavailable: %s", error)
+        entries = [scoring.ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
+    return [e for e in entries if e.can_score]
 
 
 def score_job(
@@ -54,11 +87,14 @@ def score_job(
     preset: str | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> dict[int, dict[str, float]]:
-    """Score images (all when image_ids is None) with a named scorer and store the scores."""
+    judge: str | None = None,
+) -> Any:
+    """Score images (all when image_ids is None) with any registered scorer and store the scores;
+    returns services.scoring.ScoreResult."""
     from aesthete_gui.services import scoring
 
-    return scoring.score_library(profile, scorer, progress, cancel, image_ids, preset or "")[1]
+    model = next(iter(_local_model(judge)), None)
+    return scoring.score_with(profile, scorer, image_ids, preset or "", progress, cancel, vlm_model=model)
 
 
 def distil_job(
@@ -81,14 +117,11 @@ def distil_job(
     return distill.distill_profile(profile, model, options, progress=progress, cancel=cancel)
 
 
-PERSONAL_PREFIX = "taste:"
-"""Scores stored under "taste:<adapter name>" hold the personal ranking (the grid's "My ranking")."""
-
-
 def personal_scorer_id(profile: Profile) -> str | None:
-    """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
-    active = profile.active_adapter()
-    return PERSONAL_PREFIX + active.name if active is not None else None
+    """The scorer id of the active adapter's personal ranking ("taste:<name>"), or None."""
+    from aesthete_gui.services.scoring import personal_scorer_id as active_personal_id
+
+    return active_personal_id(profile)
 
 
 def train_job(
@@ -108,15 +141,14 @@ def train_job(
 def store_personal_ranking(
     profile: Profile, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
 ) -> int:
-    """Store the active adapter's overall scores as "taste:<name>"; returns how many were stored."""
-    from aesthete_gui.services import taste
+    """Store the active adapter's overall scores as "taste:<name>" through the scoring service (the
+    CLI stores the same ranking the same way); returns how many were stored."""
+    from aesthete_gui.services import scoring
 
     scorer_id = personal_scorer_id(profile)
     if scorer_id is None:
         return 0
-    ranked = taste.rank_images(profile, progress=progress, cancel=cancel)
-    profile.put_scores_many(scorer_id, ((e["image_id"], {"overall": float(e["score"])}) for e in ranked))
-    return len(ranked)
+    return len(scoring.score_with(profile, scorer_id, progress=progress, cancel=cancel).scores)
 
 
 def describe_training(result: Any) -> str:

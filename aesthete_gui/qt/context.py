@@ -7,12 +7,15 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
 
+from aesthete_gui.engine.scorers import BUILTIN
+from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
 
@@ -25,7 +28,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "theme": "dark",  # "dark" | "light"
     "xmp_enabled": True,  # write marks to XMP sidecars
     "judge": None,  # None = no judge configured; else a model folder, hub id or server URL
-    "scorer": "builtin",  # the scorer id used by "Score selection / library"
+    "scorer": BUILTIN,  # the scorer id used by "Score selection / library"
     "preset": "photography",  # rubric / domain preset
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
@@ -106,7 +109,8 @@ class SelectionModel(QObject):
 
 
 class AppSignals(QObject):
-    """Application-wide notifications that something in the profile changed."""
+    """Application-wide notifications that something in the profile changed: the services' profile
+    events arrive here through qt/profile_events.py; views connect to these signals."""
 
     library_changed = Signal()  # images added or removed (import finished, folder removed)
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
@@ -129,6 +133,12 @@ class AppContext:
     signals: AppSignals
     profile_path: Path | None = None
     cache_dir: Path | None = None
+    undo_stack: QUndoStack = field(default_factory=QUndoStack)  # marks and choices, every view
+    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`
+
+    def __post_init__(self) -> None:
+        if self.events is None:
+            self.events = ProfileEventRelay(self.profile, self.signals)
 
     def set_setting(self, key: str, value: Any) -> None:
         """Change a setting, save it, and tell the views (`signals.settings_changed`)."""
@@ -136,7 +146,9 @@ class AppContext:
         self.signals.settings_changed.emit(key)
 
     def close(self) -> None:
-        """Stop background work: jobs are cancelled, thumbnail threads end."""
+        """Stop background work: jobs are cancelled, thumbnail threads end, events stop."""
+        if self.events is not None:
+            self.events.close()
         self.runner.shutdown(wait=False)
         self.thumbnails.close()
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
@@ -203,6 +204,8 @@ class MainWindow(JobMenuMixin, QMainWindow):
         score_menu = bar.addMenu("&Scoring")
         self._action(score_menu, "Score &selection", self.score_selection, "Ctrl+R")
         self._action(score_menu, "Score &library", self.score_library, "Ctrl+Shift+R")
+        self.scorer_menu = score_menu.addMenu("Score &with")
+        self.scorer_menu.aboutToShow.connect(lambda: self.fill_scorer_menu(self.scorer_menu))
         score_menu.addSeparator()
         self._action(score_menu, "&Distil a fast scorer from the judge…", self.distil)
         self._action(score_menu, "&Train my taste adapter", self.train_adapter, "Ctrl+T")
@@ -272,18 +275,20 @@ class MainWindow(JobMenuMixin, QMainWindow):
         return None if row is None else (row.stars, row.flag, row.label)
 
     def undo(self) -> None:
-        """Undo in the view shown: the last choice in Compare / Set, else the last mark."""
-        if self._current_view in ("compare", "set"):
-            self._pages[self._current_view].undo()
-            return
-        if self.marks.undo_stack.canUndo():
-            self.show_message(f"Undo: {self.marks.undo_stack.undoText()}")
-            self.marks.undo_stack.undo()
+        """Take back the last mark or choice, whichever view it was made in (one history)."""
+        stack = self.context.undo_stack
+        if stack.canUndo():
+            self.show_message(f"Undo: {stack.undoText()}")
+            stack.undo()
+        else:
+            self.show_message("Nothing to undo.")
 
     def redo(self) -> None:
-        """Redo the last undone mark."""
-        if self.marks.undo_stack.canRedo():
-            self.marks.undo_stack.redo()
+        """Redo the last undone mark or choice."""
+        stack = self.context.undo_stack
+        if stack.canRedo():
+            self.show_message(f"Redo: {stack.redoText()}")
+            stack.redo()
 
     def _toggle_xmp(self, checked: bool) -> None:
         self.context.set_setting("xmp_enabled", bool(checked))
@@ -339,7 +344,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
 
     def _update_model_label(self) -> None:
         judge = self.context.settings.get("judge")
-        scorer = self.context.settings.get("scorer") or "builtin"
+        scorer = self.context.settings.get("scorer") or BUILTIN
         self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge or 'none (optional)'}")
 
     def _setting_changed(self, key: str) -> None:

@@ -1,5 +1,9 @@
-"""Culling marks with undo: the view changes at once, the profile (and XMP) is written in order by one
-background writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks."""
+"""One undo history for marks and choices across all views (the context's QUndoStack).
+
+Marks: the view changes at once, the profile (and XMP) is written in order by one background
+writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. Choices (a
+Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand on the same
+stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was made."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.services.choices import ChoiceBatch
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +89,7 @@ class MarkController(QObject):
         self._writer = writer or write_mark_with_services(context)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aesthete-marks")
         self._futures: list[Future] = []
-        self.undo_stack = QUndoStack(self)
+        self.undo_stack: QUndoStack = context.undo_stack
         self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
 
     def marks_of(self, image_id: int) -> Marks:
@@ -149,8 +154,59 @@ class MarkController(QObject):
     def _on_done(self, image_ids: list, error: str) -> None:
         if error:
             self.failed.emit(error)
-        self.written.emit(image_ids)
-        self._context.signals.marks_changed.emit(image_ids)
+        self.written.emit(image_ids)  # the service announced each mark (signals.marks_changed)
+
+
+class _ChoiceCommand(QUndoCommand):
+    """Choices recorded together; undo removes them, redo records them again (new ids)."""
+
+    def __init__(
+        self,
+        context: AppContext,
+        batch: ChoiceBatch,
+        text: str,
+        on_undo: Callable[[], None] | None,
+        on_redo: Callable[[list[int]], None] | None,
+    ) -> None:
+        super().__init__(text)
+        self._context = context
+        self._batch = batch
+        self._on_undo = on_undo
+        self._on_redo = on_redo
+        self.choice_ids: list[int] = []
+        self._done_once = False
+
+    def redo(self) -> None:
+        from aesthete_gui.services.choices import add_choices
+
+        self.choice_ids = add_choices(self._context.profile, self._batch)
+        if self._done_once and self._on_redo is not None:
+            self._on_redo(self.choice_ids)
+        self._done_once = True
+
+    def undo(self) -> None:
+        from aesthete_gui.services.choices import remove_choices
+
+        remove_choices(self._context.profile, self.choice_ids)
+        if self._on_undo is not None:
+            self._on_undo()
+
+
+def record_choices(
+    context: AppContext,
+    batch: ChoiceBatch,
+    text: str,
+    on_undo: Callable[[], None] | None = None,
+    on_redo: Callable[[list[int]], None] | None = None,
+) -> list[int]:
+    """Record choices through the service as one step on the shared undo stack; their ids.
+
+    `on_undo` runs after Ctrl+Z removed them (e.g. show that pair again), `on_redo` after a redo
+    recorded them again, whichever view is on screen then.
+    """
+    command = _ChoiceCommand(context, batch, text, on_undo, on_redo)
+    context.undo_stack.push(command)  # push runs redo(): the choices are written now
+    return list(command.choice_ids)
 
 
 def _describe(stars: Any, flag: Any, label: Any, count: int) -> str:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.task_runner import JobHandle
 
@@ -83,7 +84,7 @@ class JobMenuMixin:
         return self.import_folders(folders) if folders else None
 
     def _import_done(self, summary: object) -> None:
-        self.context.signals.library_changed.emit()
+        # the import service announced the new images (signals.library_changed)
         self.show_message(actions.describe_import(summary))
 
     def score_selection(self) -> JobHandle | None:
@@ -99,7 +100,7 @@ class JobMenuMixin:
         return self._score(None, "Score library")
 
     def _score(self, ids: list[int] | None, name: str) -> JobHandle:
-        scorer = self.context.settings.get("scorer") or "builtin"
+        scorer = self.context.settings.get("scorer") or BUILTIN
         return self.context.runner.submit(
             f"{name} ({scorer})",
             actions.score_job,
@@ -107,15 +108,28 @@ class JobMenuMixin:
             ids,
             scorer,
             self.context.settings.get("preset"),
+            judge=self.context.settings.get("judge"),
             on_done=self._scored,
             on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
             gpu=actions.scorer_uses_gpu(scorer),
         )
 
-    def _scored(self, scores: object) -> None:
-        self.context.signals.scores_changed.emit()
-        count = len(scores) if isinstance(scores, dict) else 0
-        self.show_message(f"Scored {count} images.")
+    def _scored(self, result: object) -> None:
+        # the scoring service announced the stored scores (signals.scores_changed)
+        count = len(getattr(result, "scores", {}))
+        unreadable = len(getattr(result, "unreadable", ()))
+        self.show_message(f"Scored {count} images." + (f" {unreadable} could not be read." if unreadable else ""))
+
+    def fill_scorer_menu(self, menu) -> None:
+        """List every registered scorer that can score now; choosing one makes it the scorer used."""
+        menu.clear()
+        current = self.context.settings.get("scorer") or BUILTIN
+        for entry in actions.scorer_entries(self.context.profile, self.context.settings.get("judge")):
+            action = menu.addAction(entry.label)
+            action.setCheckable(True)
+            action.setChecked(entry.scorer_id == current)
+            action.setToolTip(entry.scorer_id)
+            action.triggered.connect(lambda _=False, s=entry.scorer_id: self.context.set_setting("scorer", s))
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge (a job)."""
@@ -136,7 +150,7 @@ class JobMenuMixin:
             judge,
             self.context.settings.get("preset"),
             self.context.settings.get("judge_server_model"),
-            on_done=lambda _r: self.context.signals.scores_changed.emit(),
+            on_done=lambda _r: self.show_message("Distillation finished."),
             on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
             gpu=True,
         )
@@ -147,14 +161,13 @@ class JobMenuMixin:
             "Train taste adapter",
             actions.train_job,
             self.context.profile,
-            self.context.settings.get("scorer") or "builtin",
+            actions.base_scorer_for(self.context.settings.get("scorer")),
             on_done=self._adapter_trained,
             on_error=lambda exc: self.show_message(f"Training failed: {exc}"),
         )
 
     def _adapter_trained(self, result: object) -> None:
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
+        self.context.signals.adapters_changed.emit()  # the personal ranking's scores announced themselves
         self.show_message(actions.describe_training(result))
 
     def show_taste_panel(self) -> None:

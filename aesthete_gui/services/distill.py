@@ -18,7 +18,10 @@ import numpy as np
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
 from aesthete_gui.engine.rubrics import load_preset
+from aesthete_gui.engine.scorers import ScorerKind
+from aesthete_gui.engine.scorers import scorer_id as format_scorer_id
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.scoring import write_scores
 from aesthete_gui.store import Profile
 
 RUN_KIND = "distill"
@@ -138,8 +141,9 @@ def distill_profile(
     except Exception:
         profile.update_run(run_id, status="failed")
         raise
-    scorer_id = f"bridge:{judge.judge_id}"
-    profile.put_scores_many(
+    scorer_id = format_scorer_id(ScorerKind.BRIDGE, judge.judge_id)
+    write_scores(
+        profile,
         scorer_id,
         [(record.id, result.scores_for(record.path)) for record in images],
         scorer_version=f"run-{run_id}",

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.events import ImagesImported, emit
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
 from aesthete_gui.services.library_scan import (
     FoundFile,
@@ -353,6 +354,7 @@ def import_folders(
     summary.seconds = time.monotonic() - start
     profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
                        done=total, total=total, result=summary.as_dict())  # fmt: skip
+    emit(profile, ImagesImported(summary.imported))
     return summary
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.xmp import Naming, XmpError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
 
@@ -38,6 +39,7 @@ def set_mark(
     Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot be written.
     """
     mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
+    emit(profile, MarksChanged((image_id,)))
     if write_xmp:
         image = profile.image_by_id(image_id)
         assert image is not None  # set_mark checked it exists

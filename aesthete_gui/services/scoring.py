@@ -1,15 +1,20 @@
-"""Score a profile's images with a named scorer and store the scores (SPEC §6); cached inputs.
+"""The one home of scorers (docs/method.md §6): the registry, scoring with any of them, the single
+writer of stored scores, and the cached inputs they share.
 
-Scorers by name: "builtin" (image-property heuristics, no weights at all) or a trained fast student
-("student:<name>", saved in the profile's model folder). The inputs they share — image properties
-(stored in the profile's features table) and encoder embeddings (cached in the model folder,
-keyed by content hash) — are computed once and reused by the taste adapter.
+Registered scorers: "builtin" (image-property rules, no weights), trained fast students
+("student:<name>", saved in the profile's model folder), a vision-language model read in one pass
+("vlm-single-pass:<model>"), each taste adapter's personal ranking ("taste:<adapter>") and the
+bridge's calibrated pseudo-scores of a distillation run ("bridge:<judge>", written by
+services/distill through `write_scores`). Ids are spelled and parsed only by engine/scorers.py.
+The inputs the array scorers share — image properties (stored in the profile's features table) and
+encoder embeddings (cached in the model folder, keyed by content hash) — are computed once and
+reused by the taste adapter.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.scorers import BUILTIN, ArrayScorer, ScorerId, ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.events import ScoresChanged, emit
 from aesthete_gui.store import ImageRecord, Profile
 
-BUILTIN = "builtin"
-STUDENT_PREFIX = "student:"
-
+__all__ = ["BUILTIN", "ScoreResult", "ScorerEntry", "ScorerNotFoundError", "registered_scorers", "score_with", "write_scores"]
 
 class ScorerNotFoundError(LookupError):
     """No scorer of that name in this profile."""
@@ -154,21 +159,24 @@ def library_arrays(
 
 
 def available_scorers(profile: Profile) -> list[str]:
-    """"builtin" and every trained student of this profile."""
+    """The base scorers that score from cached inputs: "builtin" and every trained student."""
     from aesthete_gui.training.distill import list_students
 
-    return [BUILTIN, *(STUDENT_PREFIX + n for n in list_students(profile_models_dir(profile)))]
+    return [BUILTIN, *(scorer_id(ScorerKind.STUDENT, n) for n in list_students(profile_models_dir(profile)))]
 
 
-def load_array_scorer(profile: Profile, name: str) -> Any:
+def load_array_scorer(profile: Profile, name: str) -> ArrayScorer:
     """The scorer called `name` ("builtin", "student:<name>" or a bare student name)."""
-    from aesthete_gui.training.distill import BuiltinScorer, load_student
+    from aesthete_gui.engine.builtin_scorer import BuiltinScorer
+    from aesthete_gui.training.distill import load_student
 
-    if name == BUILTIN:
+    wanted = ScorerId.parse(name, bare=ScorerKind.STUDENT)
+    if wanted.kind is ScorerKind.BUILTIN:
         return BuiltinScorer()
-    student = name.removeprefix(STUDENT_PREFIX)
+    if wanted.kind is not ScorerKind.STUDENT:
+        raise ScorerNotFoundError(f"{name!r} is not a base scorer; available: {', '.join(available_scorers(profile))}")
     try:
-        return load_student(profile_models_dir(profile), student)
+        return load_student(profile_models_dir(profile), wanted.name)
     except FileNotFoundError as error:
         raise ScorerNotFoundError(f"no scorer {name!r}; available: {', '.join(available_scorers(profile))}") from error
 
@@ -179,6 +187,22 @@ def default_scorer(profile: Profile) -> str:
     return students[-1] if students else BUILTIN
 
 
+def write_scores(
+    profile: Profile,
+    scorer: str,
+    scores: Iterable[tuple[int, Mapping[str, float | None]]],
+    scorer_version: str = "",
+    preset: str = "",
+    preset_version: str = "",
+) -> int:
+    """The single writer of stored scores: one scorer's scores of several images in one transaction,
+    then a ScoresChanged event; returns how many images were written."""
+    rows = [(image_id, dict(values)) for image_id, values in scores if values]
+    profile.put_scores_many(scorer, rows, scorer_version=scorer_version, preset=preset, preset_version=preset_version)
+    emit(profile, ScoresChanged(scorer, tuple(image_id for image_id, _ in rows)))
+    return len(rows)
+
+
 def score_library(
     profile: Profile,
     scorer_name: str | None = None,
@@ -187,8 +211,8 @@ def score_library(
     image_ids: Sequence[int] | None = None,
     preset: str = "",
 ) -> tuple[str, dict[int, dict[str, float]]]:
-    """Score every usable image (or `image_ids`) with one scorer in one pass and store the scores
-    in one transaction, with the rubric preset shown; return (scorer id, scores)."""
+    """Score every usable image (or `image_ids`) with one array scorer in one pass and store the
+    scores in one transaction, with the rubric preset shown; return (scorer id, scores)."""
     scorer = load_array_scorer(profile, scorer_name or default_scorer(profile))
     arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
@@ -198,7 +222,7 @@ def score_library(
         record.id: {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
         for record, row in zip(arrays.images, values, strict=True)
     }
-    profile.put_scores_many(scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
+    write_scores(profile, scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
     return scorer.scorer_id, result
 
 
@@ -211,6 +235,130 @@ def base_scores_for(
     if any(r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) for r in arrays.images):
         values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features)
         rows = ((r.id, dict(zip(DIMENSIONS, map(float, v), strict=True))) for r, v in zip(arrays.images, values, strict=True))
-        profile.put_scores_many(scorer.scorer_id, rows, scorer_version=scorer.version)
+        write_scores(profile, scorer.scorer_id, rows, scorer_version=scorer.version)
         return np.asarray(values, dtype=float)
     return np.array([[stored[r.id][d] for d in DIMENSIONS] for r in arrays.images], dtype=float)
+
+
+@dataclass(frozen=True)
+class ScorerEntry:
+    """One registered scorer: its id, a label for menus, whether it runs a neural network (and so
+    takes the GPU worker), and whether it can score images on demand (bridge scores are stored by a
+    distillation run only)."""
+
+    scorer_id: str
+    label: str
+    runs_model: bool
+    can_score: bool = True
+
+    @property
+    def kind(self) -> ScorerKind:
+        """builtin, student, bridge, taste or vlm-single-pass."""
+        return ScorerId.parse(self.scorer_id).kind
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What one scoring pass stored: the scorer id, scores by image id, and the images it could not read."""
+
+    scorer_id: str
+    scores: Mapping[int, Mapping[str, float]]
+    unreadable: tuple[int, ...] = ()
+
+
+def registered_scorers(profile: Profile, vlm_models: Sequence[str] = ()) -> list[ScorerEntry]:
+    """Every scorer this profile can use: built-in, students, taste adapters, the single-pass VLM
+    for each of `vlm_models` (model folders or hub ids), and the stored bridge pseudo-scores."""
+    entries = [ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
+    for student in available_scorers(profile)[1:]:
+        entries.append(ScorerEntry(student, f"Fast student {ScorerId.parse(student).name}", runs_model=True))
+    for adapter in profile.adapters():
+        entries.append(ScorerEntry(scorer_id(ScorerKind.TASTE, adapter.name), f"My ranking ({adapter.name})", runs_model=True))
+    for model in dict.fromkeys(m for m in vlm_models if m):
+        entries.append(ScorerEntry(vlm_scorer_id(model), f"Vision-language model {model}, single pass", runs_model=True))
+    for stored in profile.scorers():
+        parsed = ScorerId.parse(stored, bare=ScorerKind.STUDENT)
+        if parsed.kind is ScorerKind.BRIDGE:
+            entries.append(ScorerEntry(stored, f"Distillation pseudo-scores ({parsed.name})", runs_model=True, can_score=False))
+    return entries
+
+
+def vlm_scorer_id(model: str) -> str:
+    """The id the single-pass VLM scorer stores its scores under for `model` (folder or hub id)."""
+    return scorer_id(ScorerKind.VLM, Path(model).name if Path(model).is_dir() else model)
+
+
+def score_with(
+    profile: Profile,
+    scorer: str | None = None,
+    image_ids: Sequence[int] | None = None,
+    preset: str = "",
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    vlm_model: str | None = None,
+    vlm_options: Mapping[str, Any] | None = None,
+) -> ScoreResult:
+    """Score images (all usable ones when `image_ids` is None) with any registered scorer and store
+    the scores; for "vlm-single-pass:<model>" `vlm_model` gives the folder when the name is not a hub id."""
+    wanted = ScorerId.parse(scorer or default_scorer(profile), bare=ScorerKind.STUDENT)
+    if wanted.kind in (ScorerKind.BUILTIN, ScorerKind.STUDENT):
+        stored_id, scores = score_library(profile, str(wanted), progress, cancel, image_ids, preset)
+        return ScoreResult(stored_id, scores)
+    if wanted.kind is ScorerKind.TASTE:
+        return _score_personal(profile, wanted.name, progress, cancel)
+    if wanted.kind is ScorerKind.VLM:
+        return _score_vlm(profile, vlm_model or wanted.name, image_ids, preset, progress, cancel, vlm_options or {})
+    raise ScorerNotFoundError(
+        f"{wanted} holds the pseudo-scores of a distillation run; run the distillation again to renew them"
+    )
+
+
+def _usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
+    if image_ids is None:
+        return profile.images(status="ok")
+    found = (profile.image_by_id(i) for i in image_ids)
+    return [r for r in found if r is not None and r.status == "ok"]
+
+
+def _score_vlm(
+    profile: Profile,
+    model: str,
+    image_ids: Sequence[int] | None,
+    preset: str,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+    options: Mapping[str, Any],
+) -> ScoreResult:
+    from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
+
+    images = _usable_images(profile, image_ids)
+    scorer = VLMSinglePassScorer(model, **({"preset": preset} if preset else {}), **dict(options))
+    results = scorer.score_paths([r.path for r in images], progress=progress, cancel=cancel)
+    scores = {r.id: values for r, values in zip(images, results, strict=True) if values}
+    write_scores(
+        profile, scorer.scorer_id, scores.items(), scorer_version=scorer.version,
+        preset=preset, preset_version=str(scorer.prompts.preset.version),
+    )  # fmt: skip
+    unreadable = tuple(r.id for r, values in zip(images, results, strict=True) if not values)
+    return ScoreResult(scorer.scorer_id, scores, unreadable)
+
+
+def _score_personal(
+    profile: Profile, adapter: str, progress: ProgressCallback | None, cancel: CancelToken | None
+) -> ScoreResult:
+    """Store an adapter's personal ranking as "taste:<adapter>" (the grid's "My ranking"); the CLI and
+    the GUI both come here, so they store the same ranking."""
+    from aesthete_gui.services import taste
+
+    ranked = taste.rank_images(profile, adapter_name=adapter, progress=progress, cancel=cancel)
+    stored = scorer_id(ScorerKind.TASTE, adapter)
+    scores = {int(e["image_id"]): {"overall": float(e["score"])} for e in ranked}
+    record = profile.adapter(adapter)
+    write_scores(profile, stored, scores.items(), scorer_version=f"adapter-{record.id}" if record is not None else "")
+    return ScoreResult(stored, scores)
+
+
+def personal_scorer_id(profile: Profile) -> str | None:
+    """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
+    active = profile.active_adapter()
+    return scorer_id(ScorerKind.TASTE, active.name) if active is not None else None

@@ -192,6 +192,17 @@ def evaluate_taste(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     name: str = "",
+) -> TasteReport:
+    """Held-out agreement of the adapter and the base scorer (time split), nothing stored."""
+    return _evaluate(profile, base_scorer, progress, cancel, name)[0]
+
+
+def _evaluate(
+    profile: Profile,
+    base_scorer: str | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    name: str = "",
 ) -> tuple[TasteReport, _Library, list[PairChoice]]:
     """Train on the earlier choices, measure base and adapter on the later ones (time split)."""
     started = time.perf_counter()
@@ -218,7 +229,7 @@ def train_taste(
 ) -> TasteReport:
     """Measure (time split), then train on every choice, store as `name` (default "default"), activate."""
     name = name or "default"
-    report, library, choices = evaluate_taste(profile, base_scorer, progress, cancel, name)
+    report, library, choices = _evaluate(profile, base_scorer, progress, cancel, name)
     started = time.perf_counter()
     adapter = train_adapter(library.inputs, choices, featurizer=library.featurizer)
     report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started})

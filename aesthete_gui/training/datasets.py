@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.scorers import ScorerId, ScorerKind
 
 
 class NoPseudoScoresError(ValueError):
@@ -27,7 +28,7 @@ class PseudoScored:
 
 def newest_bridge_scorer(profile: Any) -> str:
     """The most recently written "bridge:*" scorer id in the profile; NoPseudoScoresError if none."""
-    bridge = [s for s in profile.scorers() if s.startswith("bridge:")]
+    bridge = [s for s in profile.scorers() if ScorerId.parse(s, bare=ScorerKind.STUDENT).kind is ScorerKind.BRIDGE]
     if not bridge:
         raise NoPseudoScoresError("no pseudo-scores in this profile: run `aesthete distill` first")
     return bridge[-1]

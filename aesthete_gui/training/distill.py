@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.training.builtin import BuiltinScorer
 from aesthete_gui.training.reward import DEFAULT_TAU_W, ranking_fidelity_reward
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class StudentScorer:
     @property
     def scorer_id(self) -> str:
         """"student:<name>"."""
-        return f"student:{self.name}"
+        return scorer_id(ScorerKind.STUDENT, self.name)
 
     @property
     def version(self) -> str:

@@ -47,8 +47,9 @@ def wait_done(qtbot, job, timeout: int = 120000) -> None:
 
 def test_score_library_stores_scores_and_draws_distributions(qtbot, panel, app_context, tmp_path) -> None:
     ids = add_images(app_context, tmp_path / "shoot", 8)
-    with qtbot.waitSignal(app_context.signals.scores_changed, timeout=120000):
+    with qtbot.waitSignal(app_context.signals.scores_changed, timeout=120000):  # announced on write
         job = panel.score(selection_only=False)
+    qtbot.waitUntil(lambda: job.done, timeout=120000)
     assert job.state is JobState.FINISHED
     stored = app_context.profile.scores("builtin")
     assert set(stored) == set(ids)

@@ -25,16 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.jobs import Progress
-from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card, read_cards
-from aesthete_gui.qt.dialogs.model_manager_jobs import (
+from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card
+from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
+from aesthete_gui.services.models import (
     CONNECT_TIMEOUT_S,
     detect_device,
     download_model,
     inspect_folder,
+    read_cards,
     test_connection,
 )
-from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
 
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
@@ -86,7 +88,7 @@ def judge_source(value: str | None) -> str:
         return "none"
     if value.startswith(("http://", "https://")):
         return "server"
-    from aesthete_gui.ml.loading import looks_like_hub_id
+    from aesthete_gui.services.models import looks_like_hub_id
 
     return "hub" if looks_like_hub_id(value) else "folder"
 
@@ -208,7 +210,7 @@ class ModelManagerDialog(QDialog):
         elif source == "server":
             self.url_edit.setText(judge)
             self.server_model_edit.setText(settings.get("judge_server_model") or "")
-        self.scorer_combo.setCurrentText(settings.get("scorer") or "builtin")
+        self.scorer_combo.setCurrentText(settings.get("scorer") or BUILTIN)
         self.hub_page.show_card(self.hub_combo.currentText())
 
     def selected_source(self) -> str:
@@ -241,7 +243,7 @@ class ModelManagerDialog(QDialog):
         if source == "server":
             self.context.set_setting("judge_server_model", self.server_model_edit.text().strip())
         self.context.set_setting("judge", judge)
-        self.context.set_setting("scorer", self.scorer_combo.currentText().strip() or "builtin")
+        self.context.set_setting("scorer", self.scorer_combo.currentText().strip() or BUILTIN)
         self.accept()
 
     # -- jobs ----------------------------------------------------------------------------------
@@ -343,11 +345,7 @@ class ModelManagerDialog(QDialog):
 
 
 def _available_scorers(context: AppContext) -> list[str]:
-    """The built-in scorer and the profile's distilled students."""
-    from aesthete_gui.services.scoring import available_scorers
+    """Every registered scorer that can score now (built-in, students, adapters, the judge's VLM)."""
+    from aesthete_gui.qt.actions import scorer_entries
 
-    try:
-        return available_scorers(context.profile)
-    except Exception as error:  # an unreadable student card must not hide the built-in scorer
-        log.warning("scorers unavailable: %s", error)
-        return ["builtin"]
+    return [entry.scorer_id for entry in scorer_entries(context.profile, context.settings.get("judge"))]

@@ -1,18 +1,18 @@
-"""Model cards in the model manager: the card description, the judges table and card look-ups."""
+"""Model cards in the model manager: the card description and the judges table."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
+from aesthete_gui.services.models import is_installed
+
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
 
-log = logging.getLogger(__name__)
 
 CARD_COLUMNS = (
     "Model",
@@ -70,21 +70,3 @@ def judge_cards_table(cards: Sequence[ModelCard], on_pick: Callable[[str], None]
     table.setWordWrap(False)
     table.cellClicked.connect(lambda row, _column: on_pick(judges[row].id))
     return table
-
-
-def read_cards() -> list[ModelCard]:
-    """The model cards shipped with the app, or none when they cannot be read."""
-    from aesthete_gui.ml.registry import ModelCardError, list_cards
-
-    try:
-        return list_cards()
-    except (FileNotFoundError, ModelCardError) as error:
-        log.warning("model cards unavailable: %s", error)
-        return []
-
-
-def is_installed(model_id: str) -> bool:
-    """Whether the model is already in the local model cache."""
-    from aesthete_gui.ml.registry import installed_path
-
-    return installed_path(model_id) is not None

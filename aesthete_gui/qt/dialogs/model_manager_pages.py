@@ -16,11 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from aesthete_gui.qt.dialogs.model_manager_cards import (
-    describe_card,
-    is_installed,
-    judge_cards_table,
-)
+from aesthete_gui.qt.dialogs.model_manager_cards import describe_card, judge_cards_table
+from aesthete_gui.services.models import is_installed
 
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard

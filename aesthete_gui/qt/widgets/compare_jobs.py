@@ -65,8 +65,7 @@ def agreement_job(
     """Held-out agreement of the taste model with the user's later choices (a job)."""
     from aesthete_gui.services import taste
 
-    report, _, _ = taste.evaluate_taste(profile, progress=progress, cancel=cancel)
-    return report
+    return taste.evaluate_taste(profile, progress=progress, cancel=cancel)
 
 
 def format_agreement(report: TasteReport) -> str:

@@ -1,4 +1,4 @@
-"""Compare: two images side by side; ← / → / ↓ record the user's choice at once; Ctrl+Z undoes it."""
+"""Compare: two images side by side; ← / → / ↓ record the user's choice at once; Ctrl+Z undoes it (one history)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.qt.undo import record_choices
 from aesthete_gui.qt.widgets.compare_jobs import (
     agreement_job,
     format_agreement,
@@ -27,6 +28,7 @@ from aesthete_gui.qt.widgets.compare_jobs import (
     suggest_pairs_job,
 )
 from aesthete_gui.qt.widgets.compare_panes import ComparePanes
+from aesthete_gui.services.choices import ChoiceBatch, ChoiceDraft
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -76,7 +78,6 @@ class CompareView(QWidget):
         self.session = uuid.uuid4().hex[:12]
         self._rng = random.Random()
         self._pair: ShownPair | None = None
-        self._undo_stack: list[tuple[int, ShownPair]] = []
         self._session_count = 0
         self._agreement_job: JobHandle | None = None
         self._suggestion_job: JobHandle | None = None
@@ -106,7 +107,7 @@ class CompareView(QWidget):
         self.skip_button = QPushButton("Skip")
         self.skip_button.setToolTip("Show another pair without recording anything (S)")
         self.undo_button = QPushButton("Undo")
-        self.undo_button.setToolTip("Remove your last choice and show that pair again (Ctrl+Z)")
+        self.undo_button.setToolTip("Take back your last choice (and show that pair again) or your last mark (Ctrl+Z)")
         for button in (self.skip_button, self.undo_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.skip_button.clicked.connect(self.show_next_pair)
@@ -194,34 +195,35 @@ class CompareView(QWidget):
             "suggested_by": pair.suggested_by,
             "zoom": round(self.left_view.zoom, 3),
         }
-        choice_id = self.context.profile.add_choice(
-            pair.left.id,
-            pair.right.id,
-            winner,
-            dimension=self.dimension,
-            session=self.session,
-            app_state=state,
-        )
-        self._undo_stack.append((choice_id, pair))
-        self._session_count += 1
-        self.context.signals.choices_changed.emit()
-        self.choice_recorded.emit(choice_id)
-        self.show_next_pair()
-        return choice_id
+        batch = ChoiceBatch((ChoiceDraft(pair.left.id, pair.right.id, winner, self.dimension),), self.session, state)
+        recorded: list[int] = []
 
-    def undo(self) -> int | None:
-        """Delete this session's last choice and show its pair again."""
-        if not self._undo_stack:
+        def undone() -> None:
+            self._session_count -= 1
+            self._update_counter()
+            self.choice_undone.emit(recorded[0])
+            self._set_pair(pair)
+            self.status_label.setText("Last choice removed.")
+
+        def redone(ids: list[int]) -> None:
+            recorded[:] = ids
+            self._session_count += 1
+            self._update_counter()
+
+        recorded.extend(record_choices(self.context, batch, f"Choice {winner} on {self.dimension}", undone, redone))
+        self._session_count += 1
+        self._update_counter()
+        self.choice_recorded.emit(recorded[0])
+        self.show_next_pair()
+        return recorded[0]
+
+    def undo(self) -> None:
+        """Take back the last mark or choice (the one undo history of every view)."""
+        stack = self.context.undo_stack
+        if not stack.canUndo():
             self.status_label.setText("Nothing to undo in this session.")
-            return None
-        choice_id, pair = self._undo_stack.pop()
-        self.context.profile.delete_choice(choice_id)
-        self._session_count -= 1
-        self.context.signals.choices_changed.emit()
-        self.choice_undone.emit(choice_id)
-        self._set_pair(pair)
-        self.status_label.setText("Last choice removed.")
-        return choice_id
+            return
+        stack.undo()
 
     # -- keyboard ------------------------------------------------------------------------------
     def _handles(self, event: QKeyEvent) -> bool:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.qt.undo import record_choices
 from aesthete_gui.qt.widgets.set_cards import CandidateCard, CandidateStrip
 from aesthete_gui.qt.widgets.set_judge_panes import STAGES, JudgeModelBanner, StageGrid, StageRelay
 from aesthete_gui.qt.widgets.set_judging import (
@@ -30,6 +31,7 @@ from aesthete_gui.qt.widgets.set_judging import (
     describe_outcome,
     judge_set_job,
 )
+from aesthete_gui.services.choices import ChoiceBatch, ChoiceDraft
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -69,7 +71,6 @@ class SetView(QWidget):
         self._records: list[ImageRecord] = []
         self._job: JobHandle | None = None
         self._outcome: SetOutcome | None = None
-        self._last_recorded: list[int] = []
         self._relay = StageRelay(self)
         self._relay.stage.connect(self._on_stage)
         self._build()
@@ -310,15 +311,9 @@ class SetView(QWidget):
         return self._record(best, worst, source)
 
     def undo(self) -> None:
-        """Remove the choices stored by the last Accept / Record."""
-        if not self._last_recorded:
-            return
-        for choice_id in self._last_recorded:
-            self.context.profile.delete_choice(choice_id)
-        self.status_label.setText(f"Removed {len(self._last_recorded)} choices.")
-        self._last_recorded = []
-        self.context.signals.choices_changed.emit()
-        self._update_buttons()
+        """Take back the last mark or choice (the one undo history of every view)."""
+        if self.context.undo_stack.canUndo():
+            self.context.undo_stack.undo()
 
     def _record(self, best: int, worst: int, source: str) -> list[int]:
         order = self.image_ids()
@@ -331,17 +326,19 @@ class SetView(QWidget):
         }
         if self._outcome is not None:
             state["judge"] = self._outcome.judge_id
-        ids = [
-            self.context.profile.add_choice(a, b, winner, dimension="overall", app_state=state)
-            for a, b, winner in choices_from_verdict(order, best, worst)
-        ]
-        self._last_recorded = ids
+        drafts = tuple(ChoiceDraft(a, b, winner) for a, b, winner in choices_from_verdict(order, best, worst))
+        count = len(drafts)
+
+        def undone() -> None:
+            self.status_label.setText(f"Removed {count} choices.")
+            self._update_buttons()
+
+        ids = record_choices(self.context, ChoiceBatch(drafts, None, state), f"Set verdict ({count} choices)", undone)
         names = {r.id: Path(r.path).name for r in self._records}
         self.status_label.setText(
             f"Recorded {len(ids)} choices: {names[best]} best, {names[worst]} worst "
             f"({source}). Ctrl+Z removes them."
         )
-        self.context.signals.choices_changed.emit()
         self.choices_recorded.emit(ids)
         self._update_buttons()
         return ids

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
@@ -182,7 +183,7 @@ class TastePanel(QWidget):
     # -- actions -------------------------------------------------------------------------------
     def score(self, selection_only: bool) -> JobHandle | None:
         """Score the selection (or the whole library) with the chosen scorer, as a job."""
-        scorer = self.scorer_combo.currentText() or "builtin"
+        scorer = self.scorer_combo.currentText() or BUILTIN
         ids = self.context.selection.image_ids() if selection_only else None
         if selection_only and not ids:
             self.job_label.setText("Select images in the grid first.")
@@ -219,7 +220,7 @@ class TastePanel(QWidget):
 
     def draw_learning_curve(self) -> JobHandle | None:
         """Compute the learning curve on the current choices, as a job."""
-        scorer = self.scorer_combo.currentText() or "builtin"
+        scorer = self.scorer_combo.currentText() or BUILTIN
         return self._start("Learning curve", learning_curve, self.context.profile, scorer,
                            on_done=lambda curve: self.curve_plot.show_curve(*curve))
 
@@ -265,14 +266,12 @@ class TastePanel(QWidget):
     def _failed(self, name: str, error: BaseException) -> None:
         self.job_label.setText(f"{name} failed: {error}")
 
-    def _scored(self, scores: dict[int, dict[str, float]]) -> None:
-        self.job_label.setText(f"Scored {len(scores)} images.")
-        self.context.signals.scores_changed.emit()
+    def _scored(self, result: Any) -> None:
+        self.job_label.setText(f"Scored {len(result.scores)} images.")  # the service announced the scores
 
     def _distilled(self, result: Any) -> None:
         self.job_label.setText("Distillation finished; the new scorer is in the list.")
-        self._refresh_scorers()
-        self.context.signals.scores_changed.emit()
+        self._refresh_scorers()  # the pseudo-scores announced themselves when stored
 
     def _trained(self, result: tuple[Any, Any]) -> None:
         report, curve = result
@@ -293,10 +292,10 @@ class TastePanel(QWidget):
             return scoring.available_scorers(self.context.profile)
         except Exception as error:  # an unreadable student card must not hide the built-in scorer
             log.warning("scorers unavailable: %s", error)
-            return ["builtin"]
+            return [BUILTIN]
 
     def _refresh_scorers(self) -> None:
-        current = self.scorer_combo.currentText() or self.context.settings.get("scorer") or "builtin"
+        current = self.scorer_combo.currentText() or self.context.settings.get("scorer") or BUILTIN
         self.scorer_combo.blockSignals(True)
         self.scorer_combo.clear()
         self.scorer_combo.addItems(self._scorers())
@@ -336,7 +335,7 @@ class TastePanel(QWidget):
 
     def refresh_distribution(self, *_: Any) -> None:
         """Redraw the score histograms of the chosen scorer from the profile."""
-        scorer = self.scorer_combo.currentText() or "builtin"
+        scorer = self.scorer_combo.currentText() or BUILTIN
         self.distribution_plot.show_scores(self.context.profile.scores(scorer), scorer)
 
     def _on_settings_changed(self, key: str) -> None:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+
+if TYPE_CHECKING:
+    from aesthete_gui.ml.registry import ModelCard
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 5.0
 
@@ -96,3 +103,28 @@ def _format_count(count: int) -> str:
         if count >= size:
             return f"{count / size:.1f} {unit}"
     return str(count)
+
+
+def read_cards() -> list[ModelCard]:
+    """The model cards shipped with the app, or none when they cannot be read."""
+    from aesthete_gui.ml.registry import ModelCardError, list_cards
+
+    try:
+        return list_cards()
+    except (FileNotFoundError, ModelCardError) as error:
+        log.warning("model cards unavailable: %s", error)
+        return []
+
+
+def is_installed(model_id: str) -> bool:
+    """Whether the model is already in the local model cache (offline check)."""
+    from aesthete_gui.ml.registry import installed_path
+
+    return installed_path(model_id) is not None
+
+
+def looks_like_hub_id(value: str) -> bool:
+    """Whether a judge setting names a hub model ("org/name") rather than a local folder."""
+    from aesthete_gui.ml.loading import looks_like_hub_id as hub_id
+
+    return hub_id(value)

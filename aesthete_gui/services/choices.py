@@ -1,0 +1,52 @@
+"""Record and remove the user's pairwise choices by image id (what the GUI's views call).
+
+Each call is one committed transaction followed by a ChoicesChanged event (services/events.py), so
+every view that shows choices learns about it without being told by the view that wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aesthete_gui.services.events import ChoicesChanged, emit
+from aesthete_gui.store import Profile
+
+
+@dataclass(frozen=True)
+class ChoiceDraft:
+    """One choice to record: image a (shown first / left), image b, the winner and the dimension."""
+
+    image_a: int
+    image_b: int
+    winner: str  # "a", "b" or "tie"
+    dimension: str = "overall"
+
+
+@dataclass(frozen=True)
+class ChoiceBatch:
+    """Choices recorded together (one Compare key, one Set verdict), with where they came from."""
+
+    drafts: tuple[ChoiceDraft, ...]
+    session: str | None = None
+    app_state: Mapping[str, Any] = field(default_factory=dict)
+
+
+def add_choices(profile: Profile, batch: ChoiceBatch) -> list[int]:
+    """Record the batch in one transaction (all or none); returns the new choice ids in order."""
+    rows = [(d.image_a, d.image_b, d.winner, d.dimension) for d in batch.drafts]
+    ids = profile.add_choices(rows, batch.session, dict(batch.app_state))
+    emit(profile, ChoicesChanged(_images(batch.drafts)))
+    return ids
+
+
+def remove_choices(profile: Profile, choice_ids: Iterable[int]) -> int:
+    """Delete these choices (undo); returns how many existed."""
+    removed = sum(profile.delete_choice(i) for i in choice_ids)
+    emit(profile, ChoicesChanged())
+    return removed
+
+
+def _images(drafts: Sequence[ChoiceDraft]) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(i for d in drafts for i in (d.image_a, d.image_b)))
