@@ -100,6 +100,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"  {path}: {reason}")
         if len(summary.problems) > 20:
             print(f"  … and {len(summary.problems) - 20} more (see `aesthete images --status error`)")
+        for path, reason in summary.sidecar_problems[:20]:
+            print(f"  {path}: imported; {reason}")
+        if len(summary.sidecar_problems) > 20:
+            print(f"  … and {len(summary.sidecar_problems) - 20} more sidecars not read")
     if summary.cancelled:
         print("aesthete: import cancelled; run it again to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -198,7 +202,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UserError(str(error)) from error
         except SidecarNotWritten as error:
-            print(f"aesthete: {error}", file=sys.stderr)
+            print(f"aesthete: mark saved in the profile; {error}", file=sys.stderr)
             return 1
     finally:
         profile.close()

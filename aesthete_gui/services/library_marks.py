@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.imaging.xmp import Naming, XmpError, write_sidecar
+from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
@@ -21,7 +21,12 @@ EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
 
 
 class SidecarNotWritten(Exception):
-    """The mark is saved in the profile, but its XMP sidecar could not be written."""
+    """The mark is saved in the profile, but its XMP sidecar was not written: "sidecar not written: path: why"."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"sidecar not written: {path}: {reason}")
 
 
 def set_mark(
@@ -43,8 +48,8 @@ def set_mark(
         assert image is not None  # set_mark checked it exists
         try:
             write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
-        except (XmpError, OSError) as error:
-            raise SidecarNotWritten(f"mark saved in the profile, sidecar not written: {error}") from error
+        except SidecarWriteError as error:
+            raise SidecarNotWritten(error.path, error.reason) from error
     return mark
 
 
@@ -146,7 +151,9 @@ def export(
         try:
             write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
             result.count += 1
-        except (XmpError, OSError, ValueError) as error:
+        except SidecarWriteError as error:
+            result.problems.append((image.path, str(error)))
+        except ValueError as error:
             result.problems.append((image.path, str(error)))
         if progress is not None:
             progress(Progress(done, len(marks), image.path))
