@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,26 @@ def test_mark_and_export_never_rewrite_an_unreadable_sidecar(
 def _images_json(profile: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert _run(profile, "images", "--json") == 0
     return capsys.readouterr().out
+
+
+def test_a_read_only_sidecar_keeps_the_mark_in_the_profile_and_the_user_is_told(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", "--workers", "1", str(shoot)) == 0
+    sidecar = shoot / "IMG_2.xmp"
+    sidecar.chmod(0o444)
+    before = (os.stat(sidecar).st_ino, sidecar.read_bytes())
+    capsys.readouterr()
+    assert _run(profile, "mark", str(shoot / "IMG_2.jpg"), "--stars", "1", "--xmp") == 1
+    err = capsys.readouterr().err
+    assert err.strip() == (f"aesthete: mark saved in the profile; sidecar not written: {sidecar}: "
+                           "read-only; left as it is")  # fmt: skip
+    assert _run(profile, "export", "--format", "xmp") == 0
+    assert f"sidecar not written: {sidecar}: read-only" in capsys.readouterr().err
+    assert (os.stat(sidecar).st_ino, sidecar.read_bytes()) == before
+    opened = open_profile(profile)
+    try:
+        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 1
+    finally:
+        opened.close()
