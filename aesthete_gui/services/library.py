@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
 from aesthete_gui.services.library_scan import (
     FoundFile,
@@ -416,14 +417,30 @@ def regroup_bursts(profile: Profile) -> int:
     return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
 
 
+_SQLITE_MAX_ID = 2**63 - 1
+
+
+def _path_exists(text: str) -> bool:
+    try:
+        return os.path.exists(text)
+    except (ValueError, OSError):  # an embedded NUL, a name too long: no such file
+        return False
+
+
 def resolve_image(profile: Profile, image: int | str) -> int:
-    """An image id from an id, a stored path or a path on disk; KeyError when it is not in the profile."""
-    if isinstance(image, int) or (isinstance(image, str) and image.isdigit() and not os.path.exists(image)):
-        record = profile.image_by_id(int(image))
-    else:
-        record = profile.image_by_path(str(image)) or profile.image_by_path(
-            os.path.abspath(os.path.expanduser(str(image)))
+    """An image id from an id, a stored path or a path on disk; KeyError when it is not in the profile.
+
+    Only plain ASCII digits are an id (not `²`, `1e5` or `-1`); anything else is looked up as a path.
+    """
+    record = None
+    if isinstance(image, int) or (isinstance(image, str) and image.isascii() and image.isdigit()
+                                  and not _path_exists(image)):  # fmt: skip
+        number = int(image)
+        record = profile.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
+    elif isinstance(image, str) and "\x00" not in image:
+        record = profile.image_by_path(image) or profile.image_by_path(
+            os.path.abspath(os.path.expanduser(image))
         )
     if record is None:
-        raise KeyError(f"image not in the profile: {image}")
+        raise KeyError(f"image not in the profile: {terminal_text(image)}")
     return record.id
