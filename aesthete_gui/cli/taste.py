@@ -174,6 +174,7 @@ def _taste_use(args: argparse.Namespace) -> int:
 
 # -- rank-images ---------------------------------------------------------------------------------
 def _rank_images(args: argparse.Namespace) -> int:
+    from aesthete_gui.safe_text import terminal_text
     from aesthete_gui.services.taste import rank_images
 
     profile = open_cli_profile(args)
@@ -190,7 +191,7 @@ def _rank_images(args: argparse.Namespace) -> int:
     else:
         sys.stderr.write("\n")
         for rank, item in enumerate(ranked, start=1):
-            print(f"{rank:5d}  {item['score']:.3f}  {item['path']}")
+            print(f"{rank:5d}  {item['score']:.3f}  {terminal_text(item['path'])}")
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_text import spreadsheet_cell
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
 
@@ -93,6 +94,7 @@ def library_rows(profile: Profile) -> list[dict[str, Any]]:
 
 
 def _csv_text(rows: list[dict[str, Any]]) -> str:
+    """CSV of the rows; text cells that a spreadsheet would run as a formula start with an apostrophe."""
     scorers = sorted({s for r in rows for s in r["scores"]})
     score_columns = [f"{s}:{d}" for s in scorers for d in DIMENSIONS]
     base = [k for k in (rows[0] if rows else {"id": 0}) if k != "scores"] or ["id"]
@@ -100,7 +102,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(base + score_columns)
     for row in rows:
-        values = ["" if row.get(k) is None else row[k] for k in base]
+        values = ["" if row.get(k) is None else spreadsheet_cell(row[k]) for k in base]
         for column in score_columns:
             scorer, dim = column.rsplit(":", 1)
             value = row["scores"].get(scorer, {}).get(dim)
