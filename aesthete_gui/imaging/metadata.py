@@ -225,7 +225,13 @@ def metadata_from_bytes(data: bytes, name: str = "") -> ImageMetadata:
     if not data:
         raise DecodeError("empty file (0 bytes)", "empty")
     if is_raw_name(name) and data[:3] != b"\xff\xd8\xff":
-        return _raw_metadata(data, name)
+        try:
+            return _raw_metadata(data, name)
+        except DecodeError as raw_error:
+            try:  # a plain TIFF/PNG renamed .dng/.nef: decoding reads it too, so must this
+                return _header_metadata(io.BytesIO(data))
+            except DecodeError:
+                raise raw_error from None
     return _header_metadata(io.BytesIO(data))
 
 

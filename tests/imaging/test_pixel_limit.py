@@ -57,3 +57,4 @@ def test_just_under_the_limit_is_not_refused_for_its_size(tmp_path: Path) -> Non
         with pytest.raises(DecodeError) as raised:
             read(path.read_bytes())
         assert raised.value.kind != "too_large" and "MP" not in raised.value.reason
+

@@ -61,3 +61,19 @@ def test_a_failing_import_ends_its_run_as_failed_and_the_next_one_completes(
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert summary.imported + summary.unchanged == 3
     assert [r.status for r in profile.runs("import")] == ["failed", "done"]
+
+
+def test_the_gui_import_job_runs_the_same_service_and_reports_unreadable_sidecars(
+    profile: Profile, tmp_path: Path
+) -> None:
+    from aesthete_gui.qt.actions import describe_import, import_job
+
+    files = _shoot(tmp_path / "shoot", 2)
+    files[0].with_suffix(".xmp").write_text('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf='
+                                            '"http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description '
+                                            'xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="1e400"/>'
+                                            "</rdf:RDF></x:xmpmeta>")  # fmt: skip
+    summary = import_job(profile, [str(tmp_path / "shoot")], tmp_path / "thumbs")
+    assert summary.imported == 2 and profile.image_count() == 2
+    assert describe_import(summary) == "Import done: 2 imported, 1 sidecars unreadable (left as they are)"
+    assert [run.status for run in profile.runs("import")] == ["done"]
