@@ -25,6 +25,7 @@ def read_table(
     A row with more fields than the header is refused; a shorter one too, unless `pad_short_rows`
     (its missing trailing cells are then empty).
     """
+    source = terminal_text(source)
     reader = csv.reader(lines)
     names: list[str] | None = None
     rows: list[Row] = []

@@ -114,7 +114,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
 def _write_text(dest: str | os.PathLike[str], text: str) -> str:
     target = Path(dest).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.tmp")
+    temp = target.with_name(f".aesthete-export-{os.getpid()}.tmp")  # short: any target name fits
     temp.write_text(text, encoding="utf-8")
     os.replace(temp, target)
     return str(target)
