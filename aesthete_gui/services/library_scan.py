@@ -75,8 +75,8 @@ class OwnFiles:
         """True for a folder the profile owns (compared by identity, so symlinks do not hide it)."""
         if key in self.folder_keys or os.path.realpath(path) in self.folder_paths:
             return True
-        name = os.path.basename(path)
-        return bool(self.folder_prefix) and parent == self.home and name.startswith(self.folder_prefix or "")
+        prefix = self.folder_prefix
+        return prefix is not None and parent == self.home and os.path.basename(path).startswith(prefix)
 
     def owns_file(self, name: str, parent: tuple[int, int] | None) -> bool:
         """True for the profile database and its journal files."""
