@@ -12,7 +12,14 @@ from typing import Any
 
 from PIL import Image
 
-from aesthete_gui.imaging.decode import Decoded, DecodeError, read_bytes, register_extra_formats
+from aesthete_gui.imaging.decode import (
+    Decoded,
+    DecodeError,
+    check_pixels,
+    read_bytes,
+    register_extra_formats,
+    too_large_reason,
+)
 from aesthete_gui.imaging.raw import is_raw_name
 
 EXIF_IFD = 0x8769
@@ -218,7 +225,13 @@ def metadata_from_bytes(data: bytes, name: str = "") -> ImageMetadata:
     if not data:
         raise DecodeError("empty file (0 bytes)", "empty")
     if is_raw_name(name) and data[:3] != b"\xff\xd8\xff":
-        return _raw_metadata(data, name)
+        try:
+            return _raw_metadata(data, name)
+        except DecodeError as raw_error:
+            try:  # a plain TIFF/PNG renamed .dng/.nef: decoding reads it too, so must this
+                return _header_metadata(io.BytesIO(data))
+            except DecodeError:
+                raise raw_error from None
     return _header_metadata(io.BytesIO(data))
 
 
@@ -226,11 +239,14 @@ def _header_metadata(source: str | bytes | os.PathLike[str] | os.PathLike[bytes]
     register_extra_formats()
     try:
         with Image.open(source) as img:
+            width, height = img.size
+            check_pixels(width, height)  # before getexif, which may decode the whole image
             exif = img.getexif()
             fmt = img.format or "unknown"
-            width, height = img.size
-    except Image.DecompressionBombError as exc:
-        raise DecodeError(f"image too large, refused as a decompression bomb ({exc})", "too_large") from None
+    except DecodeError:
+        raise
+    except Image.DecompressionBombError:
+        raise DecodeError(too_large_reason(), "too_large") from None
     except OSError:
         raise DecodeError("not an image: the content is no known image format", "not_an_image") from None
     except Exception as exc:

@@ -42,6 +42,9 @@ def describe_import(summary: Any) -> str:
         value = getattr(summary, attr, 0)
         if value:
             parts.append(f"{value} {text}")
+    unread_sidecars = len(getattr(summary, "sidecar_problems", None) or [])
+    if unread_sidecars:
+        parts.append(f"{unread_sidecars} sidecars unreadable (left as they are)")
     prefix = "Import cancelled" if getattr(summary, "cancelled", False) else "Import done"
     return f"{prefix}: " + ", ".join(parts)
 

@@ -177,3 +177,16 @@ def test_ingest_non_utf8_name(tmp_path: Path) -> None:
     result = ingest_file(name, tmp_path / "cache")
     assert result.ok
     assert os.fsencode(result.path) == name  # surrogate-escaped str that maps back to the bytes
+
+
+def test_a_renamed_tiff_reads_the_same_whether_decoded_or_taken_from_the_cache(tmp_path: Path) -> None:
+    """A TIFF named .dng decodes (LibRaw refuses it, Pillow reads it); its header metadata must too,
+    or a second copy of the same bytes (served from the thumbnail cache) becomes an error."""
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    Image.new("RGB", (64, 48), "teal").save(shoot / "scan.tif", compression="tiff_lzw")
+    (shoot / "scan.dng").write_bytes((shoot / "scan.tif").read_bytes())
+    first = ingest_file(shoot / "scan.tif", tmp_path / "cache", with_preview=False)
+    second = ingest_file(shoot / "scan.dng", tmp_path / "cache", with_preview=False)
+    assert first.ok and second.ok, (first.error, second.error)
+    assert (second.metadata.width, second.metadata.height) == (64, 48) and not second.decoded
