@@ -109,11 +109,6 @@ def params(cases: list, marks: str = "marks") -> list:
     return [pytest.param(case, id=case.name, marks=getattr(case, marks)) for case in cases]
 
 
-# Cases whose fix lives on another branch of issue 10: strict, so the merge that fixes them fails
-# until the mark is removed here.
-FIXED_BY_T10B = pytest.mark.xfail(strict=True, reason="fixed on branch t10b (issue 10 points 2 and 6)")
-
-
 # -- building blocks ---------------------------------------------------------------------------
 def picture(seed: int = 1, size: tuple[int, int] = (160, 120)) -> Image.Image:
     """A photo-like RGB picture (gradient, a disc, noise), different per seed."""
@@ -172,7 +167,7 @@ def text_named_jpg(folder: Path) -> Path:
     return path
 
 
-@image_case("error", "pixels")
+@image_case("error", "too large")
 def decompression_bomb_png(folder: Path) -> Path:
     header = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)
     body = _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + _chunk(b"IEND", b"")
@@ -329,12 +324,12 @@ def sidecar_rating_out_of_range(folder: Path) -> Path:
     return _sidecar(folder, _xmp('xmp:Rating="99"'))
 
 
-@sidecar_case(FIXED_BY_T10B)  # OverflowError stops the import
+@sidecar_case()  # once an OverflowError that stopped the import
 def sidecar_rating_overflow(folder: Path) -> Path:
     return _sidecar(folder, _xmp('xmp:Rating="1e400"'))
 
 
-@sidecar_case(write_marks=(FIXED_BY_T10B,))  # RecursionError in `mark --xmp` and `export --format xmp`
+@sidecar_case()  # once a RecursionError in `mark --xmp` and `export --format xmp`
 def sidecar_deep_nesting(folder: Path) -> Path:
     return _sidecar(folder, _xmp('xmp:Rating="3"', "<a>" * 1000 + "</a>" * 1000))
 
@@ -433,10 +428,10 @@ ARGUMENT_CASES: list[ArgumentCase] = [
     ArgumentCase("mark_negative_id", ("mark", "-1", "--stars", "2"), "not in the profile"),
     ArgumentCase("mark_float_id", ("mark", "1e5", "--stars", "2"), "not in the profile"),
     ArgumentCase("mark_escape_codes", ("mark", "\x1b[2J\x07", "--stars", "2"), "\\x1b[2J"),
-    ArgumentCase("mark_superscript_id", ("mark", "\u00b2", "--stars", "2"), "", (FIXED_BY_T10B,)),
-    ArgumentCase("mark_huge_id", ("mark", str(10**23), "--stars", "2"), "", (FIXED_BY_T10B,)),
-    ArgumentCase("prefer_superscript_id", ("prefer", "\u00b2", "1", "--winner", "a"), "", (FIXED_BY_T10B,)),
-    ArgumentCase("prefer_huge_id", ("prefer", str(10**23), "1", "--winner", "a"), "", (FIXED_BY_T10B,)),
+    ArgumentCase("mark_superscript_id", ("mark", "\u00b2", "--stars", "2"), ""),
+    ArgumentCase("mark_huge_id", ("mark", str(10**23), "--stars", "2"), ""),
+    ArgumentCase("prefer_superscript_id", ("prefer", "\u00b2", "1", "--winner", "a"), ""),
+    ArgumentCase("prefer_huge_id", ("prefer", str(10**23), "1", "--winner", "a"), ""),
 ]
 
 
