@@ -81,14 +81,11 @@ def distil_job(
     return distill.distill_profile(profile, model, options, progress=progress, cancel=cancel)
 
 
-PERSONAL_PREFIX = "taste:"
-"""Scores stored under "taste:<adapter name>" hold the personal ranking (the grid's "My ranking")."""
-
-
 def personal_scorer_id(profile: Profile) -> str | None:
-    """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
-    active = profile.active_adapter()
-    return PERSONAL_PREFIX + active.name if active is not None else None
+    """The scorer id of the active adapter's personal ranking (services.taste_guard.personal_scorer_id)."""
+    from aesthete_gui.services.taste_guard import personal_scorer_id as active_personal
+
+    return active_personal(profile)
 
 
 def train_job(
@@ -97,36 +94,21 @@ def train_job(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
-    """Train the taste adapter from the user's choices, then store its ranking for the grid."""
+    """Train the taste adapter from the user's choices; the service stores its ranking too."""
     from aesthete_gui.services import taste
 
-    report = taste.train_taste(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
-    store_personal_ranking(profile, progress=progress, cancel=cancel)
-    return report
-
-
-def store_personal_ranking(
-    profile: Profile, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
-) -> int:
-    """Store the active adapter's overall scores as "taste:<name>"; returns how many were stored."""
-    from aesthete_gui.services import taste
-
-    scorer_id = personal_scorer_id(profile)
-    if scorer_id is None:
-        return 0
-    ranked = taste.rank_images(profile, progress=progress, cancel=cancel)
-    profile.put_scores_many(scorer_id, ((e["image_id"], {"overall": float(e["score"])}) for e in ranked))
-    return len(ranked)
+    return taste.train_taste(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
 
 
 def describe_training(result: Any) -> str:
     """One status-bar line about a trained adapter (held-out agreement before and after)."""
     base = getattr(result, "base", None)
     adapter = getattr(result, "adapter", None)
+    state = "active" if getattr(result, "active", False) else "not active: the base scorer stays"
     if base is not None and adapter is not None:
         return (
-            f"Taste adapter trained: predicts your held-out choices {adapter.mean:.0%} of the time "
-            f"(base scorer {base.mean:.0%})."
+            f"Taste adapter trained ({state}): predicts your held-out choices {adapter.mean:.0%} "
+            f"of the time (base scorer {base.mean:.0%})."
         )
     choices = getattr(result, "choices", None)
     return f"Taste adapter trained on {choices} choices." if choices else "Taste adapter trained."

@@ -49,13 +49,15 @@ def test_prefer_train_list_use_and_rank(profile_path: str, tmp_path: Path, capsy
 
     assert main(["--profile", profile_path, "taste", "train", "--name", "bright", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["name"] == "bright" and report["held_out"] == 8
+    assert report["name"] == "bright" and report["held_out"] == 20  # the 20 latest choices
     assert 0.0 <= report["adapter_agreement"]["low"] <= report["adapter_agreement"]["high"] <= 1.0
+    assert report["active"] is (report["adapter_agreement"]["mean"] >= report["base_agreement"]["mean"])
+    assert report["active"]  # this user's taste is learnable: the adapter beats the base
 
     assert main(["--profile", profile_path, "taste", "list"]) == 0
     assert "* bright" in capsys.readouterr().out
     assert main(["--profile", profile_path, "taste", "eval", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["held_out"] == 8
+    assert json.loads(capsys.readouterr().out)["held_out"] == 20
     assert main(["--profile", profile_path, "taste", "suggest", "--count", "2", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 

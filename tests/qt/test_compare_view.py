@@ -15,8 +15,8 @@ from tests.qt.conftest import write_test_images
 
 def add_images(context, folder: Path, count: int) -> list[int]:
     """Write real JPEGs and register them in the profile as imported images."""
-    paths = write_test_images(folder, count, size=(160, 120))
-    updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=160, height=120,
+    paths = write_test_images(folder, count, size=(200, 150))  # large enough to judge (>= 128 px)
+    updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=200, height=150,
                            format="JPEG") for p in paths]
     return context.profile.write_images(updates)
 
@@ -133,8 +133,8 @@ def test_random_unjudged_pair_prefers_pairs_without_choices() -> None:
 
 
 def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp_path) -> None:
-    ids = add_images(app_context, tmp_path / "shoot", 10)
-    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:24]
+    ids = add_images(app_context, tmp_path / "shoot", 12)
+    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:45]
     for early, late in pairs:  # this user always prefers the later (bluer) frame
         app_context.profile.add_choice(early, late, "b")
     view = CompareView(app_context)
