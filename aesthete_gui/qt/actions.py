@@ -110,5 +110,10 @@ def describe_training(result: Any) -> str:
             f"Taste adapter trained ({state}): predicts your held-out choices {adapter.mean:.0%} "
             f"of the time (base scorer {base.mean:.0%})."
         )
+    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+
     choices = getattr(result, "choices", None)
-    return f"Taste adapter trained on {choices} choices." if choices else "Taste adapter trained."
+    return (
+        f"Taste adapter trained on {choices} choices; not enough held-out choices to measure: "
+        f"{getattr(result, 'held_out', 0)} of {MIN_HELD_OUT_CHOICES}, so it is {state}."
+    )
