@@ -116,12 +116,17 @@ def _taste_eval(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from error
     finally:
         profile.close()
+    from aesthete_gui.services.taste_guard import may_activate
+
     result = report.as_dict()
+    del result["active"]  # nothing is stored or switched by an evaluation
+    result["would_activate"] = may_activate(*(a["mean"] if a else None for a in (result["base_agreement"], result["adapter_agreement"])))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         sys.stderr.write("\n")
         _print_report(result)
+        print("an adapter trained now " + ("would" if result["would_activate"] else "would NOT") + " become active")
     return 0
 
 

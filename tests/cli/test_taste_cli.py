@@ -57,7 +57,8 @@ def test_prefer_train_list_use_and_rank(profile_path: str, tmp_path: Path, capsy
     assert main(["--profile", profile_path, "taste", "list"]) == 0
     assert "* bright" in capsys.readouterr().out
     assert main(["--profile", profile_path, "taste", "eval", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["held_out"] == 20
+    evaluation = json.loads(capsys.readouterr().out)
+    assert evaluation["held_out"] == 20 and evaluation["would_activate"] is True
     assert main(["--profile", profile_path, "taste", "suggest", "--count", "2", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 
