@@ -34,17 +34,25 @@ def _taste_errors() -> tuple[type[Exception], ...]:
     return (TasteError, ScorerNotFoundError)
 
 
-def _format_agreement(label: str, value: dict[str, float] | None) -> str:
-    if not value:
-        return f"{label}: not measured (needs at least 20 choices)"
+def _format_agreement(label: str, value: dict[str, float]) -> str:
     return f"{label}: {value['mean']:.3f} (95% CI {value['low']:.3f}-{value['high']:.3f})"
+
+
+def _print_figures(report: dict[str, Any]) -> None:
+    from aesthete_gui.services.taste import not_enough_held_out
+
+    held_out = report.get("held_out") or 0
+    if not report.get("base_agreement") or not report.get("adapter_agreement"):
+        print(f"  {not_enough_held_out(held_out)}")
+        return
+    print(f"  held out (the {held_out} latest choices, never trained on):")
+    print("  " + _format_agreement("base scorer agreement", report["base_agreement"]))
+    print("  " + _format_agreement("adapter agreement    ", report["adapter_agreement"]))
 
 
 def _print_report(report: dict[str, Any]) -> None:
     print(f"adapter {report['name']!r} on {report['base_scorer']}: {report['choices']} choices")
-    print(f"  held out (the {report['held_out']} latest choices, never trained on):")
-    print("  " + _format_agreement("base scorer agreement", report["base_agreement"]))
-    print("  " + _format_agreement("adapter agreement    ", report["adapter_agreement"]))
+    _print_figures(report)
 
 
 # -- prefer --------------------------------------------------------------------------------------
@@ -93,7 +101,13 @@ def _taste_train(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         _print_report(result)
-        print(f"trained in {report.seconds:.2f} s; {report.name!r} is now the active adapter")
+        print(f"trained in {report.seconds:.2f} s")
+        if report.active:
+            print(f"{report.name!r} is now the active adapter (it measured at least as good as the base scorer)")
+        else:
+            why = "it measured worse than the base scorer" if report.measured else "its agreement could not be measured"
+            print(f"{report.name!r} is NOT active: {why}; the base scorer stays in charge.")
+            print(f"  to use it anyway: aesthete taste use {report.name}")
     return 0
 
 
@@ -107,12 +121,17 @@ def _taste_eval(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from error
     finally:
         profile.close()
+    from aesthete_gui.services.taste_guard import may_activate
+
     result = report.as_dict()
+    del result["active"]  # nothing is stored or switched by an evaluation
+    result["would_activate"] = may_activate(*(a["mean"] if a else None for a in (result["base_agreement"], result["adapter_agreement"])))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         sys.stderr.write("\n")
         _print_report(result)
+        print("an adapter trained now " + ("would" if result["would_activate"] else "would NOT") + " become active")
     return 0
 
 
@@ -121,7 +140,8 @@ def _taste_suggest(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
-        pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json))
+        pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json),
+                                   include_rejects=args.include_rejects)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
@@ -148,27 +168,36 @@ def _taste_list(args: argparse.Namespace) -> int:
         return 0
     if not adapters:
         print("no adapters yet: record choices with `aesthete prefer`, then `aesthete taste train`")
+    from aesthete_gui.services.taste import not_enough_held_out
+
     for item in adapters:
         metrics = item["metrics"] or {}
-        adapted = metrics.get("adapter_agreement") or {}
-        base = metrics.get("base_agreement") or {}
+        adapted, base = item["adapter_agreement"], item["base_agreement"]
         star = "*" if item["active"] else " "
-        measured = f"agreement {adapted.get('mean', float('nan')):.3f} vs base {base.get('mean', float('nan')):.3f}" if adapted else "agreement not measured"
+        measured = f"agreement {adapted['mean']:.3f} vs base {base['mean']:.3f} on {item['held_out']} held out" if adapted and base else not_enough_held_out(item["held_out"] or 0)
         print(f"{star} {item['name']}\t{item['base_scorer']}\t{metrics.get('choices', 0)} choices\t{measured}")
     return 0
 
 
 def _taste_use(args: argparse.Namespace) -> int:
-    from aesthete_gui.services.taste import use_adapter
+    from aesthete_gui.services.scoring import personal_scorer_id
+    from aesthete_gui.services.taste import store_personal_ranking, use_adapter
 
     profile = open_cli_profile(args)
     try:
         use_adapter(profile, args.name)
+        record = profile.active_adapter()
+        if record is not None and not profile.scores(personal_scorer_id(profile) or ""):
+            store_personal_ranking(profile, record.name)  # an adapter trained before rankings were stored
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
         profile.close()
-    print("no adapter active: ranking by the base scorer" if args.name in ("none", "") else f"active adapter: {args.name}")
+    if record is None:
+        print("no adapter active: ranking by the base scorer")
+        return 0
+    print(f"active adapter: {record.name} (your choice; its held-out figures:)")
+    _print_figures(record.metrics)
     return 0
 
 
@@ -252,7 +281,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     taste = subparsers.add_parser("taste", help="train, evaluate and switch your personal taste adapters")
     commands = taste.add_subparsers(dest="taste_command", metavar="ACTION", required=True)
-    t = commands.add_parser("train", help="train an adapter on your choices; it becomes the active one")
+    t = commands.add_parser("train", help="train an adapter on your choices; active if it predicts them at least as well as the base")
     t.add_argument("--name", default=None, help="adapter name (default: default); several per profile")
     t.add_argument("--base", default=None, help="base scorer (default: newest student, else builtin)")
     t.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -264,12 +293,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s = commands.add_parser("suggest", help="the next pairs worth judging (where the model is least sure)")
     s.add_argument("--count", type=int, default=5, help="how many pairs (default 5)")
     s.add_argument("--dimension", default="overall", choices=DIMENSIONS, help="dimension to ask about")
+    s.add_argument("--include-rejects", action="store_true", help="also offer images you rejected")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_taste_suggest)
     li = commands.add_parser("list", help="list the adapters with their held-out agreement")
     li.add_argument("--json", action="store_true", help="print JSON")
     li.set_defaults(func=_taste_list)
-    u = commands.add_parser("use", help="make an adapter active ('none' for the base scorer alone)")
+    u = commands.add_parser("use", help="make an adapter active whatever it measured ('none' for the base scorer alone)")
     u.add_argument("name", help="adapter name, or none")
     u.set_defaults(func=_taste_use)
 

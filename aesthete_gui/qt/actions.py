@@ -133,35 +133,26 @@ def train_job(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
-    """Train the taste adapter from the user's choices, then store its ranking for the grid."""
+    """Train the taste adapter from the user's choices; the service stores its ranking too."""
     from aesthete_gui.services import taste
 
-    report = taste.train_taste(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
-    store_personal_ranking(profile, progress=progress, cancel=cancel)
-    return report
-
-
-def store_personal_ranking(
-    profile: Profile, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
-) -> int:
-    """Store the active adapter's overall scores as "taste:<name>" through the scoring service (the
-    CLI stores the same ranking the same way); returns how many were stored."""
-    from aesthete_gui.services import scoring
-
-    scorer_id = personal_scorer_id(profile)
-    if scorer_id is None:
-        return 0
-    return len(scoring.score_with(profile, scorer_id, progress=progress, cancel=cancel).scores)
+    return taste.train_taste(profile, base_scorer=base_scorer, progress=progress, cancel=cancel)
 
 
 def describe_training(result: Any) -> str:
     """One status-bar line about a trained adapter (held-out agreement before and after)."""
     base = getattr(result, "base", None)
     adapter = getattr(result, "adapter", None)
+    state = "active" if getattr(result, "active", False) else "not active: the base scorer stays"
     if base is not None and adapter is not None:
         return (
-            f"Taste adapter trained: predicts your held-out choices {adapter.mean:.0%} of the time "
-            f"(base scorer {base.mean:.0%})."
+            f"Taste adapter trained ({state}): predicts your held-out choices {adapter.mean:.0%} "
+            f"of the time (base scorer {base.mean:.0%})."
         )
+    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+
     choices = getattr(result, "choices", None)
-    return f"Taste adapter trained on {choices} choices." if choices else "Taste adapter trained."
+    return (
+        f"Taste adapter trained on {choices} choices; not enough held-out choices to measure: "
+        f"{getattr(result, 'held_out', 0)} of {MIN_HELD_OUT_CHOICES}, so it is {state}."
+    )

@@ -116,6 +116,16 @@ def sort_value(row: ImageRow, key: str) -> tuple:
     return (value is None, -(value if value is not None else 0.0))
 
 
+def cell_score(row: ImageRow, sort_key: str) -> float | None:
+    """The score a grid cell shows: the one the sort uses ("My ranking": the personal score; a
+    dimension: that dimension's score), otherwise the overall score."""
+    if sort_key == "personal":
+        return row.personal
+    if sort_key in DIMENSIONS:
+        return row.scores.get(sort_key)
+    return row.scores.get("overall")
+
+
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
     """The frame shown for a collapsed burst: best overall score, then pick/stars, then first."""
     candidates = list(rows)
@@ -166,7 +176,7 @@ def load_rows(
     """Read every image with its marks and scores (runs in a worker thread)."""
     images = profile.images()
     marks = profile.marks()
-    from aesthete_gui.qt.actions import personal_scorer_id as active_personal
+    from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
     personal_scorer_id = active_personal(profile)

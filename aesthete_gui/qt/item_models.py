@@ -28,6 +28,7 @@ from aesthete_gui.qt.grid_rows import (
     LoadedRows,
     arrange,
     best_of_burst,
+    cell_score,
     load_and_arrange,
 )
 
@@ -41,11 +42,14 @@ __all__ = [
     "ImageListModel",
     "ImageRow",
     "RowRole",
+    "ScoreTextRole",
     "arrange",
     "best_of_burst",
 ]
 
 RowRole = Qt.ItemDataRole.UserRole + 2
+ScoreTextRole = Qt.ItemDataRole.UserRole + 3
+"""The score a cell shows, as text ("" when none): the score the current sort uses."""
 
 
 class ImageListModel(QAbstractListModel):
@@ -93,6 +97,9 @@ class ImageListModel(QAbstractListModel):
             return self._context.thumbnails.request(row.image_id)
         if role == RowRole:
             return row
+        if role == ScoreTextRole:
+            value = cell_score(row, self._sort_key)
+            return "" if value is None else f"{value:.2f}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.path if row.status == "ok" else f"{row.path}\n{row.status}: {row.error}"
         return None
@@ -142,6 +149,11 @@ class ImageListModel(QAbstractListModel):
         """Show only rows passing `state`."""
         self._filter = state
         self._arrange()
+
+    @property
+    def sort_key(self) -> str:
+        """The key the rows are sorted by (see SORT_KEYS)."""
+        return self._sort_key
 
     def set_sort(self, key: str, descending: bool = False) -> None:
         """Sort by `key` (see SORT_KEYS)."""

@@ -1,9 +1,11 @@
-"""Personal taste (SPEC §7): record choices, train/evaluate/switch adapters, suggest the next pair, rank.
+"""Personal taste: record choices, train/evaluate/switch adapters, suggest the next pair, rank.
 
 Shared by the CLI and the GUI. Agreement is measured honestly: the adapter is first trained on the
-user's earlier choices only and scored on the later ones (split by time, never trained on), next
-to the base scorer on the same held-out choices, each with a bootstrap 95% interval; then the stored
-adapter is re-trained on every choice.
+user's earlier choices only and scored on the later ones (split by time, whole Set verdicts and
+bursts on one side; see services.taste_guard), next to the base scorer on the same held-out
+choices, each with a bootstrap 95% interval; then the stored adapter is re-trained on every choice.
+It becomes active only when it measured at least as good as the base scorer; its personal
+ranking, on the base's 1–5 scale, is stored as the scores "taste:<name>" that "My ranking" reads.
 """
 
 from __future__ import annotations
@@ -17,16 +19,26 @@ from typing import Any
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.scoring import (
     LibraryArrays,
     base_scores_for,
     default_scorer,
     library_arrays,
+    personal_scorer_id as personal_scorer_id,  # re-exported
+    write_scores,
+)
+from aesthete_gui.services.taste_guard import (
+    MIN_HELD_OUT_CHOICES,
+    choice_groups,
+    comparable_image_ids,
+    may_activate,
+    split_by_time,
 )
 from aesthete_gui.store import ChoiceRecord, Profile
+from aesthete_gui.training.personal_scale import onto_base_scale
 from aesthete_gui.training.personalize import (
-    BASE_SLOPE,
     Featurizer,
     PairChoice,
     TasteAdapter,
@@ -37,8 +49,6 @@ from aesthete_gui.training.personalize import (
     train_adapter,
 )
 
-HELD_OUT_FRACTION = 0.2
-MIN_CHOICES_TO_EVALUATE = 20
 CURVE_POINTS = 6
 WINNERS = ("a", "b", "tie")
 
@@ -72,19 +82,32 @@ class TasteReport:
     base: Agreement | None
     adapter: Agreement | None
     seconds: float
+    active: bool = False
+
+    @property
+    def measured(self) -> bool:
+        """True when there were enough held-out choices for agreement figures."""
+        return self.base is not None and self.adapter is not None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (stored as the adapter's metrics)."""
+        """JSON-friendly form (stored as the adapter's metrics); agreements None when too few."""
         return {
             "name": self.name,
             "base_scorer": self.base_scorer,
             "choices": self.choices,
             "train_choices": self.train_choices,
             "held_out": self.held_out,
+            "min_held_out": MIN_HELD_OUT_CHOICES,
             "base_agreement": self.base.as_dict() if self.base else None,
             "adapter_agreement": self.adapter.as_dict() if self.adapter else None,
+            "active": self.active,
             "seconds": round(self.seconds, 3),
         }
+
+
+def not_enough_held_out(held_out: int) -> str:
+    """What the panel and the CLI say instead of a figure when too few choices are held out."""
+    return f"not enough held-out choices to measure: {held_out} of {MIN_HELD_OUT_CHOICES}"
 
 
 def record_choice(profile: Profile, a: str, b: str, winner: str, dimension: str = "overall") -> int:
@@ -142,12 +165,21 @@ def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | No
     return _Library(arrays, inputs, {r.id: i for i, r in enumerate(arrays.images)})
 
 
+def _usable(choices: list[ChoiceRecord], row_of: dict[int, int]) -> list[ChoiceRecord]:
+    return [c for c in choices if c.image_a in row_of and c.image_b in row_of]
+
+
 def _pair_choices(choices: list[ChoiceRecord], row_of: dict[int, int]) -> list[PairChoice]:
-    return [
-        PairChoice(row_of[c.image_a], row_of[c.image_b], c.winner, c.dimension)
-        for c in choices
-        if c.image_a in row_of and c.image_b in row_of
-    ]
+    return [PairChoice(row_of[c.image_a], row_of[c.image_b], c.winner, c.dimension) for c in _usable(choices, row_of)]
+
+
+def _split(choices: list[ChoiceRecord], library: _Library) -> tuple[list[PairChoice], list[PairChoice]]:
+    """(train, held out): the latest whole groups held out (services.taste_guard.split_by_time)."""
+    usable = _usable(choices, library.row_of)
+    groups = choice_groups(usable, {r.id: r.burst_id for r in library.arrays.images})
+    split = split_by_time(groups)
+    pairs = _pair_choices(usable, library.row_of)
+    return [pairs[i] for i in split.train], [pairs[i] for i in split.held_out]
 
 
 def _measure(adapter: TasteAdapter, library: _Library, held_out: list[PairChoice]) -> tuple[Agreement, Agreement]:
@@ -183,19 +215,23 @@ def _evaluate(
     cancel: CancelToken | None = None,
     name: str = "",
 ) -> tuple[TasteReport, _Library, list[PairChoice]]:
-    """Train on the earlier choices, measure base and adapter on the later ones (time split)."""
+    """Train on the earlier choices, measure base and adapter on the later ones (time split).
+
+    With fewer than MIN_HELD_OUT_CHOICES held out nothing is measured: both agreements are None.
+    """
     started = time.perf_counter()
     scorer = base_scorer or default_scorer(profile)
     library = _library(profile, scorer, progress, cancel)
-    choices = _pair_choices(profile.choices(), library.row_of)
+    records = profile.choices()
+    choices = _pair_choices(records, library.row_of)
     if not choices:
         raise TasteError("no choices recorded yet: use `aesthete prefer A B --winner a|b|tie` first")
-    held = round(HELD_OUT_FRACTION * len(choices)) if len(choices) >= MIN_CHOICES_TO_EVALUATE else 0
+    train, held_out = _split(records, library)
     base_agreement = adapter_agreement = None
-    if held:
-        early = train_adapter(library.inputs, choices[:-held], featurizer=library.featurizer)
-        base_agreement, adapter_agreement = _measure(early, library, choices[-held:])
-    report = TasteReport(name, scorer, len(choices), len(choices) - held, held, base_agreement, adapter_agreement, time.perf_counter() - started)
+    if len(held_out) >= MIN_HELD_OUT_CHOICES:
+        early = train_adapter(library.inputs, train, featurizer=library.featurizer)
+        base_agreement, adapter_agreement = _measure(early, library, held_out)
+    report = TasteReport(name, scorer, len(choices), len(train), len(held_out), base_agreement, adapter_agreement, time.perf_counter() - started)
     return report, library, choices
 
 
@@ -206,15 +242,28 @@ def train_taste(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> TasteReport:
-    """Measure (time split), then train on every choice, store as `name` (default "default"), activate."""
+    """Measure (time split), train on every choice, store as `name` (default "default") with its
+    personal ranking; activate it only when it measured at least as good as the base scorer.
+
+    Not measured (too few held-out choices) or measured worse: the base scorer stays in charge
+    (an older adapter that was active stays active, unless it is the one replaced); the user can
+    still switch it on with `use_adapter`, seeing both figures.
+    """
     name = name or "default"
     report, library, choices = _evaluate(profile, base_scorer, progress, cancel, name)
     started = time.perf_counter()
     adapter = train_adapter(library.inputs, choices, featurizer=library.featurizer)
-    report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started})
+    activate = may_activate(report.base.mean if report.base else None, report.adapter.mean if report.adapter else None)
+    report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started, "active": activate})
     metrics = {**report.as_dict(), "encoder": library.arrays.encoder_id, "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    metrics.pop("active")  # whether it is active lives in the adapters table, not frozen here
+    previously_active = profile.active_adapter()
     profile.save_adapter(name, report.base_scorer, adapter.to_bytes(), metrics)
-    profile.set_active_adapter(name)
+    _store_ranking(profile, name, adapter, library)
+    if activate:
+        profile.set_active_adapter(name)
+    elif previously_active is not None and previously_active.name == name:
+        profile.set_active_adapter(None)  # the replaced adapter was active; the new one has not earned it
     return report
 
 
@@ -231,14 +280,9 @@ def learning_curve(
     returns (n, adapter agreement) per point and the base scorer's agreement on the same choices.
     """
     library = _library(profile, base_scorer or default_scorer(profile), progress, cancel)
-    choices = _pair_choices(profile.choices(dimension), library.row_of)
-    if len(choices) < MIN_CHOICES_TO_EVALUATE:
-        raise TasteError(
-            f"the learning curve needs at least {MIN_CHOICES_TO_EVALUATE} choices on {dimension}; "
-            f"there are {len(choices)}"
-        )
-    held = max(1, round(HELD_OUT_FRACTION * len(choices)))
-    train, test = choices[:-held], choices[-held:]
+    train, test = _split(profile.choices(dimension), library)
+    if len(test) < MIN_HELD_OUT_CHOICES:
+        raise TasteError(f"no learning curve on {dimension}: {not_enough_held_out(len(test))}")
     sizes = np.unique(np.rint(np.geomspace(min(5, len(train)), len(train), CURVE_POINTS)).astype(int))
     points: list[tuple[int, Agreement]] = []
     base = None
@@ -250,7 +294,7 @@ def learning_curve(
         points.append((size, adapted))
         if progress is not None:
             progress(Progress(done, len(sizes), f"learning curve: {size} choices"))
-    assert base is not None  # sizes is never empty: train has at least 16 choices
+    assert base is not None  # sizes is never empty: train has at least MIN_TRAIN_CHOICES
     return points, base
 
 
@@ -265,9 +309,17 @@ def use_adapter(profile: Profile, name: str | None) -> None:
 
 
 def list_adapters(profile: Profile) -> list[dict[str, Any]]:
-    """Every adapter with its base scorer, whether active, and its held-out metrics."""
+    """Every adapter with its base scorer, whether active, its held-out figures and all metrics."""
     return [
-        {"name": a.name, "base_scorer": a.base_scorer, "active": a.active, "metrics": a.metrics}
+        {
+            "name": a.name,
+            "base_scorer": a.base_scorer,
+            "active": a.active,
+            "held_out": a.metrics.get("held_out"),
+            "base_agreement": a.metrics.get("base_agreement"),
+            "adapter_agreement": a.metrics.get("adapter_agreement"),
+            "metrics": a.metrics,
+        }
         for a in profile.adapters()
     ]
 
@@ -292,8 +344,7 @@ def rank_images(
     library = _library(profile, scorer, progress, cancel)
     column = library.inputs.base_scores[:, DIMENSIONS.index(dimension)]  # type: ignore[index]
     if record is not None:
-        adapter = TasteAdapter.from_bytes(record.blob)
-        personal = adapter.utilities(library.inputs, dimension) / BASE_SLOPE  # as adapter.scores
+        personal = _personal_scores(TasteAdapter.from_bytes(record.blob), library, dimension)
     else:
         personal = column
     order = np.argsort(-personal, kind="stable")
@@ -310,14 +361,45 @@ def rank_images(
     ]
 
 
+def _personal_scores(adapter: TasteAdapter, library: _Library, dimension: str = "overall") -> np.ndarray:
+    """The adapter's order on the base scorer's 1–5 spread over this library (taste_guard.onto_base_scale)."""
+    column = library.inputs.base_scores[:, DIMENSIONS.index(dimension)]  # type: ignore[index]
+    return onto_base_scale(adapter.utilities(library.inputs, dimension), column)
+
+
+def _store_ranking(profile: Profile, name: str, adapter: TasteAdapter, library: _Library) -> int:
+    scores = _personal_scores(adapter, library)
+    rows = ((record.id, {"overall": round(float(value), 6)}) for record, value in zip(library.arrays.images, scores, strict=True))
+    record = profile.adapter(name)
+    version = f"adapter-{record.id}" if record is not None else ""
+    return write_scores(profile, scorer_id(ScorerKind.TASTE, name), rows, scorer_version=version)
+
+
+def store_personal_ranking(
+    profile: Profile,
+    adapter_name: str | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> int:
+    """Store the named (else the active) adapter's overall personal scores as "taste:<name>", the
+    ranking the GUI's "My ranking" sorts by; returns how many were stored (0: no adapter)."""
+    record = _adapter_named(profile, adapter_name)
+    if record is None:
+        return 0
+    library = _library(profile, record.base_scorer, progress, cancel)
+    return _store_ranking(profile, record.name, TasteAdapter.from_bytes(record.blob), library)
+
+
 def suggest_next_pairs(
     profile: Profile,
     count: int = 1,
     dimension: str = "overall",
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    include_rejects: bool = False,
 ) -> list[dict[str, Any]]:
-    """Pairs to judge next: the closest calls in the active adapter's ranking, no near-duplicates or burst mates."""
+    """Pairs to judge next: the closest calls in the active adapter's ranking, no near-duplicates or
+    burst mates, only images worth comparing (taste_guard.comparable_image_ids)."""
     from aesthete_gui.training.suggest import suggest_pairs
 
     record = profile.active_adapter()
@@ -326,9 +408,11 @@ def suggest_next_pairs(
     adapter = TasteAdapter.from_bytes(record.blob) if record else None
     judged = {frozenset((c.a, c.b)) for c in _pair_choices(profile.choices(dimension), library.row_of)}
     images = library.arrays.images
+    comparable = set(comparable_image_ids(profile, include_rejects))
     pairs = suggest_pairs(
         adapter, library.inputs, judged, count=count, dimension=dimension,
         hashes=[r.phash for r in images], bursts=[r.burst_id for r in images],
+        allowed=[r.id in comparable for r in images],
     )  # fmt: skip
     return [
         {"a": images[a].path, "b": images[b].path, "information": round(info, 6), "dimension": dimension}

@@ -1,4 +1,4 @@
-"""Per-user taste adapter (SPEC §7): a small residual on top of the base scorer, fitted to choices.
+"""Per-user taste adapter: a small residual on top of the base scorer, fitted to choices.
 
 For each dimension the user judged, the personal utility of an image is
     u(x) = β·base(x) + w·φ(x)
@@ -166,9 +166,20 @@ class TasteAdapter:
         return fit.base_slope * base + design @ fit.weights
 
     def scores(self, inputs: TasteInputs) -> dict[str, np.ndarray]:
-        """Personal scores per dimension on the base's 1–5 scale (base + residual / β₀)."""
+        """Personal scores per dimension on the base's 1–5 scale: the personal order dealt the
+        base's sorted scores over `inputs` (training.personal_scale); without base
+        scores, the utilities spread evenly over 1–5 in the same order."""
+        from aesthete_gui.training.personal_scale import onto_base_scale
+
         design = self.featurizer.transform(inputs) if self.fits else None
-        return {d: self.utilities(inputs, d, design) / BASE_SLOPE for d in DIMENSIONS}
+        flat = np.full(len(inputs.keys), 3.0)
+        return {
+            d: onto_base_scale(
+                self.utilities(inputs, d, design),
+                _base_column(inputs, d) if inputs.base_scores is not None else flat,
+            )
+            for d in DIMENSIONS
+        }
 
     def pair_variance(
         self, inputs: TasteInputs, a: np.ndarray, b: np.ndarray, dimension: str = "overall"

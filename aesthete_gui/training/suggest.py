@@ -1,4 +1,4 @@
-"""Which pair to ask the user next (SPEC §7): the closest call in the current personal ranking.
+"""Which pair to ask the user next: the closest call in the current personal ranking.
 
 The product's rule (`suggest_pairs`): among neighbours in the ranking by the current (adapted) model,
 the unjudged pairs with the smallest predicted gap. It measured best in benchmarks/taste.py against
@@ -70,9 +70,13 @@ def ranking_neighbours(
     bursts: Sequence[object | None] | None = None,
     window: int = NEIGHBOUR_WINDOW,
     min_hamming: int = NEAR_DUPLICATE_HAMMING,
+    allowed: Sequence[bool] | None = None,
 ) -> np.ndarray:
-    """Pairs (m, 2) of images at most `window` places apart in the ranking by `utility`, filtered."""
+    """Pairs (m, 2) of images at most `window` places apart in the ranking by `utility`, filtered;
+    only images with `allowed` true take part (all when None)."""
     order = np.argsort(utility, kind="stable")
+    if allowed is not None:
+        order = order[np.asarray(allowed, dtype=bool)[order]]
     rows = [
         (int(order[i]), int(order[i + offset]))
         for offset in range(1, window + 1)
@@ -158,18 +162,20 @@ def suggest_pairs(
     dimension: str = "overall",
     hashes: Sequence[int | None] | None = None,
     bursts: Sequence[object | None] | None = None,
+    allowed: Sequence[bool] | None = None,
 ) -> list[tuple[int, int, float]]:
     """The next `count` pairs as (a, b, p(1 − p)), closest predicted call first.
 
     Neighbours in the ranking by the current model (the base scores while no adapter is trained)
     with the smallest predicted gap; judged pairs, near-duplicates and burst mates are skipped, and
-    each image appears in at most one pair of the batch.
+    each image appears in at most one pair of the batch. Images with `allowed` false (rejected,
+    too small to judge) are never offered.
     """
     if adapter is None:
         utility = _prior_utility(inputs, dimension)
     else:
         utility = adapter.utilities(inputs, dimension)
-    pairs = ranking_neighbours(utility, judged, hashes, bursts, window=1)
+    pairs = ranking_neighbours(utility, judged, hashes, bursts, window=1, allowed=allowed)
     if pairs.size == 0:
         return []
     gap = np.abs(utility[pairs[:, 0]] - utility[pairs[:, 1]])

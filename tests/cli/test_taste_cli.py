@@ -49,13 +49,16 @@ def test_prefer_train_list_use_and_rank(profile_path: str, tmp_path: Path, capsy
 
     assert main(["--profile", profile_path, "taste", "train", "--name", "bright", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["name"] == "bright" and report["held_out"] == 8
+    assert report["name"] == "bright" and report["held_out"] == 20  # the 20 latest choices
     assert 0.0 <= report["adapter_agreement"]["low"] <= report["adapter_agreement"]["high"] <= 1.0
+    assert report["active"] is (report["adapter_agreement"]["mean"] >= report["base_agreement"]["mean"])
+    assert report["active"]  # this user's taste is learnable: the adapter beats the base
 
     assert main(["--profile", profile_path, "taste", "list"]) == 0
     assert "* bright" in capsys.readouterr().out
     assert main(["--profile", profile_path, "taste", "eval", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["held_out"] == 8
+    evaluation = json.loads(capsys.readouterr().out)
+    assert evaluation["held_out"] == 20 and evaluation["would_activate"] is True
     assert main(["--profile", profile_path, "taste", "suggest", "--count", "2", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 
@@ -90,3 +93,51 @@ def test_user_mistakes_exit_2_and_keep_everything(profile_path: str, tmp_path: P
     profile = open_profile(profile_path)
     assert profile.choices() == []
     profile.close()
+
+
+def test_too_few_held_out_choices_report_null_and_stay_inactive(profile_path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths, utility = _paths(profile_path)
+    rng = np.random.default_rng(2)
+    rows = ["a,b,winner"]
+    for _ in range(30):
+        a, b = rng.choice(len(paths), size=2, replace=False)
+        rows.append(f"{paths[a]},{paths[b]},{'a' if utility[paths[a]] > utility[paths[b]] else 'b'}")
+    csv_file = tmp_path / "choices.csv"
+    csv_file.write_text("\n".join(rows) + "\n")
+    assert main(["--profile", profile_path, "prefer", "--from", str(csv_file)]) == 0
+    capsys.readouterr()
+    assert main(["--profile", profile_path, "taste", "train", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["held_out"] == 10  # 30 choices: 20 must stay to train on
+    assert report["base_agreement"] is None and report["adapter_agreement"] is None
+    assert report["active"] is False
+    assert main(["--profile", profile_path, "taste", "list", "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert {k: listed[k] for k in ("held_out", "base_agreement", "adapter_agreement", "active")} == {
+        "held_out": 10, "base_agreement": None, "adapter_agreement": None, "active": False}
+    assert main(["--profile", profile_path, "taste", "train"]) == 0
+    out = capsys.readouterr().out
+    assert "not enough held-out choices to measure: 10 of 20" in out and "%" not in out
+    assert "is NOT active" in out and "taste use default" in out
+    assert main(["--profile", profile_path, "taste", "list"]) == 0
+    assert "not enough held-out choices to measure: 10 of 20" in capsys.readouterr().out
+    assert main(["--profile", profile_path, "taste", "use", "default"]) == 0
+    out = capsys.readouterr().out
+    assert "active adapter: default" in out and "not enough held-out choices" in out
+
+
+def test_suggest_skips_rejects_unless_asked(profile_path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = open_profile(profile_path)
+    try:
+        rejected = sorted(profile.images(), key=lambda r: r.path)[:6]
+        for record in rejected:
+            profile.set_mark(record.id, flag="reject")
+    finally:
+        profile.close()
+    rejected_paths = {r.path for r in rejected}
+    assert main(["--profile", profile_path, "taste", "suggest", "--count", "10", "--json"]) == 0
+    offered = {p for pair in json.loads(capsys.readouterr().out) for p in (pair["a"], pair["b"])}
+    assert offered and not offered & rejected_paths
+    assert main(["--profile", profile_path, "taste", "suggest", "--count", "10", "--include-rejects", "--json"]) == 0
+    offered = {p for pair in json.loads(capsys.readouterr().out) for p in (pair["a"], pair["b"])}
+    assert offered & rejected_paths  # 10 pairs of 20 images: the rejects are back

@@ -15,8 +15,8 @@ from tests.qt.conftest import write_test_images
 
 def add_images(context, folder: Path, count: int) -> list[int]:
     """Write real JPEGs and register them in the profile as imported images."""
-    paths = write_test_images(folder, count, size=(160, 120))
-    updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=160, height=120,
+    paths = write_test_images(folder, count, size=(200, 150))  # large enough to judge (>= 128 px)
+    updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=200, height=150,
                            format="JPEG") for p in paths]
     return context.profile.write_images(updates)
 
@@ -133,8 +133,8 @@ def test_random_unjudged_pair_prefers_pairs_without_choices() -> None:
 
 
 def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp_path) -> None:
-    ids = add_images(app_context, tmp_path / "shoot", 10)
-    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:24]
+    ids = add_images(app_context, tmp_path / "shoot", 12)
+    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:45]
     for early, late in pairs:  # this user always prefers the later (bluer) frame
         app_context.profile.add_choice(early, late, "b")
     view = CompareView(app_context)
@@ -182,3 +182,36 @@ def test_panning_one_image_pans_the_other(qtbot, compare) -> None:
     assert right.centre_fraction().x() == pytest.approx(left.centre_fraction().x(), abs=0.02)
     qtbot.keyClick(compare, Qt.Key.Key_F)
     assert left.zoom == 1.0 and right.zoom == 1.0
+
+
+def test_compare_skips_rejects_and_tiny_images_unless_asked(qtbot, app_context, tmp_path) -> None:
+    import random
+
+    ids = add_images(app_context, tmp_path / "shoot", 5)
+    tiny_path = write_test_images(tmp_path / "tiny", 1, size=(40, 30))[0]
+    [tiny] = app_context.profile.write_images(
+        [ImageUpdate(path=str(tiny_path), folder_id=None, status="ok", width=40, height=30, format="JPEG")])
+    rejected = ids[0]
+    app_context.profile.set_mark(rejected, flag="reject")
+    view = CompareView(app_context)
+    view._rng = random.Random(0)
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    qtbot.waitUntil(lambda: view.current_pair() is not None)
+
+    def shown_over(skips: int) -> set[int]:
+        seen: set[int] = set()
+        for _ in range(skips):
+            pair = view.current_pair()
+            seen |= {pair.left.id, pair.right.id}
+            qtbot.keyClick(view, Qt.Key.Key_S)
+        return seen
+
+    seen = shown_over(25)
+    assert tiny not in seen and rejected not in seen
+    assert seen == set(ids[1:])
+    view.rejects_check.setChecked(True)
+    assert app_context.settings["compare_include_rejects"] is True
+    seen = shown_over(25)
+    assert rejected in seen and tiny not in seen

@@ -69,13 +69,14 @@ def test_score_selection_scores_only_the_selection(qtbot, panel, app_context, tm
 
 def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_context, tmp_path) -> None:
     ids = add_images(app_context, tmp_path / "shoot", 12)
-    record_consistent_choices(app_context, ids, 40)
+    record_consistent_choices(app_context, ids, 60)
     job = panel.train(TrainOptions("mine", "builtin", learning_curve=True))
     wait_done(qtbot, job)
     assert job.state is JobState.FINISHED, job.error_text
     text = panel.agreement_label.text()
     assert "predicts your held-out choices" in text and "base scorer" in text
-    assert panel.last_report.held_out == 8
+    assert panel.last_report.held_out == 20
+    assert panel.last_report.adapter.mean >= panel.last_report.base.mean  # hence activated
     active = app_context.profile.active_adapter()
     assert active is not None and active.name == "mine"
     assert panel.adapter_combo.currentText() == "mine"
@@ -96,7 +97,7 @@ def test_learning_curve_needs_enough_choices(qtbot, panel, app_context, tmp_path
     job = panel.draw_learning_curve()
     wait_done(qtbot, job)
     assert job.state is JobState.FAILED
-    assert "at least 20 choices" in panel.job_label.text()
+    assert "not enough held-out choices to measure: 0 of 20" in panel.job_label.text()
 
 
 def test_training_without_choices_says_what_to_do(qtbot, panel, app_context, tmp_path) -> None:
@@ -176,3 +177,39 @@ def test_distillation_without_a_judge_says_how_to_set_one(qtbot, panel) -> None:
     assert not panel.distil_button.isEnabled()
     assert panel.distil() is None
     assert "model manager" in panel.job_label.text()
+
+
+def test_too_few_held_out_choices_show_no_figure_and_the_base_stays(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 12)
+    record_consistent_choices(app_context, ids, 25)
+    job = panel.train(TrainOptions("mine", "builtin", learning_curve=True))
+    wait_done(qtbot, job)
+    assert job.state is JobState.FINISHED, job.error_text
+    text = panel.agreement_label.text()
+    assert "not enough held-out choices to measure: 5 of 20" in text
+    assert "%" not in text and "CI" not in text  # no percentage, no interval
+    assert app_context.profile.active_adapter() is None
+    assert panel.adapter_combo.currentText() != "mine"
+    assert panel.activate_button.isVisible()
+    with qtbot.waitSignal(app_context.signals.adapters_changed):
+        panel.activate_button.click()
+    assert app_context.profile.active_adapter().name == "mine"
+    assert "It is active." in panel.agreement_label.text()
+    assert not panel.activate_button.isVisible()
+
+
+def test_an_adapter_measured_worse_shows_both_figures_and_stays_off(qtbot, panel, app_context, tmp_path) -> None:
+    from tests.services.taste_choices import record_against_then_with_base
+
+    add_images(app_context, tmp_path / "shoot", 12)
+    record_against_then_with_base(app_context.profile, against=36, agreeing=24)
+    job = panel.train(TrainOptions("turncoat", "builtin", learning_curve=False))
+    wait_done(qtbot, job)
+    assert job.state is JobState.FINISHED, job.error_text
+    report = panel.last_report
+    assert report.adapter.mean < report.base.mean and not report.active
+    text = panel.agreement_label.text()
+    assert f"<b>{report.adapter.mean:.0%}</b>" in text and f"<b>{report.base.mean:.0%}</b>" in text
+    assert "measured worse than the base scorer" in text
+    assert app_context.profile.active_adapter() is None
+    assert panel.activate_button.isVisible()

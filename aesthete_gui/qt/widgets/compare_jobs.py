@@ -6,12 +6,12 @@ import random
 from typing import TYPE_CHECKING
 
 from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
 
 if TYPE_CHECKING:
     from aesthete_gui.services.taste import TasteReport
     from aesthete_gui.store import Profile
 
-MIN_CHOICES_FOR_AGREEMENT = 20
 
 
 def random_unjudged_pair(
@@ -42,16 +42,19 @@ def suggest_pairs_job(
     pool: list[int],
     dimension: str,
     count: int,
+    include_rejects: bool = False,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[tuple[int, int]]:
-    """The taste service's most informative unjudged pairs, as image ids within `pool` (a job)."""
+    """The taste service's most informative unjudged pairs, as image ids within `pool` (a job);
+    rejected images only when `include_rejects`, images too small to judge never."""
     from aesthete_gui.services import taste
 
     wanted = set(pool)
     pairs = []
     for suggestion in taste.suggest_next_pairs(
-        profile, count=count, dimension=dimension, progress=progress, cancel=cancel
+        profile, count=count, dimension=dimension, progress=progress, cancel=cancel,
+        include_rejects=include_rejects,
     ):
         a, b = profile.image_by_path(suggestion["a"]), profile.image_by_path(suggestion["b"])
         if a is not None and b is not None and {a.id, b.id} <= wanted:
@@ -72,7 +75,8 @@ def format_agreement(report: TasteReport) -> str:
     """One line: held-out agreement of the adapter (and the base scorer) with 95% intervals."""
     if report.adapter is None or report.base is None:
         return (
-            f"Agreement: shown after {MIN_CHOICES_FOR_AGREEMENT} choices ({report.choices} so far)"
+            f"Agreement: not enough held-out choices to measure: {report.held_out} of "
+            f"{MIN_HELD_OUT_CHOICES} ({report.choices} choices so far)"
         )
     adapter, base = report.adapter, report.base
     return (

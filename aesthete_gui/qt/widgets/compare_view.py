@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -51,6 +52,8 @@ AGREEMENT_DELAY_MS = 2500
 """Re-measure agreement once the user pauses this long (it retrains on every choice)."""
 SUGGESTION_BATCH = 8
 SUGGESTION_LOW_WATER = 3
+INCLUDE_REJECTS_SETTING = "compare_include_rejects"
+"""Settings key: also offer rejected images in Compare (the taste service's suggestions too)."""
 HINT = (
     "←  left better    →  right better    ↓  tie    D  dimension    S  skip    "
     "Ctrl+Z  undo    wheel / drag  zoom / pan both    F  fit"
@@ -82,11 +85,13 @@ class CompareView(QWidget):
         self._agreement_job: JobHandle | None = None
         self._suggestion_job: JobHandle | None = None
         self._suggestions: list[tuple[int, int]] = []
+        self._comparable: list[int] | None = None  # the library's images worth comparing (cached)
         self._build()
         self._agreement_timer = QTimer(self, singleShot=True, interval=AGREEMENT_DELAY_MS)
         self._agreement_timer.timeout.connect(self._refresh_agreement)
         context.signals.choices_changed.connect(self._on_choices_changed)
         context.signals.library_changed.connect(self._on_library_changed)
+        context.signals.marks_changed.connect(self._forget_comparable)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._update_counter()
 
@@ -108,7 +113,12 @@ class CompareView(QWidget):
         self.skip_button.setToolTip("Show another pair without recording anything (S)")
         self.undo_button = QPushButton("Undo")
         self.undo_button.setToolTip("Take back your last choice (and show that pair again) or your last mark (Ctrl+Z)")
-        for button in (self.skip_button, self.undo_button):
+        self.rejects_check = QCheckBox("Include rejects")
+        self.rejects_check.setToolTip("Also compare images you rejected (images too small to judge "
+                                      "are never offered unless you select them in the grid)")
+        self.rejects_check.setChecked(bool(self.context.settings.get(INCLUDE_REJECTS_SETTING, False)))
+        self.rejects_check.toggled.connect(self._on_include_rejects)
+        for button in (self.skip_button, self.undo_button, self.rejects_check):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.skip_button.clicked.connect(self.show_next_pair)
         self.undo_button.clicked.connect(self.undo)
@@ -119,6 +129,7 @@ class CompareView(QWidget):
         top.addWidget(self.dimension_combo)
         top.addSpacing(16)
         top.addWidget(self.counter_label, 1)
+        top.addWidget(self.rejects_check)
         top.addWidget(self.skip_button)
         top.addWidget(self.undo_button)
 
@@ -262,8 +273,20 @@ class CompareView(QWidget):
     def _pool(self) -> list[int]:
         selected = self.context.selection.image_ids()
         if len(selected) >= 2:
-            return selected
-        return self.context.profile.image_ids(status="ok")
+            return selected  # the user picked exactly these
+        if self._comparable is None:
+            from aesthete_gui.services.taste_guard import comparable_image_ids
+
+            self._comparable = comparable_image_ids(self.context.profile, self.rejects_check.isChecked())
+        return self._comparable
+
+    def _forget_comparable(self, *_: Any) -> None:
+        self._comparable = None
+
+    def _on_include_rejects(self, checked: bool) -> None:
+        self.context.settings[INCLUDE_REJECTS_SETTING] = checked
+        self._comparable = None
+        self._suggestions.clear()
 
     def _suggest_pair(
         self, pool: list[int], avoid: frozenset[int] | None
@@ -303,6 +326,7 @@ class CompareView(QWidget):
             pool,
             dimension,
             SUGGESTION_BATCH,
+            self.rejects_check.isChecked(),
             on_done=take,
             on_error=lambda error: log.info("no pair suggestions: %s", error),
         )
@@ -327,6 +351,7 @@ class CompareView(QWidget):
         self._agreement_timer.start()
 
     def _on_library_changed(self) -> None:
+        self._comparable = None
         if self._pair is None and self.isVisible():
             self.show_next_pair()
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
-from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole
+from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole, ScoreTextRole
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 
 LABEL_COLOURS: dict[str, str] = {
@@ -98,11 +98,11 @@ class ThumbnailDelegate(QStyledItemDelegate):
         stars = "★" * row.stars + "☆" * (5 - row.stars)
         painter.setPen(QColor("#e6c229") if row.stars else palette.color(palette.ColorRole.PlaceholderText))
         painter.drawText(marks_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, stars)
-        overall = row.scores.get("overall")
-        if overall is not None:
+        score_text = index.data(ScoreTextRole)  # the score the sort uses ("My ranking": personal)
+        if score_text:
             painter.setPen(text_colour)
             painter.drawText(
-                marks_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{overall:.2f}"
+                marks_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, score_text
             )
         if row.label:
             painter.setPen(Qt.PenStyle.NoPen)

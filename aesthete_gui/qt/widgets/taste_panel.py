@@ -26,6 +26,7 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
 from aesthete_gui.qt.widgets.plots import CurvePoint, LearningCurvePlot, ScoreDistributionPlot
+from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MIN_CHOICES_FOR_CURVE = 20  # services.taste.MIN_CHOICES_TO_EVALUATE, without importing services at start-up
 NO_ADAPTER = "(none: base scorer only)"
 
 
@@ -59,28 +59,47 @@ def train_with_options(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[Any, tuple[list[CurvePoint], list[CurvePoint]] | None]:
-    """Train and store the adapter, store its ranking for the grid, and optionally the curve."""
+    """Train and store the adapter with its ranking for the grid (the service decides whether it
+    becomes active), and optionally the learning curve (when agreement could be measured)."""
     from aesthete_gui.services import taste
 
     report = taste.train_taste(profile, name=options.name, base_scorer=options.base_scorer,
                                progress=progress, cancel=cancel)
-    actions.store_personal_ranking(profile, progress=progress, cancel=cancel)
     curve = None
-    if options.learning_curve and len(profile.choices("overall")) >= MIN_CHOICES_FOR_CURVE:
-        curve = learning_curve(profile, report.base_scorer, "overall", progress, cancel)
+    if options.learning_curve and report.measured:
+        try:
+            curve = learning_curve(profile, report.base_scorer, "overall", progress, cancel)
+        except taste.TasteError as error:  # e.g. the overall choices alone hold out too few
+            log.info("no learning curve: %s", error)
     return report, curve
 
 
 def format_report(report: Any) -> str:
-    """Rich text: held-out agreement of the base scorer and of the adapter, with 95% intervals."""
-    if report.adapter is None or report.base is None:
-        return (f"<b>{report.name}</b> trained on {report.choices} choices. Agreement is measured "
-                f"once there are {MIN_CHOICES_FOR_CURVE} or more (some are held out to test on).")
-    base, adapter = report.base, report.adapter
-    return (f"<b>{report.name}</b> predicts your held-out choices <b>{adapter.mean:.0%}</b> of the "
-            f"time (95% CI {adapter.low:.0%}–{adapter.high:.0%}); the base scorer "
-            f"<b>{base.mean:.0%}</b> ({base.low:.0%}–{base.high:.0%}). Tested on your latest "
-            f"{report.held_out} choices after training on the {report.train_choices} before them.")
+    """Rich text: held-out agreement of the base scorer and of the adapter, with 95% intervals,
+    or why there is none; and whether the adapter is active."""
+    return format_figures(report.name, report.as_dict(), report.active)
+
+
+def format_figures(name: str, metrics: dict[str, Any], active: bool) -> str:
+    """Rich text from an adapter's stored (or just measured) figures and whether it is active."""
+    base, adapter = metrics.get("base_agreement"), metrics.get("adapter_agreement")
+    held_out = metrics.get("held_out") or 0
+    if not base or not adapter:
+        state = ("It is active." if active else
+                 "The base scorer stays active; choose the adapter above to use it anyway.")
+        return (f"<b>{name}</b>: not enough held-out choices to measure: {held_out} of "
+                f"{MIN_HELD_OUT_CHOICES} (your latest choices, kept out of training; whole Set "
+                f"verdicts and bursts count together). {state}")
+    worse = adapter["mean"] < base["mean"]
+    if active:
+        state = "It is active, although it measured worse." if worse else "It is active."
+    else:
+        state = ("Not active: it measured worse than the base scorer, which stays in charge."
+                 if worse else "Not active.")
+    return (f"<b>{name}</b> predicts your held-out choices <b>{adapter['mean']:.0%}</b> of the "
+            f"time (95% CI {adapter['low']:.0%}–{adapter['high']:.0%}); the base scorer "
+            f"<b>{base['mean']:.0%}</b> ({base['low']:.0%}–{base['high']:.0%}). Tested on your "
+            f"latest {held_out} choices after training on the earlier ones. {state}")
 
 
 class TastePanel(QWidget):
@@ -141,12 +160,19 @@ class TastePanel(QWidget):
             "next to the base scorer.")
         self.agreement_label.setWordWrap(True)
         self.agreement_label.setTextFormat(Qt.TextFormat.RichText)
+        self.activate_button = QPushButton("Use it anyway")
+        self.activate_button.setToolTip("Make the adapter shown here active although it did not "
+                                         "measure at least as good as the base scorer.")
+        self.activate_button.clicked.connect(self.activate_shown_adapter)
+        self.activate_button.setVisible(False)
+        self._shown_adapter: str | None = None
         taste_layout = QGridLayout(taste_box)
         taste_layout.addWidget(self.choices_label, 0, 0)
         taste_layout.addWidget(QLabel("Active adapter:"), 0, 1, Qt.AlignmentFlag.AlignRight)
         taste_layout.addWidget(self.adapter_combo, 0, 2)
         taste_layout.addWidget(self.train_button, 0, 3)
-        taste_layout.addWidget(self.agreement_label, 1, 0, 1, 4)
+        taste_layout.addWidget(self.agreement_label, 1, 0, 1, 3)
+        taste_layout.addWidget(self.activate_button, 1, 3, Qt.AlignmentFlag.AlignTop)
         taste_layout.setColumnStretch(0, 1)
 
         self.job_label = QLabel()
@@ -224,6 +250,17 @@ class TastePanel(QWidget):
         return self._start("Learning curve", learning_curve, self.context.profile, scorer,
                            on_done=lambda curve: self.curve_plot.show_curve(*curve))
 
+    def activate_shown_adapter(self) -> None:
+        """Switch on the adapter whose figures are shown (the user's explicit decision)."""
+        from aesthete_gui.services import taste
+
+        if self._shown_adapter is None:
+            return
+        taste.use_adapter(self.context.profile, self._shown_adapter)
+        self.last_report = None
+        self.context.signals.adapters_changed.emit()
+        self.context.signals.scores_changed.emit()
+
     def cancel(self) -> None:
         """Cancel the panel's running job; what it stored so far stays consistent."""
         if self._job is not None and not self._job.done:
@@ -276,8 +313,9 @@ class TastePanel(QWidget):
     def _trained(self, result: tuple[Any, Any]) -> None:
         report, curve = result
         self.last_report = report
-        self.agreement_label.setText(format_report(report))
-        self.job_label.setText(f"Adapter {report.name} trained and active.")
+        self._show_figures(report.name, format_report(report), report.active)
+        self.job_label.setText(f"Adapter {report.name} trained and active." if report.active else
+                               f"Adapter {report.name} trained; the base scorer stays active.")
         if curve is not None:
             self.curve_plot.show_curve(*curve)
             self.tabs.setCurrentIndex(1)
@@ -311,14 +349,32 @@ class TastePanel(QWidget):
             self.adapter_combo.addItem(record.name)
         self.adapter_combo.setCurrentText(active.name if active else NO_ADAPTER)
         if active is not None and self.last_report is None:
-            self.agreement_label.setText(_format_metrics(active.name, active.metrics))
+            self._show_figures(active.name, format_figures(active.name, active.metrics, True), True)
+        elif self.last_report is not None:
+            shown = profile.adapter(self.last_report.name)
+            is_active = shown is not None and shown.active
+            self._show_figures(self.last_report.name,
+                               format_figures(self.last_report.name, self.last_report.as_dict(), is_active),
+                               is_active)
+        elif profile.adapters():
+            self._shown_adapter = None
+            self.agreement_label.setText("No adapter active: the base scorer ranks your library. "
+                                         "Choose an adapter above to see its figures.")
+            self.activate_button.setVisible(False)
+
+    def _show_figures(self, name: str, text: str, active: bool) -> None:
+        self._shown_adapter = name
+        self.agreement_label.setText(text)
+        self.activate_button.setVisible(not active)
 
     def _adapter_chosen(self) -> None:
         from aesthete_gui.services import taste
 
         name = self.adapter_combo.currentText()
         taste.use_adapter(self.context.profile, None if name == NO_ADAPTER else name)
+        self.last_report = None
         self.context.signals.adapters_changed.emit()
+        self.context.signals.scores_changed.emit()
 
     def _refresh_counts(self, *_: Any) -> None:
         total = self.context.profile.choice_count()
@@ -345,12 +401,3 @@ class TastePanel(QWidget):
         if key in ("judge", "scorer"):
             self._refresh_counts()
             self._set_job_widgets(running=self._job is not None and not self._job.done)
-
-
-def _format_metrics(name: str, metrics: dict[str, Any]) -> str:
-    base, adapter = metrics.get("base_agreement"), metrics.get("adapter_agreement")
-    if not base or not adapter:
-        return f"<b>{name}</b> is active (not enough choices yet to measure agreement)."
-    return (f"<b>{name}</b> predicts your held-out choices <b>{adapter['mean']:.0%}</b> "
-            f"({adapter['low']:.0%}–{adapter['high']:.0%}); base scorer <b>{base['mean']:.0%}</b> "
-            f"({base['low']:.0%}–{base['high']:.0%}).")
