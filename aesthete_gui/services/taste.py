@@ -26,8 +26,10 @@ from aesthete_gui.services.scoring import (
     base_scores_for,
     default_scorer,
     library_arrays,
-    personal_scorer_id as personal_scorer_id,  # re-exported
     write_scores,
+)
+from aesthete_gui.services.scoring import (
+    personal_scorer_id as personal_scorer_id,  # re-exported
 )
 from aesthete_gui.services.taste_guard import (
     MIN_HELD_OUT_CHOICES,

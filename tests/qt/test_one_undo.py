@@ -21,7 +21,7 @@ def window(qtbot, app_context, tmp_path):
     main = MainWindow(app_context)
     qtbot.addWidget(main)
     main.show()
-    write_test_images(tmp_path / "shoot", 6)
+    write_test_images(tmp_path / "shoot", 6, size=(200, 150))  # Compare offers images >= 128 px only
     handle = main.import_folders([tmp_path / "shoot"])
     qtbot.waitUntil(lambda: handle.done, timeout=60_000)
     assert handle.state is JobState.FINISHED, handle.error_text
