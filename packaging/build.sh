@@ -33,16 +33,21 @@ fi
 rm -rf "$WORK/wheel"
 "$PY" -m build --wheel --outdir "$WORK/wheel" "$ROOT" >"$WORK/build-wheel.log"
 wheel=$(ls "$WORK"/wheel/aesthete_gui-*.whl)
-"$PY" -m pip install -q --force-reinstall --no-deps "$wheel"
-# The wheel's own dependencies, except the torch pair chosen above.
-"$PY" - >"$WORK/requirements.txt" <<'PY'
-from importlib.metadata import requires
-for line in requires("aesthete-gui") or []:
-    name = line.split(";")[0].strip()
-    if "extra ==" not in line and not name.startswith(("torch>", "torch=", "torchvision")):
-        print(name)
+# The wheel's own dependencies (read from its metadata), except the torch pair chosen above; then
+# the wheel itself without them, so pip does not pull torchvision next to CPU torch.
+"$PY" - "$wheel" >"$WORK/requirements.txt" <<'PY'
+import sys, zipfile
+from email.parser import Parser
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+    metadata = Parser().parsestr(wheel.read(name).decode("utf-8"))
+for line in metadata.get_all("Requires-Dist") or []:
+    requirement = line.split(";")[0].strip()
+    if "extra ==" not in line and not requirement.startswith(("torch>", "torch=", "torchvision")):
+        print(requirement)
 PY
 "$PY" -m pip install -q -r "$WORK/requirements.txt"
+"$PY" -m pip install -q --force-reinstall --no-deps "$wheel"
 
 cd "$WORK"  # keep the checkout off PyInstaller's search path
 "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
