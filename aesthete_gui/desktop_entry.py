@@ -91,16 +91,17 @@ def desktop_entry_text(command: list[str]) -> str:
             continue
         lines.append(line)
         if line.startswith("Exec="):
-            lines.append(f"TryExec={command[0]}")
+            lines.append("TryExec=" + command[0].replace("\\", "\\\\"))  # a string value escapes "\\"
     return "\n".join(lines) + "\n"
 
 
 def _quote_exec(argument: str) -> str:
-    """Quote one Exec argument as the desktop entry specification asks."""
+    """Quote one Exec argument as the desktop entry specification asks (quoting, then string escapes)."""
     if argument and not any(c in argument for c in ' \t\n"\'\\><~|&;$*?#()`%='):
         return argument
-    escaped = argument.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
-    return f'"{escaped.replace("%", "%%")}"'
+    quoted = argument.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
+    # a backslash is also escaped once more as a string value; `%` is doubled as it is no field code
+    return '"' + quoted.replace("\\", "\\\\").replace("%", "%%") + '"'
 
 
 def install(places: DesktopPlaces, command: list[str] | None = None) -> DesktopReport:

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.cli import main
-from aesthete_gui.desktop_entry import DESKTOP_FILE, DesktopPlaces, gui_command, install, uninstall
+from aesthete_gui.desktop_entry import (
+    DESKTOP_FILE,
+    DesktopPlaces,
+    desktop_entry_text,
+    gui_command,
+    install,
+    uninstall,
+)
 from aesthete_gui.resources import resource_file
 
 # packaging/system-deps.sh installs both (Debian packages desktop-file-utils and appstream).
@@ -89,3 +96,11 @@ def test_cli_writes_a_quoted_exec_line_under_xdg_data_home(tmp_path: Path, monke
     assert not entry_path.exists()
     output = capsys.readouterr().out
     assert "wrote" in output and "removed" in output
+
+
+def test_exec_lines_with_reserved_characters_validate(tmp_path: Path) -> None:
+    for launcher in ('/opt/say "cheese"/aesthete-gui', "/opt/$HOME/50%/aesthete-gui", "/opt/back\\slash/aesthete-gui"):
+        entry_path = tmp_path / DESKTOP_FILE
+        entry_path.write_text(desktop_entry_text([launcher]), encoding="utf-8")
+        validate_desktop_file(entry_path)
+        assert _entry(entry_path)["TryExec"] == launcher.replace("\\", "\\\\")  # a string value escapes "\"
