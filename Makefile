@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install
+.PHONY: run test lint install bundle package-check
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -30,3 +30,13 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
+
+# The one-folder desktop bundle dist/aesthete/ (CPU torch; TORCH=cuda for the CUDA pair); docs/install.md.
+bundle:
+	bash packaging/build.sh
+
+# Release check (docs/install.md): the packaging tests (also part of `make test`), then the bundle
+# built and checked: both commands start, the CLI imports a folder, the window renders; size and times.
+package-check: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q tests/packaging
+	$(PY) benchmarks/packaging.py --build --bin dist/aesthete

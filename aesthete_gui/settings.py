@@ -32,12 +32,3 @@ def thumbnail_cache_dir(profile_path: Path) -> Path:
     if profile_path == default_profile_path():
         return user_cache_path(APP_NAME, appauthor=False) / "thumbnails"
     return profile_path.with_name(profile_path.name + ".thumbs")
-
-
-def resources_dir() -> Path:
-    """The repository's / installation's resources folder (rubrics, prompts, styles)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "resources", here.parent / "resources"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("Aesthete resources folder not found next to the package")

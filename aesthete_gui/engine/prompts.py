@@ -78,9 +78,9 @@ class ProtocolTemplates:
 
 def prompts_dir() -> Path:
     """The folder holding protocols.toml and domains/."""
-    from aesthete_gui.settings import resources_dir
+    from aesthete_gui.resources import resource_dir
 
-    return resources_dir() / "prompts"
+    return resource_dir("prompts")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.settings import resources_dir
+from aesthete_gui.resources import resource_dir
 
 LEVEL_COUNT = 5
 
@@ -52,7 +52,7 @@ class RubricPreset:
 
 def rubrics_dir() -> Path:
     """The folder holding the preset TOML files."""
-    return resources_dir() / "rubrics"
+    return resource_dir("rubrics")
 
 
 def list_presets(folder: Path | None = None) -> list[str]:

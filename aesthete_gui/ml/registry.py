@@ -46,12 +46,10 @@ class ModelCard:
 
 
 def models_dir() -> Path:
-    """The repository's / installation's models/ folder with the cards."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[1] / "models", here.parents[2] / "models"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("Aesthete models/ folder with the model cards was not found")
+    """The folder with the shipped model cards (models/ in a checkout, inside the installed package)."""
+    from aesthete_gui.resources import resource_dir
+
+    return resource_dir("models")
 
 
 _REQUIRED = ("id", "role", "family", "parameters_billion", "memory_gib_bf16", "licence")

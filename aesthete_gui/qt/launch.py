@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
 import time
@@ -179,14 +178,13 @@ def warn_if_read_only(window: MainWindow) -> str | None:
 
 
 def app_icon_path() -> Path | None:
-    """The application icon: bundled resources/icons (packaged) or packaging/ (a source checkout)."""
-    from aesthete_gui.settings import resources_dir
+    """The application icon shipped with the desktop files (None when it is missing)."""
+    from aesthete_gui.resources import resource_file
 
-    name = "org.aesthete.Aesthete.svg"
-    candidates = [Path(__file__).resolve().parents[2] / "packaging" / name]
-    with contextlib.suppress(FileNotFoundError):  # no resources folder: the checkout's copy
-        candidates.insert(0, resources_dir() / "icons" / name)
-    return next((c for c in candidates if c.is_file()), None)
+    try:
+        return resource_file("desktop", "org.aesthete.Aesthete.svg")
+    except FileNotFoundError:
+        return None
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float, poll_ms: int = 50) -> bool:

@@ -67,7 +67,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.loupe = LoupeView(context, self.model, self.marks, self)
         self.compare = CompareView(context, self)
         self.set_view = SetView(context, self)
-        self.welcome = WelcomePage(self)
+        self.welcome = WelcomePage(context.runner, self)
 
         grid_page = QWidget(self)
         grid_layout = QVBoxLayout(grid_page)
@@ -131,6 +131,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
         self.welcome.open_folder_requested.connect(self.choose_and_import)
         self.welcome.dismissed.connect(self._welcome_dismissed)
+        self.welcome.model_manager_requested.connect(self.open_model_manager)
         self.model.loaded.connect(self._library_loaded)
         self.model.arranged.connect(self._update_counts)
         self.marks.applied.connect(self._update_counts)

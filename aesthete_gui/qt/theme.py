@@ -7,7 +7,7 @@ import logging
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from aesthete_gui.settings import resources_dir
+from aesthete_gui.resources import resource_file
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def build_palette(theme: str) -> QPalette:
 def style_sheet(theme: str) -> str:
     """The theme's QSS from resources/styles (empty when the file is missing)."""
     try:
-        path = resources_dir() / "styles" / f"{theme}.qss"
+        path = resource_file("styles", f"{theme}.qss")
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         log.warning("style sheet for %s not found: %s", theme, exc)

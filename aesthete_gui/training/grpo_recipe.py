@@ -40,9 +40,9 @@ class RecipeConfig:
 
 def default_config_path() -> Path:
     """resources/grpo/default.toml."""
-    from aesthete_gui.settings import resources_dir
+    from aesthete_gui.resources import resource_file
 
-    return resources_dir() / "grpo" / "default.toml"
+    return resource_file("grpo", "default.toml")
 
 
 def load_config(path: str | Path | None = None, **overrides: Any) -> RecipeConfig:

@@ -142,6 +142,28 @@ def copy_profile(source: Path, folder: Path) -> Path:
     return folder / source.name
 
 
+def shoot_welcome(out: Path, size: tuple[int, int]) -> Path:
+    """The first-run welcome over a new, empty profile."""
+    from PySide6.QtWidgets import QApplication
+
+    from aesthete_gui.qt.context import build_context
+    from aesthete_gui.qt.main_window import MainWindow
+    from aesthete_gui.qt.theme import apply_theme
+
+    with tempfile.TemporaryDirectory() as empty:
+        context = build_context(Path(empty) / "new.aesthete.db")
+        apply_theme(QApplication.instance(), "dark")
+        window = MainWindow(context)
+        window.resize(*size)
+        window.show()
+        settle(window)  # the welcome's built-in scorer check is a job: its result is on screen
+        path = grab(window, out, "welcome", size)
+        window.marks.close()
+        window.close()
+        context.close()
+    return path
+
+
 def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
     """Every screen at every size."""
     from PySide6.QtWidgets import QApplication
@@ -155,17 +177,7 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
     app = QApplication.instance()
     saved: list[Path] = []
     for size in sizes:
-        with tempfile.TemporaryDirectory() as empty:
-            context = build_context(Path(empty) / "new.aesthete.db")
-            apply_theme(app, "dark")
-            window = MainWindow(context)
-            window.resize(*size)
-            window.show()
-            settle(window)
-            saved.append(grab(window, out, "welcome", size))
-            window.marks.close()
-            window.close()
-            context.close()
+        saved.append(shoot_welcome(out, size))
 
         copy_dir = tempfile.TemporaryDirectory()
         context = build_context(copy_profile(profile_path, Path(copy_dir.name)))
@@ -247,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     parser.add_argument("--size", action="append", help="only this size, e.g. 1280x800")
+    parser.add_argument("--only-welcome", action="store_true", help="only the welcome screen (no sample shoot)")
     args = parser.parse_args(argv)
     from PySide6.QtWidgets import QApplication
 
@@ -257,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     keep_ui_responsive()
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.size] if args.size else SIZES
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.only_welcome:
+        for size in sizes:
+            shoot_welcome(args.out, size)
+        return 0
     with tempfile.TemporaryDirectory(prefix="aesthete-shots-") as tmp:
         profile = prepare_profile(Path(tmp))
         shoot_all(profile, args.out, sizes)
