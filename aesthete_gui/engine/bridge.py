@@ -7,6 +7,12 @@ pool's spread. References are chosen randomly without replacement (the paper) or
 unused pool item nearest the item's current estimate). Stage 3 calibrates each dimension with the
 min-max sigmoid (λ = 6).
 
+Only parsed outcomes are evidence. An item gets a latent and a score on a dimension only from at
+least `min_comparisons` parsed outcomes on that dimension (pool items: against other pool items;
+the rest: against pool references rated on that dimension); otherwise that dimension is NaN and
+the item is listed by `BridgeResult.unscored()`. Nothing falls back to the prior or to the middle
+of the scale, and calibration spans the scored items only.
+
 Judge calls are batched (all pool pairs in chunks; one reference per remaining item per round,
 batched across items). Every new judgment goes to `sink` as soon as its batch returns, and judgments
 passed in `previous` are reused instead of asking again, so an interrupted run resumes without
@@ -32,6 +38,7 @@ from aesthete_gui.engine.bridge_references import (
 from aesthete_gui.engine.calibration import BRIDGE_LAMBDA, minmax_sigmoid
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.elo import ELO_SCALE, EloParams, elo_ratings
+from aesthete_gui.engine.evidence import MIN_PARSED_COMPARISONS_PER_IMAGE
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
 from aesthete_gui.engine.pairs import OrderConsistency, balanced_presentations, order_consistency
 from aesthete_gui.jobs import CancelToken, ProgressCallback
@@ -69,11 +76,15 @@ class BridgeConfig:
     elo: EloParams = field(default_factory=EloParams)
     calibration_lambda: float = BRIDGE_LAMBDA
     pool_orders: Literal["balanced", "both"] = "balanced"
+    min_comparisons: int = MIN_PARSED_COMPARISONS_PER_IMAGE
 
 
 @dataclass(frozen=True)
 class BridgeResult:
-    """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item."""
+    """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item.
+
+    `evidence` counts each item's parsed outcomes per dimension; where it is below
+    `min_comparisons` the latent, spread and score are NaN (the item is unscored there)."""
 
     items: tuple[str, ...]
     pool: tuple[str, ...]
@@ -83,6 +94,8 @@ class BridgeResult:
     references: dict[str, tuple[str, ...]]
     calls: CallAccounting
     consistency: dict[str, OrderConsistency] = field(default_factory=dict)
+    evidence: dict[str, np.ndarray] = field(default_factory=dict)
+    min_comparisons: int = MIN_PARSED_COMPARISONS_PER_IMAGE
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -93,11 +106,28 @@ class BridgeResult:
         return positions
 
     def scores_for(self, item: str) -> dict[str, float]:
-        """The calibrated scores of one item, keyed by dimension."""
+        """The calibrated scores of one item, keyed by dimension; unscored dimensions left out."""
         position = self._positions.get(item)
         if position is None:
             raise ValueError(f"{item!r} is not in the bridge's items")
-        return {dimension: float(values[position]) for dimension, values in self.scores.items()}
+        return {
+            dimension: float(values[position])
+            for dimension, values in self.scores.items()
+            if np.isfinite(values[position])
+        }
+
+    def unscored(self) -> list[tuple[str, dict[str, int]]]:
+        """Items left unscored on some dimension, each with its parsed comparisons there."""
+        out = []
+        for position, item in enumerate(self.items):
+            short = {
+                dimension: int(counts[position])
+                for dimension, counts in self.evidence.items()
+                if not np.isfinite(self.scores[dimension][position])
+            }
+            if short:
+                out.append((item, short))
+        return out
 
 
 def _chunks(sequence: Sequence, size: int) -> Iterable[Sequence]:
@@ -167,6 +197,8 @@ def run_bridge(
         raise ValueError("the bridge needs at least two items")
     if config.pool_size < 2 or config.references_per_item < 1 or config.batch_size < 1:
         raise ValueError("pool_size ≥ 2, references_per_item ≥ 1 and batch_size ≥ 1 are required")
+    if config.min_comparisons < 1:
+        raise ValueError("min_comparisons must be at least 1: no score comes without evidence")
     rng = np.random.default_rng(config.seed)
     if pool is None:
         size = min(config.pool_size, len(item_list))
@@ -214,16 +246,25 @@ def run_bridge(
                     score.append(value)
     pool_ratings = np.zeros((n_pool, len(dimensions)))
     pool_spread = np.zeros((n_pool, len(dimensions)))
+    pool_evidence = np.zeros((n_pool, len(dimensions)), dtype=np.int64)
     for column, dimension in enumerate(dimensions):
         first, second, score = (np.asarray(v) for v in outcomes[dimension])
         first = first.astype(np.int64)
         second = second.astype(np.int64)
         pool_ratings[:, column] = elo_ratings(n_pool, first, second, score, config.elo)
         pool_spread[:, column] = _pool_fisher_spread(pool_ratings[:, column], first, second)
+        pool_evidence[:, column] = np.bincount(first, minlength=n_pool) + np.bincount(
+            second, minlength=n_pool
+        )
+    rated = pool_evidence >= config.min_comparisons  # (N, D): usable as a reference
 
     # Stage 2: K reference rounds for the remaining items, batched across items.
     m = len(others)
-    posteriors = [_GridPosterior(m, pool_ratings[:, c]) for c in range(len(dimensions))]
+    posteriors = [
+        _GridPosterior(m, _rated_or_all(pool_ratings[:, c], rated[:, c]))
+        for c in range(len(dimensions))
+    ]
+    other_evidence = np.zeros((m, len(dimensions)), dtype=np.int64)
     used = np.zeros((m, n_pool), dtype=bool)
     chosen: list[list[str]] = [[] for _ in range(m)]
     chooser = reference_chooser(config.reference_choice)
@@ -251,28 +292,39 @@ def run_bridge(
             rows = np.arange(start, min(start + config.batch_size, m))
             records = ledger.ask([presentations[r] for r in rows], stage)
             _update_posteriors(
-                posteriors, dimensions, rows, records, others, pool_index, pool_ratings
-            )
+                posteriors, dimensions, rows, records, others, pool_index, pool_ratings,
+                rated, other_evidence,
+            )  # fmt: skip
 
     # Stage 3: assemble latents in item order and calibrate per dimension.
     latent: dict[str, np.ndarray] = {}
     spread: dict[str, np.ndarray] = {}
     scores: dict[str, np.ndarray] = {}
+    evidence: dict[str, np.ndarray] = {}
     order = {item: i for i, item in enumerate(item_list)}
     pool_rows = np.array([order[item] for item in pool_items], dtype=np.int64)
     other_rows = np.array([order[item] for item in others], dtype=np.int64)
     for column, dimension in enumerate(dimensions):
         values = np.empty(len(item_list))
         spreads = np.empty(len(item_list))
+        counts = np.zeros(len(item_list), dtype=np.int64)
         values[pool_rows] = pool_ratings[:, column]
         spreads[pool_rows] = pool_spread[:, column]
+        counts[pool_rows] = pool_evidence[:, column]
         if m:
             mean, sd = posteriors[column].moments()
             values[other_rows] = mean
             spreads[other_rows] = sd
+            counts[other_rows] = other_evidence[:, column]
+        short = counts < config.min_comparisons
+        values[short] = np.nan
+        spreads[short] = np.nan
+        calibrated = np.full(len(item_list), np.nan)
+        calibrated[~short] = minmax_sigmoid(values[~short], config.calibration_lambda)
         latent[dimension] = values
         spread[dimension] = spreads
-        scores[dimension] = minmax_sigmoid(values, config.calibration_lambda)
+        scores[dimension] = calibrated
+        evidence[dimension] = counts
     return BridgeResult(
         items=item_list,
         pool=pool_items,
@@ -282,7 +334,14 @@ def run_bridge(
         references={item: tuple(refs) for item, refs in zip(others, chosen, strict=True)},
         calls=calls,
         consistency=order_consistency(pool_records, dimensions),
+        evidence=evidence,
+        min_comparisons=config.min_comparisons,
     )
+
+
+def _rated_or_all(ratings: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """The rated pool items' ratings (the prior's centre and spread); all of them when none is."""
+    return ratings[rated] if rated.any() else ratings
 
 
 def _prefer_stored(
@@ -318,7 +377,10 @@ def _update_posteriors(
     others: Sequence[str],
     pool_index: dict[str, int],
     pool_ratings: np.ndarray,
+    rated: np.ndarray,
+    evidence: np.ndarray,
 ) -> None:
+    """Add each parsed outcome against a reference rated on that dimension; count it as evidence."""
     for column, dimension in enumerate(dimensions):
         keep_rows: list[int] = []
         references: list[int] = []
@@ -331,6 +393,9 @@ def _update_posteriors(
                 continue
             item = others[row]
             reference = record.second if record.first == item else record.first
+            if not rated[pool_index[reference], column]:
+                continue
+            evidence[row, column] += 1
             keep_rows.append(row)
             references.append(pool_index[reference])
             outcome.append(value if record.first == item else 1.0 - value)
