@@ -145,6 +145,8 @@ def post(
     max_bytes: int = MAX_REPLY_BYTES,
 ) -> bytes:
     """POST `payload` and return the reply body; a PostFailure subclass says why there is none."""
+    if not url.lower().startswith(("http://", "https://")):  # no file:, ftp: or data: handlers
+        raise ConnectionFailure(f"not an http(s) URL: {url}", None)
     watchdog = _Watchdog(timeout_s)
     opener = urllib.request.build_opener(
         _HTTPHandler(watchdog), _HTTPSHandler(watchdog), _RefuseRedirects()

@@ -74,6 +74,20 @@ def completions_url(base_url: str) -> str:
     return url + "/chat/completions"
 
 
+def check_endpoint(base_url: str) -> None:
+    """JudgeUnavailable unless `base_url` is an http(s) URL with a host (and a valid port)."""
+    from urllib.parse import urlsplit
+
+    example = "like http://localhost:8000/v1"
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as error:
+        raise JudgeUnavailable(f"the endpoint {base_url!r} is not a valid URL ({error}); give one {example}") from error
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise JudgeUnavailable(f"the endpoint {base_url!r} must be an http:// or https:// URL with a host, {example}")
+
+
 def reply_content(body: Any) -> str | None:
     """The assistant text of a chat-completions response body, or None when it has none."""
     try:
@@ -134,6 +148,7 @@ class RemoteJudge(PromptJudge):
         )
         if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0:
             raise ValueError("max_concurrency >= 1, max_retries >= 0 and timeout_s > 0 are required")
+        check_endpoint(base_url)
         self.url = completions_url(base_url)
         self.model = model
         self._api_key = resolve_api_key(api_key, api_key_env, base_url)

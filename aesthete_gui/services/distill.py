@@ -81,9 +81,11 @@ def make_judge(
         spec = JudgeSpec(model=model, preset=preset, max_new_tokens=max_new_tokens)
     else:
         raise DistillError("no judge given: a local model folder or an endpoint is needed")
+    from aesthete_gui.ml.prompt_judge import JudgeUnavailable
+
     try:
         return open_judge(spec)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, JudgeUnavailable) as error:
         raise DistillError(f"cannot set up the judge: {error}") from error
 
 

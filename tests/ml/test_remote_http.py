@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -122,3 +123,23 @@ def test_a_well_behaved_reply_still_parses(photo_paths: list[str]) -> None:
     with HostileServer(_answer) as server:
         [record] = _judge(server.url()).score_items(photo_paths[:1], cancel=CancelToken())
     assert record.parsed and record.scores["technique"] == 4.5
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "expected"),
+    [
+        ("localhost:8000/v1", "must be an http:// or https:// URL"),
+        ("file:///etc", "must be an http:// or https:// URL"),
+        ("ftp://example.invalid/v1", "must be an http:// or https:// URL"),
+        ("http://", "with a host"),
+        ("http://[::1", "Invalid IPv6 URL"),
+        ("http://127.0.0.1:99999/v1", "Port out of range"),
+    ],
+)
+def test_an_endpoint_that_is_no_http_url_is_refused_at_once(endpoint: str, expected: str) -> None:
+    from aesthete_gui.services.distill import DistillError, make_judge
+
+    with pytest.raises(JudgeUnavailable, match=re.escape(expected)):
+        RemoteJudge(endpoint, "m")
+    with pytest.raises(DistillError, match=re.escape(expected)):
+        make_judge(None, endpoint, "m", "photography")
