@@ -143,3 +143,33 @@ def test_an_endpoint_that_is_no_http_url_is_refused_at_once(endpoint: str, expec
         RemoteJudge(endpoint, "m")
     with pytest.raises(DistillError, match=re.escape(expected)):
         make_judge(None, endpoint, "m", "photography")
+
+
+def _raw_reply(data: bytes):
+    def behaviour(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(data)
+
+    return behaviour
+
+
+def _body(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"SPEAK FRIEND AND ENTER\r\n\r\n", "connection problem"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n", "connection problem"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 200 + b"\r\n", "connection problem"),
+        (_body(b"\xff\xfe not utf-8"), "server reply is not JSON"),
+        (_body(b"[" * 100_000 + b"]" * 100_000), "server reply is not JSON"),
+        (_body(b'{"choices": [{"message": {"content": 42}}]}'), "no choices[0].message.content"),
+        (b"HTTP/1.1 429 Slow down\r\nRetry-After: nan\r\nContent-Length: 0\r\n\r\n", "HTTP 429"),
+    ],
+    ids=["status line", "bad chunk", "200 headers", "not utf-8", "deep json", "number content", "retry-after nan"],
+)
+def test_malformed_replies_are_recorded_as_no_answer(photo_paths: list[str], data: bytes, expected: str) -> None:
+    with HostileServer(_raw_reply(data)) as server:
+        [record] = _judge(server.url(), max_retries=1).score_items(photo_paths[:1])
+    assert is_failure(record) and expected in record.rationale
