@@ -29,6 +29,13 @@ from typing import Literal
 import numpy as np
 
 from aesthete_gui.engine.bridge_ledger import CallAccounting, JudgmentLedger, JudgmentSink
+from aesthete_gui.engine.bridge_posterior import (
+    LOG10,
+    GridPosterior,
+    pool_fisher_spread,
+    rated_or_all,
+    update_posteriors,
+)
 from aesthete_gui.engine.bridge_references import (
     AdaptiveReferences,
     RandomReferences,
@@ -54,9 +61,6 @@ __all__ = [
     "reference_chooser",
     "run_bridge",
 ]
-
-_GRID_POINTS = 321
-_LOG10 = np.log(10.0)
 
 
 @dataclass(frozen=True)
@@ -135,49 +139,6 @@ def _chunks(sequence: Sequence, size: int) -> Iterable[Sequence]:
         yield sequence[start : start + size]
 
 
-def _pool_fisher_spread(ratings: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Laplace spread of each pool rating from the Elo likelihood's Fisher information."""
-    if first.size == 0:
-        return np.full(ratings.size, np.inf)
-    expected = 1.0 / (1.0 + np.power(10.0, (ratings[second] - ratings[first]) / ELO_SCALE))
-    slope = _LOG10 / ELO_SCALE
-    information = expected * (1.0 - expected) * slope**2
-    total = np.bincount(first, information, ratings.size) + np.bincount(
-        second, information, ratings.size
-    )
-    with np.errstate(divide="ignore"):
-        return 1.0 / np.sqrt(total)
-
-
-class _GridPosterior:
-    """Grid posteriors of many items' latents on one dimension against frozen pool ratings."""
-
-    def __init__(self, count: int, pool_ratings: np.ndarray) -> None:
-        centre = float(np.mean(pool_ratings))
-        spread = float(np.std(pool_ratings))
-        spread = spread if spread > 1e-6 else ELO_SCALE / 4.0
-        low = float(np.min(pool_ratings)) - 2.0 * spread
-        high = float(np.max(pool_ratings)) + 2.0 * spread
-        self.grid = np.linspace(low, high, _GRID_POINTS)
-        prior = -0.5 * ((self.grid - centre) / spread) ** 2
-        self.log_post = np.tile(prior, (count, 1))
-
-    def update(self, rows: np.ndarray, reference_ratings: np.ndarray, outcome: np.ndarray) -> None:
-        """Add outcomes (item's view: 1 win, 0.5 tie, 0 loss) against the given reference ratings."""
-        exponent = (reference_ratings[:, None] - self.grid[None, :]) * (_LOG10 / ELO_SCALE)
-        log_win = -np.logaddexp(0.0, exponent)
-        log_loss = -np.logaddexp(0.0, -exponent)
-        self.log_post[rows] += outcome[:, None] * log_win + (1.0 - outcome[:, None]) * log_loss
-
-    def moments(self) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior means and standard deviations."""
-        weights = np.exp(self.log_post - self.log_post.max(axis=1, keepdims=True))
-        weights /= weights.sum(axis=1, keepdims=True)
-        mean = weights @ self.grid
-        variance = weights @ self.grid**2 - mean**2
-        return mean, np.sqrt(np.maximum(variance, 0.0))
-
-
 def run_bridge(
     items: Sequence[str],
     judge: Judge,
@@ -252,7 +213,7 @@ def run_bridge(
         first = first.astype(np.int64)
         second = second.astype(np.int64)
         pool_ratings[:, column] = elo_ratings(n_pool, first, second, score, config.elo)
-        pool_spread[:, column] = _pool_fisher_spread(pool_ratings[:, column], first, second)
+        pool_spread[:, column] = pool_fisher_spread(pool_ratings[:, column], first, second)
         pool_evidence[:, column] = np.bincount(first, minlength=n_pool) + np.bincount(
             second, minlength=n_pool
         )
@@ -261,7 +222,7 @@ def run_bridge(
     # Stage 2: K reference rounds for the remaining items, batched across items.
     m = len(others)
     posteriors = [
-        _GridPosterior(m, _rated_or_all(pool_ratings[:, c], rated[:, c]))
+        GridPosterior(m, rated_or_all(pool_ratings[:, c], rated[:, c]))
         for c in range(len(dimensions))
     ]
     other_evidence = np.zeros((m, len(dimensions)), dtype=np.int64)
@@ -271,7 +232,7 @@ def run_bridge(
     centre = pool_ratings.mean(axis=0)
     scale = np.where(pool_ratings.std(axis=0) > 1e-9, pool_ratings.std(axis=0), 1.0)
     standard_pool = (pool_ratings - centre) / scale
-    slopes = scale * _LOG10 / ELO_SCALE
+    slopes = scale * LOG10 / ELO_SCALE
     item_first_offset = rng.integers(0, 2, m)
     for round_index in range(refs_per_item if m else 0):
         moments = [p.moments() for p in posteriors]
@@ -291,7 +252,7 @@ def run_bridge(
         for start in range(0, m, config.batch_size):
             rows = np.arange(start, min(start + config.batch_size, m))
             records = ledger.ask([presentations[r] for r in rows], stage)
-            _update_posteriors(
+            update_posteriors(
                 posteriors, dimensions, rows, records, others, pool_index, pool_ratings,
                 rated, other_evidence,
             )  # fmt: skip
@@ -339,11 +300,6 @@ def run_bridge(
     )
 
 
-def _rated_or_all(ratings: np.ndarray, rated: np.ndarray) -> np.ndarray:
-    """The rated pool items' ratings (the prior's centre and spread); all of them when none is."""
-    return ratings[rated] if rated.any() else ratings
-
-
 def _prefer_stored(
     picks: np.ndarray,
     others: Sequence[str],
@@ -367,41 +323,3 @@ def _prefer_stored(
         distance = ((standard_pool[partners] - estimates[row]) ** 2).sum(axis=1)
         picks[row] = partners[int(np.argmin(distance))]
     return picks
-
-
-def _update_posteriors(
-    posteriors: Sequence[_GridPosterior],
-    dimensions: Sequence[str],
-    rows: np.ndarray,
-    records: Sequence[PairwiseJudgment],
-    others: Sequence[str],
-    pool_index: dict[str, int],
-    pool_ratings: np.ndarray,
-    rated: np.ndarray,
-    evidence: np.ndarray,
-) -> None:
-    """Add each parsed outcome against a reference rated on that dimension; count it as evidence."""
-    for column, dimension in enumerate(dimensions):
-        keep_rows: list[int] = []
-        references: list[int] = []
-        outcome: list[float] = []
-        for row, record in zip(rows.tolist(), records, strict=True):
-            if not record.parsed:
-                continue
-            value = record.score_for_first(dimension)
-            if value is None:
-                continue
-            item = others[row]
-            reference = record.second if record.first == item else record.first
-            if not rated[pool_index[reference], column]:
-                continue
-            evidence[row, column] += 1
-            keep_rows.append(row)
-            references.append(pool_index[reference])
-            outcome.append(value if record.first == item else 1.0 - value)
-        if keep_rows:
-            posteriors[column].update(
-                np.asarray(keep_rows),
-                pool_ratings[np.asarray(references), column],
-                np.asarray(outcome),
-            )
