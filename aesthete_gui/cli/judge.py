@@ -41,7 +41,7 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
             "the keyring is tried when it is unset); keys are never stored",
         )
         parser.add_argument(
-            "--timeout", type=float, default=120.0, help="seconds per server request (default 120)"
+            "--timeout", type=float, default=120.0, help="overall deadline in seconds for each server request, reply included (default 120)"
         )
     parser.add_argument(
         "--preset",

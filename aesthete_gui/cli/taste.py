@@ -242,6 +242,8 @@ def _distill(args: argparse.Namespace) -> int:
         options = DistillOptions(pool=args.pool, refs=args.refs, adaptive=args.adaptive, seed=args.seed, student=None if args.no_student else args.student, preset=args.preset)
         summary = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
     except DistillError as error:
+        if not args.json:
+            sys.stderr.write("\n")  # end the progress line so the error is a line of its own
         raise UserError(str(error)) from error
     finally:
         profile.close()

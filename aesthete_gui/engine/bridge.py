@@ -7,6 +7,12 @@ pool's spread. References are chosen randomly without replacement (the paper) or
 unused pool item nearest the item's current estimate). Stage 3 calibrates each dimension with the
 min-max sigmoid (λ = 6).
 
+Only parsed outcomes are evidence. An item gets a latent and a score on a dimension only from at
+least `min_comparisons` parsed outcomes on that dimension (pool items: against other pool items;
+the rest: against pool references rated on that dimension); otherwise that dimension is NaN and
+the item is listed by `BridgeResult.unscored()`. Nothing falls back to the prior or to the middle
+of the scale, and calibration spans the scored items only.
+
 Judge calls are batched (all pool pairs in chunks; one reference per remaining item per round,
 batched across items). Every new judgment goes to `sink` as soon as its batch returns, and judgments
 passed in `previous` are reused instead of asking again, so an interrupted run resumes without
@@ -23,6 +29,13 @@ from typing import Literal
 import numpy as np
 
 from aesthete_gui.engine.bridge_ledger import CallAccounting, JudgmentLedger, JudgmentSink
+from aesthete_gui.engine.bridge_posterior import (
+    LOG10,
+    GridPosterior,
+    pool_fisher_spread,
+    rated_or_all,
+    update_posteriors,
+)
 from aesthete_gui.engine.bridge_references import (
     AdaptiveReferences,
     RandomReferences,
@@ -32,6 +45,7 @@ from aesthete_gui.engine.bridge_references import (
 from aesthete_gui.engine.calibration import BRIDGE_LAMBDA, minmax_sigmoid
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.elo import ELO_SCALE, EloParams, elo_ratings
+from aesthete_gui.engine.evidence import MIN_PARSED_COMPARISONS_PER_IMAGE
 from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
 from aesthete_gui.engine.pairs import OrderConsistency, balanced_presentations, order_consistency
 from aesthete_gui.jobs import CancelToken, ProgressCallback
@@ -47,9 +61,6 @@ __all__ = [
     "reference_chooser",
     "run_bridge",
 ]
-
-_GRID_POINTS = 321
-_LOG10 = np.log(10.0)
 
 
 @dataclass(frozen=True)
@@ -69,11 +80,15 @@ class BridgeConfig:
     elo: EloParams = field(default_factory=EloParams)
     calibration_lambda: float = BRIDGE_LAMBDA
     pool_orders: Literal["balanced", "both"] = "balanced"
+    min_comparisons: int = MIN_PARSED_COMPARISONS_PER_IMAGE
 
 
 @dataclass(frozen=True)
 class BridgeResult:
-    """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item."""
+    """Per-dimension latents (Elo scale), posterior spreads and calibrated 1..5 scores per item.
+
+    `evidence` counts each item's parsed outcomes per dimension; where it is below
+    `min_comparisons` the latent, spread and score are NaN (the item is unscored there)."""
 
     items: tuple[str, ...]
     pool: tuple[str, ...]
@@ -83,6 +98,8 @@ class BridgeResult:
     references: dict[str, tuple[str, ...]]
     calls: CallAccounting
     consistency: dict[str, OrderConsistency] = field(default_factory=dict)
+    evidence: dict[str, np.ndarray] = field(default_factory=dict)
+    min_comparisons: int = MIN_PARSED_COMPARISONS_PER_IMAGE
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -93,59 +110,33 @@ class BridgeResult:
         return positions
 
     def scores_for(self, item: str) -> dict[str, float]:
-        """The calibrated scores of one item, keyed by dimension."""
+        """The calibrated scores of one item, keyed by dimension; unscored dimensions left out."""
         position = self._positions.get(item)
         if position is None:
             raise ValueError(f"{item!r} is not in the bridge's items")
-        return {dimension: float(values[position]) for dimension, values in self.scores.items()}
+        return {
+            dimension: float(values[position])
+            for dimension, values in self.scores.items()
+            if np.isfinite(values[position])
+        }
+
+    def unscored(self) -> list[tuple[str, dict[str, int]]]:
+        """Items left unscored on some dimension, each with its parsed comparisons there."""
+        out = []
+        for position, item in enumerate(self.items):
+            short = {
+                dimension: int(counts[position])
+                for dimension, counts in self.evidence.items()
+                if not np.isfinite(self.scores[dimension][position])
+            }
+            if short:
+                out.append((item, short))
+        return out
 
 
 def _chunks(sequence: Sequence, size: int) -> Iterable[Sequence]:
     for start in range(0, len(sequence), size):
         yield sequence[start : start + size]
-
-
-def _pool_fisher_spread(ratings: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Laplace spread of each pool rating from the Elo likelihood's Fisher information."""
-    if first.size == 0:
-        return np.full(ratings.size, np.inf)
-    expected = 1.0 / (1.0 + np.power(10.0, (ratings[second] - ratings[first]) / ELO_SCALE))
-    slope = _LOG10 / ELO_SCALE
-    information = expected * (1.0 - expected) * slope**2
-    total = np.bincount(first, information, ratings.size) + np.bincount(
-        second, information, ratings.size
-    )
-    with np.errstate(divide="ignore"):
-        return 1.0 / np.sqrt(total)
-
-
-class _GridPosterior:
-    """Grid posteriors of many items' latents on one dimension against frozen pool ratings."""
-
-    def __init__(self, count: int, pool_ratings: np.ndarray) -> None:
-        centre = float(np.mean(pool_ratings))
-        spread = float(np.std(pool_ratings))
-        spread = spread if spread > 1e-6 else ELO_SCALE / 4.0
-        low = float(np.min(pool_ratings)) - 2.0 * spread
-        high = float(np.max(pool_ratings)) + 2.0 * spread
-        self.grid = np.linspace(low, high, _GRID_POINTS)
-        prior = -0.5 * ((self.grid - centre) / spread) ** 2
-        self.log_post = np.tile(prior, (count, 1))
-
-    def update(self, rows: np.ndarray, reference_ratings: np.ndarray, outcome: np.ndarray) -> None:
-        """Add outcomes (item's view: 1 win, 0.5 tie, 0 loss) against the given reference ratings."""
-        exponent = (reference_ratings[:, None] - self.grid[None, :]) * (_LOG10 / ELO_SCALE)
-        log_win = -np.logaddexp(0.0, exponent)
-        log_loss = -np.logaddexp(0.0, -exponent)
-        self.log_post[rows] += outcome[:, None] * log_win + (1.0 - outcome[:, None]) * log_loss
-
-    def moments(self) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior means and standard deviations."""
-        weights = np.exp(self.log_post - self.log_post.max(axis=1, keepdims=True))
-        weights /= weights.sum(axis=1, keepdims=True)
-        mean = weights @ self.grid
-        variance = weights @ self.grid**2 - mean**2
-        return mean, np.sqrt(np.maximum(variance, 0.0))
 
 
 def run_bridge(
@@ -167,6 +158,8 @@ def run_bridge(
         raise ValueError("the bridge needs at least two items")
     if config.pool_size < 2 or config.references_per_item < 1 or config.batch_size < 1:
         raise ValueError("pool_size ≥ 2, references_per_item ≥ 1 and batch_size ≥ 1 are required")
+    if config.min_comparisons < 1:
+        raise ValueError("min_comparisons must be at least 1: no score comes without evidence")
     rng = np.random.default_rng(config.seed)
     if pool is None:
         size = min(config.pool_size, len(item_list))
@@ -214,23 +207,32 @@ def run_bridge(
                     score.append(value)
     pool_ratings = np.zeros((n_pool, len(dimensions)))
     pool_spread = np.zeros((n_pool, len(dimensions)))
+    pool_evidence = np.zeros((n_pool, len(dimensions)), dtype=np.int64)
     for column, dimension in enumerate(dimensions):
         first, second, score = (np.asarray(v) for v in outcomes[dimension])
         first = first.astype(np.int64)
         second = second.astype(np.int64)
         pool_ratings[:, column] = elo_ratings(n_pool, first, second, score, config.elo)
-        pool_spread[:, column] = _pool_fisher_spread(pool_ratings[:, column], first, second)
+        pool_spread[:, column] = pool_fisher_spread(pool_ratings[:, column], first, second)
+        pool_evidence[:, column] = np.bincount(first, minlength=n_pool) + np.bincount(
+            second, minlength=n_pool
+        )
+    rated = pool_evidence >= config.min_comparisons  # (N, D): usable as a reference
 
     # Stage 2: K reference rounds for the remaining items, batched across items.
     m = len(others)
-    posteriors = [_GridPosterior(m, pool_ratings[:, c]) for c in range(len(dimensions))]
+    posteriors = [
+        GridPosterior(m, rated_or_all(pool_ratings[:, c], rated[:, c]))
+        for c in range(len(dimensions))
+    ]
+    other_evidence = np.zeros((m, len(dimensions)), dtype=np.int64)
     used = np.zeros((m, n_pool), dtype=bool)
     chosen: list[list[str]] = [[] for _ in range(m)]
     chooser = reference_chooser(config.reference_choice)
     centre = pool_ratings.mean(axis=0)
     scale = np.where(pool_ratings.std(axis=0) > 1e-9, pool_ratings.std(axis=0), 1.0)
     standard_pool = (pool_ratings - centre) / scale
-    slopes = scale * _LOG10 / ELO_SCALE
+    slopes = scale * LOG10 / ELO_SCALE
     item_first_offset = rng.integers(0, 2, m)
     for round_index in range(refs_per_item if m else 0):
         moments = [p.moments() for p in posteriors]
@@ -250,29 +252,40 @@ def run_bridge(
         for start in range(0, m, config.batch_size):
             rows = np.arange(start, min(start + config.batch_size, m))
             records = ledger.ask([presentations[r] for r in rows], stage)
-            _update_posteriors(
-                posteriors, dimensions, rows, records, others, pool_index, pool_ratings
-            )
+            update_posteriors(
+                posteriors, dimensions, rows, records, others, pool_index, pool_ratings,
+                rated, other_evidence,
+            )  # fmt: skip
 
     # Stage 3: assemble latents in item order and calibrate per dimension.
     latent: dict[str, np.ndarray] = {}
     spread: dict[str, np.ndarray] = {}
     scores: dict[str, np.ndarray] = {}
+    evidence: dict[str, np.ndarray] = {}
     order = {item: i for i, item in enumerate(item_list)}
     pool_rows = np.array([order[item] for item in pool_items], dtype=np.int64)
     other_rows = np.array([order[item] for item in others], dtype=np.int64)
     for column, dimension in enumerate(dimensions):
         values = np.empty(len(item_list))
         spreads = np.empty(len(item_list))
+        counts = np.zeros(len(item_list), dtype=np.int64)
         values[pool_rows] = pool_ratings[:, column]
         spreads[pool_rows] = pool_spread[:, column]
+        counts[pool_rows] = pool_evidence[:, column]
         if m:
             mean, sd = posteriors[column].moments()
             values[other_rows] = mean
             spreads[other_rows] = sd
+            counts[other_rows] = other_evidence[:, column]
+        short = counts < config.min_comparisons
+        values[short] = np.nan
+        spreads[short] = np.nan
+        calibrated = np.full(len(item_list), np.nan)
+        calibrated[~short] = minmax_sigmoid(values[~short], config.calibration_lambda)
         latent[dimension] = values
         spread[dimension] = spreads
-        scores[dimension] = minmax_sigmoid(values, config.calibration_lambda)
+        scores[dimension] = calibrated
+        evidence[dimension] = counts
     return BridgeResult(
         items=item_list,
         pool=pool_items,
@@ -282,6 +295,8 @@ def run_bridge(
         references={item: tuple(refs) for item, refs in zip(others, chosen, strict=True)},
         calls=calls,
         consistency=order_consistency(pool_records, dimensions),
+        evidence=evidence,
+        min_comparisons=config.min_comparisons,
     )
 
 
@@ -308,35 +323,3 @@ def _prefer_stored(
         distance = ((standard_pool[partners] - estimates[row]) ** 2).sum(axis=1)
         picks[row] = partners[int(np.argmin(distance))]
     return picks
-
-
-def _update_posteriors(
-    posteriors: Sequence[_GridPosterior],
-    dimensions: Sequence[str],
-    rows: np.ndarray,
-    records: Sequence[PairwiseJudgment],
-    others: Sequence[str],
-    pool_index: dict[str, int],
-    pool_ratings: np.ndarray,
-) -> None:
-    for column, dimension in enumerate(dimensions):
-        keep_rows: list[int] = []
-        references: list[int] = []
-        outcome: list[float] = []
-        for row, record in zip(rows.tolist(), records, strict=True):
-            if not record.parsed:
-                continue
-            value = record.score_for_first(dimension)
-            if value is None:
-                continue
-            item = others[row]
-            reference = record.second if record.first == item else record.first
-            keep_rows.append(row)
-            references.append(pool_index[reference])
-            outcome.append(value if record.first == item else 1.0 - value)
-        if keep_rows:
-            posteriors[column].update(
-                np.asarray(keep_rows),
-                pool_ratings[np.asarray(references), column],
-                np.asarray(outcome),
-            )

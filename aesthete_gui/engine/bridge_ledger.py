@@ -1,4 +1,10 @@
-"""Judge-call bookkeeping of the bridge: stored judgments reused, new ones asked for and counted."""
+"""Judge-call bookkeeping of the bridge: stored judgments reused, new ones asked for and counted.
+
+Only parsed stored judgments are reused; a stored reply that did not parse stays in the profile
+(raw text kept) but its pair is asked again, so a resume after the judge was fixed recovers.
+Calls that got no answer at all are counted apart from replies that did not parse, and a judge
+that answers nothing MAX_CONSECUTIVE_FAILED_CALLS times in a row stops the run (JudgeNotAnswering).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
+from aesthete_gui.engine.evidence import (
+    MAX_CONSECUTIVE_FAILED_CALLS,
+    JudgeNotAnswering,
+    JudgmentCounts,
+)
+from aesthete_gui.engine.judgments import Judge, PairwiseJudgment, is_failure
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 
 JudgmentSink = Callable[[PairwiseJudgment], None]
@@ -14,17 +25,28 @@ JudgmentSink = Callable[[PairwiseJudgment], None]
 
 @dataclass
 class CallAccounting:
-    """Judge calls: planned, newly made, reused from stored judgments, and unparsed among both."""
+    """Judge calls: planned, newly made, reused from stored judgments; among the new ones those that
+    failed (no answer) and those whose reply did not parse."""
 
     planned: int = 0
     made: int = 0
     reused: int = 0
     unparsed: int = 0
+    failed: int = 0
 
     @property
     def done(self) -> int:
         """Calls answered so far, new or reused."""
         return self.made + self.reused
+
+    @property
+    def parsed(self) -> int:
+        """Calls (new or reused) that gave a parsed judgment."""
+        return self.done - self.unparsed - self.failed
+
+    def counts(self) -> JudgmentCounts:
+        """asked / parsed / failed / unparsed, for the minimum-evidence checks."""
+        return JudgmentCounts(self.done, self.parsed, self.failed, self.unparsed)
 
 
 class JudgmentLedger:
@@ -46,7 +68,11 @@ class JudgmentLedger:
         self.cancel = cancel
         self.stored: dict[frozenset[str], list[PairwiseJudgment]] = defaultdict(list)
         self.partners: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.failed_in_a_row = 0
+        self.last_failure = ""
         for record in previous:
+            if not record.parsed:
+                continue  # kept in the profile, asked again
             self.stored[frozenset((record.first, record.second))].append(record)
             self.partners[record.first][record.second] += 1
             self.partners[record.second][record.first] += 1
@@ -75,7 +101,6 @@ class JudgmentLedger:
                 self.partners[second][first] -= 1
                 answers[position] = record
                 self.calls.reused += 1
-                self.calls.unparsed += not record.parsed
             else:
                 missing.append(position)
         if missing:
@@ -91,8 +116,23 @@ class JudgmentLedger:
                 if self.sink is not None:
                     self.sink(reply)
                 answers[position] = reply
-                self.calls.made += 1
-                self.calls.unparsed += not reply.parsed
+                self._count(reply)
         if self.progress is not None:
             self.progress(Progress(self.calls.done, self.calls.planned, stage))
+        if self.failed_in_a_row >= MAX_CONSECUTIVE_FAILED_CALLS:
+            raise JudgeNotAnswering(
+                f"the judge gave no answer to {self.failed_in_a_row} calls in a row; "
+                f"last: {self.last_failure}",
+                self.calls.counts(),
+            )
         return [answer for answer in answers if answer is not None]
+
+    def _count(self, reply: PairwiseJudgment) -> None:
+        self.calls.made += 1
+        if is_failure(reply):
+            self.calls.failed += 1
+            self.failed_in_a_row += 1
+            self.last_failure = reply.rationale
+            return
+        self.failed_in_a_row = 0
+        self.calls.unparsed += not reply.parsed

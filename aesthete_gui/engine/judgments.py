@@ -17,6 +17,9 @@ from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 Outcome = Literal["A", "B", "TIE"]
 
+NO_ANSWER = "no answer from the judge: "
+"""Rationale prefix of a record for a call that got no reply at all (error, timeout)."""
+
 
 def _empty_outcomes() -> dict[str, Outcome | None]:
     return dict.fromkeys(DIMENSIONS)
@@ -137,3 +140,8 @@ class Judge(Protocol):
     ) -> list[SetJudgment]:
         """Name the best and worst item of each set (2..8 items); `explain` asks for the three stages."""
         ...
+
+
+def is_failure(record: PairwiseJudgment | PointwiseJudgment | SetJudgment) -> bool:
+    """True when the judge gave no answer at all (error, timeout), as opposed to an unparsable one."""
+    return not record.parsed and record.rationale.startswith(NO_ANSWER)

@@ -10,10 +10,12 @@ Nothing here raises on any input string.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +27,8 @@ _ANSWER_RE = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.IGNORECASE | re.DOTA
 _FENCE_RE = re.compile(r"```[a-zA-Z]*")
 _TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
 _BARE_KEY_RE = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_ ]*?)(\s*:)")
-_NUMBER_TEXT_RE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)\s*(?:/\s*5(?:\.0+)?)?\s*$")
+_NUMBER_TEXT_RE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)\s*(?:/\s*5(?:\.0+)?)?\s*$", re.ASCII)
+_POSITION_DIGITS = 3  # image numbers are 1..8; longer digit strings are never a position
 _SMART_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'"})
 
 _OUTCOME_WORDS: dict[str, Outcome] = {
@@ -95,6 +98,22 @@ class ParsedSet:
     per_dimension: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
     rationale: str = ""
     notes: tuple[str, ...] = ()
+
+
+def _total(on_error: Callable[[str], Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make a parser total: any error on a strange reply gives `on_error(note)` (unparsed), never a raise."""
+
+    def decorate(parse: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(parse)
+        def guarded(raw: str, *args: Any) -> Any:
+            try:
+                return parse(raw, *args)
+            except Exception as error:  # the contract: no reply text makes a parser raise
+                return on_error(f"reply could not be read ({type(error).__name__})")
+
+        return guarded
+
+    return decorate
 
 
 def split_reply(raw: str) -> ReplyParts:
@@ -188,11 +207,23 @@ def extract_answer_object(raw: str) -> tuple[dict[str, Any] | None, ReplyParts]:
     return {str(k).strip().lower(): v for k, v in obj.items()}, parts
 
 
+def _excerpt(value: Any, limit: int = 40) -> str:
+    """A short repr for a note; never raises (an int too long to print is described instead)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<a number of over {sys.get_int_max_str_digits()} digits>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            return None
     elif isinstance(value, str):
         match = _NUMBER_TEXT_RE.match(value)
         if not match:
@@ -224,6 +255,7 @@ def _dimension_source(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj
 
 
+@_total(lambda note: ParsedPointwise(False, dict.fromkeys(DIMENSIONS), "", (note,)))
 def parse_pointwise(raw: str) -> ParsedPointwise:
     """Read five scores in 1..5; out-of-range, non-numeric or missing values become None with a note."""
     obj, parts = extract_answer_object(raw)
@@ -238,7 +270,7 @@ def parse_pointwise(raw: str) -> ParsedPointwise:
             continue
         number = _number(source[dimension])
         if number is None:
-            notes.append(f"{dimension}: not a number ({source[dimension]!r:.40})")
+            notes.append(f"{dimension}: not a number in range ({_excerpt(source[dimension])})")
         elif not SCORE_MIN <= number <= SCORE_MAX:
             notes.append(f"{dimension}: {number:g} outside {SCORE_MIN:g}..{SCORE_MAX:g}")
         else:
@@ -255,6 +287,7 @@ def outcome_from_value(value: Any) -> Outcome | None:
     return _OUTCOME_WORDS.get(key)
 
 
+@_total(lambda note: ParsedPairwise(False, dict.fromkeys(DIMENSIONS), "", (note,)))
 def parse_pairwise(raw: str) -> ParsedPairwise:
     """Read A/B/TIE for the five dimensions; unknown values and missing keys become None with a note."""
     obj, parts = extract_answer_object(raw)
@@ -269,7 +302,7 @@ def parse_pairwise(raw: str) -> ParsedPairwise:
             continue
         value = outcome_from_value(source[dimension])
         if value is None:
-            notes.append(f"{dimension}: not A/B/TIE ({source[dimension]!r:.40})")
+            notes.append(f"{dimension}: not A/B/TIE ({_excerpt(source[dimension])})")
         outcome[dimension] = value
     parsed = any(v is not None for v in outcome.values())
     return ParsedPairwise(parsed, outcome, _rationale(parts, obj), tuple(notes))
@@ -287,7 +320,7 @@ def position_from_value(value: Any, count: int) -> int | None:
     elif isinstance(value, str):
         text = value.strip().lower().lstrip("#")
         text = re.sub(r"^(image|img|picture|photo|candidate)\s*#?\s*", "", text)
-        if text.isdigit():
+        if text.isascii() and text.isdigit() and len(text) <= _POSITION_DIGITS:
             number = int(text)
         elif text.removeprefix("the ").split(" ")[0] in _ORDINALS:
             number = _ORDINALS.index(text.removeprefix("the ").split(" ")[0]) + 1
@@ -296,6 +329,7 @@ def position_from_value(value: Any, count: int) -> int | None:
     return number - 1
 
 
+@_total(lambda note: ParsedSet(False, notes=(note,)))
 def parse_set(raw: str, count: int) -> ParsedSet:
     """Read best and worst image numbers (1..count) plus optional per-dimension best/worst."""
     obj, parts = extract_answer_object(raw)
@@ -305,9 +339,9 @@ def parse_set(raw: str, count: int) -> ParsedSet:
     best = position_from_value(obj.get("best"), count)
     worst = position_from_value(obj.get("worst"), count)
     if best is None:
-        notes.append(f"best: missing or not an image number 1..{count} ({obj.get('best')!r:.40})")
+        notes.append(f"best: missing or not an image number 1..{count} ({_excerpt(obj.get('best'))})")
     if worst is None:
-        notes.append(f"worst: missing or not an image number 1..{count} ({obj.get('worst')!r:.40})")
+        notes.append(f"worst: missing or not an image number 1..{count} ({_excerpt(obj.get('worst'))})")
     if best is not None and best == worst:
         notes.append("best and worst name the same image")
         best = worst = None

@@ -11,14 +11,26 @@ from dataclasses import dataclass
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.judgments import (
+    NO_ANSWER,
     Outcome,
     PairwiseJudgment,
     PointwiseJudgment,
     SetJudgment,
+    is_failure,
 )
 from aesthete_gui.engine.parsing import parse_pairwise, parse_pointwise, parse_set
 
-NO_ANSWER = "no answer from the judge: "
+__all__ = [
+    "NO_ANSWER",
+    "OrderedPairwiseJudgment",
+    "Reply",
+    "VotedSetJudgment",
+    "combine_orders",
+    "is_failure",
+    "pairwise_record",
+    "pointwise_record",
+    "vote_orderings",
+]
 
 
 @dataclass(frozen=True)
@@ -50,11 +62,6 @@ class VotedSetJudgment(SetJudgment):
     orderings: tuple[tuple[str, ...], ...] = ()
     votes: tuple[tuple[str | None, str | None], ...] = ()
     all_orderings_agree: bool = False
-
-
-def is_failure(record: PairwiseJudgment | PointwiseJudgment | SetJudgment) -> bool:
-    """True when the judge gave no answer at all (error, timeout), as opposed to an unparsable one."""
-    return not record.parsed and record.rationale.startswith(NO_ANSWER)
 
 
 def pairwise_record(first: str, second: str, reply: Reply, judge_id: str) -> PairwiseJudgment:

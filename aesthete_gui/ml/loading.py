@@ -19,6 +19,7 @@ from aesthete_gui.jobs import CancelToken, ProgressCallback
 from aesthete_gui.ml.model_files import (
     PICKLE_WEIGHT_SUFFIXES,
     SAFE_WEIGHT_SUFFIXES,
+    DamagedWeights,
     ModelLoadError,
     PickleRefused,
     check_remote_code,
@@ -35,6 +36,7 @@ __all__ = [
     "MEMORY_OVERHEAD",
     "PICKLE_WEIGHT_SUFFIXES",
     "SAFE_WEIGHT_SUFFIXES",
+    "DamagedWeights",
     "DeviceChoice",
     "LazyVLM",
     "LoadOptions",
@@ -209,6 +211,8 @@ def _from_pretrained(
     processor_class: Any,
 ) -> tuple[Any, Any]:
     """Model (on its device, in eval mode) and processor from a prepared folder; errors made clear."""
+    from safetensors import SafetensorError
+
     try:
         model = model_class.from_pretrained(
             folder,
@@ -220,9 +224,17 @@ def _from_pretrained(
             folder, trust_remote_code=options.trust_remote_code
         )
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
+        if "mismatched_sizes" in str(error):
+            names = ", ".join(p.name for p in weight_files(folder, options.allow_pickle))
+            raise DamagedWeights(
+                f"could not load the model in {folder}: tensors in {names} have other shapes than "
+                "its config.json describes (damaged or mismatched weights)"
+            ) from error
         raise ModelLoadError(
             f"could not load the model in {folder}: {type(error).__name__}: {error}"
         ) from error
+    except SafetensorError as error:
+        raise DamagedWeights(f"could not load the weights in {folder}: {error}") from error
     return model.to(choice.device).eval(), processor
 
 

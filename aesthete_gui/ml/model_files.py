@@ -171,23 +171,86 @@ def read_config(folder: Path) -> dict[str, Any]:
         raise ModelLoadError(f"{path} is unreadable: {error}") from error
 
 
+MAX_SAFETENSORS_HEADER_BYTES = 100 * 1024 * 1024
+"""Largest safetensors header accepted (the format's own limit)."""
+
+_DTYPE_BITS = {
+    "BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
+    "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32,
+    "I64": 64, "U64": 64, "F64": 64, "C64": 64, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
+}  # fmt: skip
+
+
+class DamagedWeights(ModelLoadError, ValueError):
+    """A weights file that is not a well-formed safetensors file; the message names it and the fault."""
+
+
+def read_safetensors_header(path: Path) -> dict[str, dict[str, Any]]:
+    """The tensors a safetensors file declares ({name: {dtype, shape, data_offsets}}), checked
+    against the file without loading any tensor; DamagedWeights says what is wrong."""
+
+    def damaged(problem: str) -> DamagedWeights:
+        return DamagedWeights(f"{path} is a damaged safetensors file: {problem}")
+
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            prefix = handle.read(8)
+            if len(prefix) < 8:
+                raise damaged(f"only {size} bytes long, too short for its header")
+            (length,) = struct.unpack("<Q", prefix)
+            if length > MAX_SAFETENSORS_HEADER_BYTES or length > size - 8:
+                raise damaged(f"its header claims {length:,} bytes but the file has {size - 8:,} after the length field")
+            text = handle.read(length)
+    except OSError as error:
+        raise ModelLoadError(f"{path} cannot be read: {error}") from error
+    try:
+        header = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise damaged(f"its header is not JSON ({error})") from error
+    if not isinstance(header, dict):
+        raise damaged(f"its header is a JSON {type(header).__name__}, not an object")
+    data_size = size - 8 - length
+    tensors: dict[str, dict[str, Any]] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+                raise damaged("its __metadata__ is not a map of strings")
+            continue
+        tensors[name] = _checked_tensor(name, info, data_size, damaged)
+    return tensors
+
+
+def _checked_tensor(name: str, info: Any, data_size: int, damaged: Any) -> dict[str, Any]:
+    """One header entry with a known dtype, a shape of sizes and a data span that fits both."""
+    if not isinstance(info, dict):
+        raise damaged(f"tensor {name!r} is described by a {type(info).__name__}, not an object")
+    dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+    if dtype not in _DTYPE_BITS:
+        raise damaged(f"tensor {name!r} has unknown dtype {dtype!r:.40}")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise damaged(f"tensor {name!r} has shape {shape!r:.60}, not a list of sizes")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
+        raise damaged(f"tensor {name!r} has data_offsets {offsets!r:.60}, not [start, end]")
+    start, end = offsets
+    count = 1
+    for dim in shape:
+        count *= dim
+    needed_bits = count * _DTYPE_BITS[dtype]
+    if not 0 <= start <= end:
+        raise damaged(f"tensor {name!r} has data_offsets [{start}, {end}]")
+    if end > data_size:
+        raise damaged(f"truncated: tensor {name!r} ends at byte {end:,} of the data but the file holds {data_size:,}")
+    if needed_bits != 8 * (end - start):
+        raise damaged(f"tensor {name!r} of shape {shape} and dtype {dtype} needs {needed_bits / 8:,g} bytes but spans {end - start:,}")
+    return {"dtype": dtype, "shape": shape, "data_offsets": offsets, "count": count}
+
+
 def count_parameters(folder: Path) -> int:
-    """Number of parameters, read from the safetensors headers without loading any tensor."""
+    """Number of parameters, read from the checked safetensors headers without loading any tensor."""
     total = 0
     for path in folder.glob("*.safetensors"):
-        try:
-            with path.open("rb") as handle:
-                (length,) = struct.unpack("<Q", handle.read(8))
-                header = json.loads(handle.read(length))
-        except (OSError, ValueError, struct.error) as error:
-            raise ModelLoadError(f"{path} is not a readable safetensors file: {error}") from error
-        for name, info in header.items():
-            if name == "__metadata__" or not isinstance(info, dict):
-                continue
-            count = 1
-            for dim in info.get("shape", []):
-                count *= int(dim)
-            total += count
+        total += sum(info["count"] for info in read_safetensors_header(path).values())
     if total == 0:
         total = (
             sum(p.stat().st_size for p in folder.iterdir() if p.suffix in PICKLE_WEIGHT_SUFFIXES)

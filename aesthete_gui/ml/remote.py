@@ -1,6 +1,7 @@
 """A judge over any OpenAI-compatible chat-completions server (vLLM, SGLang, Ollama, LM Studio, …).
 
-Images travel as base64 JPEG data URLs; requests run with bounded concurrency, a timeout, and
+Images travel as base64 JPEG data URLs; requests run with bounded concurrency, an overall deadline
+per request, a cap on the reply's size, no redirects followed (ml/http_post.py says why), and
 retries with exponential backoff on 429 and 5xx answers, timeouts and dropped connections. A
 server that cannot be reached, rejects the credentials or does not know the model raises
 `JudgeUnavailable` with a clear message; a request that still fails after its retries is recorded
@@ -11,19 +12,25 @@ system keyring, and is never written anywhere by this module.
 from __future__ import annotations
 
 import base64
-import http.client
 import json
 import os
 import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.jobs import CancelToken
+from aesthete_gui.ml.http_post import (
+    MAX_REPLY_BYTES,
+    ConnectionFailure,
+    DeadlineExceeded,
+    Redirected,
+    ReplyTooLarge,
+    StatusError,
+    post,
+)
 from aesthete_gui.ml.images import ImageUnreadable, jpeg_bytes
 from aesthete_gui.ml.prompt_judge import (
     ChatRequest,
@@ -65,6 +72,20 @@ def completions_url(base_url: str) -> str:
     if url.endswith("/chat/completions"):
         return url
     return url + "/chat/completions"
+
+
+def check_endpoint(base_url: str) -> None:
+    """JudgeUnavailable unless `base_url` is an http(s) URL with a host (and a valid port)."""
+    from urllib.parse import urlsplit
+
+    example = "like http://localhost:8000/v1"
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as error:
+        raise JudgeUnavailable(f"the endpoint {base_url!r} is not a valid URL ({error}); give one {example}") from error
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise JudgeUnavailable(f"the endpoint {base_url!r} must be an http:// or https:// URL with a host, {example}")
 
 
 def reply_content(body: Any) -> str | None:
@@ -115,6 +136,7 @@ class RemoteJudge(PromptJudge):
         on_stage: StageCallback | None = None,
         set_per_dimension: bool = False,
         sleep: Callable[[float], None] = time.sleep,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         super().__init__(
             prompts or PromptBook.for_preset(preset),
@@ -126,10 +148,12 @@ class RemoteJudge(PromptJudge):
         )
         if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0:
             raise ValueError("max_concurrency >= 1, max_retries >= 0 and timeout_s > 0 are required")
+        check_endpoint(base_url)
         self.url = completions_url(base_url)
         self.model = model
         self._api_key = resolve_api_key(api_key, api_key_env, base_url)
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s  # the whole request's deadline: connect, headers and body
+        self.max_reply_bytes = max_reply_bytes
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_concurrency = max_concurrency
@@ -162,38 +186,34 @@ class RemoteJudge(PromptJudge):
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(self.url, data=payload, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                self._server_seen = True
-                raw_body = response.read()
-        except urllib.error.HTTPError as error:
+            raw_body = post(self.url, payload, headers, self.timeout_s, self.max_reply_bytes)
             self._server_seen = True
-            detail = _error_detail(error)
+        except Redirected as error:
+            raise JudgeUnavailable(f"{self.url}: {error}") from error
+        except StatusError as error:
+            self._server_seen = True
             if error.code in FATAL_STATUSES:
-                raise JudgeUnavailable(_fatal_message(error.code, self.url, self.model, detail)) from error
+                raise JudgeUnavailable(_fatal_message(error.code, self.url, self.model, error.detail)) from error
             if error.code in RETRY_STATUSES:
-                raise _RetryableFailure(
-                    f"HTTP {error.code} {detail}".strip(), _retry_after(error)
-                ) from error
-            raise _RequestFailure(f"HTTP {error.code} {detail}".strip()) from error
-        except urllib.error.URLError as error:
+                raise _RetryableFailure(str(error), error.retry_after) from error
+            raise _RequestFailure(str(error)) from error
+        except DeadlineExceeded as error:
+            raise _RetryableFailure(str(error)) from error
+        except ReplyTooLarge as error:
+            self._server_seen = True
+            raise _RequestFailure(str(error)) from error
+        except ConnectionFailure as error:
             reason = error.reason
-            if isinstance(reason, TimeoutError | socket.timeout):
-                raise _RetryableFailure(f"timed out after {self.timeout_s:g} s") from error
             if isinstance(reason, ConnectionRefusedError | socket.gaierror):
                 message = f"cannot reach {self.url}: {reason}"
                 if not self._server_seen:
                     raise JudgeUnavailable(f"{message}; is the server running?") from error
                 raise _RetryableFailure(message) from error
-            raise _RetryableFailure(f"connection problem: {reason}") from error
-        except TimeoutError as error:
-            raise _RetryableFailure(f"timed out after {self.timeout_s:g} s") from error
-        except (http.client.HTTPException, ConnectionError, OSError) as error:
-            raise _RetryableFailure(f"connection dropped: {type(error).__name__} {error}") from error
+            raise _RetryableFailure(f"connection problem: {error}") from error
         try:
             body = json.loads(raw_body)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise _RequestFailure("server reply is not JSON") from error
         text = reply_content(body)
         if text is None:
@@ -256,29 +276,6 @@ class RemoteJudge(PromptJudge):
         if cancel is not None:
             cancel.raise_if_cancelled()
         return [r if r is not None else Reply(None, "not run") for r in replies]
-
-
-def _error_detail(error: urllib.error.HTTPError) -> str:
-    try:
-        text = error.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    try:
-        body = json.loads(text)
-        message = body.get("error", {}).get("message") if isinstance(body, dict) else None
-        if isinstance(message, str):
-            return message[:300]
-    except (ValueError, AttributeError):
-        pass
-    return text.strip()[:300]
-
-
-def _retry_after(error: urllib.error.HTTPError) -> float | None:
-    value = error.headers.get("Retry-After") if error.headers else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def _fatal_message(code: int, url: str, model: str, detail: str) -> str:

@@ -5,10 +5,17 @@ stored in the profile (under this run) the moment its batch returns, and a run t
 cancelled, crashed, killed — resumes from the stored judgments without asking the judge again.
 Progress says calls done and left and an ETA from the pace of this session's new calls. The
 calibrated scores are stored as scorer "bridge:<judge id>"; then a fast student is trained on them.
+
+No judgment, no score (engine/evidence.py holds the minima): a run in which too few of the judge's
+calls gave a parsed judgment, or whose judge stopped answering, stores no score and trains no
+student; it ends "failed" with the counts (DistillFailed) and its stored judgments stay for a
+resume. An image with too few parsed comparisons on a dimension gets no score there and is listed
+under "unscored" with its counts.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.engine.judgments import Judge, PairwiseJudgment
+from aesthete_gui.engine.evidence import (
+    MIN_PARSED_COMPARISONS_PER_IMAGE,
+    JudgeNotAnswering,
+    JudgmentCounts,
+    judging_shortfall,
+)
+from aesthete_gui.engine.judgments import Judge, PairwiseJudgment, is_failure
 from aesthete_gui.engine.rubrics import load_preset
 from aesthete_gui.engine.scorers import ScorerKind
 from aesthete_gui.engine.scorers import scorer_id as format_scorer_id
@@ -29,6 +42,14 @@ RUN_KIND = "distill"
 
 class DistillError(ValueError):
     """A distillation cannot start or finish (no images, judge unavailable …); says why."""
+
+
+class DistillFailed(DistillError):
+    """The run ended "failed" without storing scores; `summary` has the counts (also on the run)."""
+
+    def __init__(self, message: str, summary: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 @dataclass(frozen=True)
@@ -63,9 +84,11 @@ def make_judge(
         spec = JudgeSpec(model=model, preset=preset, max_new_tokens=max_new_tokens)
     else:
         raise DistillError("no judge given: a local model folder or an endpoint is needed")
+    from aesthete_gui.ml.prompt_judge import JudgeUnavailable
+
     try:
         return open_judge(spec)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, JudgeUnavailable) as error:
         raise DistillError(f"cannot set up the judge: {error}") from error
 
 
@@ -110,21 +133,24 @@ def distill_profile(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) the bridge with `judge`, store the pseudo-scores, train the student; return a summary."""
+    """Run (or resume) the bridge with `judge`, store the pseudo-scores, train the student; return a summary.
+
+    DistillFailed when too few judgments parsed (nothing stored but the judgments), DistillError
+    when the judge cannot be used at all."""
     from aesthete_gui.engine.bridge import BridgeConfig, run_bridge
-    from aesthete_gui.ml.prompt_judge import is_failure
 
     images = sorted(profile.images(status="ok"), key=lambda r: r.id)
-    if len(images) < 2:
-        raise DistillError("distillation needs at least two readable images in the profile")
+    _check_enough_comparisons(len(images), options)
     preset_version = str(load_preset(options.preset).version)
     params = {"judge": judge.judge_id, "pool": options.pool, "refs": options.refs, "adaptive": options.adaptive, "seed": options.seed, "preset": options.preset}
     run_id = _resumable_run(profile, params)
     previous = [j for j in profile.judgments(run_id=run_id, protocol="pairwise") if isinstance(j, PairwiseJudgment)]
     pace = _Pace(progress)
+    problems = _Problems()
 
     def sink(record: PairwiseJudgment) -> None:
         pace.judged()
+        problems.note(record)
         if not is_failure(record):  # a failed call (server down) is asked again on resume
             profile.add_judgment(record, run_id=run_id, preset=options.preset, preset_version=preset_version)
 
@@ -138,33 +164,106 @@ def distill_profile(
     except Cancelled:
         profile.update_run(run_id, status="cancelled")
         raise
-    except Exception:
+    except JudgeNotAnswering as error:
+        _fail(profile, run_id, str(error), error.counts, problems, len(images), options)
+    except Exception as error:
         profile.update_run(run_id, status="failed")
+        _raise_if_judge_unusable(error)
         raise
+    counts = result.calls.counts()
+    shortfall = judging_shortfall(counts)
+    scored = [(record.id, result.scores_for(record.path)) for record in images]
+    scored = [(image_id, scores) for image_id, scores in scored if scores]
+    if shortfall is None and not scored:
+        shortfall = f"no image reached {result.min_comparisons} parsed comparisons ({counts.describe()})"
+    if shortfall is not None:
+        _fail(profile, run_id, shortfall, counts, problems, len(images), options)
     scorer_id = format_scorer_id(ScorerKind.BRIDGE, judge.judge_id)
-    write_scores(
-        profile,
-        scorer_id,
-        [(record.id, result.scores_for(record.path)) for record in images],
-        scorer_version=f"run-{run_id}",
-        preset=options.preset,
-        preset_version=preset_version,
-    )
     summary: dict[str, Any] = {
         "run_id": run_id,
         "pseudo_scores": scorer_id,
         "images": len(images),
+        "scored": len(scored),
         "pool": len(result.pool),
         "calls_planned": result.calls.planned,
         "calls_made": result.calls.made,
         "calls_reused": result.calls.reused,
-        "unparsed": result.calls.unparsed,
+        **_count_fields(counts),
+        "unscored": [
+            {"path": path, "parsed_comparisons": short, "needs": result.min_comparisons}
+            for path, short in result.unscored()
+        ],
         "options": asdict(options),
     }
-    if options.student:
-        summary["student"] = train_student_from_profile(profile, options.student, scorer_id, {"judge": judge.judge_id, "run_id": run_id}, progress, cancel)
+    try:
+        write_scores(profile, scorer_id, scored, scorer_version=f"run-{run_id}", preset=options.preset, preset_version=preset_version)
+        if options.student:
+            summary["student"] = train_student_from_profile(profile, options.student, scorer_id, {"judge": judge.judge_id, "run_id": run_id}, progress, cancel)
+    except Cancelled:
+        profile.update_run(run_id, status="cancelled", result=summary)
+        raise
+    except Exception:
+        profile.update_run(run_id, status="failed", result=summary)
+        raise
     profile.update_run(run_id, status="done", done=result.calls.done, total=result.calls.planned, result=summary)
     return summary
+
+
+def _check_enough_comparisons(image_count: int, options: DistillOptions) -> None:
+    """Refuse settings under which no image could reach the minimum of parsed comparisons."""
+    needed = MIN_PARSED_COMPARISONS_PER_IMAGE
+    if image_count < needed + 1:
+        raise DistillError(
+            f"distillation needs at least {needed + 1} readable images (each image needs {needed} "
+            f"parsed comparisons with others); the profile has {image_count}"
+        )
+    if options.pool < needed + 1:
+        raise DistillError(f"the pool must hold at least {needed + 1} images (each pool image needs {needed} parsed comparisons); got {options.pool}")
+    if image_count > options.pool and options.refs < needed:
+        raise DistillError(f"each image needs {needed} parsed comparisons against the pool: references per image must be at least {needed}; got {options.refs}")
+
+
+def _count_fields(counts: JudgmentCounts) -> dict[str, int]:
+    return {"asked": counts.asked, "parsed": counts.parsed, "failed": counts.failed, "unparsed": counts.unparsed}
+
+
+class _Problems:
+    """The latest failed call's reason and unparsed reply, for the failure message."""
+
+    def __init__(self) -> None:
+        self.last = ""
+
+    def note(self, record: PairwiseJudgment) -> None:
+        if is_failure(record):
+            self.last = record.rationale
+        elif not record.parsed:
+            text = re.sub(r"\s+", " ", record.raw).strip()
+            self.last = f"reply not understood: {text[:80]!r}"
+
+
+def _fail(
+    profile: Profile, run_id: int, reason: str, counts: JudgmentCounts, problems: _Problems,
+    image_count: int, options: DistillOptions,
+) -> None:  # fmt: skip
+    """Mark the run failed with its counts and raise DistillFailed; nothing is stored but judgments."""
+    kept = len(profile.judgments(run_id=run_id))
+    summary = {"run_id": run_id, "status": "failed", "reason": reason, "images": image_count, **_count_fields(counts), "judgments_kept": kept, "options": asdict(options)}
+    profile.update_run(run_id, status="failed", done=counts.asked, result=summary)
+    last = f" Last problem: {problems.last}." if problems.last and problems.last not in reason else ""
+    raise DistillFailed(
+        f"distillation failed: {reason}. No scores were stored and no student was trained; "
+        f"{kept} stored judgments are kept in run {run_id} (run it again to resume).{last}",
+        summary,
+    )
+
+
+def _raise_if_judge_unusable(error: Exception) -> None:
+    """A judge that cannot be reached, refuses the key or cannot load becomes a DistillError."""
+    from aesthete_gui.ml.loading import ModelLoadError
+    from aesthete_gui.ml.prompt_judge import JudgeUnavailable
+
+    if isinstance(error, JudgeUnavailable | ModelLoadError):
+        raise DistillError(f"the judge cannot be used: {error}") from error
 
 
 def train_student_from_profile(

@@ -332,8 +332,12 @@ def list_students(models_dir: Path) -> list[str]:
 
 
 def load_student(models_dir: Path, name: str) -> StudentScorer:
-    """Load a saved student; FileNotFoundError when missing, ValueError when the card is not ours."""
+    """Load a saved student; FileNotFoundError when missing, ValueError when the card is not ours,
+    DamagedWeights (a ValueError too) naming the file when its weights are damaged."""
+    from safetensors import SafetensorError
     from safetensors.numpy import load_file
+
+    from aesthete_gui.ml.model_files import DamagedWeights, read_safetensors_header
 
     card_path = models_dir / f"{name}.json"
     weights = models_dir / f"{name}.safetensors"
@@ -341,8 +345,37 @@ def load_student(models_dir: Path, name: str) -> StudentScorer:
         raise FileNotFoundError(f"no student {name!r} in {models_dir}")
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise ValueError(f"unreadable student card {card_path}: {error}") from error
-    if card.get("format") != CARD_FORMAT:
+    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
         raise ValueError(f"{card_path} is not an Aesthete student card")
-    return StudentScorer(name=name, card=card, tensors=load_file(str(weights)))
+    expected = _student_shapes(card, card_path)
+    header = read_safetensors_header(weights)
+    for key, shape in expected.items():
+        info = header.get(key)
+        if info is None:
+            raise DamagedWeights(f"{weights} is a damaged student: tensor {key!r} is missing")
+        if info["dtype"] not in ("F16", "F32", "F64") or tuple(info["shape"]) != shape:
+            raise DamagedWeights(
+                f"{weights} is a damaged student: tensor {key!r} is {info['dtype']} {info['shape']}, "
+                f"expected floats of shape {list(shape)}"
+            )
+    try:
+        tensors = load_file(str(weights))
+    except (SafetensorError, OSError) as error:
+        raise DamagedWeights(f"{weights} cannot be loaded: {error}") from error
+    return StudentScorer(name=name, card=card, tensors={k: tensors[k] for k in expected})
+
+
+def _student_shapes(card: dict[str, Any], card_path: Path) -> dict[str, tuple[int, ...]]:
+    """The tensor shapes the card implies: inputs = embedding size + image properties."""
+    names, embedding = card.get("feature_names"), card.get("embedding_dim", 0)
+    hidden = (card.get("config") or {}).get("hidden") if isinstance(card.get("config"), dict) else None
+    if not isinstance(names, list) or not isinstance(embedding, int) or not isinstance(hidden, int):
+        raise ValueError(f"{card_path} lacks the feature names, embedding size or hidden size of its student")
+    inputs = embedding + len(names)
+    outputs = len(DIMENSIONS)
+    return {
+        "mean": (inputs,), "scale": (inputs,), "w1": (hidden, inputs), "b1": (hidden,),
+        "w2": (outputs, hidden), "b2": (outputs,),
+    }  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from aesthete_gui.cli import main
 from aesthete_gui.store import open_profile
 from tests.fixtures.tiny_models import build_tiny_qwen25_vl
+from tests.ml.chat_server import Action, ChatServer, well_behaved
 from tests.services.taste_library import write_photos
 
 
@@ -21,14 +23,76 @@ def test_distill_with_a_local_judge_stores_every_judgment(tmp_path: Path, capsys
     for path in write_photos(tmp_path / "photos", count=4):
         profile.ensure_image(str(path))
     profile.close()
-    code = main(["--profile", profile_path, "distill", "--judge", str(model), "--pool", "3", "--refs", "1", "--no-student", "--max-new-tokens", "8", "--json"])
-    assert code == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["calls_planned"] == 3 + 1
+    code = main(["--profile", profile_path, "distill", "--judge", str(model), "--pool", "4", "--refs", "3", "--no-student", "--max-new-tokens", "8", "--json"])
+    # a tiny random model answers noise: every reply is kept, none becomes a score
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and error.startswith("aesthete: error: distillation failed: no judgment parsed (6 asked")
     profile = open_profile(profile_path)
-    assert len(profile.judgments(run_id=summary["run_id"])) == summary["calls_made"] == 4
-    assert profile.run(summary["run_id"]).status == "done"
+    [run] = profile.runs("distill")
+    assert run.status == "failed" and run.result["unparsed"] == 6
+    assert len(profile.judgments(run_id=run.id)) == 6
+    assert profile.scorers() == []
     profile.close()
+
+
+def _profile_with_photos(tmp_path: Path, count: int = 8) -> str:
+    profile_path = str(tmp_path / "p.db")
+    profile = open_profile(profile_path)
+    for path in write_photos(tmp_path / "photos", count=count):
+        profile.ensure_image(str(path))
+    profile.close()
+    return profile_path
+
+
+def _distill(profile_path: str, endpoint: str, *extra: str) -> int:
+    return main(["--profile", profile_path, "distill", "--endpoint", endpoint, "--model", "m", "--pool", "5", "--refs", "3", "--no-student", *extra])
+
+
+def test_distill_against_a_server_answering_garbage_fails_with_counts_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _profile_with_photos(tmp_path)
+    with ChatServer(lambda body, call: Action("Both are lovely.")) as server:
+        code = _distill(profile_path, server.base_url)
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("aesthete: error: distillation failed: no judgment parsed (19 asked, 0 parsed, 0 failed (no answer), 19 unparsed)")
+    assert "Both are lovely" in last and "19 stored judgments are kept in run 1" in last
+    profile = open_profile(profile_path)
+    assert profile.scorers() == [] and profile.run(1).status == "failed"
+    assert len(profile.judgments(run_id=1)) == 19
+    profile.close()
+    with ChatServer(well_behaved) as server:
+        assert _distill(profile_path, server.base_url, "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["run_id"] == 1 and summary["parsed"] == 19 and summary["scored"] == 8
+    profile = open_profile(profile_path)
+    assert profile.run(1).status == "done" and len(profile.scores("bridge:remote:m")) == 8
+    profile.close()
+
+
+def test_distill_against_a_server_that_rejects_the_key_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _profile_with_photos(tmp_path)
+    with ChatServer(lambda body, call: Action(status=401, body={"error": {"message": "invalid key"}})) as server:
+        code = _distill(profile_path, server.base_url)
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("aesthete: error: the judge cannot be used: HTTP 401: the server rejected the API key")
+    profile = open_profile(profile_path)
+    assert profile.scorers() == [] and profile.runs("distill")[-1].status == "failed"
+    profile.close()
+
+
+def test_distill_against_an_unreachable_server_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _profile_with_photos(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = _distill(profile_path, f"http://127.0.0.1:{port}/v1")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("aesthete: error: the judge cannot be used: cannot reach http://127.0.0.1:")
+    assert "is the server running?" in last
 
 
 def test_distill_needs_exactly_one_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

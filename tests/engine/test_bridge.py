@@ -119,7 +119,56 @@ def test_unparsed_replies_count_as_calls_without_evidence(latent) -> None:
     result = run_bridge(item_names(90), judge, SMALL)
     assert result.calls.made == result.calls.planned
     assert 0.1 * result.calls.planned < result.calls.unparsed < 0.3 * result.calls.planned
-    assert srcc(result.latent["overall"], latent[:, 4]) > 0.7
+    assert result.calls.failed == 0
+    assert result.calls.parsed == result.calls.planned - result.calls.unparsed
+    scored = np.isfinite(result.latent["overall"])
+    assert scored.sum() > 80
+    assert srcc(result.latent["overall"][scored], latent[scored, 4]) > 0.7
+    # an item below the minimum of parsed comparisons has no latent and no score: never the prior
+    short = result.evidence["overall"] < result.min_comparisons
+    assert np.array_equal(short, ~scored)
+    assert np.all(np.isnan(result.scores["overall"][short]))
+    for item, counts in result.unscored():
+        assert all(count < result.min_comparisons for count in counts.values())
+        assert set(result.scores_for(item)).isdisjoint(counts)
+
+
+def test_a_judge_whose_replies_never_parse_scores_nothing(latent) -> None:
+    judge = ThurstoneJudge(latent, unparsed_share=1.0)
+    result = run_bridge(item_names(90), judge, SMALL)
+    assert result.calls.parsed == 0 and result.calls.unparsed == result.calls.planned
+    for dimension in DIMENSIONS:
+        assert np.all(np.isnan(result.scores[dimension]))  # not 3.0: no judgment, no score
+        assert np.all(result.evidence[dimension] == 0)
+    assert all(result.scores_for(item) == {} for item in item_names(90))
+    assert len(result.unscored()) == 90
+
+
+def test_stored_unparsed_replies_are_asked_again_on_resume(latent) -> None:
+    stored = []
+    run_bridge(item_names(30), ThurstoneJudge(latent[:30], unparsed_share=1.0), SMALL, sink=stored.append)
+    judge = RecordingJudge(latent[:30])
+    resumed = run_bridge(item_names(30), judge, SMALL, previous=stored)
+    assert resumed.calls.reused == 0 and resumed.calls.made == resumed.calls.planned
+    assert np.all(np.isfinite(resumed.scores["overall"]))
+
+
+def test_a_judge_that_never_answers_stops_the_run(latent) -> None:
+    from aesthete_gui.engine.evidence import MAX_CONSECUTIVE_FAILED_CALLS, JudgeNotAnswering
+    from aesthete_gui.engine.judgments import NO_ANSWER, PairwiseJudgment
+
+    class SilentJudge:
+        judge_id = "silent"
+        calls = 0
+
+        def judge_pairs(self, pairs, progress=None, cancel=None):
+            self.calls += len(pairs)
+            return [PairwiseJudgment(a, b, parsed=False, rationale=NO_ANSWER + "HTTP 500") for a, b in pairs]
+
+    judge = SilentJudge()
+    with pytest.raises(JudgeNotAnswering, match="HTTP 500"):
+        run_bridge(item_names(90), judge, BridgeConfig(pool_size=16, batch_size=4))
+    assert judge.calls == MAX_CONSECUTIVE_FAILED_CALLS
 
 
 def test_small_sets_are_judged_entirely_in_the_pool(latent) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -242,3 +243,66 @@ def _as_json(value: object) -> str:
     import json
 
     return json.dumps(value)
+
+
+HOSTILE_REPLIES = {
+    "superscript best": ('<answer>{"best": "²", "worst": 1}</answer>', "best"),
+    "circled digit best": ('{"best": "①", "worst": "image ³"}', "best"),
+    "5,000-digit best": ('{"best": ' + "9" * 5000 + ', "worst": 1}', "no JSON answer"),
+    "5,000-digit best as text": ('{"best": "' + "9" * 5000 + '", "worst": 1}', "best"),
+    "4,000-digit best": ('{"best": ' + "7" * 4000 + ', "worst": 1}', "best"),
+    "400-digit score": ('{"technique": ' + "4" * 400 + "}", "technique: not a number in range"),
+    "400-digit score as text": ('{"technique": "' + "4" * 400 + '"}', "technique: not a number in range"),
+    "1e400 score": ('{"technique": 1e400, "best": 1e400, "worst": -1e400}', "technique"),
+    "arabic-indic digit score": ('{"technique": "٤"}', "technique: not a number in range"),
+    "deeply nested": ('{"technique": ' + "[" * 5000 + "]" * 5000 + "}", "no JSON answer"),
+}
+
+
+def test_hostile_values_are_unparsed_with_a_note_never_raised() -> None:
+    for name, (raw, note) in HOSTILE_REPLIES.items():
+        pointwise, pairwise, chosen = parse_pointwise(raw), parse_pairwise(raw), parse_set(raw, 3)
+        assert not pointwise.parsed and not pairwise.parsed and not chosen.parsed, name
+        assert all(v is None for v in pointwise.scores.values()), name
+        assert chosen.best is None and chosen.worst is None, name
+        notes = " ".join(pointwise.notes + pairwise.notes + chosen.notes)
+        assert note in notes, (name, notes)
+        assert all(len(n) < 200 for n in pointwise.notes + chosen.notes), name
+
+
+def test_a_parser_error_becomes_an_unparsed_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aesthete_gui.engine import parsing
+
+    def explode(raw: str) -> None:
+        raise RuntimeError("a case nobody thought of")
+
+    monkeypatch.setattr(parsing, "extract_answer_object", explode)
+    for result in (parse_pointwise("{}"), parse_pairwise("{}"), parse_set("{}", 3)):
+        assert result.parsed is False and result.notes == ("reply could not be read (RuntimeError)",)
+    assert parse_pointwise(None).parsed is False  # type: ignore[arg-type]
+
+
+_hostile_value = st.one_of(
+    st.integers(min_value=-(10**600), max_value=10**600),
+    st.integers(min_value=-(10**600), max_value=10**600).map(str),
+    st.text(alphabet=st.characters(categories=["Nd", "No", "Nl"]), min_size=1, max_size=6),
+    st.floats(),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.dictionaries(st.sampled_from(["best", "worst"]), st.integers(-(10**30), 10**30), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from([*DIMENSIONS, "best", "worst"]), _hostile_value, min_size=1))
+def test_hostile_numbers_never_raise_and_never_invent(answer: dict) -> None:
+    raw = "<answer>{" + ", ".join(f'"{k}": {_as_json(v)}' for k, v in answer.items()) + "}</answer>"
+    for result in (parse_pointwise(raw), parse_pairwise(raw), parse_set(raw, 8)):
+        assert isinstance(result.parsed, bool)
+    for dimension, value in parse_pointwise(raw).scores.items():
+        if value is not None:
+            original = answer[dimension]
+            assert isinstance(original, int | float | str) and 1.0 <= value <= 5.0
+            assert float(original) == value
+    chosen = parse_set(raw, 8)
+    if chosen.best is not None:
+        assert chosen.best + 1 == int(answer["best"]) and 1 <= int(answer["best"]) <= 8

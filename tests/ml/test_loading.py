@@ -136,7 +136,7 @@ def test_broken_config_and_weights_give_clear_errors(tiny_qwen3_vl_dir: Path, tm
     bad = tmp_path / "bad-weights"
     shutil.copytree(tiny_qwen3_vl_dir, bad)
     (bad / "model.safetensors").write_bytes(b"\x00" * 4)
-    with pytest.raises(ModelLoadError, match="not a readable safetensors"):
+    with pytest.raises(ModelLoadError, match="damaged safetensors file: only 4 bytes"):
         load_vlm(bad)
 
 

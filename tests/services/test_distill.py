@@ -70,7 +70,7 @@ def test_a_stopped_run_resumes_without_repeating_any_call(profile: Profile) -> N
 
 def test_bad_setups_are_clear_errors(tmp_path: Path) -> None:
     empty = open_profile(tmp_path / "empty.db")
-    with pytest.raises(distill.DistillError, match="at least two"):
+    with pytest.raises(distill.DistillError, match="at least 4 readable images"):
         distill.distill_profile(empty, ScriptedJudge({}))
     with pytest.raises(distill.DistillError, match="--model"):
         distill.make_judge(None, "http://localhost:9/v1", None, "photography")

@@ -1,0 +1,222 @@
+"""One HTTP POST with the safety rules of the remote judge: no redirects, one deadline, a size cap.
+
+- Redirects are refused, never followed. A chat-completions POST has no legitimate reason to be
+  redirected; following one would send the Authorization header (the API key) to whatever
+  address the server names, and a 301/302 would turn the POST into a GET without its body anyway.
+  Refusing is the rule that cannot leak: the user is told the address to use instead.
+- `timeout_s` is the whole call's deadline (connect, headers and body together), not a per-read
+  socket timeout: a watchdog shuts the connection when it passes, so a server trickling one byte
+  a second cannot hold a call longer than asked.
+- The reply is read in chunks and refused past `max_bytes` (a declared Content-Length above it is
+  refused before reading): a huge reply never sits in memory whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""Largest server reply read (a chat completion is a few kilobytes)."""
+
+ERROR_DETAIL_BYTES = 4096
+"""Bytes of an error reply kept to explain it."""
+
+_CHUNK = 64 * 1024
+
+
+class PostFailure(Exception):
+    """The request got no usable reply; subclasses say why."""
+
+
+class StatusError(PostFailure):
+    """The server answered with an HTTP error status (detail: the start of its body)."""
+
+    def __init__(self, code: int, detail: str, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {code} {detail}".strip())
+        self.code = code
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+class Redirected(PostFailure):
+    """The server answered with a redirect, which is never followed."""
+
+    def __init__(self, code: int, location: str) -> None:
+        super().__init__(
+            f"the server answered HTTP {code}, a redirect to {location or '(no address)'}; "
+            "redirects are not followed (the API key would go along): give that address instead"
+        )
+        self.code = code
+        self.location = location
+
+
+class DeadlineExceeded(PostFailure):
+    """No complete reply within the call's overall deadline (connect, headers and body together)."""
+
+
+class ReplyTooLarge(PostFailure):
+    """The reply is larger than the cap."""
+
+
+class ConnectionFailure(PostFailure):
+    """The connection could not be made or broke; `reason` is the underlying error."""
+
+    def __init__(self, message: str, reason: BaseException | None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class _Watchdog:
+    """Shuts the connection's socket down when the overall deadline passes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._timers: list[threading.Timer] = []
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def attach(self, sock: socket.socket) -> None:
+        timer = threading.Timer(self.remaining(), self._expire, (sock,))
+        timer.daemon = True
+        with self._lock:
+            self._timers.append(timer)
+        timer.start()
+
+    def _expire(self, sock: socket.socket) -> None:
+        self.expired = True
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        with self._lock:
+            for timer in self._timers:
+                timer.cancel()
+
+
+def _watched(base: type[http.client.HTTPConnection], watchdog: _Watchdog) -> Any:
+    class WatchedConnection(base):  # type: ignore[misc, valid-type]
+        def connect(self) -> None:
+            super().connect()
+            watchdog.attach(self.sock)
+
+    return WatchedConnection
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self.watchdog = watchdog
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_watched(http.client.HTTPConnection, self.watchdog), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self.watchdog = watchdog
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(
+            _watched(http.client.HTTPSConnection, self.watchdog), req, context=self._context  # type: ignore[attr-defined]
+        )
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        raise Redirected(code, newurl)
+
+
+def post(
+    url: str,
+    payload: bytes,
+    headers: dict[str, str],
+    timeout_s: float,
+    max_bytes: int = MAX_REPLY_BYTES,
+) -> bytes:
+    """POST `payload` and return the reply body; a PostFailure subclass says why there is none."""
+    if not url.lower().startswith(("http://", "https://")):  # no file:, ftp: or data: handlers
+        raise ConnectionFailure(f"not an http(s) URL: {url}", None)
+    watchdog = _Watchdog(timeout_s)
+    opener = urllib.request.build_opener(
+        _HTTPHandler(watchdog), _HTTPSHandler(watchdog), _RefuseRedirects()
+    )
+    request = urllib.request.Request(url, data=payload, headers=headers, method="POST")
+    try:
+        with opener.open(request, timeout=timeout_s) as response:
+            return _read_capped(response, max_bytes, watchdog, timeout_s)
+    except urllib.error.HTTPError as error:
+        if 300 <= error.code < 400:
+            raise Redirected(error.code, error.headers.get("Location", "") if error.headers else "") from error
+        detail = _error_detail(error, watchdog)
+        raise StatusError(error.code, detail, _retry_after(error)) from error
+    except PostFailure:
+        raise
+    except urllib.error.URLError as error:
+        if watchdog.expired or isinstance(error.reason, TimeoutError):
+            raise DeadlineExceeded(f"timed out after {timeout_s:g} s") from error
+        raise ConnectionFailure(str(error.reason), error.reason if isinstance(error.reason, BaseException) else None) from error
+    except (TimeoutError, http.client.HTTPException, OSError) as error:
+        if watchdog.expired or isinstance(error, TimeoutError):
+            raise DeadlineExceeded(f"timed out after {timeout_s:g} s") from error
+        raise ConnectionFailure(f"connection dropped: {type(error).__name__} {error}", error) from error
+    finally:
+        watchdog.stop()
+
+
+def _read_capped(response: Any, max_bytes: int, watchdog: _Watchdog, timeout_s: float) -> bytes:
+    declared = response.headers.get("Content-Length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > max_bytes:
+        raise ReplyTooLarge(f"the server's reply is {int(declared):,} bytes; the limit is {max_bytes:,}")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = response.read(min(_CHUNK, max_bytes + 1 - size))
+        if watchdog.expired:
+            raise DeadlineExceeded(f"timed out after {timeout_s:g} s")
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            raise ReplyTooLarge(f"the server's reply is larger than the limit of {max_bytes:,} bytes")
+    return b"".join(chunks)
+
+
+def _error_detail(error: urllib.error.HTTPError, watchdog: _Watchdog) -> str:
+    """The error message of an error reply's JSON body, else its first characters."""
+    import json
+
+    try:
+        text = error.read(ERROR_DETAIL_BYTES).decode("utf-8", "replace")
+    except (OSError, http.client.HTTPException):
+        return ""
+    if watchdog.expired:
+        return ""
+    try:
+        body = json.loads(text)
+        message = body.get("error", {}).get("message") if isinstance(body, dict) else None
+        if isinstance(message, str):
+            return message[:300]
+    except (ValueError, AttributeError, RecursionError):
+        pass
+    return text.strip()[:300]
+
+
+def _retry_after(error: urllib.error.HTTPError) -> float | None:
+    value = error.headers.get("Retry-After") if error.headers else None
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return seconds if seconds is not None and seconds == seconds and seconds >= 0 else None
