@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.resources import resource_dir
 
 LEVEL_COUNT = 5
 
 
-class RubricError(ValueError):
+class RubricError(AestheteError, ValueError):
     """A rubric preset file is missing, unreadable or does not have the expected shape."""
 
 

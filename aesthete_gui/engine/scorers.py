@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 
@@ -31,7 +32,7 @@ BUILTIN = ScorerKind.BUILTIN.value
 """The id of the built-in scorer, the default everywhere a scorer is not chosen."""
 
 
-class ScorerIdError(ValueError):
+class ScorerIdError(AestheteError, ValueError):
     """Text that is not a scorer id."""
 
 

@@ -14,6 +14,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 
 SAFE_WEIGHT_SUFFIXES = (".safetensors",)
@@ -21,7 +22,7 @@ PICKLE_WEIGHT_SUFFIXES = (".bin", ".pth", ".pt", ".ckpt", ".pkl")
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
-class ModelLoadError(Exception):
+class ModelLoadError(AestheteError):
     """A model could not be found or loaded; the message says what the user can do about it."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, SetJudgment
 from aesthete_gui.engine.parsing import parse_free_text
 from aesthete_gui.engine.prompts import Prompt, PromptBook
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.ml.judge_replies import (
     NO_ANSWER,
@@ -46,7 +47,7 @@ __all__ = [
 STAGES = ("analyser", "critic", "summariser")
 
 
-class JudgeUnavailable(Exception):
+class JudgeUnavailable(AestheteError):
     """The judge cannot be used at all (server unreachable, bad credentials, model not loadable)."""
 
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aesthete_gui.engine.scorers import Scorer
+from aesthete_gui.errors import AestheteError
 
 __all__ = ["ModelCard", "ModelCardError", "Scorer", "card_for", "installed_path", "list_cards", "read_card"]
 
 ROLES = ("judge", "encoder")
 
 
-class ModelCardError(ValueError):
+class ModelCardError(AestheteError, ValueError):
     """A model card file is unreadable or lacks a required field."""
 
 

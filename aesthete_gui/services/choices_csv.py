@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.services.csv_rows import CsvError, read_table
 from aesthete_gui.store import Profile
 
@@ -22,7 +23,7 @@ CSV_SESSION_PREFIX = "csv:"
 WINNERS = ("a", "b", "tie")
 
 
-class ChoicesCsvError(ValueError):
+class ChoicesCsvError(AestheteError, ValueError):
     """A choices CSV that cannot be imported; the message names the file and line. Nothing was imported."""
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Sequence
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.safe_text import terminal_text
 
 Row = tuple[int, dict[str, str]]
 """A data row: the line it starts on (1-based, as an editor shows it) and its cells by column name."""
 
 
-class CsvError(ValueError):
+class CsvError(AestheteError, ValueError):
     """The table cannot be read; the message names the file and the line."""
 
 

@@ -33,6 +33,7 @@ from aesthete_gui.engine.judgments import Judge, PairwiseJudgment, is_failure
 from aesthete_gui.engine.rubrics import load_preset
 from aesthete_gui.engine.scorers import ScorerKind
 from aesthete_gui.engine.scorers import scorer_id as format_scorer_id
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.scoring import write_scores
 from aesthete_gui.store import Profile
@@ -40,7 +41,7 @@ from aesthete_gui.store import Profile
 RUN_KIND = "distill"
 
 
-class DistillError(ValueError):
+class DistillError(AestheteError, ValueError):
     """A distillation cannot start or finish (no images, judge unavailable …); says why."""
 
 

@@ -23,13 +23,14 @@ import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import BUILTIN, ArrayScorer, ScorerId, ScorerKind, scorer_id
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.events import ScoresChanged, emit
 from aesthete_gui.store import ImageRecord, Profile
 
 __all__ = ["BUILTIN", "ScoreResult", "ScorerEntry", "ScorerNotFoundError", "registered_scorers", "score_with", "write_scores"]
 
-class ScorerNotFoundError(LookupError):
+class ScorerNotFoundError(AestheteError, LookupError):
     """No scorer of that name in this profile."""
 
 

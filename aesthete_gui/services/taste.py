@@ -20,6 +20,7 @@ import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.scoring import (
     LibraryArrays,
@@ -55,7 +56,7 @@ CURVE_POINTS = 6
 WINNERS = ("a", "b", "tie")
 
 
-class TasteError(ValueError):
+class TasteError(AestheteError, ValueError):
     """A taste operation cannot proceed (no choices, unknown adapter, bad CSV row …); says why."""
 
 
