@@ -44,8 +44,8 @@ def sample_picture(size: tuple[int, int] = SAMPLE_SIZE) -> Image.Image:
 
 def check_builtin_scorer(progress: ProgressCallback | None = None, cancel: CancelToken | None = None) -> BuiltinCheck:
     """Measure the sample picture and score it with the built-in scorer (no network, no weights)."""
-    from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, compute_features
     from aesthete_gui.engine.builtin_scorer import BuiltinScorer
+    from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, compute_features
 
     if cancel is not None:
         cancel.raise_if_cancelled()
