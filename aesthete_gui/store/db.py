@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from aesthete_gui.store.checks import ChecksMixin
 from aesthete_gui.store.migrations import migrate
 from aesthete_gui.store.opinions import OpinionsMixin
 
 
-class Profile(OpinionsMixin):
+class Profile(ChecksMixin, OpinionsMixin):
     """The personal profile: library, marks, choices, judgments, scores, runs, adapters.
 
     Thread-safe: each thread gets its own SQLite connection on first use. Every public method that
