@@ -13,13 +13,14 @@ import io
 import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.decode import Decoded, decode_bytes, read_bytes
+from aesthete_gui.imaging.faces import Face, detect_faces, faces_available
 from aesthete_gui.imaging.texture import cell_sums, gradients, laplacian, second_difference_response
 from aesthete_gui.settings import resources_dir
 
@@ -70,8 +71,8 @@ def thresholds() -> dict[str, dict[str, object]]:
 
 
 def checks_version() -> str:
-    """Version of stored verdicts: measuring code and thresholds file together."""
-    return f"{MEASURE_VERSION}.{thresholds()['version']}"
+    """Version of stored verdicts: measuring code, thresholds file, and whether faces were sought."""
+    return f"{MEASURE_VERSION}.{thresholds()['version']}{'+faces' if faces_available() else ''}"
 
 
 def decode_for_checks(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> tuple[Decoded, bytes]:
@@ -128,7 +129,10 @@ def measure(
     quality: float | None = None,
     faces: Sequence[tuple[float, float, float, float]] = (),
 ) -> dict[str, float]:
-    """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1."""
+    """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1.
+
+    Also "face_<i>": the sharpness of each face box that is large enough to measure.
+    """
     rgb8 = np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
     grey = rgb8[..., 0] * 0.299 + rgb8[..., 1] * 0.587 + rgb8[..., 2] * 0.114
     grey = grey.astype(np.float32)
@@ -155,7 +159,8 @@ def measure(
     root = np.sqrt(max(((a - c) / 2) ** 2 + b * b, 0.0))
     motion = 0.0 if trace <= 1e-12 else float(1.0 - max(trace / 2 - root, 0.0) / (trace / 2 + root))
     width, height = full_size or image.size
-    return {
+    face_sharpness = {f"face_{i}": _sharpness(v, noise) for i, v in enumerate(face_variances)}
+    return face_sharpness | {
         "focus": _sharpness(subject, noise),
         "motion_blur": motion,
         "highlights": float((brightest >= HIGHLIGHT_LEVEL).mean()),
@@ -222,26 +227,40 @@ def judge(values: Mapping[str, float], limits: Mapping[str, Mapping[str, object]
     return out
 
 
-def checks_for_decoded(
-    decoded: Decoded, data: bytes | None = None, faces: Sequence[tuple[float, float, float, float]] = ()
-) -> list[Check]:
-    """Every check of one `decode_for_checks` result (data: the file's bytes, for JPEG quality)."""
-    values = measure(decoded.image, decoded.full_size, jpeg_quality(data) if data else None, faces)
-    values["faces"] = float(len(faces))
-    return judge(values)
+@dataclass(frozen=True)
+class Analysis:
+    """An image's checks, its faces and the version of the code and thresholds that made them."""
+
+    checks: list[Check]
+    faces: list[Face]
+    version: str
 
 
-def checks_for_bytes(data: bytes, name: str, decoded: Decoded | None = None) -> tuple[list[Check], str]:
-    """Checks of a file's bytes and their version; `decoded` must be the canonical check decode."""
+def analyse_decoded(decoded: Decoded, data: bytes | None = None) -> Analysis:
+    """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality)."""
+    found = detect_faces(decoded.image)
+    values = measure(decoded.image, decoded.full_size, jpeg_quality(data) if data else None, [f.box for f in found])
+    values["faces"] = float(len(found))
+    faces = [replace(f, sharpness=values.get(f"face_{i}", 0.0)) for i, f in enumerate(found)]
+    return Analysis(judge(values), faces, checks_version())
+
+
+def analyse_bytes(data: bytes, name: str, decoded: Decoded | None = None) -> Analysis:
+    """analyse_decoded of a file's bytes; `decoded`, when given, must be the canonical check decode."""
     if decoded is None:
         decoded = decode_bytes(data, name, CHECK_SIDE, CHECK_DRAFT_SIDE)
-    return checks_for_decoded(decoded, data), checks_version()
+    return analyse_decoded(decoded, data)
+
+
+def analyse_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> Analysis:
+    """Faces and checks of one image file: the same values import stores (raises DecodeError)."""
+    decoded, data = decode_for_checks(path)
+    return analyse_decoded(decoded, data)
 
 
 def checks_for_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> list[Check]:
-    """Every check of one image file: the same values as import stores (raises DecodeError)."""
-    decoded, data = decode_for_checks(path)
-    return checks_for_decoded(decoded, data)
+    """Every check of one image file (see analyse_path)."""
+    return analyse_path(path).checks
 
 
 def worst_verdict(checks: Iterable[Check]) -> Verdict:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Check, checks_for_bytes
+from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Analysis, analyse_bytes
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes, read_bytes
 from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
 from aesthete_gui.imaging.metadata import ImageMetadata, metadata_from_bytes, metadata_from_decoded
@@ -37,8 +37,7 @@ class IngestResult:
     notes: list[str] = field(default_factory=list)
     features: dict[str, float] | None = None
     decoded: bool = False
-    checks: list[Check] | None = None
-    checks_version: str | None = None
+    analysis: Analysis | None = None
 
     @property
     def ok(self) -> bool:
@@ -58,7 +57,7 @@ def ingest_file(
 
     with_preview=False writes only the 256 px thumbnail from a 1/8-scale JPEG decode (fastest
     import); `thumbnails.ensure_thumbnails` then makes the ~1024 px preview when it is first shown.
-    with_checks measures the technical checks (imaging/checks.py), from the thumbnail's decode
+    with_checks finds faces and measures the technical checks (imaging/checks.py), from the thumbnail's decode
     when the import makes no preview.
     """
     result = IngestResult(path=os.fsdecode(path))
@@ -96,7 +95,7 @@ def _ingest(
             result.phash = perceptual_hash(thumb)
         result.thumbs = cached
         if with_checks:
-            result.checks, result.checks_version = checks_for_bytes(data, name)
+            result.analysis = analyse_bytes(data, name)
         return
     if with_preview or with_features:
         decoded = decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
@@ -116,7 +115,7 @@ def _ingest(
     result.phash = perceptual_hash(small)
     if with_checks:
         reuse = decoded if not (with_preview or with_features) else None
-        result.checks, result.checks_version = checks_for_bytes(data, name, reuse)
+        result.analysis = analyse_bytes(data, name, reuse)
     if with_features:
         from aesthete_gui.imaging.features import decoded_features
 

@@ -134,9 +134,9 @@ class _Importer:
         if features:
             self.profile.put_features_many(features)
         checks = [
-            check_row(image_id, outcome.ingest.checks, outcome.ingest.checks_version or "")
+            check_row(image_id, outcome.ingest.analysis)
             for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
-            if update.status == "ok" and outcome is not None and outcome.ingest.checks is not None
+            if update.status == "ok" and outcome is not None and outcome.ingest.analysis is not None
         ]
         if checks:
             self.profile.put_checks_many(checks)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from aesthete_gui.imaging.checks import Check, checks_version, worst_verdict
+from aesthete_gui.imaging.checks import Analysis, checks_version, worst_verdict
 from aesthete_gui.store.checks import CheckRow
 
 __all__ = ["check_row", "checks_version", "image_culling"]
 
 
-def check_row(image_id: int, checks: Sequence[Check], version: str, faces: Sequence[dict[str, Any]] = ()) -> CheckRow:
-    """One image's checks as a profile row (image_id, version, checks, faces, worst verdict)."""
-    return image_id, version, [c.as_dict() for c in checks], list(faces), worst_verdict(checks)
+def check_row(image_id: int, analysis: Analysis) -> CheckRow:
+    """One image's checks and faces as a profile row (image_id, version, checks, faces, worst verdict)."""
+    checks, faces = analysis.checks, analysis.faces
+    return image_id, analysis.version, [c.as_dict() for c in checks], [f.as_dict() for f in faces], worst_verdict(checks)
 
 
 def image_culling(stored: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None, suggested: bool) -> dict[str, Any]:
