@@ -1,4 +1,5 @@
-"""Group frames shot in quick succession and near-identical frames into bursts (a pure function)."""
+"""Group frames shot in quick succession and near-identical frames into bursts, and pick each
+burst's best frame (pure functions)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from aesthete_gui.imaging.checks import VERDICT_RANK, Analysis
 from aesthete_gui.imaging.hashing import hamming
 
 DEFAULT_MAX_GAP_S = 1.5
@@ -130,3 +132,43 @@ def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int)
         both_hashed = a.phash is not None and b.phash is not None
         if same_camera and consecutive and both_hashed and _looks_alike(a, b, strict_hamming):
             groups.join(i, j)
+
+
+@dataclass(frozen=True)
+class BurstFrame:
+    """One frame as the best-of-burst choice sees it: its checks and faces, and its overall score."""
+
+    key: Hashable
+    analysis: Analysis | None = None
+    overall: float | None = None
+
+
+def _verdict_of(analysis: Analysis | None, name: str) -> int:
+    if analysis is None:
+        return 1
+    return next((VERDICT_RANK[c.verdict] for c in analysis.checks if c.name == name), 0)
+
+
+def representative_rank(frame: BurstFrame) -> tuple[float, ...]:
+    """Sort key, larger is better: eyes open, subject in focus, no clipping, no reject, then score."""
+    analysis = frame.analysis
+    faces = analysis.faces if analysis is not None else []
+    eyes_open = not any(face.eyes == "closed" for face in faces)  # "unknown" is no evidence
+    focus = next((c.value for c in analysis.checks if c.name == "focus"), 0.0) if analysis else 0.0
+    no_reject = analysis is not None and all(c.verdict != "reject" for c in analysis.checks)
+    return (
+        float(eyes_open),
+        -float(_verdict_of(analysis, "focus")),
+        -float(max(_verdict_of(analysis, "motion_blur"), 0)),
+        -float(_verdict_of(analysis, "highlights")),
+        float(no_reject),
+        frame.overall if frame.overall is not None else float("-inf"),
+        focus,
+    )
+
+
+def choose_representative(frames: Sequence[BurstFrame]) -> Hashable:
+    """The burst's best frame: eyes open, subject in focus, no clipping, then the highest score."""
+    if not frames:
+        raise ValueError("a burst needs at least one frame")
+    return max(frames, key=representative_rank).key

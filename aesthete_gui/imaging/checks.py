@@ -133,10 +133,12 @@ def measure(
 
     Also "face_<i>": the sharpness of each face box that is large enough to measure.
     """
-    rgb8 = np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
-    grey = rgb8[..., 0] * 0.299 + rgb8[..., 1] * 0.587 + rgb8[..., 2] * 0.114
-    grey = grey.astype(np.float32)
-    brightest = rgb8.max(axis=2)
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    luma8 = np.asarray(rgb.convert("L"))  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
+    grey = luma8.astype(np.float32)
+    r, g, b = (np.asarray(band) for band in rgb.split())
+    brightest = np.maximum(np.maximum(r, g), b)
+    levels = np.cumsum(np.bincount(luma8.ravel(), minlength=256)) / max(1, luma8.size)
     grad = gradients(grey)
     noise = _noise_sigma(grey, grad.magnitude)
     response = laplacian(grey)
@@ -163,10 +165,10 @@ def measure(
     return face_sharpness | {
         "focus": _sharpness(subject, noise),
         "motion_blur": motion,
-        "highlights": float((brightest >= HIGHLIGHT_LEVEL).mean()),
-        "shadows": float((brightest <= SHADOW_LEVEL).mean()),
-        "underexposure": float(np.percentile(grey, 99.5) / 255.0),
-        "overexposure": float(np.median(grey) / 255.0),
+        "highlights": float(np.count_nonzero(brightest >= HIGHLIGHT_LEVEL)) / brightest.size,
+        "shadows": float(np.count_nonzero(brightest <= SHADOW_LEVEL)) / brightest.size,
+        "underexposure": float(np.searchsorted(levels, 0.995)) / 255.0,
+        "overexposure": float(np.searchsorted(levels, 0.5)) / 255.0,
         "noise": noise,
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from aesthete_gui.imaging.checks import Analysis, checks_version, worst_verdict
 from aesthete_gui.store.checks import CheckRow
 
-__all__ = ["check_row", "checks_version", "image_culling"]
+if TYPE_CHECKING:
+    from aesthete_gui.store import ImageRecord, Profile
+
+__all__ = ["check_row", "checks_version", "image_culling", "scoring_arguments"]
 
 
 def check_row(image_id: int, analysis: Analysis) -> CheckRow:
@@ -20,3 +26,15 @@ def image_culling(stored: tuple[list[dict[str, Any]], list[dict[str, Any]]] | No
     """The CLI contract's culling fields of one image: suggested_reject, checks, faces."""
     checks, faces = stored if stored is not None else ([], [])
     return {"suggested_reject": suggested, "checks": checks, "faces": faces}
+
+
+def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRecord]) -> dict[str, Any]:
+    """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict."""
+    if getattr(scorer, "scorer_id", None) != "builtin":
+        return {}
+    version = checks_version()
+    mask = []
+    for record in images:
+        stored = profile.stored_checks(record.id, version)
+        mask.append(stored is not None and any(c.get("verdict") == "reject" for c in stored[0]))
+    return {"rejected": np.array(mask, dtype=bool)}
