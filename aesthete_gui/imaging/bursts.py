@@ -20,6 +20,10 @@ DEFAULT_SIMILAR_WINDOW_S = 10.0
 """... as long as they were taken within this many seconds of each other."""
 DEFAULT_MAX_SEQUENCE_STEP = 2
 """When both frames have sequence numbers, a burst needs them (nearly) consecutive."""
+DUPLICATE_HAMMING = 4
+"""Frames this alike (pHash bits) are one picture saved again (another size, a re-export) and group
+together even without capture times: the hash is made from a 256 px thumbnail, so size drops out."""
+_HASH_CHUNKS = DUPLICATE_HAMMING + 1
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ def group_bursts(
             ):
                 groups.join(i, j)
     _link_untimed(frames, groups, strict_hamming)
+    _link_duplicates(frames, groups)
     members: dict[int, list[int]] = {}
     for i in range(len(frames)):
         members.setdefault(groups.find(i), []).append(i)
@@ -119,6 +124,37 @@ def group_bursts(
             bursts.append(indices)
     bursts.sort(key=lambda g: (order.get(g[0], len(order)), g[0]))
     return [[frames[i].key for i in g] for g in bursts]
+
+
+def _distinct_shots(a: Frame, b: Frame) -> bool:
+    """True when metadata shows two exposures: different times, sequence numbers or cameras."""
+    pairs = ((a.capture_time, b.capture_time), (a.sequence_number, b.sequence_number), (a.camera, b.camera))
+    return any(x is not None and y is not None and x != y for x, y in pairs)
+
+
+def _link_duplicates(frames: Sequence[Frame], groups: _Groups) -> None:
+    """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata tells them apart.
+
+    Two hashes within d bits agree exactly on at least one of d + 1 chunks (pigeonhole), so only
+    frames sharing a chunk are compared: near-linear instead of all pairs.
+    """
+    hashed = [i for i, f in enumerate(frames) if f.phash is not None]
+    width = -(-64 // _HASH_CHUNKS)
+    seen: set[tuple[int, int]] = set()
+    for chunk in range(_HASH_CHUNKS):
+        buckets: dict[int, list[int]] = {}
+        for i in hashed:
+            buckets.setdefault((frames[i].phash >> (chunk * width)) & ((1 << width) - 1), []).append(i)  # type: ignore[operator]
+        for members in buckets.values():
+            for i, j in itertools.combinations(members, 2):
+                if (i, j) in seen:
+                    continue
+                seen.add((i, j))
+                a, b = frames[i], frames[j]
+                if _distinct_shots(a, b):
+                    continue
+                if hamming(a.phash, b.phash) <= DUPLICATE_HAMMING:  # type: ignore[arg-type]
+                    groups.join(i, j)
 
 
 def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int) -> None:
