@@ -72,3 +72,29 @@ class ChecksMixin(ProfileConnection):
         """Undo dismiss_suggestions for these images."""
         with self._write() as conn:
             conn.executemany("DELETE FROM dismissed_suggestions WHERE image_id = ?", [(int(i),) for i in image_ids])
+
+    def accept_suggestions(self, image_ids: Iterable[int] | None = None) -> list[int]:
+        """Make the suggested rejects among `image_ids` (all when None) the user's reject flags,
+        in one transaction; return the ids changed (undo with `unaccept_suggestions`)."""
+        chosen = self.suggested_rejects()
+        if image_ids is not None:
+            chosen &= {int(i) for i in image_ids}
+        now = time.time()
+        with self._write() as conn:
+            for image_id in sorted(chosen):
+                conn.execute(
+                    "INSERT INTO marks (image_id, flag, updated_at) VALUES (?, 'reject', ?)"
+                    " ON CONFLICT (image_id) DO UPDATE SET flag = 'reject', updated_at = excluded.updated_at"
+                    " WHERE marks.flag IS NULL",
+                    (image_id, now),
+                )
+        return sorted(chosen)
+
+    def unaccept_suggestions(self, image_ids: Iterable[int]) -> None:
+        """Undo accept_suggestions: the reject flags go, and the images are suggested again."""
+        now = time.time()
+        with self._write() as conn:
+            conn.executemany(
+                "UPDATE marks SET flag = NULL, updated_at = ? WHERE image_id = ? AND flag = 'reject'",
+                [(now, int(i)) for i in image_ids],
+            )

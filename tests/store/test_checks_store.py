@@ -38,3 +38,17 @@ def test_suggestions_never_overwrite_and_yield_to_user_marks(profile: Profile, t
     assert profile.suggested_rejects() == {a}
     profile.restore_suggestions([c])
     assert profile.suggested_rejects() == {a, c}
+
+
+def test_accepting_suggestions_makes_rejects_and_undo_brings_them_back(profile: Profile, tmp_path: Path) -> None:
+    a, b, c = _images(profile, tmp_path, 3)
+    profile.put_checks_many([(i, "1", REJECT, [], "reject") for i in (a, b, c)])
+    profile.set_mark(c, stars=3)  # marks without a flag: still suggested
+    assert profile.accept_suggestions([a, c, 999]) == [a, c]
+    assert profile.mark_for(a).flag == "reject"
+    assert profile.mark_for(c).flag == "reject" and profile.mark_for(c).stars == 3
+    assert profile.suggested_rejects() == {b}
+    profile.unaccept_suggestions([a, c])
+    assert profile.mark_for(c).flag is None and profile.mark_for(c).stars == 3
+    assert profile.suggested_rejects() == {a, b, c}
+    assert profile.accept_suggestions() == [a, b, c]
