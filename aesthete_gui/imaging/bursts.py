@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from aesthete_gui.imaging.checks import VERDICT_RANK, Analysis
+from aesthete_gui.imaging.checks import Analysis
 from aesthete_gui.imaging.hashing import hamming
 
 DEFAULT_MAX_GAP_S = 1.5
@@ -179,25 +179,26 @@ class BurstFrame:
     overall: float | None = None
 
 
-def _verdict_of(analysis: Analysis | None, name: str) -> int:
+def _passes(analysis: Analysis | None, *names: str) -> bool:
+    """No reject verdict among the named checks (unchecked frames pass nothing)."""
     if analysis is None:
-        return 1
-    return next((VERDICT_RANK[c.verdict] for c in analysis.checks if c.name == name), 0)
+        return False
+    return all(c.verdict != "reject" for c in analysis.checks if c.name in names)
 
 
 def representative_rank(frame: BurstFrame) -> tuple[float, ...]:
-    """Sort key, larger is better: eyes open, subject in focus, no clipping, no reject, then score."""
+    """Sort key, larger is better: eyes open, subject in focus, no clipping, no reject, then score.
+
+    Only reject verdicts order frames here; a warning is a matter of degree the score weighs.
+    """
     analysis = frame.analysis
     faces = analysis.faces if analysis is not None else []
-    eyes_open = not any(face.eyes == "closed" for face in faces)  # "unknown" is no evidence
     focus = next((c.value for c in analysis.checks if c.name == "focus"), 0.0) if analysis else 0.0
-    no_reject = analysis is not None and all(c.verdict != "reject" for c in analysis.checks)
     return (
-        float(eyes_open),
-        -float(_verdict_of(analysis, "focus")),
-        -float(max(_verdict_of(analysis, "motion_blur"), 0)),
-        -float(_verdict_of(analysis, "highlights")),
-        float(no_reject),
+        float(not any(face.eyes == "closed" for face in faces)),  # "unknown" is no evidence
+        float(_passes(analysis, "focus", "motion_blur")),
+        float(_passes(analysis, "highlights", "overexposure")),
+        float(_passes(analysis, *(c.name for c in analysis.checks)) if analysis else 0.0),
         frame.overall if frame.overall is not None else float("-inf"),
         focus,
     )
