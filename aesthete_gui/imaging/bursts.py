@@ -4,8 +4,9 @@ burst's best frame (pure functions)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from aesthete_gui.imaging.checks import Analysis
 from aesthete_gui.imaging.hashing import hamming
@@ -209,3 +210,14 @@ def choose_representative(frames: Sequence[BurstFrame]) -> Hashable:
     if not frames:
         raise ValueError("a burst needs at least one frame")
     return max(frames, key=representative_rank).key
+
+
+def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
+    """representative_rank's verdict part from stored checks and faces (as the profile keeps them)."""
+    rejected = {str(c.get("name")) for c in checks if c.get("verdict") == "reject"}
+    return (
+        float(not any(f.get("eyes") == "closed" for f in faces)),
+        float(not rejected & {"focus", "motion_blur"}),
+        float(not rejected & {"highlights", "overexposure"}),
+        float(not rejected),
+    )
