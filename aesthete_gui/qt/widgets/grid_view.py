@@ -37,6 +37,7 @@ LABEL_COLOURS: dict[str, str] = {
 }
 PICK_COLOUR = "#f0f0f0"
 REJECT_COLOUR = "#e0574f"
+SUGGESTED_COLOUR = "#e0a030"  # amber "?" badge: a technical check suggests rejecting it
 
 
 class ThumbnailDelegate(QStyledItemDelegate):
@@ -111,6 +112,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
         if row.flag:
             self._badge(painter, image_rect.topLeft(), "P" if row.flag == "pick" else "X",
                         PICK_COLOUR if row.flag == "pick" else REJECT_COLOUR)  # fmt: skip
+        elif row.suggested_reject:
+            self._badge(painter, image_rect.topLeft(), "?", SUGGESTED_COLOUR)
         burst = self._model.burst_size(row.burst_id)
         if burst:
             badge = f"{burst}"
