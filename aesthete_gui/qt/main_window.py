@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.culling_actions import accept_suggestions_in_view, dismiss_suggestions
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
@@ -183,6 +184,8 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         edit_menu.addSeparator()
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
+        self._action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks))
+        self._action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()))
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
