@@ -9,6 +9,7 @@ from PySide6.QtGui import QUndoCommand
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.qt.grid_rows import ImageRow
     from aesthete_gui.qt.item_models import ImageListModel
     from aesthete_gui.qt.undo import MarkController
 
@@ -48,4 +49,50 @@ def dismiss_suggestions(context: AppContext, model: ImageListModel, marks: MarkC
     ids = [i for i in image_ids if (row := model.row_for(i)) is not None and row.suggested_reject]
     if ids:
         marks.undo_stack.push(_DismissCommand(context, ids))
+    return len(ids)
+
+
+BURST_MARKS_SETTING = "burst_marks_all_frames"
+"""Setting: a mark on a collapsed burst applies to all its frames (True, default) or only the one shown."""
+
+
+def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames: bool = True) -> list[int]:
+    """The images a mark on `image_ids` applies to: each collapsed burst's frames when all_frames."""
+    if not all_frames:
+        return list(image_ids)
+    by_burst: dict[int, list[int]] = {}
+    for row in model.all_rows():
+        if row.burst_id is not None:
+            by_burst.setdefault(row.burst_id, []).append(row.image_id)
+    out: list[int] = []
+    for image_id in image_ids:
+        row = model.row_for(image_id)
+        if row is not None and row.burst_id is not None and model.burst_size(row.burst_id) > 0:
+            frames = by_burst.get(row.burst_id, [image_id])
+        else:
+            frames = [image_id]
+        out.extend(f for f in frames if f not in out)
+    return out
+
+
+def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
+    """Frames to reject when keeping the best of each burst: all but the best, except the user's picks."""
+    from aesthete_gui.qt.grid_rows import best_of_burst
+
+    by_burst: dict[int, list[ImageRow]] = {}
+    for row in rows:
+        if row.burst_id is not None and row.status == "ok":
+            by_burst.setdefault(row.burst_id, []).append(row)
+    out = []
+    for group in by_burst.values():
+        best = best_of_burst(group)
+        out += [r.image_id for r in group if r is not best and r.flag is None]
+    return out
+
+
+def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
+    """Reject every burst frame but the best (user flags stay), as one undoable step; return how many."""
+    ids = rest_of_bursts(model.all_rows())
+    if ids:
+        marks.mark(ids, flag="reject")
     return len(ids)

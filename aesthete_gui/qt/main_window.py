@@ -22,7 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
-from aesthete_gui.qt.culling_actions import accept_suggestions_in_view, dismiss_suggestions
+from aesthete_gui.qt.culling_actions import (
+    BURST_MARKS_SETTING,
+    accept_suggestions_in_view,
+    dismiss_suggestions,
+    keep_best_of_bursts,
+    rest_of_bursts,
+)
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
@@ -170,6 +176,19 @@ class MainWindow(JobMenuMixin, QMainWindow):
         menu.addAction(action)
         return action
 
+    def _toggle_burst_marks(self) -> None:
+        self.context.set_setting(BURST_MARKS_SETTING, self.burst_marks_action.isChecked())
+
+    def _keep_best_of_bursts(self) -> None:
+        """Preview how many frames would be rejected, then do it as one undoable step."""
+        count = len(rest_of_bursts(self.model.all_rows()))
+        if not count:
+            self.statusBar().showMessage("No burst frames to reject", 4000)
+            return
+        answer = QMessageBox.question(self, "Keep the best of each burst", f"Reject {count} frames (all but the best of each burst; your own flags stay)?")
+        if answer == QMessageBox.StandardButton.Yes:
+            keep_best_of_bursts(self.model, self.marks)
+
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -186,6 +205,10 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
         self._action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks))
         self._action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()))
+        self._action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
+        self.burst_marks_action = self._action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
+        self.burst_marks_action.setCheckable(True)
+        self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, True)))
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))

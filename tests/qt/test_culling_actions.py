@@ -5,13 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from aesthete_gui.qt.culling_actions import (
+    BURST_MARKS_SETTING,
     accept_suggestions_in_view,
     dismiss_suggestions,
+    expand_to_bursts,
+    keep_best_of_bursts,
+    rest_of_bursts,
     suggested_in_view,
 )
-from aesthete_gui.qt.item_models import ImageRow
+from aesthete_gui.qt.item_models import FilterState, ImageRow
 from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.store import ImageUpdate
 
@@ -56,3 +61,51 @@ def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None
     assert app_context.profile.mark_for(ids[0]).flag is None
     main.marks.undo_stack.undo()
     assert app_context.profile.suggested_rejects() == set(ids[:3])
+
+
+@pytest.fixture
+def burst_window(qtbot, app_context, tmp_path: Path):
+    app_context.settings["welcome_done"] = True
+    app_context.settings["xmp_enabled"] = False
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    ids = app_context.profile.write_images(
+        [ImageUpdate(path=str(tmp_path / f"b{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
+    )
+    overall = [3.0, 4.5, 2.0, 3.3]
+    main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"b{n}.jpg"), burst_id=7 if n < 3 else None,
+                                  scores={"overall": overall[n]}) for n, i in enumerate(ids)])  # fmt: skip
+    main.model.set_filter(FilterState(collapse_bursts=True))
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.burst_size(7) == 3, timeout=10_000)
+    yield main, ids
+    main.marks.close()
+
+
+def test_a_mark_on_a_collapsed_burst_marks_all_its_frames_unless_set_otherwise(qtbot, burst_window, app_context) -> None:
+    main, ids = burst_window
+    assert set(main.model.visible_ids()) == {ids[1], ids[3]}  # the burst shows its best frame
+    assert expand_to_bursts(main.model, [ids[1]]) == ids[:3]
+    assert expand_to_bursts(main.model, [ids[1]], all_frames=False) == [ids[1]]
+    assert main.grid.select_image(ids[1])
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == ["pick", "pick", "pick", None]
+    main.marks.undo_stack.undo()
+    main.marks.wait_written()
+    app_context.settings[BURST_MARKS_SETTING] = False
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, "pick", None, None]
+
+
+def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_window, app_context) -> None:
+    main, ids = burst_window
+    assert rest_of_bursts(main.model.all_rows()) == [ids[0], ids[2]]
+    assert keep_best_of_bursts(main.model, main.marks) == 2
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", None, "reject", None]
+    main.marks.undo_stack.undo()
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.culling_actions import BURST_MARKS_SETTING, expand_to_bursts
 from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 
@@ -229,7 +230,8 @@ class GridView(QListView):
         """Culling keys act on the selection; Enter opens the loupe; the rest is QListView's."""
         marks = marks_for_key(event.key(), event.modifiers())
         if marks is not None:
-            ids = self.selected_ids()
+            all_frames = bool(self._context.settings.get(BURST_MARKS_SETTING, True))
+            ids = expand_to_bursts(self._model, self.selected_ids(), all_frames)
             if ids:
                 self._marks.mark(ids, **marks)
             event.accept()
