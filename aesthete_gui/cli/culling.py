@@ -58,3 +58,33 @@ def run_builtin_score(args: argparse.Namespace) -> int:
         print(paths[image_id] + "\t" + "\t".join(f"{values[d]:.2f}" for d in DIMENSIONS))
     print(f"{len(scores)} images scored with {scorer_id}")
     return 0
+
+
+def run_copy_picks(args: argparse.Namespace) -> int:
+    """Copy (or move) the picked images, or those with another flag, and their sidecars to a folder."""
+    from aesthete_gui.services.export_picks import ExportPicksError, export_picks, picked_image_ids
+
+    profile = open_cli_profile(args)
+    try:
+        flag = None if args.flag == "any" else args.flag
+        ids = picked_image_ids(profile, flag)
+        try:
+            result = export_picks(profile, ids, args.destination, move=args.move)
+        except ExportPicksError as error:
+            raise UserError(str(error)) from error
+    finally:
+        profile.close()
+    verb = "moved" if args.move else "copied"
+    print(f"{len(result.copied)} images {verb} to {result.destination}")
+    for path, reason in result.skipped:
+        print(f"  skipped {path}: {reason}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
+    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their XMP sidecars to a folder")
+    p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
+    p.add_argument("--move", action="store_true", help="move instead of copy (the library follows the files)")
+    p.add_argument("--flag", choices=["pick", "reject", "any"], default="pick", help="which images (default: picks)")
+    p.set_defaults(func=run_copy_picks)
