@@ -1,9 +1,10 @@
-"""Acting on suggested rejects: accept all in view (they become rejects) or dismiss some; undoable."""
+"""Culling actions: accept or dismiss suggested rejects, mark whole bursts, keep the best of each
+burst (all undoable), and copy picks to a folder as a job."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from aesthete_gui.qt.grid_rows import ImageRow
     from aesthete_gui.qt.item_models import ImageListModel
     from aesthete_gui.qt.undo import MarkController
+    from aesthete_gui.store import Profile
 
 
 def suggested_in_view(model: ImageListModel) -> list[int]:
@@ -96,3 +98,21 @@ def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
     if ids:
         marks.mark(ids, flag="reject")
     return len(ids)
+
+
+def copy_files_job(
+    profile: Profile, image_ids: Sequence[int], destination: str, move: bool = False, progress: Any = None, cancel: Any = None
+) -> Any:
+    """Job: copy (or move) images with their sidecars (services.export_picks); returns CopiedPicks."""
+    from aesthete_gui.services.export_picks import export_picks
+
+    return export_picks(profile, image_ids, destination, move=move, progress=progress, cancel=cancel)
+
+
+def describe_copy(result: Any, move: bool = False) -> str:
+    """One status-bar line about a finished copy."""
+    verb = "Moved" if move else "Copied"
+    text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    if result.skipped:
+        text += f"; {len(result.skipped)} skipped (file not found)"
+    return text + (" (cancelled)" if result.cancelled else "")

@@ -22,13 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
-from aesthete_gui.qt.culling_actions import (
-    BURST_MARKS_SETTING,
-    accept_suggestions_in_view,
-    dismiss_suggestions,
-    keep_best_of_bursts,
-    rest_of_bursts,
-)
+from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
@@ -50,7 +44,7 @@ VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
 VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
 
 
-class MainWindow(JobMenuMixin, QMainWindow):
+class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
@@ -176,19 +170,6 @@ class MainWindow(JobMenuMixin, QMainWindow):
         menu.addAction(action)
         return action
 
-    def _toggle_burst_marks(self) -> None:
-        self.context.set_setting(BURST_MARKS_SETTING, self.burst_marks_action.isChecked())
-
-    def _keep_best_of_bursts(self) -> None:
-        """Preview how many frames would be rejected, then do it as one undoable step."""
-        count = len(rest_of_bursts(self.model.all_rows()))
-        if not count:
-            self.statusBar().showMessage("No burst frames to reject", 4000)
-            return
-        answer = QMessageBox.question(self, "Keep the best of each burst", f"Reject {count} frames (all but the best of each burst; your own flags stay)?")
-        if answer == QMessageBox.StandardButton.Yes:
-            keep_best_of_bursts(self.model, self.marks)
-
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -203,12 +184,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         edit_menu.addSeparator()
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
-        self._action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks))
-        self._action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()))
-        self._action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
-        self.burst_marks_action = self._action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
-        self.burst_marks_action.setCheckable(True)
-        self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, True)))
+        self._add_culling_actions(file_menu, edit_menu)
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))

@@ -109,3 +109,25 @@ def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_win
     main.marks.undo_stack.undo()
     main.marks.wait_written()
     assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+
+
+def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
+    from PIL import Image
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    paths = [tmp_path / f"c{n}.jpg" for n in range(3)]
+    for n, path in enumerate(paths):
+        Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(path)
+    ids = app_context.profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    main.model.set_rows([ImageRow(image_id=i, path=str(p), flag="pick" if n != 1 else None)
+                         for n, (i, p) in enumerate(zip(ids, paths, strict=True))])  # fmt: skip
+    dest = tmp_path / "picks"
+    handle = main.copy_to_folder(str(dest))
+    assert handle is not None
+    qtbot.waitUntil(lambda: sorted(p.name for p in dest.glob("*.jpg")) == ["c0.jpg", "c2.jpg"], timeout=10_000)
+    qtbot.waitUntil(lambda: "Copied 2 photographs" in main.statusBar().currentMessage(), timeout=10_000)
+    main.marks.close()
