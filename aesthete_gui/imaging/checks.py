@@ -208,7 +208,9 @@ def _reason(name: str, value: float, verdict: Verdict, values: Mapping[str, floa
         return f"{'too small to use: ' if verdict == 'reject' else ''}long side {value:.0f} px"
     if np.isnan(value):
         return "not a JPEG: compression not judged"
-    return f"{'heavily ' if verdict != 'ok' else ''}compressed JPEG (quality ≈ {value:.0f})"
+    if verdict == "ok":
+        return f"JPEG quality ≈ {value:.0f}"
+    return f"heavily compressed JPEG (quality ≈ {value:.0f}): blocky detail"
 
 
 def judge(values: Mapping[str, float], limits: Mapping[str, Mapping[str, object]] | None = None) -> list[Check]:
