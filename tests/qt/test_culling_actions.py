@@ -131,3 +131,29 @@ def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path
     qtbot.waitUntil(lambda: sorted(p.name for p in dest.glob("*.jpg")) == ["c0.jpg", "c2.jpg"], timeout=10_000)
     qtbot.waitUntil(lambda: "Copied 2 photographs" in main.statusBar().currentMessage(), timeout=10_000)
     main.marks.close()
+
+
+def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context, tmp_path: Path) -> None:
+    from PIL import Image
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    path = tmp_path / "portrait.jpg"
+    Image.new("RGB", (200, 100), (90, 90, 90)).save(path)
+    (image_id,) = app_context.profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
+    faces = [{"box": [0.25, 0.2, 0.2, 0.4], "eyes": "open", "sharpness": 3.0}]
+    app_context.profile.put_checks_many([(image_id, "1", REJECT, faces, "reject")])
+    main.model.set_rows([ImageRow(image_id=image_id, path=str(path), suggested_reject=True)])
+    main.loupe.view.set_image(None)
+    main.loupe.show_image(image_id)
+    from PySide6.QtGui import QImage
+
+    main.loupe.view.set_image(QImage(200, 100, QImage.Format.Format_RGB32))
+    (outline,) = main.loupe.view.overlay_items
+    assert outline.rect().getRect() == (50.0, 20.0, 40.0, 40.0)
+    assert "1 face (eyes open)" in main.loupe.caption.text()
+    assert "Suggested reject" in main.loupe.caption.text()
+    main.marks.close()
