@@ -115,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser(
         "score", help="score images 1-5 on five dimensions with a local model in one pass each"
     )
-    score.add_argument("images", nargs="+", metavar="IMG", help="images to score")
+    score.add_argument("images", nargs="*", metavar="IMG", help="images to score (--model builtin: default the whole library)")
     score.add_argument("--batch-size", type=int, default=8, help="images per forward pass (default 8)")
     _judge_options(score, local_only=True)
     score.set_defaults(func=run_score)
@@ -274,6 +274,12 @@ def run_score(args: argparse.Namespace) -> int:
     from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
     from aesthete_gui.services.scoring import write_scores
 
+    if args.model == "builtin":
+        from aesthete_gui.cli.culling import run_builtin_score
+
+        return run_builtin_score(args)
+    if not args.images:
+        raise UserError("name the images to score (only --model builtin scores the whole library)")
     images = _existing(args.images)
     if args.batch_size < 1:
         raise UserError("--batch-size must be at least 1")

@@ -97,6 +97,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"{summary.bursts} bursts; {summary.marks_from_xmp} marks read from XMP "
             f"({summary.seconds:.1f} s)"
         )
+        from aesthete_gui.imaging.faces import unavailable_reason
+
+        if unavailable_reason():
+            print(f"note: {unavailable_reason()}")
         for path, reason in summary.problems[:20]:
             print(f"  {terminal_text(path)}: {terminal_text(reason)}")
         if len(summary.problems) > 20:
@@ -139,6 +143,12 @@ def cmd_images(args: argparse.Namespace) -> int:
         marks = profile.marks()
         status = None if args.status == "all" else args.status
         rows = [_image_row(i, marks) for i in profile.images(status=status)]
+        if args.json:
+            from aesthete_gui.cli.culling import culling_fields
+
+            culling = culling_fields(profile)
+            for row in rows:
+                row.update(culling[row["id"]])
     finally:
         profile.close()
     if args.json:

@@ -15,7 +15,9 @@ import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 
-BUILTIN_VERSION = "rules-1"
+BUILTIN_VERSION = "rules-2"
+"""rules-2: respects the technical verdicts (imaging/checks.py thresholds), judges exposure
+against the scene and does not reward tiny images."""
 
 
 def _ramp(values: np.ndarray, low: float, high: float) -> np.ndarray:
@@ -28,6 +30,34 @@ def _peak(values: np.ndarray, centre: float, half_width: float) -> np.ndarray:
     return np.clip(1.0 - np.abs(values - centre) / half_width, 0.0, 1.0)
 
 
+def _noise_corrected_sharpness(peak: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """sharpness_peak less what noise alone adds to the Laplacian's variance (20 sigma^2)."""
+    variance = np.power(10.0, peak) - 1.0 - 20.0 * noise * noise
+    return np.log10(1.0 + np.maximum(variance, 0.0))
+
+
+def _rejected(focus: np.ndarray, noise: np.ndarray, clipped: np.ndarray, long_side: np.ndarray, brightest: np.ndarray) -> np.ndarray:
+    """Images a technical check rejects, judged from the properties with the checks' own thresholds."""
+    from aesthete_gui.imaging.checks import thresholds
+
+    limits = thresholds()
+
+    def reject(name: str) -> float:
+        return float(limits[name]["reject"])  # type: ignore[arg-type]
+
+    return (
+        (focus <= reject("focus"))
+        | (noise >= reject("noise"))
+        | (clipped >= reject("highlights"))
+        | (long_side <= reject("resolution"))
+        | (brightest <= UNDEREXPOSED_BRIGHTEST)
+    )
+
+
+UNDEREXPOSED_BRIGHTEST = 0.3
+"""hsv mean + 2 std of V below which even the brightest tones are dim: under-exposed."""
+
+
 class BuiltinScorer:
     """Rule-based five-dimension scores from FEATURE_NAMES properties (no embeddings, no weights)."""
 
@@ -36,19 +66,43 @@ class BuiltinScorer:
     needs_embeddings = False
     encoder_name: str | None = None
 
-    def score_arrays(self, embeddings: np.ndarray | None, feature_names: Sequence[str], features: np.ndarray) -> np.ndarray:
-        """(n, 5) scores on 1–5 in DIMENSIONS order; `embeddings` is ignored."""
+    def score_arrays(
+        self,
+        embeddings: np.ndarray | None,
+        feature_names: Sequence[str],
+        features: np.ndarray,
+        *,
+        rejected: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(n, 5) scores on 1–5 in DIMENSIONS order; `embeddings` is ignored.
+
+        `rejected` marks rows whose stored technical checks (imaging/checks.py) hold a reject
+        verdict; rows the properties alone show as rejects are marked too.
+        """
         index = {name: i for i, name in enumerate(feature_names)}
         missing = [n for n in _USED if n not in index]
         if missing:
             raise ValueError(f"the built-in scorer needs image properties {missing}")
         f = {name: np.asarray(features, dtype=float)[:, index[name]] for name in _USED}
-        sharp = _ramp(f["sharpness_peak"], 1.3, 3.0)
-        clean = 1.0 - _ramp(f["noise_sigma"], 2.0, 12.0)
-        unclipped = 1.0 - _ramp(f["clipped_highlights"] + f["crushed_shadows"], 0.01, 0.2)
-        exposure = _peak(f["lab_mean_l"], 50.0, 45.0)
+        noise = f["noise_sigma"]
+        focus = _noise_corrected_sharpness(f["sharpness_peak"], noise)
+        sharp = _ramp(focus, 1.1, 2.6)
+        clean = 1.0 - _ramp(noise, 2.0, 12.0)
+        unclipped = 1.0 - _ramp(f["clipped_highlights"] + 0.3 * f["crushed_shadows"], 0.01, 0.15)
+        # exposure against the scene: never the mean (a night scene is dark, and brightening it must
+        # not pay) but whether any tone reaches up (darkened copies lose that) and clipping
+        # (brightened copies gain it); brightening also lifts contrast, so sharpness saturates early
+        brightest = f["hsv_mean_v"] + 2.0 * f["hsv_std_v"]
+        clipping = _ramp(f["clipped_highlights"], 0.002, 0.05)
+        exposure = _ramp(brightest, 0.15, 0.35) * (1.0 - clipping)
         steady = 1.0 - _ramp(f["motion_blur_hint"], 0.7, 0.97)
-        technique = 0.35 * sharp + 0.25 * clean + 0.15 * unclipped + 0.15 * exposure + 0.1 * steady
+        long_side = np.sqrt(f["image_megapixels"] * 1e6 * np.maximum(f["aspect_ratio"], 1.0 / np.maximum(f["aspect_ratio"], 1e-6)))
+        usable = _ramp(long_side, 160.0, 800.0)
+        technique = (0.35 * sharp + 0.2 * clean + 0.15 * unclipped + 0.2 * exposure + 0.1 * steady) * (0.5 + 0.5 * usable)
+        gate = _rejected(focus, noise, f["clipped_highlights"], long_side, brightest)
+        if rejected is not None:
+            gate = gate | np.asarray(rejected, dtype=bool)
+        technique = np.where(gate, 0.5 * technique, technique)
         colourful = _ramp(f["colourfulness"], 8.0, 55.0) * (1.0 - 0.5 * _ramp(f["colourfulness"], 110.0, 170.0))
         # sensor noise inflates colour statistics, so noisy images do not get colour credit for it
         coloration = (0.6 * colourful + 0.4 * _ramp(f["colour_entropy"], 2.0, 6.5)) * (0.6 + 0.4 * clean)
@@ -57,12 +111,17 @@ class BuiltinScorer:
         composition = 0.4 * f["balance"].clip(0, 1) + 0.3 * natural + 0.3 * busy
         mood = 0.5 * _ramp(f["rms_contrast"], 0.06, 0.25) + 0.5 * _ramp(f["luminance_entropy"], 4.0, 7.5)
         overall = 0.4 * technique + 0.2 * coloration + 0.2 * composition + 0.2 * mood
+        # blown highlights show to any viewer, and brightening a dark scene lifts its contrast and
+        # colour statistics: clipping costs the overall score too, so that never pays
+        overall = overall * (1.0 - 0.25 * clipping)
+        overall = np.where(gate, 0.6 * overall, overall)  # a technical reject is never a keeper
         columns = {"technique": technique, "coloration": coloration, "composition": composition, "mood": mood, "overall": overall}
         unit = np.stack([columns[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 
     def score_paths(self, paths: Sequence[str], progress: object = None, cancel: object = None) -> list[dict[str, float]]:
-        """Scorer protocol: measure each image and apply the rules ({} for an unreadable image)."""
+        """Scorer protocol: measure each image, check it and apply the rules ({} for an unreadable image)."""
+        from aesthete_gui.imaging.checks import analyse_path, rejected
         from aesthete_gui.imaging.decode import DecodeError
         from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, features_for_path
 
@@ -72,15 +131,18 @@ class BuiltinScorer:
                 cancel.raise_if_cancelled()  # type: ignore[attr-defined]
             try:
                 row = as_vector(features_for_path(path))[np.newaxis].astype(float)
+                verdict = np.array([bool(rejected(analyse_path(path).checks))])
             except DecodeError:
                 out.append({})
                 continue
-            out.append({d: float(v) for d, v in zip(DIMENSIONS, self.score_arrays(None, FEATURE_NAMES, row)[0], strict=True)})
+            scores = self.score_arrays(None, FEATURE_NAMES, row, rejected=verdict)[0]
+            out.append({d: float(v) for d, v in zip(DIMENSIONS, scores, strict=True)})
         return out
 
 
 _USED = (
     "sharpness_peak", "noise_sigma", "clipped_highlights", "crushed_shadows", "lab_mean_l",
     "motion_blur_hint", "colourfulness", "colour_entropy", "fourier_slope", "edge_density",
-    "balance", "rms_contrast", "luminance_entropy",
+    "balance", "rms_contrast", "luminance_entropy", "hsv_mean_v", "hsv_std_v", "image_megapixels",
+    "aspect_ratio",
 )  # fmt: skip

@@ -1,11 +1,14 @@
-"""Group frames shot in quick succession and near-identical frames into bursts (a pure function)."""
+"""Group frames shot in quick succession and near-identical frames into bursts, and pick each
+burst's best frame (pure functions)."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from aesthete_gui.imaging.checks import Analysis
 from aesthete_gui.imaging.hashing import hamming
 
 DEFAULT_MAX_GAP_S = 1.5
@@ -18,6 +21,10 @@ DEFAULT_SIMILAR_WINDOW_S = 10.0
 """... as long as they were taken within this many seconds of each other."""
 DEFAULT_MAX_SEQUENCE_STEP = 2
 """When both frames have sequence numbers, a burst needs them (nearly) consecutive."""
+DUPLICATE_HAMMING = 4
+"""Frames this alike (pHash bits) are one picture saved again (another size, a re-export) and group
+together even without capture times: the hash is made from a 256 px thumbnail, so size drops out."""
+_HASH_CHUNKS = DUPLICATE_HAMMING + 1
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,7 @@ def group_bursts(
             ):
                 groups.join(i, j)
     _link_untimed(frames, groups, strict_hamming)
+    _link_duplicates(frames, groups)
     members: dict[int, list[int]] = {}
     for i in range(len(frames)):
         members.setdefault(groups.find(i), []).append(i)
@@ -119,6 +127,37 @@ def group_bursts(
     return [[frames[i].key for i in g] for g in bursts]
 
 
+def _distinct_shots(a: Frame, b: Frame) -> bool:
+    """True when metadata shows two exposures: different times, sequence numbers or cameras."""
+    pairs = ((a.capture_time, b.capture_time), (a.sequence_number, b.sequence_number), (a.camera, b.camera))
+    return any(x is not None and y is not None and x != y for x, y in pairs)
+
+
+def _link_duplicates(frames: Sequence[Frame], groups: _Groups) -> None:
+    """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata tells them apart.
+
+    Two hashes within d bits agree exactly on at least one of d + 1 chunks (pigeonhole), so only
+    frames sharing a chunk are compared: near-linear instead of all pairs.
+    """
+    hashed = [i for i, f in enumerate(frames) if f.phash is not None]
+    width = -(-64 // _HASH_CHUNKS)
+    seen: set[tuple[int, int]] = set()
+    for chunk in range(_HASH_CHUNKS):
+        buckets: dict[int, list[int]] = {}
+        for i in hashed:
+            buckets.setdefault((frames[i].phash >> (chunk * width)) & ((1 << width) - 1), []).append(i)  # type: ignore[operator]
+        for members in buckets.values():
+            for i, j in itertools.combinations(members, 2):
+                if (i, j) in seen:
+                    continue
+                seen.add((i, j))
+                a, b = frames[i], frames[j]
+                if _distinct_shots(a, b):
+                    continue
+                if hamming(a.phash, b.phash) <= DUPLICATE_HAMMING:  # type: ignore[arg-type]
+                    groups.join(i, j)
+
+
 def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int) -> None:
     """Frames without a time: consecutive sequence numbers (same camera) with near-identical pHash."""
     untimed = [i for i, f in enumerate(frames) if f.capture_time is None and f.sequence_number is not None]
@@ -130,3 +169,55 @@ def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int)
         both_hashed = a.phash is not None and b.phash is not None
         if same_camera and consecutive and both_hashed and _looks_alike(a, b, strict_hamming):
             groups.join(i, j)
+
+
+@dataclass(frozen=True)
+class BurstFrame:
+    """One frame as the best-of-burst choice sees it: its checks and faces, and its overall score."""
+
+    key: Hashable
+    analysis: Analysis | None = None
+    overall: float | None = None
+
+
+def _passes(analysis: Analysis | None, *names: str) -> bool:
+    """No reject verdict among the named checks (unchecked frames pass nothing)."""
+    if analysis is None:
+        return False
+    return all(c.verdict != "reject" for c in analysis.checks if c.name in names)
+
+
+def representative_rank(frame: BurstFrame) -> tuple[float, ...]:
+    """Sort key, larger is better: eyes open, subject in focus, no clipping, no reject, then score.
+
+    Only reject verdicts order frames here; a warning is a matter of degree the score weighs.
+    """
+    analysis = frame.analysis
+    faces = analysis.faces if analysis is not None else []
+    focus = next((c.value for c in analysis.checks if c.name == "focus"), 0.0) if analysis else 0.0
+    return (
+        float(not any(face.eyes == "closed" for face in faces)),  # "unknown" is no evidence
+        float(_passes(analysis, "focus", "motion_blur")),
+        float(_passes(analysis, "highlights", "overexposure")),
+        float(_passes(analysis, *(c.name for c in analysis.checks)) if analysis else 0.0),
+        frame.overall if frame.overall is not None else float("-inf"),
+        focus,
+    )
+
+
+def choose_representative(frames: Sequence[BurstFrame]) -> Hashable:
+    """The burst's best frame: eyes open, subject in focus, no clipping, then the highest score."""
+    if not frames:
+        raise ValueError("a burst needs at least one frame")
+    return max(frames, key=representative_rank).key
+
+
+def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
+    """representative_rank's verdict part from stored checks and faces (as the profile keeps them)."""
+    rejected = {str(c.get("name")) for c in checks if c.get("verdict") == "reject"}
+    return (
+        float(not any(f.get("eyes") == "closed" for f in faces)),
+        float(not rejected & {"focus", "motion_blur"}),
+        float(not rejected & {"highlights", "overexposure"}),
+        float(not rejected),
+    )

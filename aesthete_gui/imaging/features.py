@@ -254,13 +254,6 @@ def _technical_checks(detail: Image.Image, rgb8: np.ndarray) -> dict[str, float]
     }
 
 
-def technical_checks(img: Image.Image) -> dict[str, float]:
-    """Only the photographer's checks (sharpest-region sharpness, blur hint, noise, clipping, colour)."""
-    img = img if img.mode == "RGB" else img.convert("RGB")
-    detail = _fit(img, DETAIL_SIDE)
-    return _technical_checks(detail, np.asarray(_fit(detail, ANALYSIS_SIDE)))
-
-
 def feature_vector(img: Image.Image, original_size: tuple[int, int] | None = None) -> np.ndarray:
     """compute_features as a float32 vector in FEATURE_NAMES order."""
     return as_vector(compute_features(img, original_size))

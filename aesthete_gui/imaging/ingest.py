@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
+from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Analysis, analyse_bytes
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes, read_bytes
 from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
 from aesthete_gui.imaging.metadata import ImageMetadata, metadata_from_bytes, metadata_from_decoded
@@ -36,6 +37,7 @@ class IngestResult:
     notes: list[str] = field(default_factory=list)
     features: dict[str, float] | None = None
     decoded: bool = False
+    analysis: Analysis | None = None
 
     @property
     def ok(self) -> bool:
@@ -49,15 +51,18 @@ def ingest_file(
     *,
     with_preview: bool = True,
     with_features: bool = False,
+    with_checks: bool = True,
 ) -> IngestResult:
     """Hash, read metadata, build thumbnails (+ optional features) for one file; never raises.
 
     with_preview=False writes only the 256 px thumbnail from a 1/8-scale JPEG decode (fastest
     import); `thumbnails.ensure_thumbnails` then makes the ~1024 px preview when it is first shown.
+    with_checks finds faces and measures the technical checks (imaging/checks.py), from the thumbnail's decode
+    when the import makes no preview.
     """
     result = IngestResult(path=os.fsdecode(path))
     try:
-        _ingest(path, cache_dir, with_preview, with_features, result)
+        _ingest(path, cache_dir, with_preview, with_features, with_checks, result)
     except DecodeError as exc:
         result.error, result.error_kind = exc.reason, exc.kind
     except Exception as exc:  # an unexpected failure must not stop an import of thousands of files
@@ -70,6 +75,7 @@ def _ingest(
     cache_dir: str | os.PathLike[str],
     with_preview: bool,
     with_features: bool,
+    with_checks: bool,
     result: IngestResult,
 ) -> None:
     data = read_bytes(path)
@@ -88,9 +94,13 @@ def _ingest(
         with Image.open(cached.thumb_path) as thumb:
             result.phash = perceptual_hash(thumb)
         result.thumbs = cached
+        if with_checks:
+            result.analysis = analyse_bytes(data, name)
         return
     if with_preview or with_features:
         decoded = decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
+    elif with_checks:  # the checks' canonical decode: the same DCT scale as the thumbnail's
+        decoded = decode_bytes(data, name, CHECK_SIDE, CHECK_DRAFT_SIDE)
     else:
         decoded = decode_bytes(data, name, THUMB_SIDE, THUMB_SIDE)
     result.decoded = True
@@ -103,6 +113,9 @@ def _ingest(
         decoded.image, result.content_hash, cache_dir, preview=with_preview
     )
     result.phash = perceptual_hash(small)
+    if with_checks:
+        reuse = decoded if not (with_preview or with_features) else None
+        result.analysis = analyse_bytes(data, name, reuse)
     if with_features:
         from aesthete_gui.imaging.features import decoded_features
 

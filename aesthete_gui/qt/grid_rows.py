@@ -41,6 +41,8 @@ class ImageRow:
     label: str | None = None
     scores: Mapping[str, float] = field(default_factory=dict)
     personal: float | None = None
+    suggested_reject: bool = False  # a technical check rejects it and the user set no flag
+    culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -57,7 +59,7 @@ class FilterState:
     """What the grid shows: a conjunction of the filter bar's and the library panel's choices."""
 
     min_stars: int = 0
-    flag: str | None = None  # None = any, "pick", "reject", "unflagged"
+    flag: str | None = None  # None = any, "pick", "reject", "unflagged", "suggested"
     label: str | None = None  # None = any, else a colour label
     folder_id: int | None = None
     burst_id: int | None = None
@@ -83,6 +85,9 @@ class FilterState:
             return False
         if self.flag == "unflagged":
             if row.flag is not None:
+                return False
+        elif self.flag == "suggested":
+            if not row.suggested_reject:
                 return False
         elif self.flag is not None and row.flag != self.flag:
             return False
@@ -127,13 +132,15 @@ def cell_score(row: ImageRow, sort_key: str) -> float | None:
 
 
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
-    """The frame shown for a collapsed burst: best overall score, then pick/stars, then first."""
+    """The frame shown for a collapsed burst: not rejected, then eyes not closed, subject in focus,
+    no clipping, no reject verdict (imaging.bursts), then best overall score, pick/stars, first."""
     candidates = list(rows)
 
     def merit(row: ImageRow) -> tuple:
         overall = row.scores.get("overall")
         return (
             row.flag != "reject",
+            row.culling_rank,
             overall if overall is not None else -math.inf,
             row.flag == "pick",
             row.stars,
@@ -179,7 +186,11 @@ def load_rows(
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
+    from aesthete_gui.imaging.bursts import stored_culling_rank
+
     personal_scorer_id = active_personal(profile)
+    checks = profile.all_checks()
+    suggested = profile.suggested_rejects()
     personal: Mapping[int, Mapping[str, float]] = (
         profile.scores(personal_scorer_id) if personal_scorer_id else {}
     )
@@ -201,6 +212,8 @@ def load_rows(
                 label=mark.label if mark else None,
                 scores=dict(scores.get(image.id) or {}),
                 personal=personal_scores.get("overall"),
+                suggested_reject=image.id in suggested,
+                culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
             )
         )
     return rows

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
@@ -44,7 +45,7 @@ VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
 VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
 
 
-class MainWindow(JobMenuMixin, QMainWindow):
+class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
@@ -185,6 +186,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         edit_menu.addSeparator()
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
+        self._add_culling_actions(file_menu, edit_menu)
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))

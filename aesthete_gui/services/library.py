@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.events import ImagesImported, emit
+from aesthete_gui.services.library_checks import check_row, checks_version
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
 from aesthete_gui.services.library_scan import (
     FoundFile,
@@ -143,6 +144,13 @@ class _Importer:
         ]
         if features:
             self.profile.put_features_many(features)
+        checks = [
+            check_row(image_id, outcome.ingest.analysis)
+            for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
+            if update.status == "ok" and outcome is not None and outcome.ingest.analysis is not None
+        ]
+        if checks:
+            self.profile.put_checks_many(checks)
 
     def _update(
         self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None
@@ -354,6 +362,7 @@ def _run_import(
     profile, summary = importer.profile, importer.summary
     known = profile.file_states()
     have_features = _images_with_current_features(profile) if importer.features else None
+    have_checks = profile.checked_image_ids(checks_version())
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
     folder_ids: dict[str, int] = {}
@@ -374,6 +383,7 @@ def _run_import(
                 and state[3] == "ok"
                 and (state[1], state[2]) == (found.size, found.mtime_ns)
                 and (have_features is None or state[0] in have_features)
+                and state[0] in have_checks
             ):
                 summary.unchanged += 1
                 continue

@@ -26,6 +26,7 @@ from aesthete_gui.engine.scorers import BUILTIN, ArrayScorer, ScorerId, ScorerKi
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.events import ScoresChanged, emit
+from aesthete_gui.services.library_checks import scoring_arguments
 from aesthete_gui.store import ImageRecord, Profile
 
 __all__ = ["BUILTIN", "ScoreResult", "ScorerEntry", "ScorerNotFoundError", "registered_scorers", "score_with", "write_scores"]
@@ -218,7 +219,7 @@ def score_library(
     arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
         return scorer.scorer_id, {}
-    values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features)
+    values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features, **scoring_arguments(profile, scorer, arrays.images))
     result = {
         record.id: {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
         for record, row in zip(arrays.images, values, strict=True)
@@ -234,7 +235,7 @@ def base_scores_for(
     scorer = load_array_scorer(profile, scorer_name)
     stored = profile.scores(scorer.scorer_id)
     if any(r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) for r in arrays.images):
-        values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features)
+        values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features, **scoring_arguments(profile, scorer, arrays.images))
         rows = ((r.id, dict(zip(DIMENSIONS, map(float, v), strict=True))) for r, v in zip(arrays.images, values, strict=True))
         write_scores(profile, scorer.scorer_id, rows, scorer_version=scorer.version)
         return np.asarray(values, dtype=float)

@@ -6,6 +6,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from aesthete_gui.store.checks import ChecksMixin
 from aesthete_gui.store.errors import (
     NotAProfileError,
     ProfileCannotOpenError,
@@ -17,7 +18,7 @@ from aesthete_gui.store.migrations import latest_version, migrate, schema_versio
 from aesthete_gui.store.opinions import OpinionsMixin
 
 
-class Profile(OpinionsMixin):
+class Profile(ChecksMixin, OpinionsMixin):
     """The personal profile: library, marks, choices, judgments, scores, runs, adapters.
 
     Thread-safe: each thread gets its own SQLite connection on first use. Every public method that

@@ -207,3 +207,29 @@ def _initial_schema(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration(2)
+def _image_checks(conn: sqlite3.Connection) -> None:
+    # Technical verdicts per image (imaging/checks.py) and the faces found, measured at import;
+    # `version` says which measuring code and thresholds produced them (others are recomputed).
+    # A suggested reject is derived (a reject verdict, no user flag); dismissing one is stored.
+    _script(
+        conn,
+        """
+        CREATE TABLE image_checks (
+            image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+            version TEXT NOT NULL,
+            checks TEXT NOT NULL,
+            faces TEXT NOT NULL DEFAULT '[]',
+            worst TEXT NOT NULL CHECK (worst IN ('ok', 'warn', 'reject')),
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX image_checks_worst ON image_checks(worst);
+        CREATE TABLE dismissed_suggestions (
+            image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+            version TEXT NOT NULL,
+            dismissed_at REAL NOT NULL
+        )
+        """,
+    )

@@ -101,3 +101,23 @@ def test_bursts_from_real_files(tmp_path: Path) -> None:
             Frame(path.name, result.metadata.capture_timestamp, result.metadata.sequence_number, result.phash, result.metadata.camera)
         )
     assert group_bursts(frames) == [["DSC_0000.jpg", "DSC_0001.jpg", "DSC_0002.jpg"]]
+
+
+def test_one_picture_saved_at_three_sizes_groups_together(tmp_path: Path) -> None:
+    img = photo((1200, 900))
+    keys = []
+    for side in (1200, 640, 320):
+        path = tmp_path / f"copy_{side}.jpg"
+        img.resize((side, side * 3 // 4)).save(path, quality=90)  # no EXIF: no capture time
+        keys.append(path)
+    other = tmp_path / "other.jpg"
+    photo((1200, 900), which="coffee").save(other, quality=90)
+    frames = [Frame(str(p), phash=ingest_file(p, tmp_path / "cache", with_preview=False, with_checks=False).phash)
+              for p in [*keys, other]]  # fmt: skip
+    assert group_bursts(frames) == [[str(p) for p in keys]]
+
+
+def test_near_identical_frames_with_different_shot_metadata_stay_apart() -> None:
+    frames = [Frame("a", 10.0, phash=SCENE_A), Frame("b", 40.0, phash=SCENE_A),
+              Frame("c", phash=SCENE_B, camera="X"), Frame("d", phash=SCENE_B, camera="Y")]  # fmt: skip
+    assert group_bursts(frames) == []

@@ -12,7 +12,6 @@ from aesthete_gui.imaging.features import (
     FEATURE_VERSION,
     compute_features,
     feature_vector,
-    technical_checks,
 )
 from tests.imaging.conftest import grey_image, noise_texture, photo
 
@@ -251,15 +250,3 @@ def test_large_input_is_analysed_on_a_downscaled_copy() -> None:
     small = compute_features(big.resize((1024, 683), Image.Resampling.BOX))
     for name in ("rgb_mean_r", "lab_mean_l", "rms_contrast", "colourfulness", "mirror_symmetry_lr"):
         assert values[name] == pytest.approx(small[name], rel=0.03, abs=0.01), name
-
-
-def test_technical_checks_alone_match_the_full_feature_pass(
-    scene: Image.Image, scene_features: dict[str, float]
-) -> None:
-    checks = technical_checks(scene)
-    assert set(checks) == {
-        "sharpness_peak", "sharpness_p90", "motion_blur_hint", "noise_sigma",
-        "clipped_highlights", "crushed_shadows", "colourfulness",
-    }  # fmt: skip
-    for name, value in checks.items():
-        assert value == pytest.approx(scene_features[name], rel=1e-6, abs=1e-9), name

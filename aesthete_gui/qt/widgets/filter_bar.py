@@ -27,6 +27,7 @@ FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Picks", "pick"),
     ("Rejects", "reject"),
     ("Unflagged", "unflagged"),
+    ("Suggested rejects", "suggested"),
 )
 SEARCH_DELAY_MS = 200
 """How long the name search waits after a key press before it re-filters the library."""

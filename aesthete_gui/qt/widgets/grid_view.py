@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.culling_actions import BURST_MARKS_SETTING, expand_to_bursts
 from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole, ScoreTextRole
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 
@@ -37,6 +38,7 @@ LABEL_COLOURS: dict[str, str] = {
 }
 PICK_COLOUR = "#f0f0f0"
 REJECT_COLOUR = "#e0574f"
+SUGGESTED_COLOUR = "#e0a030"  # amber "?" badge: a technical check suggests rejecting it
 
 
 class ThumbnailDelegate(QStyledItemDelegate):
@@ -111,6 +113,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
         if row.flag:
             self._badge(painter, image_rect.topLeft(), "P" if row.flag == "pick" else "X",
                         PICK_COLOUR if row.flag == "pick" else REJECT_COLOUR)  # fmt: skip
+        elif row.suggested_reject:
+            self._badge(painter, image_rect.topLeft(), "?", SUGGESTED_COLOUR)
         burst = self._model.burst_size(row.burst_id)
         if burst:
             badge = f"{burst}"
@@ -226,7 +230,8 @@ class GridView(QListView):
         """Culling keys act on the selection; Enter opens the loupe; the rest is QListView's."""
         marks = marks_for_key(event.key(), event.modifiers())
         if marks is not None:
-            ids = self.selected_ids()
+            all_frames = bool(self._context.settings.get(BURST_MARKS_SETTING, True))
+            ids = expand_to_bursts(self._model, self.selected_ids(), all_frames)
             if ids:
                 self._marks.mark(ids, **marks)
             event.accept()

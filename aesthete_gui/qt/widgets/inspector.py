@@ -72,33 +72,32 @@ def _explanation_for(profile: Profile, path: str) -> str:
     return judgment.rationale
 
 
-# Warning thresholds, set on scikit-image's photographs: sharp originals peak at 3.3-4.2 and a
-# 3 px Gaussian blur drops them to 0.7-1.0; a 15 px horizontal smear lifts the blur hint from
-# 0.15-0.63 to 0.79-0.89.
-SOFT_PEAK = 2.0
-BLUR_HINT_WARN = 0.75
+CHECK_TITLES: dict[str, str] = {
+    "focus": "Focus", "motion_blur": "Motion blur", "highlights": "Blown highlights",
+    "shadows": "Crushed shadows", "underexposure": "Under-exposure", "overexposure": "Over-exposure",
+    "noise": "Noise", "resolution": "Size", "compression": "JPEG quality",
+}  # fmt: skip
+VERDICT_MARKS: dict[str, str] = {"ok": "", "warn": "⚠ ", "reject": "✖ "}
 
 
-def technical_checks(preview_path: str | None) -> list[tuple[str, str]]:
-    """The imaging layer's technical checks, measured on the cached preview, as inspector rows."""
-    from PIL import Image
+def technical_checks(path: str | None, stored: list[dict[str, Any]] | None = None) -> list[tuple[str, str]]:
+    """The image's technical checks as inspector rows: the stored ones, else measured from the file.
 
-    from aesthete_gui.imaging.features import technical_checks as measure
+    Both come from imaging/checks.py on the same decode, so they match what import stored.
+    """
+    from aesthete_gui.imaging.checks import checks_for_path
+    from aesthete_gui.imaging.decode import DecodeError
 
-    if not preview_path or not Path(preview_path).is_file():
-        return []
-    with Image.open(preview_path) as img:
-        checks = measure(img)
-    highlights = checks["clipped_highlights"] * 100
-    shadows = checks["crushed_shadows"] * 100
-    sharpness = checks["sharpness_peak"]
-    blur = checks["motion_blur_hint"]
+    if stored is None:
+        if not path or not Path(path).is_file():
+            return []
+        try:
+            stored = [c.as_dict() for c in checks_for_path(path)]
+        except DecodeError:
+            return []
     return [
-        ("Blown highlights", f"{highlights:.1f} %" + ("  ⚠" if highlights > 2 else "")),
-        ("Crushed shadows", f"{shadows:.1f} %" + ("  ⚠" if shadows > 5 else "")),
-        ("Sharpest region", f"{sharpness:.2f}" + ("  ⚠ soft" if sharpness < SOFT_PEAK else "")),
-        ("Motion blur hint", f"{blur:.2f}" + ("  ⚠" if blur > BLUR_HINT_WARN else "")),
-        ("Noise (σ)", f"{checks['noise_sigma']:.1f}"),
+        (CHECK_TITLES.get(str(c["name"]), str(c["name"])), f"{VERDICT_MARKS.get(str(c['verdict']), '')}{c['reason']}")
+        for c in stored
     ]
 
 
@@ -124,14 +123,9 @@ def gather_details(
     if provenance and provenance["preset"]:
         version = provenance["preset_version"]
         preset = f"{provenance['preset']} v{version}" if version else provenance["preset"]
-    # the largest cached rendition: the preview once it was viewed, else the import's thumbnail
-    candidates = [record.preview_path]
-    if cache_dir is not None and record.content_hash:
-        from aesthete_gui.imaging.thumbnails import thumb_paths
+    from aesthete_gui.imaging.checks import checks_version
 
-        candidates.append(str(thumb_paths(record.content_hash, cache_dir).preview_path))
-    candidates.append(record.thumb_path)
-    preview = next((c for c in candidates if c and Path(c).is_file()), None)
+    stored = profile.stored_checks(image_id, checks_version())
     return ImageDetails(
         image_id=image_id,
         path=record.path,
@@ -142,7 +136,7 @@ def gather_details(
         scorer=scorer or "",
         preset=preset,
         explanation=_explanation_for(profile, record.path),
-        checks=technical_checks(preview) if record.status == "ok" else [],
+        checks=technical_checks(record.path, stored[0] if stored else None) if record.status == "ok" else [],
     )
 
 

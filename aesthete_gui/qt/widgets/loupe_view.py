@@ -13,6 +13,9 @@ from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView
 
+EYE_COLOURS: dict[str | None, str] = {"open": "#58c25b", "closed": "#e0574f", "unknown": "#e0a030"}
+"""Face box outline in the loupe by eye state."""
+
 
 class LoupeView(QWidget):
     """Shows the current image's 1024 px preview (its thumbnail until the preview arrives)."""
@@ -32,6 +35,7 @@ class LoupeView(QWidget):
         self._model = model
         self._marks = marks
         self._image_id: int | None = None
+        self._faces: list[dict] = []
         self.setObjectName("loupeView")
         self.view = ZoomImageView(self)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -57,6 +61,8 @@ class LoupeView(QWidget):
     def show_image(self, image_id: int | None) -> None:
         """Show `image_id` (preview when cached, else its thumbnail while the preview loads)."""
         self._image_id = image_id
+        self._faces = self._stored_faces(image_id)
+        self.view.set_boxes([(tuple(f["box"]), EYE_COLOURS.get(f.get("eyes"), EYE_COLOURS["unknown"])) for f in self._faces])
         if image_id is None:
             self.view.set_image(None)
             self.view.set_message("No image selected")
@@ -122,6 +128,11 @@ class LoupeView(QWidget):
             if pixmap is not None:
                 self.view.set_image(pixmap.toImage())
 
+    def _stored_faces(self, image_id: int | None) -> list[dict]:
+        """The faces import found (one small row read)."""
+        stored = self._context.profile.stored_checks(image_id) if image_id is not None else None
+        return [f for f in (stored[1] if stored else []) if len(f.get("box") or ()) == 4]
+
     def _update_caption(self, *_args: object) -> None:
         row = self._model.row_for(self._image_id) if self._image_id is not None else None
         if row is None:
@@ -130,5 +141,9 @@ class LoupeView(QWidget):
         position = self._model.position_of(row.image_id)
         place = f"{position + 1} of {self._model.rowCount()}" if position is not None else ""
         flag = {"pick": "Pick", "reject": "Rejected"}.get(row.flag or "", "")
-        parts = [row.name, place, "★" * row.stars or "no stars", flag, row.label or ""]
+        faces = self._faces
+        eyes = ", ".join(f"eyes {f.get('eyes', 'unknown')}" for f in faces)
+        faces_text = f"{len(faces)} face{'s' if len(faces) > 1 else ''} ({eyes})" if faces else ""
+        suggested = "Suggested reject" if row.suggested_reject else ""
+        parts = [row.name, place, "★" * row.stars or "no stars", flag, suggested, row.label or "", faces_text]
         self.caption.setText("   ·   ".join(p for p in parts if p))

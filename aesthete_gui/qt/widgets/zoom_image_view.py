@@ -7,8 +7,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QWheelEvent
-from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QWheelEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsPixmapItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+)
 
 PREVIEW_MAX_SIDE = 2048
 ZOOM_STEP = 1.25
@@ -117,6 +123,8 @@ class ZoomImageView(QGraphicsView):
         self._message_item.setDefaultTextColor(QColor("#b0b0b0"))
         self._zoom = 1.0
         self._syncing = False
+        self._boxes: list[tuple[tuple[float, float, float, float], str]] = []
+        self.overlay_items: list[QGraphicsRectItem] = []
         self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
@@ -144,7 +152,27 @@ class ZoomImageView(QGraphicsView):
         pixmap = QPixmap.fromImage(image) if image is not None else QPixmap()
         self._pixmap_item.setPixmap(pixmap)
         self._scene.setSceneRect(QRectF(pixmap.rect()) if not pixmap.isNull() else QRectF())
+        self._draw_boxes()
         self.fit()
+
+    def set_boxes(self, boxes: Sequence[tuple[tuple[float, float, float, float], str]]) -> None:
+        """Outline regions given as (x, y, width, height) fractions of the image, each in a colour."""
+        self._boxes = list(boxes)
+        self._draw_boxes()
+
+    def _draw_boxes(self) -> None:
+        for item in self.overlay_items:
+            self._scene.removeItem(item)
+        self.overlay_items = []
+        size = self._pixmap_item.pixmap().size()
+        if size.isEmpty():
+            return
+        for (x, y, w, h), colour in self._boxes:
+            item = QGraphicsRectItem(x * size.width(), y * size.height(), w * size.width(), h * size.height(), self._pixmap_item)
+            pen = QPen(QColor(colour), 2)
+            pen.setCosmetic(True)  # the same width at every zoom
+            item.setPen(pen)
+            self.overlay_items.append(item)
 
     def set_message(self, text: str) -> None:
         """Replace the image by a short centred message (loading, unreadable file…)."""

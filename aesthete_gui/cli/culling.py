@@ -1,0 +1,90 @@
+"""Culling fields of `aesthete images --json` and `aesthete score --model builtin` (a stable contract)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from aesthete_gui.cli.common import UserError, open_cli_profile
+from aesthete_gui.engine.dimensions import DIMENSIONS
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import Profile
+
+
+def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
+    """Per image id: `scores` (the active scorer's, {} when none), `suggested_reject`, `checks`, `faces`."""
+    from aesthete_gui.services.scoring import default_scorer
+
+    scores = profile.scores(default_scorer(profile))
+    suggested = profile.suggested_rejects()
+    stored = profile.all_checks()
+    out: dict[int, dict[str, Any]] = {}
+    for image_id in profile.image_ids():
+        checks, faces = stored.get(image_id, ([], []))
+        out[image_id] = {
+            "scores": {d: round(v, 4) for d, v in scores.get(image_id, {}).items() if v is not None},
+            "suggested_reject": image_id in suggested,
+            "checks": [{k: c.get(k) for k in ("name", "value", "verdict", "reason")} for c in checks],
+            "faces": [{"box": f.get("box"), "eyes": f.get("eyes")} for f in faces],
+        }
+    return out
+
+
+def run_builtin_score(args: argparse.Namespace) -> int:
+    """Score the library (or the given images, which must be in it) with the built-in scorer."""
+    from aesthete_gui.services.scoring import BUILTIN, score_library
+
+    profile = open_cli_profile(args)
+    try:
+        image_ids = None
+        if args.images:
+            records = [profile.image_by_path(str(path)) for path in args.images]
+            unknown = [str(p) for p, r in zip(args.images, records, strict=True) if r is None]
+            if unknown:
+                raise UserError(f"not in the library (run `aesthete import` first): {', '.join(unknown)}")
+            image_ids = [r.id for r in records if r is not None]
+        scorer_id, scores = score_library(profile, BUILTIN, image_ids=image_ids)
+        paths = {r.id: r.path for r in profile.images()}
+    finally:
+        profile.close()
+    if args.json:
+        rows = [{"path": paths[i], "scores": s} for i, s in scores.items()]
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    print("image\t" + "\t".join(DIMENSIONS))
+    for image_id, values in scores.items():
+        print(paths[image_id] + "\t" + "\t".join(f"{values[d]:.2f}" for d in DIMENSIONS))
+    print(f"{len(scores)} images scored with {scorer_id}")
+    return 0
+
+
+def run_copy_picks(args: argparse.Namespace) -> int:
+    """Copy (or move) the picked images, or those with another flag, and their sidecars to a folder."""
+    from aesthete_gui.services.export_picks import ExportPicksError, export_picks, picked_image_ids
+
+    profile = open_cli_profile(args)
+    try:
+        flag = None if args.flag == "any" else args.flag
+        ids = picked_image_ids(profile, flag)
+        try:
+            result = export_picks(profile, ids, args.destination, move=args.move)
+        except ExportPicksError as error:
+            raise UserError(str(error)) from error
+    finally:
+        profile.close()
+    verb = "moved" if args.move else "copied"
+    print(f"{len(result.copied)} images {verb} to {result.destination}")
+    for path, reason in result.skipped:
+        print(f"  skipped {path}: {reason}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
+    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their XMP sidecars to a folder")
+    p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
+    p.add_argument("--move", action="store_true", help="move instead of copy (the library follows the files)")
+    p.add_argument("--flag", choices=["pick", "reject", "any"], default="pick", help="which images (default: picks)")
+    p.set_defaults(func=run_copy_picks)

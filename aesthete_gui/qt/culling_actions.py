@@ -1,0 +1,118 @@
+"""Culling actions: accept or dismiss suggested rejects, mark whole bursts, keep the best of each
+burst (all undoable), and copy picks to a folder as a job."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtGui import QUndoCommand
+
+if TYPE_CHECKING:
+    from aesthete_gui.qt.context import AppContext
+    from aesthete_gui.qt.grid_rows import ImageRow
+    from aesthete_gui.qt.item_models import ImageListModel
+    from aesthete_gui.qt.undo import MarkController
+    from aesthete_gui.store import Profile
+
+
+def suggested_in_view(model: ImageListModel) -> list[int]:
+    """Ids of the shown images that are suggested rejects, in view order."""
+    rows = (model.row_for(i) for i in model.visible_ids())
+    return [row.image_id for row in rows if row is not None and row.suggested_reject]
+
+
+def accept_suggestions_in_view(model: ImageListModel, marks: MarkController) -> int:
+    """Flag every suggested reject in view as rejected, as one undoable step; return how many."""
+    ids = suggested_in_view(model)
+    if ids:
+        marks.mark(ids, flag="reject")
+    return len(ids)
+
+
+class _DismissCommand(QUndoCommand):
+    def __init__(self, context: AppContext, image_ids: list[int]) -> None:
+        count = len(image_ids)
+        super().__init__(f"Dismiss {count} suggested reject{'s' if count > 1 else ''}")
+        self._context = context
+        self._ids = image_ids
+
+    def redo(self) -> None:
+        self._context.profile.dismiss_suggestions(self._ids)
+        self._context.signals.marks_changed.emit(list(self._ids))
+
+    def undo(self) -> None:
+        self._context.profile.restore_suggestions(self._ids)
+        self._context.signals.marks_changed.emit(list(self._ids))
+
+
+def dismiss_suggestions(context: AppContext, model: ImageListModel, marks: MarkController, image_ids: Sequence[int]) -> int:
+    """Stop suggesting the given images as rejects (their marks stay); undoable; return how many."""
+    ids = [i for i in image_ids if (row := model.row_for(i)) is not None and row.suggested_reject]
+    if ids:
+        marks.undo_stack.push(_DismissCommand(context, ids))
+    return len(ids)
+
+
+BURST_MARKS_SETTING = "burst_marks_all_frames"
+"""Setting: a mark on a collapsed burst applies to all its frames (True, default) or only the one shown."""
+
+
+def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames: bool = True) -> list[int]:
+    """The images a mark on `image_ids` applies to: each collapsed burst's frames when all_frames."""
+    if not all_frames:
+        return list(image_ids)
+    by_burst: dict[int, list[int]] = {}
+    for row in model.all_rows():
+        if row.burst_id is not None:
+            by_burst.setdefault(row.burst_id, []).append(row.image_id)
+    out: list[int] = []
+    for image_id in image_ids:
+        row = model.row_for(image_id)
+        if row is not None and row.burst_id is not None and model.burst_size(row.burst_id) > 0:
+            frames = by_burst.get(row.burst_id, [image_id])
+        else:
+            frames = [image_id]
+        out.extend(f for f in frames if f not in out)
+    return out
+
+
+def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
+    """Frames to reject when keeping the best of each burst: all but the best, except the user's picks."""
+    from aesthete_gui.qt.grid_rows import best_of_burst
+
+    by_burst: dict[int, list[ImageRow]] = {}
+    for row in rows:
+        if row.burst_id is not None and row.status == "ok":
+            by_burst.setdefault(row.burst_id, []).append(row)
+    out = []
+    for group in by_burst.values():
+        best = best_of_burst(group)
+        out += [r.image_id for r in group if r is not best and r.flag is None]
+    return out
+
+
+def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
+    """Reject every burst frame but the best (user flags stay), as one undoable step; return how many."""
+    ids = rest_of_bursts(model.all_rows())
+    if ids:
+        marks.mark(ids, flag="reject")
+    return len(ids)
+
+
+def copy_files_job(
+    profile: Profile, image_ids: Sequence[int], destination: str, move: bool = False, progress: Any = None, cancel: Any = None
+) -> Any:
+    """Job: copy (or move) images with their sidecars (services.export_picks); returns CopiedPicks."""
+    from aesthete_gui.services.export_picks import export_picks
+
+    return export_picks(profile, image_ids, destination, move=move, progress=progress, cancel=cancel)
+
+
+def describe_copy(result: Any, move: bool = False) -> str:
+    """One status-bar line about a finished copy."""
+    verb = "Moved" if move else "Copied"
+    text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    if result.skipped:
+        text += f"; {len(result.skipped)} skipped (file not found)"
+    return text + (" (cancelled)" if result.cancelled else "")

@@ -1,0 +1,40 @@
+"""Technical checks as the library stores and reports them (rows for the profile, JSON for the CLI)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from aesthete_gui.imaging.checks import Analysis, checks_version, worst_verdict
+from aesthete_gui.store.checks import CheckRow
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import ImageRecord, Profile
+
+__all__ = ["check_row", "checks_version", "image_culling", "scoring_arguments"]
+
+
+def check_row(image_id: int, analysis: Analysis) -> CheckRow:
+    """One image's checks and faces as a profile row (image_id, version, checks, faces, worst verdict)."""
+    checks, faces = analysis.checks, analysis.faces
+    return image_id, analysis.version, [c.as_dict() for c in checks], [f.as_dict() for f in faces], worst_verdict(checks)
+
+
+def image_culling(stored: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None, suggested: bool) -> dict[str, Any]:
+    """The CLI contract's culling fields of one image: suggested_reject, checks, faces."""
+    checks, faces = stored if stored is not None else ([], [])
+    return {"suggested_reject": suggested, "checks": checks, "faces": faces}
+
+
+def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRecord]) -> dict[str, Any]:
+    """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict."""
+    if getattr(scorer, "scorer_id", None) != "builtin":
+        return {}
+    version = checks_version()
+    mask = []
+    for record in images:
+        stored = profile.stored_checks(record.id, version)
+        mask.append(stored is not None and any(c.get("verdict") == "reject" for c in stored[0]))
+    return {"rejected": np.array(mask, dtype=bool)}

@@ -1,0 +1,142 @@
+"""Real photographs that installed packages ship, and degraded copies of them with known truth."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+# (package, path inside it); photographs only: no drawings, text pages or binary masks.
+PHOTOS: tuple[tuple[str, str], ...] = (
+    ("skimage", "data/astronaut.png"),
+    ("skimage", "data/coffee.png"),
+    ("skimage", "data/chelsea.png"),
+    ("skimage", "data/rocket.jpg"),
+    ("skimage", "data/hubble_deep_field.jpg"),
+    ("skimage", "data/motorcycle_left.png"),
+    ("skimage", "data/motorcycle_right.png"),
+    ("skimage", "data/retina.jpg"),
+    ("skimage", "data/camera.png"),
+    ("skimage", "data/moon.png"),
+    ("skimage", "data/coins.png"),
+    ("skimage", "data/brick.png"),
+    ("skimage", "data/grass.png"),
+    ("skimage", "data/gravel.png"),
+    ("skimage", "data/ihc.png"),
+    ("matplotlib", "mpl-data/sample_data/grace_hopper.jpg"),
+)
+PORTRAITS: tuple[str, ...] = ("astronaut", "grace_hopper")
+"""Photos above with one frontal face, eyes open."""
+
+
+def package_file(package: str, inner: str) -> Path | None:
+    """A file shipped inside an installed package, None when the package is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / inner
+    return path if path.is_file() else None
+
+
+def load_photos() -> dict[str, Image.Image]:
+    """Every available photo as RGB, keyed by its file stem."""
+    out: dict[str, Image.Image] = {}
+    for package, inner in PHOTOS:
+        path = package_file(package, inner)
+        if path is not None:
+            with Image.open(path) as img:
+                out[path.stem] = img.convert("RGB")
+    return out
+
+
+def _linear(img: Image.Image) -> np.ndarray:
+    srgb = np.asarray(img, dtype=np.float64) / 255.0
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def _srgb(linear: np.ndarray) -> Image.Image:
+    linear = np.clip(linear, 0.0, 1.0)
+    srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
+    return Image.fromarray(np.rint(srgb * 255).astype(np.uint8))
+
+
+def exposure(img: Image.Image, factor: float) -> Image.Image:
+    """The same frame with `factor` times the light (in linear light, as a camera would record)."""
+    return _srgb(_linear(img) * factor)
+
+
+def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
+    """Missed focus, approximated by a Gaussian blur of `sigma` pixels."""
+    return img.filter(ImageFilter.GaussianBlur(sigma))
+
+
+def motion_blur(img: Image.Image, length: int, angle_deg: float = 20.0) -> Image.Image:
+    """Camera shake: a line kernel of `length` pixels at `angle_deg`."""
+    from scipy import ndimage
+
+    size = length | 1
+    kernel = np.zeros((size, size))
+    centre = size // 2
+    for t in np.linspace(-centre, centre, 4 * size):
+        x = round(centre + t * np.cos(np.radians(angle_deg)))
+        y = round(centre - t * np.sin(np.radians(angle_deg)))
+        kernel[y, x] = 1.0
+    kernel /= kernel.sum()
+    rgb = np.asarray(img, dtype=np.float64)
+    out = np.stack([ndimage.convolve(rgb[..., c], kernel, mode="reflect") for c in range(3)], axis=2)
+    return Image.fromarray(np.clip(np.rint(out), 0, 255).astype(np.uint8))
+
+
+def noise(img: Image.Image, sigma: float, seed: int = 0) -> Image.Image:
+    """Sensor-like Gaussian noise of `sigma` (8-bit units) on every channel."""
+    rng = np.random.default_rng(seed)
+    rgb = np.asarray(img, dtype=np.float64) + rng.normal(0.0, sigma, (img.height, img.width, 3))
+    return Image.fromarray(np.clip(np.rint(rgb), 0, 255).astype(np.uint8))
+
+
+def downscale(img: Image.Image, side: int) -> Image.Image:
+    """A thumbnail whose long side is `side` pixels."""
+    scale = side / max(img.size)
+    return img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.LANCZOS)
+
+
+@dataclass(frozen=True)
+class Defect:
+    """One kind of degradation at its mild and strong level, and the checks that should catch it."""
+
+    name: str
+    checks: tuple[str, ...]
+    mild: Callable[[Image.Image], Image.Image]
+    strong: Callable[[Image.Image], Image.Image]
+    jpeg_quality: tuple[int, int] | None = None  # saved as JPEG at (mild, strong) quality
+
+
+DEFECTS: tuple[Defect, ...] = (
+    Defect("gaussian blur (σ 1.5 / 4 px)", ("focus", "motion_blur"),
+           lambda i: gaussian_blur(i, 1.5), lambda i: gaussian_blur(i, 4.0)),
+    Defect("motion blur (9 / 25 px)", ("focus", "motion_blur"),
+           lambda i: motion_blur(i, 9), lambda i: motion_blur(i, 25)),
+    Defect("under-exposure (x0.5 / x0.2)", ("underexposure", "shadows"),
+           lambda i: exposure(i, 0.5), lambda i: exposure(i, 0.2)),
+    Defect("over-exposure (x1.6 / x3)", ("overexposure", "highlights"),
+           lambda i: exposure(i, 1.6), lambda i: exposure(i, 3.0)),
+    Defect("noise (σ 10 / 35)", ("noise",), lambda i: noise(i, 10.0), lambda i: noise(i, 35.0)),
+    Defect("downscale (64 / 32 px)", ("resolution",), lambda i: downscale(i, 64), lambda i: downscale(i, 32)),
+    Defect("heavy JPEG (q 20 / 6)", ("compression",), lambda i: i, lambda i: i, jpeg_quality=(20, 6)),
+)  # fmt: skip
+
+
+def save(img: Image.Image, path: Path, quality: int | None = None) -> Path:
+    """Write `img` losslessly (PNG), or as a JPEG of `quality`."""
+    if quality is None:
+        path = path.with_suffix(".png")
+        img.save(path)
+    else:
+        path = path.with_suffix(".jpg")
+        img.save(path, quality=quality)
+    return path

@@ -1,0 +1,83 @@
+"""The culling CLI contract: `images --json` fields and `score --model builtin` on real files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from skimage import data as skdata
+
+from aesthete_gui.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import culling_data as degrade
+
+
+def _run(profile: Path, *args: str) -> int:
+    return main(["--profile", str(profile), *args])
+
+
+@pytest.fixture
+def shoot(tmp_path: Path) -> Path:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    photo = Image.fromarray(skdata.coffee())
+    photo.save(folder / "clean.jpg", quality=92)
+    degrade.exposure(photo, 2.6).save(folder / "bright.jpg", quality=92)
+    degrade.downscale(photo, 40).save(folder / "tiny.png")
+    return folder
+
+
+def _images(profile: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict]:
+    capsys.readouterr()
+    assert _run(profile, "images", "--json") == 0
+    return {Path(row["path"]).name: row for row in json.loads(capsys.readouterr().out)}
+
+
+def test_images_json_gives_checks_faces_suggestions_and_scores(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    rows = _images(profile, capsys)
+    assert rows["clean.jpg"]["suggested_reject"] is False
+    assert rows["bright.jpg"]["suggested_reject"] is True
+    assert rows["tiny.png"]["suggested_reject"] is True
+    for row in rows.values():
+        assert row["scores"] == {}
+        assert isinstance(row["faces"], list)
+        assert {tuple(sorted(c)) for c in row["checks"]} == {("name", "reason", "value", "verdict")}
+    highlights = next(c for c in rows["bright.jpg"]["checks"] if c["name"] == "highlights")
+    assert highlights["verdict"] == "reject" and "highlights clipped on" in highlights["reason"]
+    tiny = next(c for c in rows["tiny.png"]["checks"] if c["name"] == "resolution")
+    assert tiny["value"] == 40 and tiny["reason"].startswith("too small to use")
+
+    # a user's mark wins over the suggestion
+    bright_id = str(rows["bright.jpg"]["id"])
+    assert _run(profile, "mark", bright_id, "--pick") == 0
+    rows = _images(profile, capsys)
+    assert rows["bright.jpg"]["suggested_reject"] is False and rows["bright.jpg"]["flag"] == "pick"
+
+
+def test_score_model_builtin_scores_the_library(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    assert _run(profile, "score", "--model", "builtin", "--json") == 0
+    scored = {Path(r["path"]).name: r["scores"] for r in json.loads(capsys.readouterr().out)}
+    assert set(scored) == {"clean.jpg", "bright.jpg", "tiny.png"}
+    assert scored["bright.jpg"]["technique"] < scored["clean.jpg"]["technique"]
+    assert scored["bright.jpg"]["overall"] < scored["clean.jpg"]["overall"]
+    assert scored["tiny.png"]["technique"] < scored["clean.jpg"]["technique"]
+    rows = _images(profile, capsys)
+    assert set(rows["clean.jpg"]["scores"]) == {"technique", "coloration", "composition", "mood", "overall"}
+
+
+def test_score_without_images_needs_the_builtin_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(tmp_path / "p.db", "score", "--model", "some/model") != 0
+    assert "only --model builtin scores the whole library" in capsys.readouterr().err

@@ -1,0 +1,159 @@
+"""Accepting suggested rejects in view and dismissing one, both undoable, from the main window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from aesthete_gui.qt.culling_actions import (
+    BURST_MARKS_SETTING,
+    accept_suggestions_in_view,
+    dismiss_suggestions,
+    expand_to_bursts,
+    keep_best_of_bursts,
+    rest_of_bursts,
+    suggested_in_view,
+)
+from aesthete_gui.qt.item_models import FilterState, ImageRow
+from aesthete_gui.qt.main_window import MainWindow
+from aesthete_gui.store import ImageUpdate
+
+REJECT = [{"name": "noise", "value": 20.0, "verdict": "reject", "reason": "heavy noise (σ 20.0 of 255)"}]
+
+
+@pytest.fixture
+def window(qtbot, app_context, tmp_path: Path):
+    app_context.settings["welcome_done"] = True
+    app_context.settings["xmp_enabled"] = False
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    ids = app_context.profile.write_images(
+        [ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
+    )
+    app_context.profile.put_checks_many([(i, "1", REJECT, [], "reject") for i in ids[:3]])
+    main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"{n}.jpg"), suggested_reject=n < 3)
+                         for n, i in enumerate(ids)])  # fmt: skip
+    yield main, ids
+    main.marks.close()
+
+
+def test_accept_all_in_view_rejects_them_and_undo_restores_the_suggestions(window, app_context) -> None:
+    main, ids = window
+    assert suggested_in_view(main.model) == ids[:3]
+    assert accept_suggestions_in_view(main.model, main.marks) == 3
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", "reject", "reject", None]
+    assert app_context.profile.suggested_rejects() == set()
+    main.marks.undo_stack.undo()
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+    assert app_context.profile.suggested_rejects() == set(ids[:3])
+
+
+def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None:
+    main, ids = window
+    assert dismiss_suggestions(app_context, main.model, main.marks, [ids[0], ids[3]]) == 1
+    assert app_context.profile.suggested_rejects() == set(ids[1:3])
+    assert app_context.profile.mark_for(ids[0]).flag is None
+    main.marks.undo_stack.undo()
+    assert app_context.profile.suggested_rejects() == set(ids[:3])
+
+
+@pytest.fixture
+def burst_window(qtbot, app_context, tmp_path: Path):
+    app_context.settings["welcome_done"] = True
+    app_context.settings["xmp_enabled"] = False
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    ids = app_context.profile.write_images(
+        [ImageUpdate(path=str(tmp_path / f"b{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
+    )
+    overall = [3.0, 4.5, 2.0, 3.3]
+    main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"b{n}.jpg"), burst_id=7 if n < 3 else None,
+                                  scores={"overall": overall[n]}) for n, i in enumerate(ids)])  # fmt: skip
+    main.model.set_filter(FilterState(collapse_bursts=True))
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.burst_size(7) == 3, timeout=10_000)
+    yield main, ids
+    main.marks.close()
+
+
+def test_a_mark_on_a_collapsed_burst_marks_all_its_frames_unless_set_otherwise(qtbot, burst_window, app_context) -> None:
+    main, ids = burst_window
+    assert set(main.model.visible_ids()) == {ids[1], ids[3]}  # the burst shows its best frame
+    assert expand_to_bursts(main.model, [ids[1]]) == ids[:3]
+    assert expand_to_bursts(main.model, [ids[1]], all_frames=False) == [ids[1]]
+    assert main.grid.select_image(ids[1])
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == ["pick", "pick", "pick", None]
+    main.marks.undo_stack.undo()
+    main.marks.wait_written()
+    app_context.settings[BURST_MARKS_SETTING] = False
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, "pick", None, None]
+
+
+def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_window, app_context) -> None:
+    main, ids = burst_window
+    assert rest_of_bursts(main.model.all_rows()) == [ids[0], ids[2]]
+    assert keep_best_of_bursts(main.model, main.marks) == 2
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", None, "reject", None]
+    main.marks.undo_stack.undo()
+    main.marks.wait_written()
+    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+
+
+def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
+    from PIL import Image
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    paths = [tmp_path / f"c{n}.jpg" for n in range(3)]
+    for n, path in enumerate(paths):
+        Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(path)
+    ids = app_context.profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    main.model.set_rows([ImageRow(image_id=i, path=str(p), flag="pick" if n != 1 else None)
+                         for n, (i, p) in enumerate(zip(ids, paths, strict=True))])  # fmt: skip
+    dest = tmp_path / "picks"
+    handle = main.copy_to_folder(str(dest))
+    assert handle is not None
+    qtbot.waitUntil(lambda: sorted(p.name for p in dest.glob("*.jpg")) == ["c0.jpg", "c2.jpg"], timeout=10_000)
+    qtbot.waitUntil(lambda: "Copied 2 photographs" in main.statusBar().currentMessage(), timeout=10_000)
+    main.marks.close()
+
+
+def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context, tmp_path: Path) -> None:
+    from PIL import Image
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    path = tmp_path / "portrait.jpg"
+    Image.new("RGB", (200, 100), (90, 90, 90)).save(path)
+    (image_id,) = app_context.profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
+    faces = [{"box": [0.25, 0.2, 0.2, 0.4], "eyes": "open", "sharpness": 3.0}]
+    app_context.profile.put_checks_many([(image_id, "1", REJECT, faces, "reject")])
+    main.model.set_rows([ImageRow(image_id=image_id, path=str(path), suggested_reject=True)])
+    main.loupe.view.set_image(None)
+    main.loupe.show_image(image_id)
+    from PySide6.QtGui import QImage
+
+    main.loupe.view.set_image(QImage(200, 100, QImage.Format.Format_RGB32))
+    (outline,) = main.loupe.view.overlay_items
+    assert outline.rect().getRect() == (50.0, 20.0, 40.0, 40.0)
+    assert "1 face (eyes open)" in main.loupe.caption.text()
+    assert "Suggested reject" in main.loupe.caption.text()
+    main.marks.close()

@@ -1,0 +1,54 @@
+"""The built-in scorer respects the technical verdicts on real photographs degraded by the test."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from aesthete_gui.training.builtin import BuiltinScorer
+from PIL import Image
+from skimage import data as skdata
+
+from aesthete_gui.imaging.checks import checks_for_path, rejected
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import culling_data as degrade
+
+
+def _pair(tmp_path: Path, which: str, transform) -> tuple[dict[str, float], dict[str, float], Path]:  # type: ignore[no-untyped-def]
+    img = Image.fromarray(getattr(skdata, which)()).convert("RGB")
+    original = degrade.save(img, tmp_path / f"{which}_original")
+    copy = degrade.save(transform(img), tmp_path / f"{which}_copy")
+    clean_scores, copy_scores = BuiltinScorer().score_paths([str(original), str(copy)])
+    return clean_scores, copy_scores, copy
+
+
+@pytest.mark.parametrize(
+    ("which", "transform"),
+    [
+        ("astronaut", lambda i: degrade.exposure(i, 2.6)),
+        ("coffee", lambda i: degrade.exposure(i, 0.2)),
+        ("chelsea", lambda i: degrade.gaussian_blur(i, 4.0)),
+        ("astronaut", lambda i: degrade.noise(i, 35.0)),
+        ("coffee", lambda i: degrade.downscale(i, 40)),
+    ],
+    ids=["brightened", "darkened", "blurred", "noisy", "tiny"],
+)
+def test_a_rejected_copy_never_outscores_its_original(tmp_path: Path, which: str, transform) -> None:  # type: ignore[no-untyped-def]
+    clean, copy, path = _pair(tmp_path, which, transform)
+    assert rejected(checks_for_path(path)), "the copy should carry a reject verdict"
+    assert copy["technique"] < clean["technique"]
+    assert copy["overall"] < clean["overall"]
+
+
+def test_a_brightened_night_scene_is_not_better(tmp_path: Path) -> None:
+    clean, copy, _ = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 2.6))
+    assert copy["technique"] <= clean["technique"]
+    assert copy["overall"] <= clean["overall"]
+
+
+def test_a_dark_night_scene_is_not_punished_as_under_exposed(tmp_path: Path) -> None:
+    night, darker, _ = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 0.2))
+    assert night["technique"] > 2.5
+    assert darker["technique"] < night["technique"]
