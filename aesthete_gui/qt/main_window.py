@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
+from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
 from aesthete_gui.qt.undo import MarkController
@@ -123,6 +124,8 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.filter_bar.filter_changed.connect(self.model.set_filter)
         self.filter_bar.sort_changed.connect(self.model.set_sort)
         self.filter_bar.save_requested.connect(self.save_filter)
+        self.filter_bar.control_used.connect(self.focus_current_view)
+        self.key_router = CullingKeyRouter(self, self.key_target)
         self.library.scope_selected.connect(self._scope_selected)
         self.library.saved_filter_selected.connect(self.apply_saved_filter)
         self.library.profile_switch_requested.connect(self.switch_profile)
@@ -249,6 +252,19 @@ class MainWindow(JobMenuMixin, QMainWindow):
         elif key == "set":
             self.set_view.setFocus()
         self.view_changed.emit(key)
+
+    def key_target(self) -> QWidget | None:
+        """The widget that takes the culling keys in the view shown (None on the welcome page)."""
+        targets: dict[str, QWidget] = {
+            "grid": self.grid, "loupe": self.loupe, "compare": self.compare, "set": self.set_view,
+        }  # fmt: skip
+        return targets.get(self._current_view)
+
+    def focus_current_view(self) -> None:
+        """Give the keyboard back to the current view (after a combo box or button was used)."""
+        target = self.key_target()
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def open_in_loupe(self, image_id: int) -> None:
         """Show one image large."""
@@ -390,6 +406,8 @@ class MainWindow(JobMenuMixin, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Finish pending mark writes, cancel jobs, stop background threads."""
         self.marks.close()
+        self.key_router.detach()
+        self.loupe.full_resolution.wait_idle()
         QTimer.singleShot(0, self.context.close)
         super().closeEvent(event)
 

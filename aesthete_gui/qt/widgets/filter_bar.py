@@ -38,6 +38,7 @@ class FilterBar(QWidget):
     filter_changed = Signal(object)  # FilterState
     sort_changed = Signal(str, bool)  # key, descending
     save_requested = Signal()
+    control_used = Signal()  # a combo box, button or check box was used: give focus back to the view
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +124,11 @@ class FilterBar(QWidget):
         self._search_delay.timeout.connect(self._emit_filter)
         self.search.editingFinished.connect(self._apply_pending_search)
         self.save.clicked.connect(self.save_requested)
+        # after a choice made with the mouse, the keys belong to the images again, not to the control
+        for combo in (self.sort, self.stars, self.flag, self.label, self.dimension):
+            combo.activated.connect(self.control_used)
+        self.reverse.clicked.connect(self.control_used)
+        self.collapse.clicked.connect(self.control_used)
 
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)

@@ -156,6 +156,7 @@ class LoupeView(QWidget):
         if 0 <= following < len(ids):
             row = self._model.row_at(following)
             if row.status == "ok":
+                self._context.thumbnails.request_preview(row.image_id)  # the next first frame
                 self.full_resolution.request(row.path, ahead=True)
 
     def step(self, offset: int) -> None:
