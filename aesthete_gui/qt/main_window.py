@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import logging
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -23,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
-from aesthete_gui.qt.item_models import FilterState, ImageListModel
+from aesthete_gui.qt.item_models import SORT_KEYS, FilterState, ImageListModel
 from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
@@ -38,6 +40,7 @@ from aesthete_gui.qt.widgets.loupe_view import LoupeView
 from aesthete_gui.qt.widgets.set_view import SetView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
+from aesthete_gui.settings import UserState
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +150,11 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
         self._update_jobs()
+        self.user_state = UserState()
+        self._view_to_restore = self._restore_session()
+        self.filter_bar.filter_changed.connect(self._remember_session)
+        self.filter_bar.sort_changed.connect(self._remember_session)
+        self.view_changed.connect(self._remember_session)
         self.model.reload()
 
     # building --------------------------------------------------------------------------------
@@ -203,6 +211,8 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
         self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
+        view_menu.addSeparator()
+        self.reset_state_action = self._action(view_menu, "&Reset layout, sort and filters", self.reset_remembered_state)
 
         score_menu = bar.addMenu("&Scoring")
         self._action(score_menu, "Score &selection", self.score_selection, "Ctrl+R")
@@ -275,10 +285,65 @@ class MainWindow(JobMenuMixin, QMainWindow):
     def _library_loaded(self) -> None:
         self._update_counts()
         empty = self.model.total_count() == 0
+        view, self._view_to_restore = self._view_to_restore, None
         if empty and not self.context.settings.get("welcome_done"):
             self.show_view("welcome")
+        elif view and not empty:
+            self.show_view(view)
         elif self._current_view == "welcome" and not empty:
             self.show_view("grid")
+
+    # remembered state ------------------------------------------------------------------------
+
+    def _restore_session(self) -> str | None:
+        """Put back this profile's sort, filters and view, and the user's window layout; the view to
+        show once the library has loaded."""
+        session = self.context.settings.get("session") or {}
+        if isinstance(session.get("filter"), dict):
+            self.filter_bar.set_state(FilterState.from_dict(session["filter"]))
+        if isinstance(session.get("sort"), list) and len(session["sort"]) == 2:
+            self.filter_bar.set_sort(str(session["sort"][0]), bool(session["sort"][1]))
+        for key, restore in (("geometry", self.restoreGeometry), ("docks", self.restoreState)):
+            encoded = self.user_state.get(key)
+            if isinstance(encoded, str):
+                restore(QByteArray(base64.b64decode(encoded)))
+        if self.context.profile_path is not None:
+            self.user_state.update(last_profile=str(self.context.profile_path))
+        view = session.get("view")
+        return view if view in VIEWS else None
+
+    def _remember_session(self, *_args: object) -> None:
+        if self._current_view not in VIEWS:
+            return
+        # the library panel's folder / burst is navigation, not a filter: it is not kept
+        kept = replace(self.filter_bar.state, folder_id=None, burst_id=None)
+        self.context.settings["session"] = {
+            "filter": kept.to_dict(), "sort": list(self.filter_bar.sort_order), "view": self._current_view,
+        }  # fmt: skip
+
+    def _remember_layout(self) -> None:
+        self.user_state.update(
+            geometry=base64.b64encode(bytes(self.saveGeometry())).decode("ascii"),
+            docks=base64.b64encode(bytes(self.saveState())).decode("ascii"),
+        )
+
+    def reset_remembered_state(self) -> None:
+        """Forget the remembered sort, filters, view and window layout, and show the defaults."""
+        self.context.settings.pop("session", None)
+        self.user_state.reset()
+        if self.context.profile_path is not None:
+            self.user_state.update(last_profile=str(self.context.profile_path))
+        self.filter_bar.set_state(FilterState())
+        self.filter_bar.set_sort(SORT_KEYS[0], False)
+        for dock in (self.library_dock, self.inspector_dock, self.jobs_dock):
+            dock.setFloating(False)
+            dock.show()
+        self.resizeDocks([self.library_dock, self.inspector_dock], [220, 320], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock, self.jobs_dock], [560, 160], Qt.Orientation.Vertical)
+        self.resize(1280, 800)
+        self.show_view("grid")
+        self.context.settings.pop("session", None)
+        self.show_message("Remembered layout, sort and filters reset.")
 
     def _welcome_dismissed(self) -> None:
         self.context.set_setting("welcome_done", True)
@@ -406,6 +471,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Finish pending mark writes, cancel jobs, stop background threads."""
         self.marks.close()
+        self._remember_layout()
         self.key_router.detach()
         self.loupe.full_resolution.wait_idle()
         QTimer.singleShot(0, self.context.close)

@@ -167,6 +167,23 @@ class FilterBar(QWidget):
         self._state = state
         self.filter_changed.emit(state)
 
+    @property
+    def sort_order(self) -> tuple[str, bool]:
+        """The sort key and whether it is descending."""
+        return str(self.sort.currentData()), self.reverse.isChecked()
+
+    def set_sort(self, key: str, descending: bool = False) -> None:
+        """Show and emit a sort order (a remembered one); an unknown key falls back to the first."""
+        self.sort.blockSignals(True)
+        self.reverse.blockSignals(True)
+        try:
+            self.sort.setCurrentIndex(max(0, self.sort.findData(key)))
+            self.reverse.setChecked(bool(descending))
+        finally:
+            self.sort.blockSignals(False)
+            self.reverse.blockSignals(False)
+        self._emit_sort()
+
     def _search_typed(self, _text: str) -> None:
         self._search_delay.start()
 
