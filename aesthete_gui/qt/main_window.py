@@ -38,14 +38,17 @@ from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
 from aesthete_gui.qt.widgets.library_panel import LibraryPanel
 from aesthete_gui.qt.widgets.loupe_view import LoupeView
 from aesthete_gui.qt.widgets.set_view import SetView
+from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
 from aesthete_gui.settings import UserState
 
 log = logging.getLogger(__name__)
 
-VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
-VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
+VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set", "survey")
+VIEW_TITLES: dict[str, str] = {
+    "grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set", "survey": "Survey",
+}  # fmt: skip
 
 
 class MainWindow(JobMenuMixin, QMainWindow):
@@ -71,6 +74,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.loupe = LoupeView(context, self.model, self.marks, self)
         self.compare = CompareView(context, self)
         self.set_view = SetView(context, self)
+        self.survey = SurveyView(context, self.model, self.marks, self)
         self.welcome = WelcomePage(self)
 
         grid_page = QWidget(self)
@@ -84,6 +88,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
             "loupe": self.loupe,
             "compare": self.compare,
             "set": self.set_view,
+            "survey": self.survey,
             "welcome": self.welcome,
         }
         self.stack = QStackedWidget(self)
@@ -135,6 +140,9 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.library.profile_selected.connect(self.open_profile)
         self.grid.open_requested.connect(self.open_in_loupe)
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
+        self.grid.survey_requested.connect(lambda: self.show_view("survey"))
+        self.survey.back_requested.connect(lambda: self.show_view("grid"))
+        self.survey.open_requested.connect(self.open_in_loupe)
         self.welcome.open_folder_requested.connect(self.choose_and_import)
         self.welcome.dismissed.connect(self._welcome_dismissed)
         self.model.loaded.connect(self._library_loaded)
@@ -261,12 +269,33 @@ class MainWindow(JobMenuMixin, QMainWindow):
             self.compare.setFocus()
         elif key == "set":
             self.set_view.setFocus()
+        elif key == "survey":
+            self.survey.set_frames(*self.survey_frames())
+            self.survey.setFocus()
         self.view_changed.emit(key)
+
+    def survey_frames(self) -> tuple[list[int], int | None]:
+        """What the survey shows: the selection (2–8 frames), else the current frame's burst."""
+        selected = self.context.selection.image_ids()
+        current = self.context.selection.current()
+        if len(selected) >= MIN_FRAMES:
+            ids = selected[-MAX_FRAMES:]  # the current image is the last one selected: always kept
+            order = {image_id: n for n, image_id in enumerate(self.model.visible_ids())}
+            return sorted(ids, key=lambda i: order.get(i, len(order))), current
+        row = self.model.row_for(current) if current is not None else None
+        if row is not None and row.burst_id is not None:
+            burst = sorted(
+                (r for r in self.model.all_rows() if r.burst_id == row.burst_id),
+                key=lambda r: (r.capture_time or "", r.sort_name),
+            )
+            return [r.image_id for r in burst][:MAX_FRAMES], current
+        return [], None
 
     def key_target(self) -> QWidget | None:
         """The widget that takes the culling keys in the view shown (None on the welcome page)."""
         targets: dict[str, QWidget] = {
             "grid": self.grid, "loupe": self.loupe, "compare": self.compare, "set": self.set_view,
+            "survey": self.survey,
         }  # fmt: skip
         return targets.get(self._current_view)
 
@@ -450,7 +479,9 @@ class MainWindow(JobMenuMixin, QMainWindow):
             "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
             "  Ctrl+Z: undo        Ctrl+Shift+Z: redo\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
-            "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set\n"
+            "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
+            "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"
+            "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set   Ctrl+5 Survey\n"
             "  Ctrl+O open folder   Ctrl+R score selection   Ctrl+T train taste   Ctrl+M models",
         )
 

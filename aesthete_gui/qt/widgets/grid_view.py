@@ -140,6 +140,7 @@ class GridView(QListView):
     """Thumbnail grid; culling keys mark the selection, Enter / double click opens the loupe."""
 
     open_requested = Signal(int)  # image id
+    survey_requested = Signal()  # N: the selection (or the current burst) side by side
 
     def __init__(
         self,
@@ -230,6 +231,10 @@ class GridView(QListView):
             ids = self.selected_ids()
             if ids:
                 self._marks.mark(ids, **marks)
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_N and not event.modifiers():
+            self.survey_requested.emit()
             event.accept()
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
