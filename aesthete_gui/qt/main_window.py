@@ -268,6 +268,9 @@ class MainWindow(JobMenuMixin, QMainWindow):
         elif key == "compare":
             self.compare.setFocus()
         elif key == "set":
+            selected = self.context.selection.image_ids()
+            if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
+                self.set_view.use_selection()  # the set is what the user has selected now
             self.set_view.setFocus()
         elif key == "survey":
             self.survey.set_frames(*self.survey_frames())
@@ -445,7 +448,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         if selected:
             parts.append(f"{selected:,} selected")
         if picks:
-            parts.append(f"{picks:,} picks")
+            parts.append(f"{picks:,} pick{'s' if picks != 1 else ''}")
         self.count_label.setText("  ·  ".join(parts))
 
     def _update_jobs(self, *_args: object) -> None:
