@@ -74,7 +74,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.loupe = LoupeView(context, self.model, self.marks, self)
         self.compare = CompareView(context, self)
         self.set_view = SetView(context, self)
-        self.survey = SurveyView(context, self.model, self.marks, self)
+        self.survey = SurveyView(context, self.model, self.marks, self, self.loupe.full_resolution)
         self.welcome = WelcomePage(self)
 
         grid_page = QWidget(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPointF, Qt
 
@@ -92,3 +93,30 @@ def test_survey_without_a_selection_says_what_to_do(qtbot, window) -> None:
     window.show_view("survey")
     assert window.survey.image_ids == []
     assert window.survey.message.isVisible()
+
+
+def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path) -> None:
+    from aesthete_gui.imaging.decode import decode_full_resolution
+    from aesthete_gui.qt.full_resolution import qimage_to_array
+    from tests.qt.test_loupe_full_resolution import write_detailed_jpegs
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    write_detailed_jpegs(tmp_path / "big", 2)
+    handle = main.import_folders([tmp_path / "big"])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 2, timeout=10_000)
+    _select(main, [0, 1])
+    main.show_view("survey")
+    survey = main.survey
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    for cell in survey.cells[:2]:
+        original = np.asarray(decode_full_resolution(cell.path).image.convert("RGB"))
+        assert np.array_equal(qimage_to_array(cell.view.image()), original)
+    assert survey.cells[0].view.actual_zoom() == pytest.approx(1.0, abs=0.01)
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()

@@ -1,13 +1,15 @@
 """Survey: 2–8 frames (a selection or a burst) side by side at equal size, zoom and pan synchronised,
-marks per frame with the usual keys; ←/→ (or a click) choose the frame the keys act on."""
+marks per frame with the usual keys; ←/→ (or a click) choose the frame the keys act on. Previews
+first; once the user zooms in, the originals are decoded at full resolution (shared with the loupe)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
@@ -27,6 +29,8 @@ class SurveyCell(QFrame):
         self.setFrameShape(QFrame.Shape.Box)
         self.setLineWidth(2)
         self.image_id: int | None = None
+        self.path: str | None = None
+        self.full_shown = False
         self.view = ZoomImageView(self)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
@@ -56,11 +60,13 @@ class SurveyView(QWidget):
         model: ImageListModel,
         marks: MarkController,
         parent: QWidget | None = None,
+        full_resolution: FullResolutionCache | None = None,
     ) -> None:
         super().__init__(parent)
         self._context = context
         self._model = model
         self._marks = marks
+        self.full_resolution = full_resolution or FullResolutionCache(parent=self)
         self._ids: list[int] = []
         self._active = 0
         self.setObjectName("surveyView")
@@ -69,6 +75,8 @@ class SurveyView(QWidget):
         link_views([cell.view for cell in self.cells])
         for index, cell in enumerate(self.cells):
             cell.view.clicked.connect(lambda _point, i=index: self.set_active(i))
+            cell.view.view_changed.connect(self._zoomed)
+        self.full_resolution.loaded.connect(self._full_arrived)
         self.message = QLabel("Select 2–8 frames, or a frame of a burst, then open Survey.", self)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.grid = QGridLayout()
@@ -98,6 +106,9 @@ class SurveyView(QWidget):
         self._show_cells()
         for cell, image_id in zip(self.cells, self._ids, strict=False):
             cell.image_id = image_id
+            row = self._model.row_for(image_id)
+            cell.path = row.path if row is not None and row.status == "ok" else None
+            cell.full_shown = False
             cell.view.set_source_width(self._source_width(image_id))
             self._load(cell)
         self._update_captions()
@@ -135,9 +146,30 @@ class SurveyView(QWidget):
             cell.view.set_image(None)
             cell.view.set_message("Loading…")
 
+    def _zoomed(self, zoom: float, *_centre: float) -> None:
+        """Zoomed in: decode the originals, so that 100 % shows their own pixels."""
+        if zoom <= 1.0:
+            return
+        for cell in self.cells[: len(self._ids)]:
+            if cell.path and not cell.full_shown:
+                image = self.full_resolution.request(cell.path)
+                if image is not None:
+                    self._show_full(cell, image)
+
+    def _full_arrived(self, path: str, image: QImage) -> None:
+        for cell in self.cells[: len(self._ids)]:
+            if cell.path == path and not cell.full_shown:
+                self._show_full(cell, image)
+
+    @staticmethod
+    def _show_full(cell: SurveyCell, image: QImage) -> None:
+        cell.full_shown = True  # first: replacing the image re-emits the zoom, which lands here again
+        cell.view.set_source_width(image.width())
+        cell.view.replace_image(image)  # same zoom and centre: the frames stay in step
+
     def _preview_arrived(self, image_id: int) -> None:
         for cell in self.cells[: len(self._ids)]:
-            if cell.image_id == image_id:
+            if cell.image_id == image_id and not cell.full_shown:
                 pixmap = self._context.thumbnails.pixmap(image_id, PREVIEW)
                 if pixmap is not None:
                     cell.view.replace_image(pixmap.toImage())

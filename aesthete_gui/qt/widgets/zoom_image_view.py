@@ -202,7 +202,8 @@ class ZoomImageView(QGraphicsView):
             return
         centre = anchor if anchor is not None else self.centre_fraction()
         source = self._source_width or rect.width()
-        self._zoom = max(1.0, factor * source / rect.width() / self._fit_scale())
+        # below 1.0 (smaller than fit) when the original is smaller than the view: 100 % is 100 %
+        self._zoom = factor * source / rect.width() / self._fit_scale()
         self._apply_zoom(centre)
         self._emit_view_changed()
 
