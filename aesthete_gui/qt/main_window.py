@@ -250,6 +250,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         """Switch the central area to `key` (one of VIEWS, or "welcome")."""
         if key not in self._pages:
             raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
+        self._view_to_restore = None  # a view asked for now wins over the one remembered
         self._current_view = key
         self.stack.setCurrentWidget(self._pages[key])
         if key in VIEWS:

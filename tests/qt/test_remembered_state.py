@@ -87,3 +87,17 @@ def test_an_unreadable_state_file_starts_fresh(qtbot, tmp_path, remembered_state
     assert window.filter_bar.sort_order == ("capture_time", False)
     _close(qtbot, window)
     assert json.loads(remembered_state_in_tmp.read_text())["last_profile"] == str(tmp_path / "fresh.aesthete.db")
+
+
+def test_a_view_asked_for_at_start_wins_over_the_remembered_one(qtbot, tmp_path, profile_with_images) -> None:
+    window = _open(qtbot, profile_with_images, tmp_path / "thumbs")
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    window.show_view("compare")
+    _close(qtbot, window)
+    again = _open(qtbot, profile_with_images, tmp_path / "thumbs")
+    again.show_view("grid")  # what `aesthete-gui --view grid` does right after the window opens
+    qtbot.waitUntil(lambda: not again.model.loading, timeout=10_000)
+    again.model.reload()
+    qtbot.waitUntil(lambda: not again.model.loading, timeout=10_000)
+    assert again.current_view == "grid"
+    _close(qtbot, again)
