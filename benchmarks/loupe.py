@@ -210,7 +210,7 @@ def main() -> None:
         "(the user looks at a frame longer than a decode takes). *First frame*: what the view showed when "
         "the key press had been handled and painted.\n\n"
         f"Target: JPEG with read-ahead ≤ {TARGET_MS:.0f} ms → **{verdict}** ({jpeg_ahead:.0f} ms); the "
-        "preview is in the first frame in every case.\n\n"
+        "first frame is never empty: it shows the cached preview (cold) or already the original (read-ahead).\n\n"
         f"{table}\n\n"
         f"Machine: `{machine}`, nproc {os.cpu_count()}, Python {platform.python_version()}; {stamp}. "
         f"Load average {load_before[0]:.1f} before, {load_after[0]:.1f} after: the two cores are shared "
