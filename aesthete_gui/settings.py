@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from platformdirs import user_cache_path, user_data_path
+from platformdirs import user_cache_path, user_config_path, user_data_path
 
 APP_NAME = "Aesthete"
 PROFILE_ENV = "AESTHETE_PROFILE"
 PROFILE_FILENAME = "profile.aesthete.db"
+STATE_ENV = "AESTHETE_STATE_FILE"
+"""Overrides where the remembered window state and last profile are kept (tests point it at a temp dir)."""
+
+log = logging.getLogger(__name__)
 
 
 def default_profile_path() -> Path:
@@ -32,3 +40,64 @@ def thumbnail_cache_dir(profile_path: Path) -> Path:
     if profile_path == default_profile_path():
         return user_cache_path(APP_NAME, appauthor=False) / "thumbnails"
     return profile_path.with_name(profile_path.name + ".thumbs")
+
+
+def user_state_path() -> Path:
+    """The per-user file that remembers the window layout and the last profile: $AESTHETE_STATE_FILE or
+    `session.json` in the user's config folder."""
+    env = os.environ.get(STATE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return user_config_path(APP_NAME, appauthor=False) / "session.json"
+
+
+class UserState:
+    """Per-user remembered state (a small JSON file, written atomically on every change)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or user_state_path()
+        self.values: dict[str, Any] = {}
+        try:
+            stored = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(stored, dict):
+                self.values = stored
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError) as exc:
+            log.warning("remembered state %s unreadable (%s); starting fresh", self.path, exc)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The remembered value of `key`."""
+        return self.values.get(key, default)
+
+    def update(self, **values: Any) -> None:
+        """Remember `values` and save."""
+        self.values.update(values)
+        self.save()
+
+    def reset(self) -> None:
+        """Forget everything remembered."""
+        self.values = {}
+        self.save()
+
+    def save(self) -> None:
+        """Write the file atomically; a folder that cannot be written only costs the memory."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".session-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self.values, handle, indent=2, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.warning("could not remember the window state in %s (%s)", self.path, exc)
+
+
+def gui_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The profile the app opens: the explicit path, else $AESTHETE_PROFILE, else the last profile
+    opened (when it still exists), else the per-user default."""
+    if explicit or os.environ.get(PROFILE_ENV):
+        return resolve_profile_path(explicit)
+    last = UserState().get("last_profile")
+    if isinstance(last, str) and last and Path(last).is_file():
+        return Path(last)
+    return default_profile_path()

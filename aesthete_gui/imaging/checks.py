@@ -22,7 +22,7 @@ from PIL import Image
 from aesthete_gui.imaging.decode import Decoded, decode_bytes, read_bytes
 from aesthete_gui.imaging.faces import Face, detect_faces, faces_available
 from aesthete_gui.imaging.texture import cell_sums, gradients, laplacian, second_difference_response
-from aesthete_gui.settings import resources_dir
+from aesthete_gui.resources import resource_file
 
 MEASURE_VERSION = "1"
 """Bump when the measuring code changes; CHECKS_VERSION also follows the thresholds file."""
@@ -62,7 +62,7 @@ class Check:
 @functools.cache
 def thresholds() -> dict[str, dict[str, object]]:
     """The checks' thresholds from resources/culling/checks.toml (read once)."""
-    with open(resources_dir() / "culling" / "checks.toml", "rb") as handle:
+    with open(resource_file("culling", "checks.toml"), "rb") as handle:
         data = tomllib.load(handle)
     missing = [name for name in CHECK_NAMES if name not in data]
     if missing:

@@ -345,3 +345,24 @@ def apply_orientation(img: Image.Image, orientation: int) -> Image.Image:
     """Rotate/flip an image as its EXIF orientation (1-8) says."""
     method = _TRANSPOSE.get(orientation)
     return img.transpose(method) if method is not None else img
+
+
+def decode_full_resolution(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> Decoded:
+    """Decode a file at its full size for a 100 % view: RAW demosaiced in full (not its preview)."""
+    data = read_bytes(path)
+    name = _display_name(path)
+    if not (is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF")):
+        return decode_bytes(data, name)
+    import numpy as np
+    import rawpy  # lazily: LibRaw is only needed for RAW files
+
+    try:
+        with rawpy.imread(io.BytesIO(data)) as raw:
+            rgb = raw.postprocess(use_camera_wb=True, output_bps=8, no_auto_bright=False)
+    except rawpy.LibRawError:
+        return decode_bytes(data, name)  # not readable in full: whatever the usual decode gives
+    except MemoryError:
+        raise DecodeError("not enough memory to decode this image", "too_large") from None
+    # postprocess already applies the camera's rotation
+    image = Image.fromarray(np.ascontiguousarray(rgb))
+    return Decoded(image, "RAW", image.size, notes=["camera RAW, full-size demosaic"])

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.qt.theme import THEMES, apply_theme
-from aesthete_gui.settings import resolve_profile_path
+from aesthete_gui.settings import gui_profile_path
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -148,7 +148,7 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
         from PySide6.QtGui import QIcon
 
         app.setWindowIcon(QIcon(str(icon)))
-    window = open_window(resolve_profile_path(args.profile))
+    window = open_window(gui_profile_path(args.profile))
     context = window.context
     apply_theme(app, args.theme or context.settings.get("theme") or "dark")
     if args.size:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import logging
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,7 +26,8 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
-from aesthete_gui.qt.item_models import FilterState, ImageListModel
+from aesthete_gui.qt.item_models import SORT_KEYS, FilterState, ImageListModel
+from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
 from aesthete_gui.qt.undo import MarkController
@@ -36,13 +39,17 @@ from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
 from aesthete_gui.qt.widgets.library_panel import LibraryPanel
 from aesthete_gui.qt.widgets.loupe_view import LoupeView
 from aesthete_gui.qt.widgets.set_view import SetView
+from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
+from aesthete_gui.settings import UserState
 
 log = logging.getLogger(__name__)
 
-VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set")
-VIEW_TITLES: dict[str, str] = {"grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set"}
+VIEWS: tuple[str, ...] = ("grid", "loupe", "compare", "set", "survey")
+VIEW_TITLES: dict[str, str] = {
+    "grid": "Grid", "loupe": "Loupe", "compare": "Compare", "set": "Set", "survey": "Survey",
+}  # fmt: skip
 
 
 class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
@@ -68,6 +75,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.loupe = LoupeView(context, self.model, self.marks, self)
         self.compare = CompareView(context, self)
         self.set_view = SetView(context, self)
+        self.survey = SurveyView(context, self.model, self.marks, self, self.loupe.full_resolution)
         self.welcome = WelcomePage(context.runner, self)
 
         grid_page = QWidget(self)
@@ -81,6 +89,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             "loupe": self.loupe,
             "compare": self.compare,
             "set": self.set_view,
+            "survey": self.survey,
             "welcome": self.welcome,
         }
         self.stack = QStackedWidget(self)
@@ -124,12 +133,17 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.filter_bar.filter_changed.connect(self.model.set_filter)
         self.filter_bar.sort_changed.connect(self.model.set_sort)
         self.filter_bar.save_requested.connect(self.save_filter)
+        self.filter_bar.control_used.connect(self.focus_current_view)
+        self.key_router = CullingKeyRouter(self, self.key_target)
         self.library.scope_selected.connect(self._scope_selected)
         self.library.saved_filter_selected.connect(self.apply_saved_filter)
         self.library.profile_switch_requested.connect(self.switch_profile)
         self.library.profile_selected.connect(self.open_profile)
         self.grid.open_requested.connect(self.open_in_loupe)
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
+        self.grid.survey_requested.connect(lambda: self.show_view("survey"))
+        self.survey.back_requested.connect(lambda: self.show_view("grid"))
+        self.survey.open_requested.connect(self.open_in_loupe)
         self.welcome.open_folder_requested.connect(self.choose_and_import)
         self.welcome.dismissed.connect(self._welcome_dismissed)
         self.welcome.model_manager_requested.connect(self.open_model_manager)
@@ -146,6 +160,11 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
         self._update_jobs()
+        self.user_state = UserState()
+        self._view_to_restore = self._restore_session()
+        self.filter_bar.filter_changed.connect(self._remember_session)
+        self.filter_bar.sort_changed.connect(self._remember_session)
+        self.view_changed.connect(self._remember_session)
         self.model.reload()
 
     # building --------------------------------------------------------------------------------
@@ -203,6 +222,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
         self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
+        view_menu.addSeparator()
+        self.reset_state_action = self._action(view_menu, "&Reset layout, sort and filters", self.reset_remembered_state)
 
         score_menu = bar.addMenu("&Scoring")
         self._action(score_menu, "Score &selection", self.score_selection, "Ctrl+R")
@@ -232,6 +253,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         """Switch the central area to `key` (one of VIEWS, or "welcome")."""
         if key not in self._pages:
             raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
+        self._view_to_restore = None  # a view asked for now wins over the one remembered
         self._current_view = key
         self.stack.setCurrentWidget(self._pages[key])
         if key in VIEWS:
@@ -250,8 +272,45 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         elif key == "compare":
             self.compare.setFocus()
         elif key == "set":
+            selected = self.context.selection.image_ids()
+            if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
+                self.set_view.use_selection()  # the set is what the user has selected now
             self.set_view.setFocus()
+        elif key == "survey":
+            self.survey.set_frames(*self.survey_frames())
+            self.survey.setFocus()
         self.view_changed.emit(key)
+
+    def survey_frames(self) -> tuple[list[int], int | None]:
+        """What the survey shows: the selection (2–8 frames), else the current frame's burst."""
+        selected = self.context.selection.image_ids()
+        current = self.context.selection.current()
+        if len(selected) >= MIN_FRAMES:
+            ids = selected[-MAX_FRAMES:]  # the current image is the last one selected: always kept
+            order = {image_id: n for n, image_id in enumerate(self.model.visible_ids())}
+            return sorted(ids, key=lambda i: order.get(i, len(order))), current
+        row = self.model.row_for(current) if current is not None else None
+        if row is not None and row.burst_id is not None:
+            burst = sorted(
+                (r for r in self.model.all_rows() if r.burst_id == row.burst_id),
+                key=lambda r: (r.capture_time or "", r.sort_name),
+            )
+            return [r.image_id for r in burst][:MAX_FRAMES], current
+        return [], None
+
+    def key_target(self) -> QWidget | None:
+        """The widget that takes the culling keys in the view shown (None on the welcome page)."""
+        targets: dict[str, QWidget] = {
+            "grid": self.grid, "loupe": self.loupe, "compare": self.compare, "set": self.set_view,
+            "survey": self.survey,
+        }  # fmt: skip
+        return targets.get(self._current_view)
+
+    def focus_current_view(self) -> None:
+        """Give the keyboard back to the current view (after a combo box or button was used)."""
+        target = self.key_target()
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def open_in_loupe(self, image_id: int) -> None:
         """Show one image large."""
@@ -262,10 +321,65 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
     def _library_loaded(self) -> None:
         self._update_counts()
         empty = self.model.total_count() == 0
+        view, self._view_to_restore = self._view_to_restore, None
         if empty and not self.context.settings.get("welcome_done"):
             self.show_view("welcome")
+        elif view and not empty:
+            self.show_view(view)
         elif self._current_view == "welcome" and not empty:
             self.show_view("grid")
+
+    # remembered state ------------------------------------------------------------------------
+
+    def _restore_session(self) -> str | None:
+        """Put back this profile's sort, filters and view, and the user's window layout; the view to
+        show once the library has loaded."""
+        session = self.context.settings.get("session") or {}
+        if isinstance(session.get("filter"), dict):
+            self.filter_bar.set_state(FilterState.from_dict(session["filter"]))
+        if isinstance(session.get("sort"), list) and len(session["sort"]) == 2:
+            self.filter_bar.set_sort(str(session["sort"][0]), bool(session["sort"][1]))
+        for key, restore in (("geometry", self.restoreGeometry), ("docks", self.restoreState)):
+            encoded = self.user_state.get(key)
+            if isinstance(encoded, str):
+                restore(QByteArray(base64.b64decode(encoded)))
+        if self.context.profile_path is not None:
+            self.user_state.update(last_profile=str(self.context.profile_path))
+        view = session.get("view")
+        return view if view in VIEWS else None
+
+    def _remember_session(self, *_args: object) -> None:
+        if self._current_view not in VIEWS:
+            return
+        # the library panel's folder / burst is navigation, not a filter: it is not kept
+        kept = replace(self.filter_bar.state, folder_id=None, burst_id=None)
+        self.context.settings["session"] = {
+            "filter": kept.to_dict(), "sort": list(self.filter_bar.sort_order), "view": self._current_view,
+        }  # fmt: skip
+
+    def _remember_layout(self) -> None:
+        self.user_state.update(
+            geometry=base64.b64encode(bytes(self.saveGeometry())).decode("ascii"),
+            docks=base64.b64encode(bytes(self.saveState())).decode("ascii"),
+        )
+
+    def reset_remembered_state(self) -> None:
+        """Forget the remembered sort, filters, view and window layout, and show the defaults."""
+        self.context.settings.pop("session", None)
+        self.user_state.reset()
+        if self.context.profile_path is not None:
+            self.user_state.update(last_profile=str(self.context.profile_path))
+        self.filter_bar.set_state(FilterState())
+        self.filter_bar.set_sort(SORT_KEYS[0], False)
+        for dock in (self.library_dock, self.inspector_dock, self.jobs_dock):
+            dock.setFloating(False)
+            dock.show()
+        self.resizeDocks([self.library_dock, self.inspector_dock], [220, 320], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock, self.jobs_dock], [560, 160], Qt.Orientation.Vertical)
+        self.resize(1280, 800)
+        self.show_view("grid")
+        self.context.settings.pop("session", None)
+        self.show_message("Remembered layout, sort and filters reset.")
 
     def _welcome_dismissed(self) -> None:
         self.context.set_setting("welcome_done", True)
@@ -338,7 +452,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         if selected:
             parts.append(f"{selected:,} selected")
         if picks:
-            parts.append(f"{picks:,} picks")
+            parts.append(f"{picks:,} pick{'s' if picks != 1 else ''}")
         self.count_label.setText("  ·  ".join(parts))
 
     def _update_jobs(self, *_args: object) -> None:
@@ -372,7 +486,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
             "  Ctrl+Z: undo        Ctrl+Shift+Z: redo\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
-            "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set\n"
+            "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
+            "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"
+            "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set   Ctrl+5 Survey\n"
             "  Ctrl+O open folder   Ctrl+R score selection   Ctrl+T train taste   Ctrl+M models",
         )
 
@@ -393,6 +509,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Finish pending mark writes, cancel jobs, stop background threads."""
         self.marks.close()
+        self._remember_layout()
+        self.key_router.detach()
+        self.loupe.full_resolution.wait_idle()
         QTimer.singleShot(0, self.context.close)
         super().closeEvent(event)
 

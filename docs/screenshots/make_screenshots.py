@@ -166,6 +166,7 @@ def shoot_welcome(out: Path, size: tuple[int, int]) -> Path:
 
 def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
     """Every screen at every size."""
+    from PySide6.QtCore import QPointF
     from PySide6.QtWidgets import QApplication
 
     from aesthete_gui.qt.context import build_context
@@ -198,9 +199,27 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         window.filter_bar.collapse.setChecked(False)
         window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("capture_time"))
 
+        from aesthete_gui.qt.launch import wait_until
+
         window.open_in_loupe(rows["rocket"])
         settle(window)
+        loupe = window.loupe
+        wait_until(lambda lv=loupe: lv.showing_full_resolution and lv.histogram.histogram is not None, 60)
         saved.append(grab(window, out, "loupe", size))
+        window.open_in_loupe(rows["chelsea_3"])
+        wait_until(lambda lv=loupe: lv.showing_full_resolution, 60)
+        loupe.toggle_actual_size(1.0, QPointF(0.45, 0.4))  # the cat's eyes, at 100 %
+        loupe.set_peaking(True)
+        wait_until(lambda lv=loupe: lv.view._overlay_item.isVisible(), 60)
+        settle(window)
+        saved.append(grab(window, out, "loupe-100-peaking", size))
+        loupe.set_peaking(False)
+        loupe.view.fit()
+
+        context.selection.set_image_ids([rows[f"chelsea_{i}"] for i in range(1, 6)])
+        window.show_view("survey")
+        settle(window)
+        saved.append(grab(window, out, "survey", size))
 
         window.show_view("compare")
         settle(window)
@@ -223,8 +242,6 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         apply_theme(app, "dark")
 
         window.show_view("grid")
-        from aesthete_gui.qt.launch import wait_until
-
         with tempfile.TemporaryDirectory() as more:
             build_shoot(Path(more) / "day two", scale=2.5)
             handle = window.import_folders([Path(more) / "day two"])
@@ -275,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             shoot_welcome(args.out, size)
         return 0
     with tempfile.TemporaryDirectory(prefix="aesthete-shots-") as tmp:
+        # the window layout remembered by the screenshots never touches the user's own
+        os.environ["AESTHETE_STATE_FILE"] = str(Path(tmp) / "session.json")
         profile = prepare_profile(Path(tmp))
         shoot_all(profile, args.out, sizes)
     return 0

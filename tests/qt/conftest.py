@@ -64,3 +64,11 @@ def app_context(qapp, tmp_path: Path):
     context = build_context(tmp_path / "profile.aesthete.db", cache_dir=tmp_path / "thumbs")
     yield context
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def remembered_state_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The window layout and last profile are remembered in tmp_path, never in the user's config."""
+    path = tmp_path / "session.json"
+    monkeypatch.setenv("AESTHETE_STATE_FILE", str(path))
+    return path

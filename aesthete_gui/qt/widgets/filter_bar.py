@@ -39,6 +39,7 @@ class FilterBar(QWidget):
     filter_changed = Signal(object)  # FilterState
     sort_changed = Signal(str, bool)  # key, descending
     save_requested = Signal()
+    control_used = Signal()  # a combo box, button or check box was used: give focus back to the view
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -124,6 +125,11 @@ class FilterBar(QWidget):
         self._search_delay.timeout.connect(self._emit_filter)
         self.search.editingFinished.connect(self._apply_pending_search)
         self.save.clicked.connect(self.save_requested)
+        # after a choice made with the mouse, the keys belong to the images again, not to the control
+        for combo in (self.sort, self.stars, self.flag, self.label, self.dimension):
+            combo.activated.connect(self.control_used)
+        self.reverse.clicked.connect(self.control_used)
+        self.collapse.clicked.connect(self.control_used)
 
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)
@@ -161,6 +167,23 @@ class FilterBar(QWidget):
             self._search_delay.stop()
         self._state = state
         self.filter_changed.emit(state)
+
+    @property
+    def sort_order(self) -> tuple[str, bool]:
+        """The sort key and whether it is descending."""
+        return str(self.sort.currentData()), self.reverse.isChecked()
+
+    def set_sort(self, key: str, descending: bool = False) -> None:
+        """Show and emit a sort order (a remembered one); an unknown key falls back to the first."""
+        self.sort.blockSignals(True)
+        self.reverse.blockSignals(True)
+        try:
+            self.sort.setCurrentIndex(max(0, self.sort.findData(key)))
+            self.reverse.setChecked(bool(descending))
+        finally:
+            self.sort.blockSignals(False)
+            self.reverse.blockSignals(False)
+        self._emit_sort()
 
     def _search_typed(self, _text: str) -> None:
         self._search_delay.start()

@@ -144,6 +144,7 @@ class GridView(QListView):
     """Thumbnail grid; culling keys mark the selection, Enter / double click opens the loupe."""
 
     open_requested = Signal(int)  # image id
+    survey_requested = Signal()  # N: the selection (or the current burst) side by side
 
     def __init__(
         self,
@@ -176,6 +177,7 @@ class GridView(QListView):
         self.setWordWrap(False)
         self.selectionModel().selectionChanged.connect(self._publish_selection)
         self.doubleClicked.connect(lambda index: self.open_requested.emit(index.data(RowRole).image_id))
+        context.selection.changed.connect(self.follow_selection)
         model.modelAboutToBeReset.connect(self._remember_selection)
         model.modelReset.connect(self._restore_selection)
         marks.applied.connect(model.update_marks)
@@ -236,6 +238,10 @@ class GridView(QListView):
                 self._marks.mark(ids, **marks)
             event.accept()
             return
+        if event.key() == Qt.Key.Key_N and not event.modifiers():
+            self.survey_requested.emit()
+            event.accept()
+            return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             current = self.currentIndex()
             if current.isValid():
@@ -243,6 +249,24 @@ class GridView(QListView):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def follow_selection(self, ids: list) -> None:
+        """Show the shared selection made elsewhere (the loupe, the survey): one current image."""
+        if not ids or ids == self.selected_ids():
+            return
+        positions = [p for p in map(self._model.position_of, ids) if p is not None]
+        if not positions:
+            return
+        selection_model = self.selectionModel()
+        with QSignalBlocker(selection_model):
+            selection_model.select(self._row_ranges(positions), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            current = self._model.position_of(ids[-1])
+            selection_model.setCurrentIndex(
+                self._model.index(current if current is not None else positions[-1]),
+                QItemSelectionModel.SelectionFlag.NoUpdate,
+            )
+        self.scrollTo(self.currentIndex())
+        self.viewport().update()
 
     def _publish_selection(self) -> None:
         self._context.selection.set_image_ids(self.selected_ids())

@@ -1,27 +1,33 @@
-"""The loupe: one image large (zoom with the wheel, double click for detail), arrows step through the
-grid's order, culling keys work as in the grid."""
+"""The loupe: one image large. The cached preview shows at once and is replaced by the original decoded
+at full resolution off the UI thread; Z / a click toggle fit ↔ 100 % (Shift+Z 200 %), E toggles focus
+peaking, an RGB histogram shows clipping; arrows step through the grid's order (the next frame is
+decoded ahead), culling keys work as in the grid."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
+from aesthete_gui.qt.widgets.histogram_widget import HistogramWidget
 from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView
 
 EYE_COLOURS: dict[str | None, str] = {"open": "#58c25b", "closed": "#e0574f", "unknown": "#e0a030"}
 """Face box outline in the loupe by eye state."""
+PREVIEW_KEY = "preview:"
 
 
 class LoupeView(QWidget):
-    """Shows the current image's 1024 px preview (its thumbnail until the preview arrives)."""
+    """Shows the current image: preview (or thumbnail) first, then the full-resolution original."""
 
     back_requested = Signal()
     current_changed = Signal(int)
+    full_resolution_shown = Signal(int)  # image id whose original pixels are now on screen
 
     def __init__(
         self,
@@ -29,6 +35,7 @@ class LoupeView(QWidget):
         model: ImageListModel,
         marks: MarkController,
         parent: QWidget | None = None,
+        full_resolution: FullResolutionCache | None = None,
     ) -> None:
         super().__init__(parent)
         self._context = context
@@ -36,63 +43,163 @@ class LoupeView(QWidget):
         self._marks = marks
         self._image_id: int | None = None
         self._faces: list[dict] = []
+        self._path: str | None = None
+        self._full_shown = False
+        self._peaking = False
+        self._direction = +1
+        self.full_resolution = full_resolution or FullResolutionCache(parent=self)
         self.setObjectName("loupeView")
         self.view = ZoomImageView(self)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.caption = QLabel(self)
         self.caption.setObjectName("loupeCaption")
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.zoom_label = QLabel(self)
+        self.zoom_label.setObjectName("loupeZoom")
+        self.histogram = HistogramWidget(self)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(6, 2, 6, 2)
+        bottom.addWidget(self.caption, 1)
+        bottom.addWidget(self.zoom_label)
+        bottom.addWidget(self.histogram)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.view, 1)
-        layout.addWidget(self.caption)
+        layout.addLayout(bottom)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         context.thumbnails.preview_ready.connect(self._preview_arrived)
         context.thumbnails.ready.connect(self._thumbnail_arrived)
         marks.applied.connect(self._update_caption)
         context.selection.changed.connect(self._selection_changed)
+        self.view.clicked.connect(self._clicked)
+        self.view.view_changed.connect(self._update_zoom_label)
+        self.full_resolution.loaded.connect(self._full_arrived)
+        self.full_resolution.histogram_ready.connect(self._histogram_arrived)
+        self.full_resolution.peaking_ready.connect(self._peaking_arrived)
 
     @property
     def image_id(self) -> int | None:
         """The image shown."""
         return self._image_id
 
+    @property
+    def showing_full_resolution(self) -> bool:
+        """True once the original's pixels (not the preview) are on screen."""
+        return self._full_shown
+
+    @property
+    def peaking(self) -> bool:
+        """True while focus peaking is painted over the image."""
+        return self._peaking
+
     def show_image(self, image_id: int | None) -> None:
-        """Show `image_id` (preview when cached, else its thumbnail while the preview loads)."""
+        """Show `image_id`: from memory at full resolution, else its preview while the original decodes."""
+        if image_id == self._image_id and image_id is not None and self.view.has_image():
+            return
         self._image_id = image_id
         self._faces = self._stored_faces(image_id)
         self.view.set_boxes([(tuple(f["box"]), EYE_COLOURS.get(f.get("eyes"), EYE_COLOURS["unknown"])) for f in self._faces])
+        self._full_shown = False
+        self.histogram.set_histogram(None)
+        row = self._model.row_for(image_id) if image_id is not None else None
+        self._path = row.path if row is not None and row.status == "ok" else None
         if image_id is None:
             self.view.set_image(None)
             self.view.set_message("No image selected")
             self._update_caption()
             return
-        preview = self._context.thumbnails.request_preview(image_id)
-        if preview is not None:
-            self.view.set_image(preview.toImage())
+        self.view.set_source_width(self._source_width(image_id))
+        full = self.full_resolution.request(self._path) if self._path else None
+        if full is not None:
+            self._show_full(full)
         else:
-            thumb = self._context.thumbnails.request(image_id, THUMB)
-            if thumb is not None:
-                self.view.set_image(thumb.toImage())
+            preview = self._context.thumbnails.request_preview(image_id)
+            if preview is None:
+                preview = self._context.thumbnails.request(image_id, THUMB)
+            if preview is not None:
+                self._show_preview(preview.toImage())
             else:
                 self.view.set_image(None)
                 self.view.set_message("Loading…")
+        self._read_ahead()
         self._update_caption()
+        self._update_zoom_label()
         self.current_changed.emit(image_id)
+
+    def _source_width(self, image_id: int) -> int:
+        record = self._context.profile.image_by_id(image_id)
+        return int(record.width or 0) if record is not None else 0
+
+    def _show_preview(self, image: QImage, upgrade: bool = False) -> None:
+        if upgrade:
+            self.view.replace_image(image)  # thumbnail -> preview: keep the zoom and centre
+        else:
+            self.view.set_image(image)
+        if self._path:
+            self.full_resolution.analyse(PREVIEW_KEY + self._path, image)
+        self._refresh_peaking()
+
+    def _show_full(self, image: QImage) -> None:
+        self.view.replace_image(image)  # the view keeps its zoom and centre: nothing jumps
+        self.view.set_source_width(image.width())
+        self._full_shown = True
+        histogram = self.full_resolution.histogram(self._path or "")
+        if histogram is not None:
+            self.histogram.set_histogram(histogram)
+        self._refresh_peaking()
+        self._update_zoom_label()
+        if self._image_id is not None:
+            self.full_resolution_shown.emit(self._image_id)
+
+    def _read_ahead(self) -> None:
+        ids = self._model.visible_ids()
+        position = self._model.position_of(self._image_id) if self._image_id is not None else None
+        if position is None:
+            return
+        following = position + self._direction
+        if 0 <= following < len(ids):
+            row = self._model.row_at(following)
+            if row.status == "ok":
+                self._context.thumbnails.request_preview(row.image_id)  # the next first frame
+                self.full_resolution.request(row.path, ahead=True)
 
     def step(self, offset: int) -> None:
         """Show the next (+1) or previous (−1) image in grid order and select it."""
         ids = self._model.visible_ids()
         if not ids:
             return
+        self._direction = +1 if offset >= 0 else -1
         position = self._model.position_of(self._image_id) if self._image_id is not None else None
         target = 0 if position is None else max(0, min(len(ids) - 1, position + offset))
         self._context.selection.set_image_ids([ids[target]])
         self.show_image(ids[target])
 
+    def toggle_actual_size(self, factor: float = 1.0, anchor: QPointF | None = None) -> None:
+        """Fit ↔ `factor` × 100 % of the original, centred on `anchor` (fractions of the image)."""
+        if abs(self.view.actual_zoom() - factor) < 1e-3:
+            self.view.fit()
+        else:
+            self.view.zoom_to_actual(factor, anchor)
+        self._update_zoom_label()
+
+    def set_peaking(self, on: bool) -> None:
+        """Paint (or hide) focus peaking: sharp edges in colour over the image."""
+        self._peaking = on
+        self._refresh_peaking()
+
+    def _refresh_peaking(self) -> None:
+        if not self._peaking or not self.view.has_image() or not self._path:
+            self.view.set_overlay(None)
+            return
+        key = ("full:" if self._full_shown else PREVIEW_KEY) + self._path
+        self.full_resolution.analyse(key, self.view.image(), "peaking")
+
+    def _clicked(self, point: QPointF) -> None:
+        self.toggle_actual_size(1.0, point)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Arrows step, Escape / G go back to the grid, culling keys mark the image shown."""
+        """Arrows step, Escape / G go back, Z toggles 100 % (Shift+Z 200 %), E focus peaking, marks."""
         key = event.key()
         marks = marks_for_key(key, event.modifiers())
         if marks is not None and self._image_id is not None:
@@ -103,6 +210,11 @@ class LoupeView(QWidget):
             self.step(-1)
         elif key in (Qt.Key.Key_Escape, Qt.Key.Key_G, Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.back_requested.emit()
+        elif key == Qt.Key.Key_Z and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.toggle_actual_size(2.0 if shift else 1.0)
+        elif key == Qt.Key.Key_E:
+            self.set_peaking(not self._peaking)
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self.view.zoom_by(1.25)
         elif key == Qt.Key.Key_Minus:
@@ -116,17 +228,37 @@ class LoupeView(QWidget):
         if self.isVisible() and ids and ids[-1] != self._image_id:
             self.show_image(ids[-1])
 
+    def _full_arrived(self, path: str, image: QImage) -> None:
+        if path == self._path and not self._full_shown:
+            self._show_full(image)
+
+    def _histogram_arrived(self, key: str, histogram: object) -> None:
+        if key == self._path or (key == PREVIEW_KEY + (self._path or "") and not self._full_shown):
+            self.histogram.set_histogram(histogram)  # type: ignore[arg-type]
+
+    def _peaking_arrived(self, key: str, overlay: QImage) -> None:
+        expected = ("full:" if self._full_shown else PREVIEW_KEY) + (self._path or "")
+        if self._peaking and key == expected:
+            self.view.set_overlay(overlay)
+
     def _preview_arrived(self, image_id: int) -> None:
-        if image_id == self._image_id:
+        if image_id == self._image_id and not self._full_shown:
             pixmap = self._context.thumbnails.pixmap(image_id, PREVIEW)
             if pixmap is not None:
-                self.view.set_image(pixmap.toImage())
+                self._show_preview(pixmap.toImage(), upgrade=True)
 
     def _thumbnail_arrived(self, image_id: int) -> None:
         if image_id == self._image_id and not self.view.has_image():
             pixmap = self._context.thumbnails.pixmap(image_id, THUMB)
             if pixmap is not None:
-                self.view.set_image(pixmap.toImage())
+                self._show_preview(pixmap.toImage())
+
+    def _update_zoom_label(self, *_args: object) -> None:
+        zoom = self.view.actual_zoom()
+        text = f"{zoom:.0%}" if zoom else ""
+        if text and not self._full_shown and self._image_id is not None:
+            text += "  (preview)"
+        self.zoom_label.setText(text)
 
     def _stored_faces(self, image_id: int | None) -> list[dict]:
         """The faces import found (one small row read)."""

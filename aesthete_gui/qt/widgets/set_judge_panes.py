@@ -68,6 +68,11 @@ class StageGrid(QGridLayout):
             self.titles.append(label)
             self.panes.append(pane)
 
+    def set_visible(self, visible: bool) -> None:
+        """Show or hide the stage titles and panes (hidden while no judge is set up)."""
+        for widget in (*self.titles, *self.panes):
+            widget.setVisible(visible)
+
     def clear_texts(self) -> None:
         """Empty every stage pane."""
         for pane in self.panes:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -107,6 +108,7 @@ class SetView(QWidget):
         top.addWidget(self.cancel_button)
 
         self.model_banner = JudgeModelBanner()
+        self.model_banner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.open_manager_button = self.model_banner.open_manager_button
         self.open_manager_button.clicked.connect(self.open_model_manager)
 
@@ -357,7 +359,10 @@ class SetView(QWidget):
         )
 
     def _refresh_model_banner(self) -> None:
-        self.model_banner.setVisible(not self.judge_configured())
+        judge = self.judge_configured()
+        self.model_banner.setVisible(not judge)
+        # no judge: no empty "Waiting for the judge" panes; the candidates take the room
+        self.stage_grid.set_visible(judge)
 
     def _on_settings_changed(self, key: str) -> None:
         if key == "judge":

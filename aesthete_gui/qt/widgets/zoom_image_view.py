@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 PREVIEW_MAX_SIDE = 2048
+SIGNAL_CLICKED = "2clicked(QPointF)"
 ZOOM_STEP = 1.25
 MAX_ZOOM = 32.0
 
@@ -111,6 +112,7 @@ class ZoomImageView(QGraphicsView):
     """
 
     view_changed = Signal(float, float, float)
+    clicked = Signal(QPointF)  # a click without a drag: the point as fractions of the image
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -119,12 +121,16 @@ class ZoomImageView(QGraphicsView):
         self._pixmap_item = QGraphicsPixmapItem()
         self._pixmap_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._scene.addItem(self._pixmap_item)
+        self._overlay_item = QGraphicsPixmapItem(self._pixmap_item)
+        self._overlay_item.setVisible(False)
         self._message_item = self._scene.addText("")
         self._message_item.setDefaultTextColor(QColor("#b0b0b0"))
         self._zoom = 1.0
         self._syncing = False
         self._boxes: list[tuple[tuple[float, float, float, float], str]] = []
         self.overlay_items: list[QGraphicsRectItem] = []
+        self._source_width = 0  # the original's width in pixels, for "100 %" (0 = the image's own)
+        self._press_at: QPointF | None = None
         self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
@@ -151,6 +157,7 @@ class ZoomImageView(QGraphicsView):
         self._message_item.setPlainText("")
         pixmap = QPixmap.fromImage(image) if image is not None else QPixmap()
         self._pixmap_item.setPixmap(pixmap)
+        self._overlay_item.setVisible(False)
         self._scene.setSceneRect(QRectF(pixmap.rect()) if not pixmap.isNull() else QRectF())
         self._draw_boxes()
         self.fit()
@@ -173,10 +180,65 @@ class ZoomImageView(QGraphicsView):
             pen.setCosmetic(True)  # the same width at every zoom
             item.setPen(pen)
             self.overlay_items.append(item)
+    def replace_image(self, image: QImage) -> None:
+        """Swap in `image` (the same picture at another resolution) keeping zoom and centre on screen."""
+        if not self.has_image():
+            self.set_image(image)
+            return
+        centre = self.centre_fraction()
+        pixmap = QPixmap.fromImage(image)
+        self._pixmap_item.setPixmap(pixmap)
+        self._scene.setSceneRect(QRectF(pixmap.rect()))
+        self._draw_boxes()
+        self._fit_overlay()
+        self._apply_zoom(centre)
+
+    def image(self) -> QImage:
+        """The pixels shown (the source image, before any scaling on screen)."""
+        return self._pixmap_item.pixmap().toImage()
+
+    def set_source_width(self, width: int) -> None:
+        """The original's width, so that 100 % means one original pixel per screen pixel."""
+        self._source_width = max(0, int(width))
+
+    def set_overlay(self, overlay: QImage | None) -> None:
+        """Paint `overlay` (any resolution, stretched to the image) over the image; None hides it."""
+        if overlay is None or overlay.isNull():
+            self._overlay_item.setVisible(False)
+            self._overlay_item.setPixmap(QPixmap())
+            return
+        self._overlay_item.setPixmap(QPixmap.fromImage(overlay))
+        self._fit_overlay()
+        self._overlay_item.setVisible(True)
+
+    def _fit_overlay(self) -> None:
+        overlay = self._overlay_item.pixmap()
+        if not overlay.isNull() and self.has_image():
+            self._overlay_item.setScale(self._pixmap_item.pixmap().width() / overlay.width())
+
+    def actual_zoom(self) -> float:
+        """Screen pixels per original pixel (1.0 = 100 %)."""
+        rect = self._scene.sceneRect()
+        if not self.has_image() or rect.isEmpty():
+            return 0.0
+        return self.transform().m11() * rect.width() / (self._source_width or rect.width())
+
+    def zoom_to_actual(self, factor: float = 1.0, anchor: QPointF | None = None) -> None:
+        """Show the original at `factor` (1.0 = 100 %), `anchor` (fractions of the image) centred."""
+        rect = self._scene.sceneRect()
+        if not self.has_image() or rect.isEmpty():
+            return
+        centre = anchor if anchor is not None else self.centre_fraction()
+        source = self._source_width or rect.width()
+        # below 1.0 (smaller than fit) when the original is smaller than the view: 100 % is 100 %
+        self._zoom = factor * source / rect.width() / self._fit_scale()
+        self._apply_zoom(centre)
+        self._emit_view_changed()
 
     def set_message(self, text: str) -> None:
         """Replace the image by a short centred message (loading, unreadable file…)."""
         self._pixmap_item.setPixmap(QPixmap())
+        self._overlay_item.setVisible(False)
         self._message_item.setPlainText(text)
         self._scene.setSceneRect(self._message_item.boundingRect())
         self.resetTransform()
@@ -226,8 +288,12 @@ class ZoomImageView(QGraphicsView):
             return
         self.resetTransform()
         scale = self._fit_scale() * self._zoom
-        self.scale(scale, scale)
         rect = self._scene.sceneRect()
+        actual = scale * rect.width() / (self._source_width or rect.width())
+        if abs(actual - round(actual)) < 1e-3 and round(actual) >= 1:
+            # exactly 100 % / 200 % of the original: no resampling blur from a rounding error
+            scale = round(actual) * (self._source_width or rect.width()) / rect.width()
+        self.scale(scale, scale)
         self.centerOn(rect.left() + centre.x() * rect.width(), rect.top() + centre.y() * rect.height())
 
     def _emit_view_changed(self) -> None:
@@ -263,9 +329,33 @@ class ZoomImageView(QGraphicsView):
         self._emit_view_changed()
         event.accept()
 
+    def image_fraction_at(self, position: QPointF) -> QPointF:
+        """The point under viewport `position` as fractions (0..1) of the image."""
+        rect = self._scene.sceneRect()
+        point = self.mapToScene(position.toPoint())
+        return QPointF(
+            min(1.0, max(0.0, (point.x() - rect.left()) / max(1.0, rect.width()))),
+            min(1.0, max(0.0, (point.y() - rect.top()) / max(1.0, rect.height()))),
+        )
+
+    def mousePressEvent(self, event) -> None:
+        """Remember where a press starts, to tell a click from a drag."""
+        self._press_at = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        """A release close to its press is a click: `clicked` carries the point on the image."""
+        super().mouseReleaseEvent(event)
+        start, self._press_at = self._press_at, None
+        if start is not None and self.has_image() and event.button() == Qt.MouseButton.LeftButton:
+            moved = event.position() - start
+            if abs(moved.x()) + abs(moved.y()) < 4:
+                self.clicked.emit(self.image_fraction_at(event.position()))
+
     def mouseDoubleClickEvent(self, event) -> None:
-        """Double click toggles between fit and 100 %-ish (4x fit)."""
-        self.zoom_by(4.0 if self._zoom == 1.0 else 1.0 / self._zoom)
+        """Double click toggles between fit and 100 %-ish (4x fit) unless clicks are handled outside."""
+        if self.receivers(SIGNAL_CLICKED) == 0:
+            self.zoom_by(4.0 if self._zoom == 1.0 else 1.0 / self._zoom)
         event.accept()
 
     def resizeEvent(self, event) -> None:

@@ -1,0 +1,122 @@
+"""Survey: the selection side by side at equal size, zoom synchronised, marks per frame with the keys."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPointF, Qt
+
+from aesthete_gui.qt.main_window import MainWindow
+from aesthete_gui.qt.task_runner import JobState
+
+
+@pytest.fixture
+def window(qtbot, app_context, image_folder):
+    """The main window over twelve imported JPEGs."""
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    handle = main.import_folders([image_folder])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 12, timeout=10_000)
+    yield main
+    main.marks.close()
+
+
+def _select(window: MainWindow, rows: list[int]) -> list[int]:
+    selection = QItemSelection()
+    for row in rows:
+        selection.select(window.model.index(row), window.model.index(row))
+    window.grid.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    window.grid.selectionModel().setCurrentIndex(
+        window.model.index(rows[0]), QItemSelectionModel.SelectionFlag.NoUpdate
+    )
+    return [window.model.row_at(r).image_id for r in rows]
+
+
+def test_survey_marks_each_frame_with_the_usual_keys(qtbot, window) -> None:
+    ids = _select(window, [2, 3, 4, 5])
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    survey = window.survey
+    assert window.current_view == "survey"
+    assert survey.image_ids == ids
+    visible = [cell for cell in survey.cells if cell.isVisible()]
+    assert len(visible) == 4
+    qtbot.waitUntil(lambda: all(cell.view.has_image() for cell in visible), timeout=10_000)
+    widths = [cell.width() for cell in visible]
+    heights = [cell.height() for cell in visible]
+    assert max(widths) - min(widths) <= 1 and max(heights) - min(heights) <= 1  # equal size (2 x 2)
+
+    assert survey.active_id == window.context.selection.current()  # starts on the current image
+    for _ in range(4):
+        qtbot.keyClick(survey, Qt.Key.Key_Left)
+    assert survey.active_id == ids[0]
+    qtbot.keyClick(survey, Qt.Key.Key_3)
+    qtbot.keyClick(survey, Qt.Key.Key_Right)
+    assert survey.active_id == ids[1]
+    assert window.context.selection.current() == ids[1]  # one current image for every view
+    qtbot.keyClick(survey, Qt.Key.Key_X)
+    qtbot.keyClick(survey, Qt.Key.Key_Right)
+    qtbot.keyClick(survey, Qt.Key.Key_P)
+    window.marks.wait_written()
+    profile = window.context.profile
+    qtbot.waitUntil(lambda: profile.mark_for(ids[2]).flag == "pick")
+    assert profile.mark_for(ids[0]).stars == 3
+    assert profile.mark_for(ids[1]).flag == "reject"
+    assert profile.mark_for(ids[3]).stars == 0 and profile.mark_for(ids[3]).flag is None
+    assert "Pick" in visible[2].caption.text() and "Rejected" in visible[1].caption.text()
+
+    qtbot.keyClick(survey, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the one undo history
+    qtbot.waitUntil(lambda: window.model.row_for(ids[2]).flag is None)
+
+
+def test_survey_zoom_and_pan_follow_the_active_frame(qtbot, window) -> None:
+    ids = _select(window, [0, 1])
+    window.show_view("survey")
+    survey = window.survey
+    first, second = survey.cells[0].view, survey.cells[1].view
+    qtbot.waitUntil(lambda: first.has_image() and second.has_image(), timeout=10_000)
+    first.zoom_by(4.0, QPointF(0.3, 0.4))  # what the wheel does in one frame
+    assert first.zoom == 4.0 and second.zoom == pytest.approx(4.0)
+    assert second.centre_fraction().x() == pytest.approx(first.centre_fraction().x(), abs=0.02)
+    assert second.centre_fraction().y() == pytest.approx(first.centre_fraction().y(), abs=0.02)
+    second.zoom_by(0.25)  # and back, from the other frame
+    assert first.zoom == 1.0 and second.zoom == 1.0
+    assert survey.image_ids == ids
+
+
+def test_survey_without_a_selection_says_what_to_do(qtbot, window) -> None:
+    _select(window, [0])
+    window.show_view("survey")
+    assert window.survey.image_ids == []
+    assert window.survey.message.isVisible()
+
+
+def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path) -> None:
+    from aesthete_gui.imaging.decode import decode_full_resolution
+    from aesthete_gui.qt.full_resolution import qimage_to_array
+    from tests.qt.test_loupe_full_resolution import write_detailed_jpegs
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    write_detailed_jpegs(tmp_path / "big", 2)
+    handle = main.import_folders([tmp_path / "big"])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 2, timeout=10_000)
+    _select(main, [0, 1])
+    main.show_view("survey")
+    survey = main.survey
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    for cell in survey.cells[:2]:
+        original = np.asarray(decode_full_resolution(cell.path).image.convert("RGB"))
+        assert np.array_equal(qimage_to_array(cell.view.image()), original)
+    assert survey.cells[0].view.actual_zoom() == pytest.approx(1.0, abs=0.01)
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()
