@@ -39,4 +39,4 @@ bundle:
 # built and checked: both commands start, the CLI imports a folder, the window renders; size and times.
 package-check: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q tests/packaging
-	$(PY) benchmarks/packaging.py --build --bin dist/aesthete
+	$(PY) benchmarks/bundle_check.py --build --bin dist/aesthete

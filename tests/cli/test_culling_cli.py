@@ -12,7 +12,7 @@ from skimage import data as skdata
 
 from aesthete_gui.cli import main
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
 import culling_data as degrade
 
 

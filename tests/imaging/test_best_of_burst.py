@@ -12,7 +12,7 @@ from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
 from aesthete_gui.imaging.checks import Analysis, analyse_path
 from aesthete_gui.imaging.faces import Face
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
 import culling_data as degrade
 
 

@@ -20,7 +20,7 @@ from aesthete_gui.imaging.checks import (
 )
 from aesthete_gui.imaging.ingest import ingest_file
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
 import culling_data as degrade
 
 

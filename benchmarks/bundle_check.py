@@ -9,7 +9,7 @@ from a temporary folder with a temporary HOME, so neither the checkout nor the u
 involved. Any failure exits non-zero (this is also the bundle's release check). With --build the
 bundle is built first by packaging/build.sh and the build time is reported.
 
-    python benchmarks/packaging.py [--bin dist/aesthete] [--build] [--runs 5] [--screenshot OUT.png] [--json]
+    python benchmarks/bundle_check.py [--bin dist/aesthete] [--build] [--runs 5] [--screenshot OUT.png] [--json]
 """
 
 from __future__ import annotations
