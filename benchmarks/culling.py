@@ -23,8 +23,8 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import culling_data as data
-from aesthete_gui.training.builtin import BuiltinScorer
 
+from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.imaging import faces as face_module
 from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
 from aesthete_gui.imaging.checks import CHECK_NAMES, Analysis, analyse_path

@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from aesthete_gui.training.builtin import BuiltinScorer
 from PIL import Image
 from skimage import data as skdata
 
+from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.imaging.checks import checks_for_path, rejected
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
