@@ -108,3 +108,22 @@ def test_batch_size_is_chosen_when_not_given(loaded_tiny_vlms: dict, photo_paths
     scores = scorer.score_images([load_rgb(p, 1024) for p in photo_paths[:2]])
     assert scorer.batch_size is not None and scorer.batch_size >= 1
     assert scores.shape == (2, 5)
+
+
+def test_static_cache_generation_gives_the_same_replies(loaded_tiny_vlms: dict, photo_paths: list[str]) -> None:
+    """The static-cache option changes how the cache is held, not the greedy reply (fp32, CPU)."""
+    from aesthete_gui.ml.prompt_judge import ChatRequest
+    from aesthete_gui.ml.vlm import LocalVLMJudge, generate_batch
+
+    for loaded in loaded_tiny_vlms.values():
+        prompt = LocalVLMJudge(loaded.path, loaded=loaded).prompts.pairwise()
+        images = [load_rgb(p, 512) for p in photo_paths[:2]]
+        batch = [(ChatRequest(("a", "b"), prompt), images), (ChatRequest(("b", "a"), prompt), images[::-1])]
+        dynamic, _ = generate_batch(loaded, batch, 16)
+        static, _ = generate_batch(loaded, batch, 16, static_cache=True)
+        assert all(dynamic)
+        if loaded.model.device.type == "cpu":
+            assert static == dynamic
+        else:  # compiled bf16 kernels may round differently late in a random model's reply
+            tokenizer = loaded.processor.tokenizer
+            assert [tokenizer(t)["input_ids"][:4] for t in static] == [tokenizer(t)["input_ids"][:4] for t in dynamic]
