@@ -219,7 +219,7 @@ def _student_files(folder: Path, files: int) -> list[str]:
     return paths
 
 
-def profile_tables(loaded: Any, photos: list[str], folder: Path) -> dict[str, str]:
+def profile_tables(loaded: Any, photos: list[str], name: str, generation: bool) -> dict[str, str]:
     """torch.profiler summaries (top operators by device time) of one scoring batch and one generation."""
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -238,7 +238,9 @@ def profile_tables(loaded: Any, photos: list[str], folder: Path) -> dict[str, st
     with profile(activities=activities) as prof:
         scorer.score_images(images)
         torch.cuda.synchronize() if torch.cuda.is_available() else None
-    tables["single_pass_4B_batch32"] = prof.key_averages().table(sort_by=sort, row_limit=25)
+    tables[f"single_pass_{name}_batch32"] = prof.key_averages().table(sort_by=sort, row_limit=25)
+    if not generation:
+        return tables
     prompt = LocalVLMJudge(loaded.path, loaded=loaded).prompts.set_selection(4)
     pictures = [load_rgb(p, 1024) for p in photos]
     request = [(ChatRequest(tuple(photos), prompt), pictures)]
@@ -264,7 +266,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         photos = {side: _photos(folder, side) for side in (1024, 640)}
-        batches: tuple = (16, 32) if not args.smoke else (2,)
+        batches: tuple = (args.batch,) if not args.smoke else (2,)
         if fast:
             batches += (None,)
         for name, key in (("4B", "Qwen3-VL-4B"), ("3B", "Qwen2.5-VL-3B")):
@@ -273,8 +275,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if name == "4B":
                 set_verdict_row(rows, loaded, name, device, photos[1024], fast,
                                 8 if args.smoke else None)
-                if args.profile and fast:
-                    profiles = profile_tables(loaded, photos[1024], folder)
+            if args.profile and fast:
+                tables = profile_tables(loaded, photos[1024], name, generation=name == "4B")
+                profiles.update(tables)
+                for key, table in tables.items():  # written now: a later row must not lose them
+                    if args.out:
+                        Path(args.out).with_name(f"profile-{key}.txt").write_text(table, encoding="utf-8")
             del loaded
             if device == "cuda":
                 torch.cuda.empty_cache()
@@ -321,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", default="after")
     parser.add_argument("--out", default="")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=32, help="fixed batch size measured (plus auto)")
     parser.add_argument("--student-files", type=int, default=400)
     parser.add_argument("--smoke", action="store_true", help="shrunken models on the CPU (checks the code)")
     parser.add_argument("--profile", action="store_true", help="add torch.profiler summaries (after only)")
