@@ -16,6 +16,11 @@ pairwise token limit and single-pass images/s at batch sizes 1, 8, 32. Random we
 an end token, so every call generates the full limit: an upper bound on a real model's time.
 
     python benchmarks/judge.py [--json] [--no-write] [--repeats 15]
+    python benchmarks/judge.py --gpu-baseline DIR [--keep OUT]   # issue 14's rows, before/after
+    python benchmarks/judge.py --smoke                            # the GPU code on the CPU, tiny
+
+`--gpu-baseline DIR` runs benchmarks/judge_gpu.py for the checkout in DIR (the baseline) and for
+this one in the same command and writes the before/after table with ratios and peak memory.
 """
 
 from __future__ import annotations
