@@ -114,7 +114,7 @@ class LocalVLMJudge(PromptJudge):
                     loaded,
                     [(requests[i], images) for i, images in batch],
                     self.max_new_tokens,
-                    static_cache=self.static_cache,
+                    **({"static_cache": True} if self.static_cache else {}),
                 )
             except (RuntimeError, MemoryError) as error:  # torch.OutOfMemoryError is a RuntimeError
                 if not _is_out_of_memory(error):
