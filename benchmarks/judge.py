@@ -16,6 +16,11 @@ pairwise token limit and single-pass images/s at batch sizes 1, 8, 32. Random we
 an end token, so every call generates the full limit: an upper bound on a real model's time.
 
     python benchmarks/judge.py [--json] [--no-write] [--repeats 15]
+    python benchmarks/judge.py --gpu-baseline DIR [--keep OUT]   # issue 14's rows, before/after
+    python benchmarks/judge.py --smoke                            # the GPU code on the CPU, tiny
+
+`--gpu-baseline DIR` runs benchmarks/judge_gpu.py for the checkout in DIR (the baseline) and for
+this one in the same command and writes the before/after table with ratios and peak memory.
 """
 
 from __future__ import annotations
@@ -243,11 +248,20 @@ def build_real_size(name: str, folder: Path, device: str, configs: dict[str, Any
     tiny_config = transformers.AutoConfig.from_pretrained(tiny_dir)
     config_class = type(tiny_config)
     ids = {k: getattr(tiny_config, k) for k in ("image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id")}
-    config = config_class(text_config=spec["text"], vision_config=spec["vision"], **ids)
+    text = dict(spec["text"])
+    # The tiny tokenizer's ids must fit the embedding (shrunken configs use a small vocabulary).
+    text["vocab_size"] = max(text["vocab_size"], len(processor.tokenizer))
+    config = config_class(text_config=text, vision_config=spec["vision"], **ids)
     model_class = getattr(transformers, tiny_config.architectures[0])
     dtype = "bfloat16" if device.startswith("cuda") else "float32"
-    with torch.device(device):
-        model = model_class(config).to(getattr(torch, dtype)).eval()
+    # Built directly in the target dtype on the device: no fp32 copy, no load spike in the peak.
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, dtype))
+    try:
+        with torch.device(device):
+            model = model_class(config).eval()
+    finally:
+        torch.set_default_dtype(previous)
     model.generation_config.eos_token_id = processor.tokenizer.eos_token_id
     model.generation_config.pad_token_id = processor.tokenizer.pad_token_id
     return LoadedModel(model, processor, tiny_dir, name, DeviceChoice(device, dtype))
@@ -278,6 +292,8 @@ def gpu_section(
             prompt = judge.prompts.pairwise()
             scorer = VLMSinglePassScorer(loaded.path, loaded=loaded)
             for batch in batches:
+                if device.startswith("cuda"):
+                    torch.cuda.reset_peak_memory_stats()
                 requests = [
                     (ChatRequest((photos[i % 4], photos[(i + 1) % 4]), prompt), [images[i % 4], images[(i + 1) % 4]])
                     for i in range(batch)
@@ -391,6 +407,36 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gpu_compare(baseline: str, repeats: int, student_files: int, keep: str | None = None) -> str:
+    """Run benchmarks/judge_gpu.py for the baseline code and this code, one after the other; the table."""
+    script = Path(__file__).with_name("judge_gpu.py")
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = keep or scratch
+        outputs = []
+        for code, label in ((baseline, "before"), (str(REPO), "after")):
+            out = Path(tmp) / f"{label}.json"
+            command = [sys.executable, str(script), "--code", code, "--label", label, "--out", str(out),
+                       "--repeats", str(max(2, repeats)), "--student-files", str(student_files)]
+            subprocess.run(command + (["--profile"] if label == "after" else []), check=True)
+            outputs.append(str(out))
+        table = subprocess.run([sys.executable, str(script), "--combine", *outputs],
+                               check=True, capture_output=True, text=True).stdout
+        profiles = sorted(Path(tmp).glob("profile-*.txt"))
+        extra = "".join(f"\n### {p.stem}\n\n```\n{p.read_text()}```\n" for p in profiles)
+    return table + extra
+
+
+GPU_TABLE_START = "<!-- gpu-compare -->"
+
+
+def write_gpu_table(table: str) -> None:
+    """Put the before/after GPU table into docs/benchmarks/judge.md (replacing an earlier one)."""
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Judge benchmark (model layer)\n"
+    head = text.split(GPU_TABLE_START)[0].rstrip("\n")
+    section = f"\n\n{GPU_TABLE_START}\n## GPU: issue 14 rows, before and after\n\n{table}"
+    DOC.write_text(head + section, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sections, print the table (or JSON), write docs/benchmarks/judge.md."""
     import torch
@@ -404,7 +450,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only run the GPU section's code on the CPU with shrunken models (checks code, no figures)",
     )
+    parser.add_argument(
+        "--gpu-baseline",
+        metavar="DIR",
+        help="GPU rows of issue 14 for the code in DIR (the baseline) and this code, in one run, with ratios",
+    )
+    parser.add_argument("--student-files", type=int, default=400, help="files for the student row")
+    parser.add_argument("--keep", metavar="DIR", help="keep the raw JSON and profiles of --gpu-baseline here")
     args = parser.parse_args(argv)
+    if args.gpu_baseline:
+        table = gpu_compare(args.gpu_baseline, args.repeats, args.student_files, args.keep)
+        if not args.no_write:
+            write_gpu_table(table)
+        print(table)
+        return 0
     if args.smoke:
         rows = gpu_section(2, "cpu", shrunken(REAL_SIZE), (1, 2), max_new_tokens=4)
         print(json.dumps(rows, indent=2))

@@ -43,6 +43,12 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
         parser.add_argument(
             "--timeout", type=float, default=120.0, help="overall deadline in seconds for each server request, reply included (default 120)"
         )
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            default=None,
+            help="requests in flight to the server (default $AESTHETE_REMOTE_CONCURRENCY or 4)",
+        )
     parser.add_argument(
         "--preset",
         default="photography",
@@ -157,8 +163,18 @@ def _spec(args: argparse.Namespace, **extra: Any):
         max_new_tokens=args.max_new_tokens,
         timeout_s=getattr(args, "timeout", 120.0),
         load_options=_load_options(args),
+        **_concurrency(args),
         **extra,
     )
+
+
+def _concurrency(args: argparse.Namespace) -> dict[str, int]:
+    value = getattr(args, "concurrency", None)
+    if value is None:
+        return {}
+    if value < 1:
+        raise UserError("--concurrency must be at least 1")
+    return {"concurrency": value}
 
 
 def _call(function, *call_args, **kwargs):

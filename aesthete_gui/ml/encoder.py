@@ -112,10 +112,19 @@ class BuiltinEncoder(ImageEncoder):
 
     def __init__(self, device: str | None = None) -> None:
         super().__init__()
+        import torch
+
         from aesthete_gui.ml._torch_efficientnet_lite import load_efficientnet_lite0
 
         self.device = choose_device(device).device
-        self.model = load_efficientnet_lite0(str(builtin_weights_path())).to(self.device)
+        model = load_efficientnet_lite0(str(builtin_weights_path())).to(self.device).eval()
+        self.dtype = torch.float32
+        self.memory_format = torch.contiguous_format
+        if torch.device(self.device).type == "cuda":
+            # bf16 + channels_last: the tensor cores' layout, twice the fp32 throughput on the GPU.
+            self.dtype, self.memory_format = torch.bfloat16, torch.channels_last
+            model = model.to(dtype=self.dtype, memory_format=self.memory_format)
+        self.model = model
 
     def encode_images(self, images: Sequence[Any]) -> np.ndarray:
         """(n, 1280) embeddings; inputs centre-cropped to 224 px, normalised with mean = std = 0.5."""
@@ -124,9 +133,16 @@ class BuiltinEncoder(ImageEncoder):
         if not images:
             return np.zeros((0, self.dim), dtype=np.float32)
         batch = np.stack([_square_rgb(image, BUILTIN_INPUT_SIZE) for image in images])
-        tensor = (torch.from_numpy(batch).permute(0, 3, 1, 2) - 0.5) / 0.5
+        return self.encode_tensor(torch.from_numpy(batch).permute(0, 3, 1, 2))
+
+    def encode_tensor(self, pixels: Any) -> np.ndarray:
+        """(n, 1280) embeddings of an (n, 3, 224, 224) tensor in [0, 1] on any device."""
+        import torch
+
+        tensor = pixels.to(self.device, non_blocking=True)
+        tensor = ((tensor - 0.5) / 0.5).to(dtype=self.dtype, memory_format=self.memory_format)
         with torch.inference_mode():
-            features = self.model.features(tensor.to(self.device))
+            features = self.model.features(tensor)
         return features.float().cpu().numpy()
 
 

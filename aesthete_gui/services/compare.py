@@ -8,8 +8,9 @@ moment it returns when a profile is given, with the prompt and preset versions t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, SetJudgment
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, MAX_SET_SIZE, PromptBook
@@ -35,6 +36,22 @@ class JudgeSpec:
     max_new_tokens: int | None = None
     timeout_s: float = 120.0
     load_options: LoadOptions = DEFAULT_LOAD_OPTIONS
+    # Requests in flight to an OpenAI-compatible server; a vLLM server batches them, so more is faster.
+    concurrency: int = field(default_factory=lambda: remote_concurrency())
+
+
+CONCURRENCY_ENV = "AESTHETE_REMOTE_CONCURRENCY"
+DEFAULT_REMOTE_CONCURRENCY = 4
+
+
+def remote_concurrency() -> int:
+    """Concurrent requests to a judge server: $AESTHETE_REMOTE_CONCURRENCY, else 4."""
+    text = os.environ.get(CONCURRENCY_ENV, "").strip()
+    if not text:
+        return DEFAULT_REMOTE_CONCURRENCY
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{CONCURRENCY_ENV} must be a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> PromptJudge:
@@ -49,6 +66,7 @@ def open_judge(spec: JudgeSpec, on_stage: StageCallback | None = None) -> Prompt
             prompts=prompts,
             api_key_env=spec.api_key_env,
             timeout_s=spec.timeout_s,
+            max_concurrency=spec.concurrency,
             max_new_tokens=spec.max_new_tokens,
             both_orders=spec.both_orders,
             set_orderings=spec.set_orderings,

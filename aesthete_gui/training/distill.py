@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,8 @@ __all__ = ["BuiltinScorer", "StudentConfig", "StudentScorer", "list_students", "
 
 CARD_FORMAT = "aesthete-student/1"
 SCORE_BATCH = 16
+POOLED_BATCH = 256  # the encoder's batch when a process pool decodes: keeps the GPU busy
+POOL_MIN_PATHS = 64  # fewer files decode faster in this process than a pool starts
 """Images decoded, measured and embedded together when scoring paths."""
 
 
@@ -121,44 +123,83 @@ def _design(embeddings: np.ndarray | None, features: np.ndarray) -> np.ndarray:
     return np.concatenate(blocks, axis=1)
 
 
+def _measure(path: str, with_image: bool) -> tuple[np.ndarray, Any] | None:
+    """Feature vector (and the encoder's input image) of one file, or None if unreadable.
+
+    Module-level so that a process pool can run it.
+    """
+    from aesthete_gui.imaging.decode import DecodeError
+    from aesthete_gui.imaging.features import as_vector, decode_for_features, decoded_features
+    from aesthete_gui.imaging.thumbnails import fit_within
+    from aesthete_gui.ml.encoder import DECODE_SIDE
+
+    try:
+        decoded = decode_for_features(path)
+    except DecodeError:
+        return None
+    image = fit_within(decoded.image, DECODE_SIDE) if with_image else None
+    return as_vector(decoded_features(decoded)), image
+
+
+def _measured(paths: Sequence[str], with_image: bool, workers: int) -> Iterator[tuple[int, Any]]:
+    """(index, result of `_measure`) in path order; decoding spread over a process pool when large."""
+    from functools import partial
+
+    if workers <= 1 or len(paths) < POOL_MIN_PATHS:
+        for index, path in enumerate(paths):
+            yield index, _measure(path, with_image)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: the caller may hold threads (the GUI, CUDA) that a fork would copy mid-state.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        try:
+            yield from enumerate(pool.map(partial(_measure, with_image=with_image), paths, chunksize=8))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _path_inputs(
     paths: Sequence[str],
     encoder: ImageEncoder | None,
     progress: ProgressCallback | None,
     cancel: CancelToken | None,
+    workers: int | None = None,
 ) -> tuple[list[int], list[str], np.ndarray, np.ndarray | None]:
-    """Readable path indices, feature names, features and (with an encoder) embeddings."""
-    from aesthete_gui.imaging.decode import DecodeError
-    from aesthete_gui.imaging.features import (
-        FEATURE_NAMES,
-        as_vector,
-        decode_for_features,
-        decoded_features,
-    )
-    from aesthete_gui.imaging.thumbnails import fit_within
-    from aesthete_gui.ml.encoder import DECODE_SIDE
+    """Readable path indices, feature names, features and (with an encoder) embeddings.
 
+    Decoding and measuring run in worker processes that feed the encoder batch by batch.
+    """
+    import os
+
+    from aesthete_gui.imaging.features import FEATURE_NAMES
+
+    workers = workers if workers is not None else max(1, (os.cpu_count() or 1) - 1)
+    batch_size = SCORE_BATCH if workers <= 1 else POOLED_BATCH
     readable: list[int] = []
     feature_rows: list[np.ndarray] = []
     embedding_batches: list[np.ndarray] = []
-    for start in range(0, len(paths), SCORE_BATCH):
-        images = []
-        for index in range(start, min(start + SCORE_BATCH, len(paths))):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            try:
-                decoded = decode_for_features(paths[index])
-            except DecodeError:
-                continue
-            readable.append(index)
-            feature_rows.append(as_vector(decoded_features(decoded)))
-            if encoder is not None:
-                images.append(fit_within(decoded.image, DECODE_SIDE))
+    images: list[Any] = []
+
+    def flush(done: int) -> None:
         if encoder is not None and images:
             embedding_batches.append(encoder.encode_images(images))
+        images.clear()
         if progress is not None:
-            done = min(start + SCORE_BATCH, len(paths))
             progress(Progress(done, len(paths), "image properties and embeddings"))
+
+    for index, result in _measured(paths, encoder is not None, workers):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        if result is not None:
+            readable.append(index)
+            feature_rows.append(result[0])
+            if encoder is not None:
+                images.append(result[1])
+        if (index + 1) % batch_size == 0 or index + 1 == len(paths):
+            flush(index + 1)
     features = np.nan_to_num(
         np.asarray(feature_rows, dtype=float).reshape(len(feature_rows), len(FEATURE_NAMES))
     )
