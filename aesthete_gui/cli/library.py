@@ -14,6 +14,7 @@ from typing import Any
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.jobs import CancelToken, Progress
+from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
 
 EXIT_INTERRUPTED = 130
@@ -37,7 +38,7 @@ class _ProgressBar:
             filled = int(30 * progress.done / progress.total)
             text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
         else:
-            text = progress.message
+            text = terminal_text(progress.message)
         self.stream.write("\r" + text[:100].ljust(100))
         self.stream.flush()
         self.drawn = True
@@ -83,7 +84,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                                      cancel=token, workers=args.workers, features=args.features,
                                      previews=args.previews)  # fmt: skip
     except FileNotFoundError as error:
-        raise UserError(str(error)) from error
+        raise UserError(terminal_text(error)) from error
     finally:
         bar.close()
         profile.close()
@@ -97,9 +98,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"({summary.seconds:.1f} s)"
         )
         for path, reason in summary.problems[:20]:
-            print(f"  {path}: {reason}")
+            print(f"  {terminal_text(path)}: {terminal_text(reason)}")
         if len(summary.problems) > 20:
             print(f"  … and {len(summary.problems) - 20} more (see `aesthete images --status error`)")
+        for path, reason in summary.sidecar_problems[:20]:
+            print(f"  {terminal_text(path)}: imported; {terminal_text(reason)}")
+        if len(summary.sidecar_problems) > 20:
+            print(f"  … and {len(summary.sidecar_problems) - 20} more sidecars not read")
     if summary.cancelled:
         print("aesthete: import cancelled; run it again to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -142,7 +147,8 @@ def cmd_images(args: argparse.Namespace) -> int:
     for row in rows:
         detail = row["error"] if row["status"] != "ok" else f"{row['width']}x{row['height']}"
         stars = "*" * row["stars"]
-        print(f"{row['id']:>6}  {row['status']:<5}  {stars:<5}  {row['path']}  ({detail})")
+        print(f"{row['id']:>6}  {row['status']:<5}  {stars:<5}  {terminal_text(row['path'])}  "
+              f"({terminal_text(detail)})")
     return 0
 
 
@@ -164,7 +170,7 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         edited = ", edited" if burst["edited"] else ""
         print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
         for image in burst["images"]:
-            print(f"  {image['path']}")
+            print(f"  {terminal_text(image['path'])}")
     if not bursts:
         print("no bursts")
     return 0
@@ -198,7 +204,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UserError(str(error)) from error
         except SidecarNotWritten as error:
-            print(f"aesthete: {error}", file=sys.stderr)
+            print(f"aesthete: mark saved in the profile; {terminal_text(error)}", file=sys.stderr)
             return 1
     finally:
         profile.close()
@@ -214,7 +220,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         result = export(profile, args.format, args.output, naming=args.xmp_naming)
     except OSError as error:
-        raise UserError(f"cannot write the export: {error}") from error
+        raise UserError(f"cannot write the export: {terminal_text(error)}") from error
     finally:
         profile.close()
     if result.text is not None:
@@ -222,9 +228,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     elif args.format == "xmp":
         print(f"{result.count} sidecars written")
     else:
-        print(f"{result.count} images exported to {result.destination}", file=sys.stderr)
+        print(f"{result.count} images exported to {terminal_text(result.destination)}", file=sys.stderr)
     for path, reason in result.problems:
-        print(f"  {path}: {reason}", file=sys.stderr)
+        print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)
     return 0
 
 

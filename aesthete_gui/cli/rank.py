@@ -95,36 +95,17 @@ def _open_text(path: str) -> io.TextIOBase:
 
 
 def _read_rows(path: str, required: Sequence[str]) -> tuple[list[tuple[int, dict[str, str]]], list[str]]:
-    """Rows with their line numbers and the normalised header; header problems name the file."""
+    """Rows with their line numbers and the normalised header; every problem names the file and line."""
+    from aesthete_gui.services.csv_rows import CsvError, read_table
+
     stream = _open_text(path)
     try:
-        reader = csv.reader(stream)
-        try:
-            header = next(reader, None)
-            if header is None:
-                raise UserError(f"{path}: empty file; expected a header with {', '.join(required)}")
-            names = [name.strip().lower() for name in header]
-            missing = [name for name in required if name not in names]
-            if missing:
-                raise UserError(
-                    f"{path}: line 1: missing column(s) {', '.join(missing)} (found: {', '.join(names)})"
-                )
-            rows: list[tuple[int, dict[str, str]]] = []
-            for values in reader:
-                line = reader.line_num
-                if not any(value.strip() for value in values):
-                    continue
-                if len(values) != len(names):
-                    raise UserError(f"{path}: line {line}: expected {len(names)} fields, got {len(values)}")
-                rows.append((line, {name: value.strip() for name, value in zip(names, values, strict=True)}))
-        except UnicodeDecodeError as error:
-            raise UserError(f"{path}: not UTF-8 text ({error.reason})") from error
-        except csv.Error as error:
-            raise UserError(f"{path}: line {reader.line_num}: {error}") from error
+        return read_table(stream, path, required)
+    except CsvError as error:
+        raise UserError(str(error)) from error
     finally:
         if path != "-":
             stream.close()
-    return rows, names
 
 
 def read_comparisons(path: str) -> tuple[dict[str | None, list[tuple[str, str, float]]], bool]:

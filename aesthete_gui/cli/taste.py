@@ -49,15 +49,20 @@ def _print_report(report: dict[str, Any]) -> None:
 
 # -- prefer --------------------------------------------------------------------------------------
 def _prefer(args: argparse.Namespace) -> int:
-    from aesthete_gui.services.taste import import_choices_csv, record_choice
+    from aesthete_gui.safe_text import terminal_text
+    from aesthete_gui.services.choices_csv import ChoicesCsvError, import_choices
+    from aesthete_gui.services.taste import record_choice
 
     profile = open_cli_profile(args)
     try:
         if args.from_csv:
             if args.a or args.b:
                 raise UserError("give either two images or --from CHOICES.csv, not both")
-            count = import_choices_csv(profile, args.from_csv)
-            print(f"imported {count} choices from {args.from_csv}")
+            try:
+                done = import_choices(profile, args.from_csv, keep_duplicates=args.keep_duplicates)
+            except ChoicesCsvError as error:
+                raise UserError(str(error)) from error
+            print(terminal_text(done.describe(args.from_csv)))
             return 0
         if not (args.a and args.b and args.winner):
             raise UserError("prefer needs two images and --winner a|b|tie (or --from CHOICES.csv)")
@@ -169,6 +174,7 @@ def _taste_use(args: argparse.Namespace) -> int:
 
 # -- rank-images ---------------------------------------------------------------------------------
 def _rank_images(args: argparse.Namespace) -> int:
+    from aesthete_gui.safe_text import terminal_text
     from aesthete_gui.services.taste import rank_images
 
     profile = open_cli_profile(args)
@@ -185,7 +191,7 @@ def _rank_images(args: argparse.Namespace) -> int:
     else:
         sys.stderr.write("\n")
         for rank, item in enumerate(ranked, start=1):
-            print(f"{rank:5d}  {item['score']:.3f}  {item['path']}")
+            print(f"{rank:5d}  {item['score']:.3f}  {terminal_text(item['path'])}")
     return 0
 
 
@@ -241,6 +247,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--winner", choices=("a", "b", "tie"), help="which one you prefer")
     p.add_argument("--dimension", default="overall", choices=DIMENSIONS, help="what the choice is about (default overall)")
     p.add_argument("--from", dest="from_csv", metavar="CHOICES.csv", help="import rows a,b,winner[,dimension]; all or nothing")
+    p.add_argument("--keep-duplicates", action="store_true", help="with --from: also import rows already imported from a CSV")
     p.set_defaults(func=_prefer)
 
     taste = subparsers.add_parser("taste", help="train, evaluate and switch your personal taste adapters")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
+import logging
 import os
 import stat
+import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from PIL import Image, UnidentifiedImageError
@@ -15,16 +19,51 @@ from aesthete_gui.imaging.colour import flatten_mode, to_srgb
 from aesthete_gui.imaging.raw import RawError, is_raw_name, read_raw
 
 MAX_PIXELS = 250_000_000
-"""Largest image accepted (pixels). Bigger files are treated as decompression bombs and skipped."""
+"""Largest image accepted (pixels): the one rule for every image. Bigger files are treated as
+decompression bombs and skipped with too_large_reason()'s message."""
 
 MAX_FILE_BYTES = 2 * 2**30
 """Largest file read into memory (a 250 MP 16-bit RGB TIFF is about 1.5 GiB)."""
 
-Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow itself refuses anything above twice this
+# Pillow warns above this and refuses above twice this (DecompressionBombError); both are reported
+# with our own limit and message (check_pixels, too_large_reason), so one rule shows everywhere.
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # Pillow's warnings (size, odd EXIF, palette transparency) are covered by our own checks and notes;
 # module-level filters, because warnings.catch_warnings is not thread-safe.
 warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 warnings.filterwarnings("ignore", module=r"PIL\..*")
+
+
+class _DecoderMessages(logging.Handler):
+    """Collects what Pillow's plugins log (e.g. "More samples per pixel than can be decoded") for
+    the file being decoded in this thread, instead of Python printing it on the terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.local = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        collected = getattr(self.local, "messages", None)
+        if collected is not None and len(collected) < 5:
+            with contextlib.suppress(Exception):
+                collected.append(record.getMessage()[:200])
+
+
+_DECODER_MESSAGES = _DecoderMessages()
+# With a handler on "PIL", Python no longer prints these records on stderr by itself ("last resort").
+logging.getLogger("PIL").addHandler(_DECODER_MESSAGES)
+
+
+@contextlib.contextmanager
+def decoder_messages() -> Iterator[list[str]]:
+    """The messages Pillow logs while the block runs in this thread (at most five)."""
+    previous = getattr(_DECODER_MESSAGES.local, "messages", None)
+    collected: list[str] = []
+    _DECODER_MESSAGES.local.messages = collected
+    try:
+        yield collected
+    finally:
+        _DECODER_MESSAGES.local.messages = previous
 
 _TRANSPOSE = {
     2: Image.Transpose.FLIP_LEFT_RIGHT,
@@ -51,6 +90,20 @@ _EXTENSION_FORMATS = {
     ".tif": "TIFF", ".tiff": "TIFF", ".bmp": "BMP", ".webp": "WEBP", ".heic": "HEIF",
     ".heif": "HEIF", ".hif": "HEIF", ".avif": "AVIF",
 }  # fmt: skip
+
+
+def too_large_reason(width: int | None = None, height: int | None = None) -> str:
+    """The message for an image over MAX_PIXELS (its size when known)."""
+    limit = f"the {MAX_PIXELS / 1e6:.0f} MP limit (possible decompression bomb)"
+    if width is None or height is None:
+        return f"image too large: exceeds {limit}"
+    return f"image too large: {width}x{height} = {width * height / 1e6:.0f} MP exceeds {limit}"
+
+
+def check_pixels(width: int, height: int) -> None:
+    """DecodeError("too_large") when width x height is over MAX_PIXELS."""
+    if width * height > MAX_PIXELS:
+        raise DecodeError(too_large_reason(width, height), "too_large")
 
 
 class DecodeError(Exception):
@@ -169,14 +222,27 @@ def decode_bytes(
     if not data:
         raise DecodeError("empty file (0 bytes)", "empty")
     register_extra_formats()
+    with decoder_messages() as messages:
+        try:
+            decoded = _decode_any(data, name, max_side, draft_side)
+        except DecodeError as error:
+            if messages:
+                error.reason = error.reason + f" (decoder: {'; '.join(messages)})"
+                error.args = (error.reason,)
+            raise
+    decoded.notes.extend(f"decoder: {message}" for message in messages)
+    return decoded
+
+
+def _decode_any(data: bytes, name: str, max_side: int | None, draft_side: int | None) -> Decoded:
     try:
         if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
             return _decode_raw(data, name, max_side, draft_side)
         return _decode_pillow(data, name, max_side, draft_side=draft_side)
     except DecodeError:
         raise
-    except Image.DecompressionBombError as exc:
-        raise DecodeError(f"image too large, refused as a decompression bomb ({exc})", "too_large") from None
+    except Image.DecompressionBombError:
+        raise DecodeError(too_large_reason(), "too_large") from None
     except MemoryError:
         raise DecodeError("not enough memory to decode this image", "too_large") from None
     except Exception as exc:  # any codec failure becomes a reason, never a crash
@@ -232,12 +298,7 @@ def _decode_pillow(
     img = Image.open(io.BytesIO(data))
     fmt = img.format or "unknown"
     width, height = img.size
-    if width * height > MAX_PIXELS:
-        raise DecodeError(
-            f"image too large: {width}x{height} = {width * height / 1e6:.0f} MP exceeds the "
-            f"{MAX_PIXELS / 1e6:.0f} MP limit (possible decompression bomb)",
-            "too_large",
-        )
+    check_pixels(width, height)
     frame_count = int(getattr(img, "n_frames", 1) or 1)
     animated = bool(getattr(img, "is_animated", False)) and fmt != "MPO"
     if max_side and max(img.size) > max_side:

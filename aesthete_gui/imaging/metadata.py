@@ -12,7 +12,14 @@ from typing import Any
 
 from PIL import Image
 
-from aesthete_gui.imaging.decode import Decoded, DecodeError, read_bytes, register_extra_formats
+from aesthete_gui.imaging.decode import (
+    Decoded,
+    DecodeError,
+    check_pixels,
+    read_bytes,
+    register_extra_formats,
+    too_large_reason,
+)
 from aesthete_gui.imaging.raw import is_raw_name
 
 EXIF_IFD = 0x8769
@@ -226,11 +233,14 @@ def _header_metadata(source: str | bytes | os.PathLike[str] | os.PathLike[bytes]
     register_extra_formats()
     try:
         with Image.open(source) as img:
+            width, height = img.size
+            check_pixels(width, height)  # before getexif, which may decode the whole image
             exif = img.getexif()
             fmt = img.format or "unknown"
-            width, height = img.size
-    except Image.DecompressionBombError as exc:
-        raise DecodeError(f"image too large, refused as a decompression bomb ({exc})", "too_large") from None
+    except DecodeError:
+        raise
+    except Image.DecompressionBombError:
+        raise DecodeError(too_large_reason(), "too_large") from None
     except OSError:
         raise DecodeError("not an image: the content is no known image format", "not_an_image") from None
     except Exception as exc:

@@ -15,13 +15,20 @@ which case `IMG_0001.CR2.xmp` keeps the two apart; `naming="full"` / `"stem"` fo
 An existing sidecar is merged: every other field, namespace and element is kept. Writes go to a
 temporary file that is fsynced and renamed over the sidecar, so a crash leaves the old or the new
 sidecar, never half of one. Original image files are never opened for writing.
+
+Reading is total: a sidecar that is not XML, larger than MAX_SIDECAR_BYTES, nested deeper than
+MAX_XML_DEPTH, or whose rating is not a number from -1 to 5 raises XmpError ("sidecar unreadable:
+…"), and such a sidecar is never rewritten. A sidecar owned by another user, read-only, or in a
+read-only folder is never replaced either: SidecarWriteError says why, and nothing is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import stat
 import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -45,8 +52,35 @@ _XPACKET_BEGIN = '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
 _XPACKET_END = '\n<?xpacket end="w"?>\n'
 
 
+MAX_SIDECAR_BYTES = 8 * 1024 * 1024
+"""Larger sidecars are not read (real ones, develop history included, stay far below)."""
+MAX_XML_DEPTH = 100
+"""Deeper element nesting is refused (real XMP nests about ten levels)."""
+_RATING_TEXT = re.compile(r"[+-]?\d{1,3}(?:\.\d{1,6})?")
+_NAME_MAX_FALLBACK = 255
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    """A short, escaped quotation of untrusted text for a message."""
+    return ascii(value[:limit] + ("…" if len(value) > limit else ""))
+
+
 class XmpError(Exception):
     """A sidecar exists but cannot be read as XMP (it is then left untouched)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"sidecar unreadable: {self.path}: {reason}")
+
+
+class SidecarWriteError(Exception):
+    """A sidecar was not written (unreadable, protected, or the write failed); nothing was changed."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"sidecar not written: {self.path}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -73,8 +107,11 @@ def sidecar_candidates(image_path: str | os.PathLike[str]) -> list[Path]:
 def find_sidecar(image_path: str | os.PathLike[str]) -> Path | None:
     """The existing sidecar that belongs to the image, or None."""
     for candidate in sidecar_candidates(image_path):
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # e.g. a name longer than the file system allows: no such sidecar
+            continue
     return None
 
 
@@ -90,33 +127,76 @@ def _stem_is_shared(path: Path) -> bool:
     )
 
 
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return _NAME_MAX_FALLBACK
+
+
 def sidecar_path_for_writing(image_path: str | os.PathLike[str], naming: Naming = "auto") -> Path:
-    """Where a write goes: the existing sidecar, else a new name chosen by `naming`."""
+    """Where a write goes: the existing sidecar, else a new name chosen by `naming`.
+
+    A `<name>.<ext>.xmp` name longer than the file system allows falls back to `<stem>.xmp` when
+    no other image shares the stem; SidecarWriteError when neither name is possible.
+    """
     path = Path(image_path)
-    if naming == "full":
-        return path.with_name(path.name + ".xmp")
-    if naming == "stem":
-        return path.with_name(path.stem + ".xmp")
-    existing = find_sidecar(path)
-    if existing is not None:
-        return existing
-    if _stem_is_shared(path):
-        return path.with_name(path.name + ".xmp")
-    return path.with_name(path.stem + ".xmp")
+    full, short = path.with_name(path.name + ".xmp"), path.with_name(path.stem + ".xmp")
+    if naming == "auto":
+        existing = find_sidecar(path)
+        if existing is not None:
+            return existing
+    limit = _name_max(path.parent)
+    full_fits = len(os.fsencode(full.name)) <= limit
+    if naming == "stem" or (naming == "auto" and not _stem_is_shared(path)):
+        chosen = short
+    elif full_fits:
+        chosen = full
+    elif not _stem_is_shared(path):
+        chosen = short
+    else:
+        raise SidecarWriteError(full, f"the name is longer than {limit} bytes, the limit of this file system, "
+                                      "and another image shares the shorter name; rename the image")  # fmt: skip
+    if len(os.fsencode(chosen.name)) > limit:
+        raise SidecarWriteError(chosen, f"the name is longer than {limit} bytes, the limit of this file "
+                                        "system; rename the image")  # fmt: skip
+    return chosen
 
 
 # -- reading ----------------------------------------------------------------------------------
-def _parse(text: bytes) -> tuple[ET.ElementTree, dict[str, str]]:
-    namespaces: dict[str, str] = {}
+def _read_limited(sidecar: Path) -> bytes:
     try:
-        for event, item in ET.iterparse(io.BytesIO(text), events=("start-ns",)):
-            if event == "start-ns":
+        with open(sidecar, "rb") as stream:
+            data = stream.read(MAX_SIDECAR_BYTES + 1)
+    except OSError as error:
+        raise XmpError(sidecar, f"cannot be read ({error.strerror or error})") from None
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise XmpError(sidecar, f"larger than {MAX_SIDECAR_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
+def _parse(sidecar: Path, text: bytes) -> tuple[ET.Element, dict[str, str]]:
+    """The XML tree and namespace prefixes of a sidecar; XmpError for anything that is not sane XML."""
+    namespaces: dict[str, str] = {}
+    depth = 0
+    try:
+        events = ET.iterparse(io.BytesIO(text), events=("start", "end", "start-ns"))
+        for event, item in events:
+            if event == "start":
+                depth += 1
+                if depth > MAX_XML_DEPTH:
+                    raise XmpError(sidecar, f"elements nested more than {MAX_XML_DEPTH} deep")
+            elif event == "end":
+                depth -= 1
+            else:
                 prefix, uri = item  # type: ignore[misc]
                 namespaces.setdefault(prefix, uri)
-        tree = ET.ElementTree(ET.fromstring(text))
+        root = events.root  # type: ignore[attr-defined]
     except ET.ParseError as error:
-        raise XmpError(f"sidecar is not valid XML ({error})") from None
-    return tree, namespaces
+        raise XmpError(sidecar, f"not valid XML ({error})") from None
+    except (ValueError, RecursionError, MemoryError, UnicodeError) as error:
+        raise XmpError(sidecar, f"cannot be parsed ({type(error).__name__}: {error})") from None
+    return root, namespaces
 
 
 def _descriptions(root: ET.Element) -> list[ET.Element]:
@@ -134,18 +214,17 @@ def _get(root: ET.Element, ns: str, name: str) -> str | None:
     return None
 
 
-def _marks_from_root(root: ET.Element) -> XmpMarks:
+def _marks_from_root(sidecar: Path, root: ET.Element) -> XmpMarks:
     stars: int | None = None
     flag: Literal["pick", "reject"] | None = None
     rating = _get(root, XMP, "Rating")
     if rating:
-        try:
-            value = round(float(rating))
-        except ValueError:
-            value = None
-        if value is not None and value < 0:
+        if not _RATING_TEXT.fullmatch(rating):
+            raise XmpError(sidecar, f"xmp:Rating is not a number from -1 to 5: {_shown(rating)}")
+        value = round(float(rating))
+        if value < 0:
             flag = "reject"
-        elif value is not None:
+        else:
             stars = min(5, value)
     pick_label = _get(root, DIGIKAM, "PickLabel")
     if pick_label == "1":
@@ -159,12 +238,9 @@ def _marks_from_root(root: ET.Element) -> XmpMarks:
 
 def read_xmp_file(sidecar: str | os.PathLike[str]) -> XmpMarks:
     """Marks stored in one sidecar file; XmpError when it is not readable XMP."""
-    try:
-        data = Path(sidecar).read_bytes()
-    except OSError as error:
-        raise XmpError(f"sidecar cannot be read ({error.strerror or error})") from None
-    tree, _ = _parse(data)
-    return _marks_from_root(tree.getroot())
+    path = Path(sidecar)
+    root, _ = _parse(path, _read_limited(path))
+    return _marks_from_root(path, root)
 
 
 def read_sidecar(image_path: str | os.PathLike[str]) -> XmpMarks | None:
@@ -217,16 +293,55 @@ def _serialize(root: ET.Element, namespaces: dict[str, str]) -> bytes:
     return (_XPACKET_BEGIN + body + _XPACKET_END).encode("utf-8")
 
 
+def _write_problem(target: Path) -> str | None:
+    """Why the sidecar at `target` must not be replaced, or None when we may write it."""
+    try:
+        link = os.lstat(target)
+    except FileNotFoundError:
+        link = None
+    except OSError as error:
+        return f"cannot be examined ({error.strerror or error})"
+    if link is not None:
+        if link.st_uid != os.geteuid():
+            return f"owned by another user (uid {link.st_uid}); left as it is"
+        try:
+            info = os.stat(target)
+        except OSError:
+            info = None  # a dangling symbolic link: the link itself is replaced by a file
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            return "not a regular file; left as it is"
+        if not stat.S_ISLNK(link.st_mode) and (
+            not link.st_mode & stat.S_IWUSR or not os.access(target, os.W_OK)
+        ):
+            return "read-only; left as it is"
+    try:
+        folder = os.stat(target.parent)
+    except OSError as error:
+        return f"its folder cannot be examined ({error.strerror or error})"
+    if not folder.st_mode & 0o222 or not os.access(target.parent, os.W_OK | os.X_OK):
+        return "its folder is read-only"
+    return None
+
+
 def _atomic_write(target: Path, data: bytes) -> None:
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    handle, temp_name = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".tmp", dir=target.parent)
+    """Write via a fsynced temporary file renamed over `target`, keeping its mode and group."""
+    try:
+        original = os.stat(target)
+    except OSError:
+        original = None
+    handle, temp_name = tempfile.mkstemp(prefix=".aesthete-", suffix=".xmp.tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temp_name, mode)
+        if original is not None:
+            os.chmod(temp_name, original.st_mode & 0o7777)
+            with contextlib.suppress(OSError):  # not in that group: ours, as for any new file
+                os.chown(temp_name, -1, original.st_gid)
+        problem = _write_problem(target)  # checked again: the file may have changed meanwhile
+        if problem is not None:
+            raise SidecarWriteError(target, problem)
         os.replace(temp_name, target)
     except BaseException:
         if os.path.exists(temp_name):
@@ -251,7 +366,8 @@ def write_sidecar(
 ) -> Path:
     """Merge the marks into the image's sidecar (created when missing), atomically; return its path.
 
-    An unreadable existing sidecar raises XmpError and is not overwritten.
+    SidecarWriteError (nothing written) when the existing sidecar is unreadable, owned by another
+    user, read-only or in a read-only folder, when no sidecar name fits, or when the write fails.
     """
     if not 0 <= int(stars) <= 5:
         raise ValueError(f"stars must be 0..5, got {stars}")
@@ -263,14 +379,23 @@ def write_sidecar(
     target = sidecar_path_for_writing(image_path, naming)
     if target.suffix.lower() != ".xmp" or target.resolve() == Path(image_path).resolve():
         raise ValueError(f"refusing to write XMP anywhere but a .xmp sidecar: {target}")
+    problem = _write_problem(target)
+    if problem is not None:
+        raise SidecarWriteError(target, problem)
     namespaces: dict[str, str] = {}
     if target.exists():
-        tree, namespaces = _parse(target.read_bytes())
-        root = tree.getroot()
+        try:
+            root, namespaces = _parse(target, _read_limited(target))
+            _marks_from_root(target, root)
+        except XmpError as error:
+            raise SidecarWriteError(target, f"unreadable, left as it is ({error.reason})") from None
     else:
         root = _new_root()
     _set(root, XMP, "Rating", "-1" if flag == "reject" else str(int(stars)))
     _set(root, XMP, "Label", canonical)
     _set(root, DIGIKAM, "PickLabel", PICK_LABEL.get(flag or ""))
-    _atomic_write(target, _serialize(root, namespaces))
+    try:
+        _atomic_write(target, _serialize(root, namespaces))
+    except OSError as error:
+        raise SidecarWriteError(target, f"the write failed ({error.strerror or error})") from None
     return target

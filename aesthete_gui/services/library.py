@@ -10,6 +10,7 @@ the reason; the import goes on.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -22,16 +23,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.events import ImagesImported, emit
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
 from aesthete_gui.services.library_scan import (
     FoundFile,
     display_path,
     normalize_root,
+    own_files,
     scan_folder,
     under,
 )
-from aesthete_gui.services.library_worker import FileOutcome, ignore_interrupts, process_file
+from aesthete_gui.services.library_worker import (
+    FileOutcome,
+    failed_outcome,
+    ignore_interrupts,
+    process_file,
+)
 from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
 
@@ -69,6 +77,7 @@ class ImportSummary:
     missing: int = 0
     marks_from_xmp: int = 0
     bursts: int = 0
+    sidecar_problems: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
     seconds: float = 0.0
     run_id: int | None = None
@@ -78,6 +87,7 @@ class ImportSummary:
         """JSON-ready counts (problems as [path, reason] pairs)."""
         data = dict(self.__dict__)
         data["problems"] = [list(p) for p in self.problems]
+        data["sidecar_problems"] = [list(p) for p in self.sidecar_problems]
         return data
 
 
@@ -150,6 +160,8 @@ class _Importer:
         meta = result.metadata
         exif = meta.to_dict() if meta is not None else {}
         notes = list(result.notes) + ([outcome.xmp_problem] if outcome.xmp_problem else [])
+        if outcome.xmp_problem:
+            self.summary.sidecar_problems.append((path, outcome.xmp_problem))
         if notes:
             exif["notes"] = notes
         self.summary.imported += 1
@@ -262,6 +274,8 @@ def _process_all(
                         else:
                             queue.append((found, folder_id))
                         continue
+                    except Exception as error:  # a result that cannot come back (e.g. unpicklable)
+                        outcome = failed_outcome(found.path, error)
                     importer.add(found, folder_id, outcome, None)
                     done += 1
                     progress(Progress(done, total, display_path(found.path)))
@@ -313,13 +327,39 @@ def import_folders(
         "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
+    try:
+        total = _run_import(importer, roots, workers, report, cancel)
+    except BaseException as error:  # the run never stays "running": it records how it ended
+        status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
+        summary.seconds = time.monotonic() - start
+        result = {**summary.as_dict(), "error": f"{type(error).__name__}: {error}"}
+        with contextlib.suppress(Exception):  # the profile itself failed: report the first error
+            profile.update_run(summary.run_id, status=status, result=result)
+        raise
+    summary.seconds = time.monotonic() - start
+    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
+                       done=total, total=total, result=summary.as_dict())  # fmt: skip
+    emit(profile, ImagesImported(summary.imported))
+    return summary
+
+
+def _run_import(
+    importer: _Importer,
+    roots: list[str],
+    workers: int | None,
+    report: ProgressCallback,
+    cancel: CancelToken | None,
+) -> int:
+    """Walk `roots`, process what changed, mark vanished files, regroup bursts; return files read."""
+    profile, summary = importer.profile, importer.summary
     known = profile.file_states()
-    have_features = _images_with_current_features(profile) if features else None
+    have_features = _images_with_current_features(profile) if importer.features else None
+    own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
         folder_ids[root] = profile.add_folder(root)
-        for found in scan_folder(root, cancel):
+        for found in scan_folder(root, cancel, own):
             summary.found += 1
             path = display_path(found.path)
             importer.seen.add(path)
@@ -351,11 +391,7 @@ def import_folders(
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
         summary.bursts = regroup_bursts(profile)
-    summary.seconds = time.monotonic() - start
-    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
-                       done=total, total=total, result=summary.as_dict())  # fmt: skip
-    emit(profile, ImagesImported(summary.imported))
-    return summary
+    return total
 
 
 def _images_with_current_features(profile: Profile) -> set[int]:
@@ -383,14 +419,30 @@ def regroup_bursts(profile: Profile) -> int:
     return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
 
 
+_SQLITE_MAX_ID = 2**63 - 1
+
+
+def _path_exists(text: str) -> bool:
+    try:
+        return os.path.exists(text)
+    except (ValueError, OSError):  # an embedded NUL, a name too long: no such file
+        return False
+
+
 def resolve_image(profile: Profile, image: int | str) -> int:
-    """An image id from an id, a stored path or a path on disk; KeyError when it is not in the profile."""
-    if isinstance(image, int) or (isinstance(image, str) and image.isdigit() and not os.path.exists(image)):
-        record = profile.image_by_id(int(image))
-    else:
-        record = profile.image_by_path(str(image)) or profile.image_by_path(
-            os.path.abspath(os.path.expanduser(str(image)))
+    """An image id from an id, a stored path or a path on disk; KeyError when it is not in the profile.
+
+    Only plain ASCII digits are an id (not `²`, `1e5` or `-1`); anything else is looked up as a path.
+    """
+    record = None
+    if isinstance(image, int) or (isinstance(image, str) and image.isascii() and image.isdigit()
+                                  and not _path_exists(image)):  # fmt: skip
+        number = int(image)
+        record = profile.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
+    elif isinstance(image, str) and "\x00" not in image:
+        record = profile.image_by_path(image) or profile.image_by_path(
+            os.path.abspath(os.path.expanduser(image))
         )
     if record is None:
-        raise KeyError(f"image not in the profile: {image}")
+        raise KeyError(f"image not in the profile: {terminal_text(image)}")
     return record.id

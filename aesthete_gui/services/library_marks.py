@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.imaging.xmp import Naming, XmpError, write_sidecar
+from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_text import spreadsheet_cell
 from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
@@ -22,7 +23,12 @@ EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
 
 
 class SidecarNotWritten(Exception):
-    """The mark is saved in the profile, but its XMP sidecar could not be written."""
+    """The mark is saved in the profile, but its XMP sidecar was not written: "sidecar not written: path: why"."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"sidecar not written: {path}: {reason}")
 
 
 def set_mark(
@@ -45,8 +51,8 @@ def set_mark(
         assert image is not None  # set_mark checked it exists
         try:
             write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
-        except (XmpError, OSError) as error:
-            raise SidecarNotWritten(f"mark saved in the profile, sidecar not written: {error}") from error
+        except SidecarWriteError as error:
+            raise SidecarNotWritten(error.path, error.reason) from error
     return mark
 
 
@@ -90,6 +96,7 @@ def library_rows(profile: Profile) -> list[dict[str, Any]]:
 
 
 def _csv_text(rows: list[dict[str, Any]]) -> str:
+    """CSV of the rows; text cells that a spreadsheet would run as a formula start with an apostrophe."""
     scorers = sorted({s for r in rows for s in r["scores"]})
     score_columns = [f"{s}:{d}" for s in scorers for d in DIMENSIONS]
     base = [k for k in (rows[0] if rows else {"id": 0}) if k != "scores"] or ["id"]
@@ -97,7 +104,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(base + score_columns)
     for row in rows:
-        values = ["" if row.get(k) is None else row[k] for k in base]
+        values = ["" if row.get(k) is None else spreadsheet_cell(row[k]) for k in base]
         for column in score_columns:
             scorer, dim = column.rsplit(":", 1)
             value = row["scores"].get(scorer, {}).get(dim)
@@ -148,7 +155,9 @@ def export(
         try:
             write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
             result.count += 1
-        except (XmpError, OSError, ValueError) as error:
+        except SidecarWriteError as error:
+            result.problems.append((image.path, str(error)))
+        except ValueError as error:
             result.problems.append((image.path, str(error)))
         if progress is not None:
             progress(Progress(done, len(marks), image.path))

@@ -3,15 +3,17 @@
 Directory symlinks are followed once (a loop back to a folder already walked is skipped); hidden
 files and folders, XMP and other sidecars, and files whose extension says they are something else
 (video, documents) are skipped. Files with no or an unknown extension are kept when their first
-bytes are an image signature, so images are found by content, not by name.
+bytes are an image signature, so images are found by content, not by name. The profile's own files
+(its database and -wal/-shm/-journal files, `<profile>.thumbs`, `<profile>.models` and any other
+`<profile>.*` folder beside it, and the thumbnail cache) are never imported, wherever they lie.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from aesthete_gui.jobs import CancelToken
@@ -46,6 +48,54 @@ class FoundFile:
     size: int | None
     mtime_ns: int | None
     problem: str | None = None
+
+
+_DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def _folder_key(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+@dataclass(frozen=True)
+class OwnFiles:
+    """The profile's own files and folders, which an import must skip."""
+
+    home: tuple[int, int] | None = None
+    database_names: frozenset[str] = frozenset()
+    folder_prefix: str | None = None
+    folder_keys: frozenset[tuple[int, int]] = frozenset()
+    folder_paths: frozenset[str] = field(default_factory=frozenset)
+
+    def owns_folder(self, path: str, key: tuple[int, int], parent: tuple[int, int] | None) -> bool:
+        """True for a folder the profile owns (compared by identity, so symlinks do not hide it)."""
+        if key in self.folder_keys or os.path.realpath(path) in self.folder_paths:
+            return True
+        name = os.path.basename(path)
+        return bool(self.folder_prefix) and parent == self.home and name.startswith(self.folder_prefix or "")
+
+    def owns_file(self, name: str, parent: tuple[int, int] | None) -> bool:
+        """True for the profile database and its journal files."""
+        return parent is not None and parent == self.home and name in self.database_names
+
+
+def own_files(profile_path: str | os.PathLike[str], folders: Iterable[str | os.PathLike[str]] = ()) -> OwnFiles:
+    """What belongs to the profile at `profile_path`, plus any other `folders` it uses (caches)."""
+    profile = os.path.abspath(os.fspath(profile_path))
+    name = os.path.basename(profile)
+    owned = [os.path.abspath(os.fspath(f)) for f in folders]
+    keys = {key for key in map(_folder_key, owned) if key is not None}
+    return OwnFiles(
+        home=_folder_key(os.path.dirname(profile)),
+        database_names=frozenset(name + suffix for suffix in _DATABASE_SUFFIXES),
+        folder_prefix=name + ".",
+        folder_keys=frozenset(keys),
+        folder_paths=frozenset(os.path.realpath(f) for f in owned),
+    )
 
 
 def path_text(path: str) -> str | None:
@@ -83,23 +133,24 @@ def _wanted(name: str, path: str) -> bool:
     return looks_like_image(path)
 
 
-def scan_folder(root: str | os.PathLike[str], cancel: CancelToken | None = None) -> Iterator[FoundFile]:
-    """Every candidate image under `root` (recursive), in a stable (sorted) order."""
+def scan_folder(
+    root: str | os.PathLike[str], cancel: CancelToken | None = None, own: OwnFiles | None = None
+) -> Iterator[FoundFile]:
+    """Every candidate image under `root` (recursive), in a stable (sorted) order; `own` is skipped."""
     top = os.path.abspath(os.fspath(root))
+    own = own or OwnFiles()
     visited: set[tuple[int, int]] = set()
-    stack = [top]
+    stack: list[tuple[str, tuple[int, int] | None]] = [(top, _folder_key(os.path.dirname(top)))]
     while stack:
         if cancel is not None and cancel.cancelled:
             return
-        folder = stack.pop()
-        try:
-            info = os.stat(folder)
-        except OSError:
-            continue
-        key = (info.st_dev, info.st_ino)
-        if key in visited:  # a symlink loop or a second link to a folder already walked
+        folder, parent = stack.pop()
+        key = _folder_key(folder)
+        if key is None or key in visited:  # gone, or a symlink loop / second link already walked
             continue
         visited.add(key)
+        if own.owns_folder(folder, key, parent):
+            continue
         try:
             with os.scandir(folder) as entries:
                 listed = sorted(entries, key=lambda e: e.name)
@@ -107,10 +158,10 @@ def scan_folder(root: str | os.PathLike[str], cancel: CancelToken | None = None)
             continue
         subfolders: list[str] = []
         for entry in listed:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or own.owns_file(entry.name, key):
                 continue
             yield from _examine(entry, subfolders)
-        stack.extend(reversed(subfolders))
+        stack.extend((sub, key) for sub in reversed(subfolders))
 
 
 def _examine(entry: os.DirEntry[str], subfolders: list[str]) -> Iterator[FoundFile]:

@@ -21,16 +21,31 @@ class FileOutcome:
 def process_file(
     path: str, cache_dir: str, with_features: bool, with_preview: bool = False
 ) -> FileOutcome:
-    """Hash, metadata, thumbnail(s) (+ features) of one file and its sidecar marks; never raises."""
-    ingest = ingest_file(path, cache_dir, with_preview=with_preview or with_features,
-                         with_features=with_features)  # fmt: skip
+    """Hash, metadata, thumbnail(s) (+ features) of one file and its sidecar marks; never raises.
+
+    Any failure becomes the file's error (or, for the sidecar, a note): one bad file never stops
+    an import.
+    """
+    try:
+        ingest = ingest_file(path, cache_dir, with_preview=with_preview or with_features,
+                             with_features=with_features)  # fmt: skip
+    except Exception as error:
+        return failed_outcome(path, error)
     outcome = FileOutcome(ingest=ingest)
     if outcome.ingest.ok:
         try:
             outcome.xmp = read_sidecar(path)
-        except (XmpError, OSError) as error:
-            outcome.xmp_problem = f"XMP sidecar ignored: {error}"
+        except XmpError as error:
+            outcome.xmp_problem = str(error)
+        except Exception as error:
+            outcome.xmp_problem = f"sidecar unreadable: {type(error).__name__}: {error}"
     return outcome
+
+
+def failed_outcome(path: str, error: BaseException) -> FileOutcome:
+    """The outcome of a file whose processing raised: an error row with the reason."""
+    reason = f"unexpected error ({type(error).__name__}: {error})"
+    return FileOutcome(ingest=IngestResult(path=path, error=reason, error_kind="internal"))
 
 
 def ignore_interrupts() -> None:

@@ -8,7 +8,6 @@ adapter is re-trained on every choice.
 
 from __future__ import annotations
 
-import csv
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -102,36 +101,16 @@ def record_choice(profile: Profile, a: str, b: str, winner: str, dimension: str 
     return profile.add_choice(first, second, winner, dimension, session="cli")
 
 
-def import_choices_csv(profile: Profile, csv_path: str | Path) -> int:
-    """Import rows `a,b,winner[,dimension]`; any bad row aborts the whole import naming its line."""
-    from aesthete_gui.services.library import resolve_image
+def import_choices_csv(profile: Profile, csv_path: str | Path, keep_duplicates: bool = False) -> int:
+    """Import rows `a,b,winner[,dimension]` (services.choices_csv); any bad row aborts the whole
+    import naming its line. Rows already imported from a CSV are skipped unless `keep_duplicates`;
+    returns how many choices were recorded."""
+    from aesthete_gui.services.choices_csv import ChoicesCsvError, import_choices
 
     try:
-        with open(csv_path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [h.strip().lower() for h in reader.fieldnames or []]
-            if not {"a", "b", "winner"} <= set(header):
-                raise TasteError(f"{csv_path}: line 1: the header must name columns a, b, winner (and optionally dimension)")
-            reader.fieldnames = header
-            rows = list(reader)
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise TasteError(f"cannot read {csv_path}: {error}") from error
-    planned: list[tuple[int, int, str, str]] = []
-    for line, row in enumerate(rows, start=2):
-        winner = (row.get("winner") or "").strip().lower()
-        dimension = (row.get("dimension") or "").strip().lower() or "overall"
-        try:
-            _check_winner_dimension(winner, dimension)
-            first = resolve_image(profile, (row.get("a") or "").strip())
-            second = resolve_image(profile, (row.get("b") or "").strip())
-        except (TasteError, KeyError) as error:
-            message = error.args[0] if error.args else str(error)
-            raise TasteError(f"{csv_path}: line {line}: {message}; nothing was imported") from error
-        if first == second:
-            raise TasteError(f"{csv_path}: line {line}: a and b are the same image; nothing was imported")
-        planned.append((first, second, winner, dimension))
-    session = f"csv:{Path(csv_path).name}:{int(time.time())}"
-    return len(profile.add_choices(planned, session=session))
+        return import_choices(profile, csv_path, keep_duplicates=keep_duplicates).imported
+    except ChoicesCsvError as error:
+        raise TasteError(str(error)) from error
 
 
 def _check_winner_dimension(winner: str, dimension: str) -> None:

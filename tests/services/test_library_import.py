@@ -140,7 +140,8 @@ def test_xmp_ratings_are_read_on_import_and_profile_marks_win(profile: Profile, 
     mark = profile.mark_for(first.id)
     assert (mark.stars, mark.label, summary.marks_from_xmp) == (4, "Green", 1)
     second = profile.image_by_path(str(files[1]))
-    assert second.status == "ok" and "XMP sidecar ignored" in " ".join(second.exif["notes"])
+    assert second.status == "ok" and "sidecar unreadable" in " ".join(second.exif["notes"])
+    assert summary.sidecar_problems == [(second.path, second.exif["notes"][-1])]
     assert all(not i.path.endswith(".xmp") for i in profile.images())
 
 

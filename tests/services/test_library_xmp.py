@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.imaging.xmp import (
+    SidecarWriteError,
     XmpError,
     XmpMarks,
     find_sidecar,
@@ -111,7 +112,7 @@ def test_unreadable_sidecar_is_reported_and_never_overwritten(tmp_path: Path) ->
     sidecar.write_text("<x:xmpmeta this is not xml", encoding="utf-8")
     with pytest.raises(XmpError, match="not valid XML"):
         read_sidecar(image)
-    with pytest.raises(XmpError):
+    with pytest.raises(SidecarWriteError, match="unreadable, left as it is"):
         write_sidecar(image, stars=3, flag=None, label=None)
     assert sidecar.read_text(encoding="utf-8") == "<x:xmpmeta this is not xml"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -1,0 +1,107 @@
+"""Hostile and protected sidecars through the CLI: the import goes on, nothing is clobbered, the user is told."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.cli import main
+from aesthete_gui.store import open_profile
+from tests.imaging.test_xmp_hostile import nested, rated
+from tests.services.library_images import write_jpeg
+
+
+def _run(profile: Path, *args: str) -> int:
+    return main(["--profile", str(profile), *args])
+
+
+@pytest.fixture
+def shoot(tmp_path: Path) -> Path:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    for n in range(6):
+        write_jpeg(folder / f"IMG_{n}.jpg", seed=n)
+    (folder / "IMG_0.xmp").write_text(rated("1e400"), encoding="utf-8")
+    (folder / "IMG_1.xmp").write_text(nested(1000), encoding="utf-8")
+    (folder / "IMG_2.xmp").write_text(rated("4"), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_import_goes_on_past_hostile_sidecars_every_time(
+    tmp_path: Path, shoot: Path, workers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    for _attempt in range(2):
+        for name in ("IMG_0.jpg", "IMG_1.jpg"):  # changed files are read again, with their sidecars
+            (shoot / name).touch()
+        assert _run(profile, "import", "--quiet", "--workers", workers, str(shoot)) == 0
+        out = capsys.readouterr().out
+        assert "6 files found" in out and "0 could not be read" in out
+        assert "IMG_0.jpg: imported; sidecar unreadable:" in out and "xmp:Rating is not a number" in out
+    opened = open_profile(profile)
+    try:
+        assert opened.image_count() == 6 and all(i.status == "ok" for i in opened.images())
+        assert [r.status for r in opened.runs("import")] == ["done", "done"]
+        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 4
+        notes = opened.image_by_path(str(shoot / "IMG_1.jpg")).exif["notes"]
+        assert any("nested more than" in note for note in notes)
+    finally:
+        opened.close()
+
+
+def test_mark_and_export_never_rewrite_an_unreadable_sidecar(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", "--workers", "1", str(shoot)) == 0
+    before = {name: (shoot / name).read_bytes() for name in ("IMG_0.xmp", "IMG_1.xmp")}
+    capsys.readouterr()
+    assert _run(profile, "mark", str(shoot / "IMG_1.jpg"), "--stars", "3", "--xmp") == 1
+    err = capsys.readouterr().err
+    assert f"mark saved in the profile; sidecar not written: {shoot / 'IMG_1.xmp'}: unreadable" in err
+    assert "Traceback" not in err
+    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--pick") == 0
+    assert _run(profile, "export", "--format", "xmp") == 0
+    captured = capsys.readouterr()
+    assert "1 sidecars written" in captured.out
+    assert "IMG_0.xmp: unreadable" in captured.err and "IMG_1.xmp: unreadable" in captured.err
+    assert {name: (shoot / name).read_bytes() for name in before} == before
+    opened = open_profile(profile)
+    try:
+        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_1.jpg")).id).stars == 3
+    finally:
+        opened.close()
+    listing = json.loads(_images_json(profile, capsys))
+    assert len(listing) == 6
+
+
+def _images_json(profile: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert _run(profile, "images", "--json") == 0
+    return capsys.readouterr().out
+
+
+def test_a_read_only_sidecar_keeps_the_mark_in_the_profile_and_the_user_is_told(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", "--workers", "1", str(shoot)) == 0
+    sidecar = shoot / "IMG_2.xmp"
+    sidecar.chmod(0o444)
+    before = (os.stat(sidecar).st_ino, sidecar.read_bytes())
+    capsys.readouterr()
+    assert _run(profile, "mark", str(shoot / "IMG_2.jpg"), "--stars", "1", "--xmp") == 1
+    err = capsys.readouterr().err
+    assert err.strip() == (f"aesthete: mark saved in the profile; sidecar not written: {sidecar}: "
+                           "read-only; left as it is")  # fmt: skip
+    assert _run(profile, "export", "--format", "xmp") == 0
+    assert f"sidecar not written: {sidecar}: read-only" in capsys.readouterr().err
+    assert (os.stat(sidecar).st_ino, sidecar.read_bytes()) == before
+    opened = open_profile(profile)
+    try:
+        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 1
+    finally:
+        opened.close()

@@ -1,0 +1,50 @@
+"""Sidecars for images whose names are near the file system's limit (255 bytes on common file systems)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.imaging.xmp import SidecarWriteError, XmpMarks, read_sidecar, write_sidecar
+
+
+def _image(folder: Path, name: str) -> Path:
+    path = folder / name
+    path.write_bytes(b"image bytes")
+    return path
+
+
+def _limit(folder: Path) -> int:
+    return os.pathconf(folder, "PC_NAME_MAX")
+
+
+@pytest.mark.parametrize("naming", ["auto", "full", "stem"])
+def test_a_250_byte_name_gets_a_sidecar(tmp_path: Path, naming: str) -> None:
+    image = _image(tmp_path, "é" * 100 + "x" * 46 + ".jpg")
+    assert len(os.fsencode(image.name)) == 250
+    sidecar = write_sidecar(image, stars=3, flag=None, label="Blue", naming=naming)  # type: ignore[arg-type]
+    expected = image.name + ".xmp" if naming == "full" else image.stem + ".xmp"
+    assert sidecar.name == expected and sidecar.is_file()
+    assert read_sidecar(image) == XmpMarks(stars=3, label="Blue")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([image.name, expected])
+
+
+def test_a_full_name_past_the_limit_falls_back_to_the_stem(tmp_path: Path) -> None:
+    image = _image(tmp_path, "y" * (_limit(tmp_path) - 4) + ".jpg")
+    sidecar = write_sidecar(image, stars=2, flag=None, label=None, naming="full")
+    assert sidecar == tmp_path / (image.stem + ".xmp")
+    assert read_sidecar(image) == XmpMarks(stars=2)
+
+
+def test_no_possible_sidecar_name_is_a_clear_error(tmp_path: Path) -> None:
+    limit = _limit(tmp_path)
+    bare = _image(tmp_path, "z" * limit)  # no extension: both names would be limit + 4 bytes
+    with pytest.raises(SidecarWriteError, match=f"longer than {limit} bytes.*rename the image"):
+        write_sidecar(bare, stars=1, flag=None, label=None)
+    raw = _image(tmp_path, "w" * (limit - 4) + ".CR2")
+    _image(tmp_path, "w" * (limit - 4) + ".JPG")  # a RAW+JPEG pair: the short name is shared
+    with pytest.raises(SidecarWriteError, match="another image shares the shorter name"):
+        write_sidecar(raw, stars=1, flag=None, label=None)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith((".xmp", ".tmp"))]

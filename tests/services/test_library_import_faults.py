@@ -1,0 +1,63 @@
+"""Faults during an import: a failing file becomes its error row, and the run always records how it ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.imaging.ingest import ingest_file
+from aesthete_gui.jobs import Progress
+from aesthete_gui.services import library_worker
+from aesthete_gui.services.library import import_folders
+from aesthete_gui.store import Profile, open_profile
+from tests.services.library_images import write_jpeg
+
+
+@pytest.fixture
+def profile(tmp_path: Path):
+    opened = open_profile(tmp_path / "profile.db")
+    yield opened
+    opened.close()
+
+
+def _shoot(folder: Path, count: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    return [write_jpeg(folder / f"IMG_{n}.jpg", seed=n) for n in range(count)]
+
+
+def test_an_exception_while_processing_a_file_becomes_its_error_row(
+    profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = _shoot(tmp_path / "shoot", 3)
+
+    def overflowing(path: str, *args: object, **kwargs: object) -> object:
+        # fault injection: a failure the per-file step does not expect
+        if path.endswith("IMG_1.jpg"):
+            raise OverflowError("cannot convert float infinity to integer")
+        return ingest_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(library_worker, "ingest_file", overflowing)
+    summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
+    assert (summary.imported, summary.errors) == (2, 1)
+    failed = profile.image_by_path(str(files[1]))
+    assert failed.status == "error" and "unexpected error (OverflowError" in failed.error
+    assert [run.status for run in profile.runs("import")] == ["done"]
+
+
+def test_a_failing_import_ends_its_run_as_failed_and_the_next_one_completes(
+    profile: Profile, tmp_path: Path
+) -> None:
+    _shoot(tmp_path / "shoot", 3)
+
+    def broken_progress(progress: Progress) -> None:
+        if progress.total and progress.done == 2:
+            raise RuntimeError("the progress display failed")
+
+    with pytest.raises(RuntimeError, match="progress display failed"):
+        import_folders(profile, [tmp_path / "shoot"], progress=broken_progress, workers=1)
+    [run] = profile.runs("import")
+    assert run.status == "failed" and "RuntimeError: the progress display failed" in run.result["error"]
+    summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
+    assert summary.imported + summary.unchanged == 3
+    assert [r.status for r in profile.runs("import")] == ["failed", "done"]
