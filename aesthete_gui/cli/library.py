@@ -97,6 +97,9 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"{summary.bursts} bursts; {summary.marks_from_xmp} marks read from XMP "
             f"({summary.seconds:.1f} s)"
         )
+        if summary.sidecar_conflicts:
+            print(f"  {summary.sidecar_conflicts} marks changed both here and in a sidecar: the later change "
+                  "was kept, the other is in the image's mark history")  # fmt: skip
         for path, reason in summary.problems[:20]:
             print(f"  {terminal_text(path)}: {terminal_text(reason)}")
         if len(summary.problems) > 20:
