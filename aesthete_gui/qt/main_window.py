@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
+from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
 from aesthete_gui.qt.undo import MarkController
@@ -61,6 +62,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
         self.marks.failed.connect(lambda reason: self.show_message(f"Could not save marks: {reason}"))
+        self.sidecar_watch = SidecarWatcher(context, self)  # sidecar edits made elsewhere, on focus
 
         self.filter_bar = FilterBar(self)
         self.grid = GridView(context, self.model, self.marks, self)
