@@ -50,6 +50,7 @@ class SidecarWatcher(QObject):
             sync_sidecars,
             self._context.profile,
             write_back=bool(settings.get("xmp_enabled", True)),
+            naming=settings.get("xmp_naming") or "auto",
             visible=False,
         )
         return self._job
