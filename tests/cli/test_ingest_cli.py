@@ -49,3 +49,31 @@ def test_read_only_destination_is_one_clear_line(
     err = capsys.readouterr().err
     assert code == 2 and "destination is read-only" in err and "Traceback" not in err
     assert list(target.iterdir()) == []
+
+
+def test_sync_xmp_takes_an_exiftool_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import subprocess
+    import time
+
+    exiftool = shutil.which("exiftool")
+    assert exiftool, "exiftool is required (Debian package libimage-exiftool-perl)"
+    _card(tmp_path / "card")
+    profile = ["--profile", str(tmp_path / "p.db")]
+    assert main([*profile, "import", "--quiet", "--workers", "1", str(tmp_path / "card")]) == 0
+    image = tmp_path / "card" / "DCIM" / "DSC_0000.JPG"
+    assert main([*profile, "mark", str(image), "--stars", "2", "--xmp"]) == 0
+    time.sleep(0.02)
+    sidecar = image.with_suffix(".xmp")
+    subprocess.run(
+        [exiftool, "-q", "-overwrite_original", "-XMP-xmp:Rating=5", str(sidecar)], check=True
+    )
+    capsys.readouterr()
+    assert main([*profile, "sync-xmp", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["checked"], summary["adopted"], summary["conflicts"]) == (2, 1, 0)
+    assert main([*profile, "images", "--json"]) == 0
+    rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["DSC_0000.JPG"]["stars"] == 5
