@@ -6,6 +6,7 @@ a full disk, a read-only destination, a failure or a cancel never leaves a half-
 a real name. An optional second (backup) destination gets the same verified copy. A manifest in
 each destination (`.aesthete-ingest.json`) remembers the content hash of every file copied there,
 so ingesting the same card again skips what is already there, and sequence numbers continue.
+An image's XMP sidecar on the card is copied beside its renamed copy, so its marks come along.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 import xxhash
 
 from aesthete_gui.errors import AestheteError
+from aesthete_gui.imaging.xmp import find_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_scan import normalize_root, scan_folder
 
@@ -213,6 +215,28 @@ def _source_hash(path: str) -> str:
     return digest.hexdigest()
 
 
+def _copy_sidecar(
+    source: str, copied: Path, summary: IngestSummary, cancel: CancelToken | None
+) -> None:
+    """Copy the source's XMP sidecar beside its renamed copy (same naming style), when it has one."""
+    sidecar = find_sidecar(source)
+    if sidecar is None:
+        return
+    full = sidecar.name.lower().startswith(os.path.basename(source).lower() + ".")
+    target = copied.with_name(copied.name + ".xmp") if full else copied.with_suffix(".xmp")
+    if target.exists():
+        return
+    try:
+        _copy_verified(str(sidecar), target, cancel)
+    except OSError as error:
+        if error.filename == str(sidecar):
+            summary.problems.append(
+                (str(sidecar), f"sidecar not copied ({error.strerror or error})")
+            )
+            return
+        raise
+
+
 def _source_key(path: str, size: int, mtime_ns: int | None) -> str:
     return f"{os.path.basename(path)}|{size}|{mtime_ns}"
 
@@ -333,6 +357,7 @@ def ingest_card(
                 raise _destination_problem(error, root) from None
             if relative is None:
                 break
+            _copy_sidecar(path, root / relative, summary, cancel)
             if position == 0:
                 summary.copied += 1
                 summary.copies.append((path, str(root / relative)))

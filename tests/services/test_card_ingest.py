@@ -157,3 +157,26 @@ def test_a_mid_file_cancel_removes_the_temporary_copy(tmp_path: Path) -> None:
     target = tmp_path / "photos" / "x.jpg"
     assert card_ingest._copy_verified(str(originals[0]), target, token) is None
     assert list((tmp_path / "photos").iterdir()) == []
+
+
+def test_sidecars_on_the_card_follow_their_renamed_images(tmp_path: Path) -> None:
+    originals = _card(tmp_path / "card", count=2)
+    assert EXIFTOOL, "exiftool is required (Debian package libimage-exiftool-perl)"
+    stem_sidecar = originals[0].with_suffix(".xmp")
+    full_sidecar = originals[1].with_name(originals[1].name + ".xmp")
+    for sidecar, rating in ((stem_sidecar, "3"), (full_sidecar, "5")):
+        subprocess.run(
+            [EXIFTOOL, "-q", "-o", str(sidecar), f"-XMP-xmp:Rating={rating}"], check=True
+        )
+    profile = open_profile(tmp_path / "profile.db")
+    try:
+        ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
+        day = tmp_path / "photos" / "2024-06-12"
+        assert sorted(p.name for p in day.glob("*.xmp")) == [
+            "20240612_Canon-EOS-R5_0001.xmp",
+            "20240612_Canon-EOS-R5_0002.jpg.xmp",
+        ]
+        stars = {Path(i.path).name: profile.mark_for(i.id).stars for i in profile.images()}
+        assert stars == {"20240612_Canon-EOS-R5_0001.jpg": 3, "20240612_Canon-EOS-R5_0002.jpg": 5}
+    finally:
+        profile.close()
