@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.ingest_action import ingest_from_card
 from aesthete_gui.qt.item_models import FilterState, ImageListModel
 from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
@@ -177,6 +178,7 @@ class MainWindow(JobMenuMixin, QMainWindow):
         file_menu = bar.addMenu("&File")
         self.open_action = self._action(file_menu, "&Open folder…", self.choose_and_import, QKeySequence.StandardKey.Open)
         self._action(file_menu, "Rescan library", self.rescan_library, "F5")
+        self._action(file_menu, "&Ingest from card…", lambda: ingest_from_card(self))
         self._action(file_menu, "Open &profile…", self.switch_profile)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)

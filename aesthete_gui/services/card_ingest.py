@@ -379,6 +379,7 @@ def ingest_and_import(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     workers: int | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> IngestSummary:
     """ingest_card, then import the destination into the profile (unless cancelled): one job."""
     from aesthete_gui.services.library import import_folders
@@ -386,7 +387,7 @@ def ingest_and_import(
     summary = ingest_card(source, destination, template, backup, progress, cancel)
     if not summary.cancelled:
         imported = import_folders(
-            profile, [destination], progress=progress, cancel=cancel, workers=workers
+            profile, [destination], progress=progress, cancel=cancel, workers=workers, cache_dir=cache_dir
         )
         summary.imported = imported.as_dict()
         summary.cancelled = imported.cancelled
