@@ -101,6 +101,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
         if unavailable_reason():
             print(f"note: {unavailable_reason()}")
+        if summary.sidecar_conflicts:
+            print(f"  {summary.sidecar_conflicts} marks changed both here and in a sidecar: the later change "
+                  "was kept, the other is in the image's mark history")  # fmt: skip
         for path, reason in summary.problems[:20]:
             print(f"  {terminal_text(path)}: {terminal_text(reason)}")
         if len(summary.problems) > 20:

@@ -239,7 +239,20 @@ def _marks_from_root(sidecar: Path, root: ET.Element) -> XmpMarks:
 def read_xmp_file(sidecar: str | os.PathLike[str]) -> XmpMarks:
     """Marks stored in one sidecar file; XmpError when it is not readable XMP."""
     path = Path(sidecar)
-    root, _ = _parse(path, _read_limited(path))
+    return read_xmp_bytes(path, _read_limited(path))
+
+
+def read_sidecar_bytes(sidecar: str | os.PathLike[str]) -> bytes:
+    """A sidecar's bytes (at most MAX_SIDECAR_BYTES); XmpError when it cannot be read."""
+    return _read_limited(Path(sidecar))
+
+
+def read_xmp_bytes(source: str | os.PathLike[str], data: bytes) -> XmpMarks:
+    """Marks in an XMP packet already read from `source` (named in errors); XmpError when unreadable."""
+    path = Path(source)
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise XmpError(path, f"larger than {MAX_SIDECAR_BYTES // (1024 * 1024)} MiB")
+    root, _ = _parse(path, data)
     return _marks_from_root(path, root)
 
 

@@ -26,8 +26,10 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
+from aesthete_gui.qt.ingest_action import ingest_from_card
 from aesthete_gui.qt.item_models import SORT_KEYS, FilterState, ImageListModel
 from aesthete_gui.qt.key_router import CullingKeyRouter
+from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
 from aesthete_gui.qt.undo import MarkController
@@ -69,6 +71,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
         self.marks.failed.connect(lambda reason: self.show_message(f"Could not save marks: {reason}"))
+        self.sidecar_watch = SidecarWatcher(context, self)  # sidecar edits made elsewhere, on focus
 
         self.filter_bar = FilterBar(self)
         self.grid = GridView(context, self.model, self.marks, self)
@@ -196,6 +199,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         file_menu = bar.addMenu("&File")
         self.open_action = self._action(file_menu, "&Open folder…", self.choose_and_import, QKeySequence.StandardKey.Open)
         self._action(file_menu, "Rescan library", self.rescan_library, "F5")
+        self._action(file_menu, "&Ingest from card…", lambda: ingest_from_card(self))
         self._action(file_menu, "Open &profile…", self.switch_profile)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -50,6 +50,7 @@ def write_mark_with_services(context: AppContext) -> Callable[[int, Marks], None
             flag=flag,
             label=label,
             write_xmp=bool(context.settings.get("xmp_enabled", True)),
+            naming=context.settings.get("xmp_naming") or "auto",
         )
 
     return write

@@ -77,6 +77,7 @@ class ImportSummary:
     moved: int = 0
     missing: int = 0
     marks_from_xmp: int = 0
+    sidecar_conflicts: int = 0
     bursts: int = 0
     sidecar_problems: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
@@ -398,6 +399,7 @@ def _run_import(
     summary.cancelled = bool(cancel is not None and cancel.cancelled)
     if not summary.cancelled:
         _mark_vanished(profile, roots, importer.seen, summary)
+        _sync_sidecars(profile, roots, summary, report, cancel)
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
         summary.bursts = regroup_bursts(profile)
@@ -420,6 +422,21 @@ def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summa
     if gone:
         profile.mark_missing(gone)
     summary.missing = len(gone)
+
+
+def _sync_sidecars(
+    profile: Profile, roots: list[str], summary: ImportSummary, report: ProgressCallback,
+    cancel: CancelToken | None,
+) -> None:
+    """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync)."""
+    from aesthete_gui.services.sidecar_sync import sync_sidecars
+
+    ids = [image.id for image in profile.images(status="ok") if any(under(image.path, r) for r in roots)]
+    synced = sync_sidecars(profile, ids, report, cancel)
+    summary.marks_from_xmp += synced.adopted
+    summary.sidecar_conflicts = synced.conflicts
+    known = {path for path, _ in summary.sidecar_problems}
+    summary.sidecar_problems.extend(p for p in synced.problems if p[0] not in known)
 
 
 def regroup_bursts(profile: Profile) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -11,12 +12,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, write_sidecar
+from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, XmpError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
 from aesthete_gui.services.events import MarksChanged, emit
+from aesthete_gui.services.sidecar_sync import sidecar_state_now, sync_image
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
+from aesthete_gui.store.sidecar_sync import (
+    MarkHistoryEntry,
+    SyncChange,
+    add_mark_history,
+    record_sidecar_state,
+)
 
 ExportFormat = Literal["csv", "json", "xmp"]
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
@@ -42,18 +50,54 @@ def set_mark(
 ) -> MarkRecord:
     """Store marks in the profile (committed first), then merge them into the sidecar when asked.
 
+    Before a sidecar write, edits another program made to the sidecar are taken into the profile
+    first (services.sidecar_sync), so the fields this mark does not change keep the newer sidecar
+    values; a sidecar value this mark replaces goes into the image's mark history.
     Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot be written.
     """
+    before = profile.mark_for(image_id) if write_xmp else None
+    external = _take_sidecar_edits(profile, image_id) if write_xmp else None
     mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
     emit(profile, MarksChanged((image_id,)))
     if write_xmp:
-        image = profile.image_by_id(image_id)
-        assert image is not None  # set_mark checked it exists
-        try:
-            write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
-        except SidecarWriteError as error:
-            raise SidecarNotWritten(error.path, error.reason) from error
+        if external is not None and before is not None and _overwrites_edit(before, external, mark):
+            when = external.state.mtime_ns / 1e9 if external.state else mark.updated_at
+            entry = MarkHistoryEntry(image_id, "sidecar", *external.marks, when,  # type: ignore[misc]
+                                     "replaced by a later mark made here")  # fmt: skip
+            add_mark_history(profile, [entry])
+        _write_checked(profile, image_id, mark, naming)
     return mark
+
+
+def _overwrites_edit(before: MarkRecord, external: SyncChange, mark: MarkRecord) -> bool:
+    """True when the mark replaces a field that the sidecar edit had just changed."""
+    assert external.marks is not None
+    old = (before.stars, before.flag, before.label)
+    new = (mark.stars, mark.flag, mark.label)
+    return any(e != o and n != e for o, e, n in zip(old, external.marks, new, strict=True))
+
+
+def _take_sidecar_edits(profile: Profile, image_id: int) -> SyncChange | None:
+    """Sync the image's sidecar into the profile; the change when it brought marks from the sidecar."""
+    try:
+        change = sync_image(profile, image_id)
+    except (XmpError, OSError):
+        return None  # the write below refuses an unreadable sidecar and says why
+    return change if change is not None and change.marks is not None else None
+
+
+def _write_checked(profile: Profile, image_id: int, mark: MarkRecord, naming: Naming) -> Path:
+    """Write the marks into the sidecar and remember its new state; SidecarNotWritten on failure."""
+    image = profile.image_by_id(image_id)
+    if image is None:
+        raise KeyError(f"no image with id {image_id}")
+    try:
+        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+    except SidecarWriteError as error:
+        raise SidecarNotWritten(error.path, error.reason) from error
+    with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
+        record_sidecar_state(profile, sidecar_state_now(image_id, target))
+    return target
 
 
 @dataclass
@@ -145,7 +189,7 @@ def export(
         return ExportResult(len(rows), _write_text(dest, text))
     marks = profile.marks()
     result = ExportResult(0, None)
-    for done, (image_id, mark) in enumerate(sorted(marks.items()), start=1):
+    for done, image_id in enumerate(sorted(marks), start=1):
         if cancel is not None and cancel.cancelled:
             break
         image = profile.image_by_id(image_id)
@@ -153,9 +197,10 @@ def export(
             result.problems.append((image.path if image else str(image_id), "image file not found"))
             continue
         try:
-            write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+            _take_sidecar_edits(profile, image_id)
+            _write_checked(profile, image_id, profile.mark_for(image_id), naming)
             result.count += 1
-        except SidecarWriteError as error:
+        except SidecarNotWritten as error:
             result.problems.append((image.path, str(error)))
         except ValueError as error:
             result.problems.append((image.path, str(error)))

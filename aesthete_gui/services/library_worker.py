@@ -1,4 +1,4 @@
-"""The per-file import step run in worker processes: imaging's one-read ingest plus the XMP sidecar."""
+"""The per-file import step run in worker processes: imaging's one-read ingest plus XMP marks (sidecar, else embedded)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
 from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar
+from aesthete_gui.imaging.xmp_embedded import read_embedded_marks
 
 
 @dataclass
@@ -39,7 +40,17 @@ def process_file(
             outcome.xmp_problem = str(error)
         except Exception as error:
             outcome.xmp_problem = f"sidecar unreadable: {type(error).__name__}: {error}"
+        if outcome.xmp is None and outcome.xmp_problem is None:
+            outcome.xmp = _embedded_marks(path)
     return outcome
+
+
+def _embedded_marks(path: str) -> XmpMarks | None:
+    """Marks in the file's own XMP (in-camera ratings), used when it has no sidecar; None on any doubt."""
+    try:
+        return read_embedded_marks(path)
+    except Exception:  # an unreadable embedded packet only means no marks from it
+        return None
 
 
 def failed_outcome(path: str, error: BaseException) -> FileOutcome:

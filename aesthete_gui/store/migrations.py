@@ -233,3 +233,34 @@ def _image_checks(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration(3)
+def _sidecar_sync(conn: sqlite3.Connection) -> None:
+    # What each image's XMP sidecar looked like when the profile and the sidecar last agreed, and
+    # the values that lost when both sides changed (the image's mark history).
+    _script(
+        conn,
+        """
+        CREATE TABLE sidecar_sync (
+            image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+            sidecar_path TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            synced_at REAL NOT NULL
+        );
+        CREATE TABLE mark_history (
+            id INTEGER PRIMARY KEY,
+            image_id INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+            source TEXT NOT NULL CHECK (source IN ('profile', 'sidecar')),
+            stars INTEGER,
+            flag TEXT,
+            label TEXT,
+            changed_at REAL NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at REAL NOT NULL
+        );
+        CREATE INDEX mark_history_image ON mark_history(image_id)
+        """,
+    )

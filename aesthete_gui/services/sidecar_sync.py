@@ -1,0 +1,219 @@
+"""XMP two-way sync: sidecar edits made by other programs reach the profile, and never get overwritten.
+
+A sidecar counts as changed elsewhere when its size or mtime differ from what was recorded at the
+last sync and its content hash differs too (a touch alone changes nothing). Then:
+- only the sidecar changed: its marks are taken into the profile;
+- both changed since the last sync: the later change wins (sidecar mtime against the profile's
+  mark time) and the losing value goes into the image's mark history.
+Sync runs on a rescan (import), right before every sidecar write (services.library_marks), and
+whenever the app asks (`sync_sidecars`, e.g. when its window regains focus).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aesthete_gui.imaging.hashing import content_hash_bytes
+from aesthete_gui.imaging.xmp import (
+    Naming,
+    SidecarWriteError,
+    XmpError,
+    XmpMarks,
+    find_sidecar,
+    read_sidecar_bytes,
+    read_xmp_bytes,
+    write_sidecar,
+)
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.events import MarksChanged, emit
+from aesthete_gui.store import ImageRecord, MarkRecord, Profile
+from aesthete_gui.store.sidecar_sync import (
+    MarkHistoryEntry,
+    Marks,
+    SidecarState,
+    SyncChange,
+    apply_sync_changes,
+    record_sidecar_state,
+    sidecar_states,
+)
+
+BATCH = 200
+"""Decisions applied per committed transaction."""
+
+
+@dataclass
+class SyncSummary:
+    """What a sync did: images looked at, marks taken from sidecars, conflicts, unreadable sidecars."""
+
+    checked: int = 0
+    adopted: int = 0
+    conflicts: int = 0
+    profile_kept: int = 0
+    changed_ids: list[int] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    state: SidecarState
+    marks: XmpMarks
+
+
+def _sidecar_view(
+    stars: int | None, flag: str | None, label: str | None
+) -> tuple[int | None, str | None, str | None]:
+    """Marks as a sidecar can hold them: a reject is Rating -1, so its stars are not kept there."""
+    return (None if flag == "reject" else int(stars or 0), flag, label)
+
+
+def _look(image: ImageRecord, known: SidecarState | None) -> _Seen | SidecarState | None:
+    """The sidecar now: None when absent or unchanged, a refreshed state when only its stat changed."""
+    sidecar = find_sidecar(image.path)
+    if sidecar is None:
+        return None
+    info = os.stat(sidecar)
+    same_file = known is not None and known.sidecar_path == str(sidecar)
+    if (
+        same_file
+        and known is not None
+        and (info.st_size, info.st_mtime_ns) == (known.size, known.mtime_ns)
+    ):
+        return None
+    data = read_sidecar_bytes(sidecar)
+    state = SidecarState(
+        image.id, str(sidecar), len(data), info.st_mtime_ns, content_hash_bytes(data), 0.0
+    )
+    if same_file and known is not None and known.content_hash == state.content_hash:
+        return state
+    return _Seen(state, read_xmp_bytes(sidecar, data))
+
+
+def _decide(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) -> SyncChange | None:
+    """What to do about one image (XmpError / OSError when its sidecar cannot be read)."""
+    seen = _look(image, known)
+    if seen is None:
+        return None
+    if isinstance(seen, SidecarState):
+        return SyncChange(image.id, mark.updated_at, state=seen)
+    xmp = seen.marks
+    sidecar_view = _sidecar_view(xmp.stars, xmp.flag, xmp.label)
+    if sidecar_view == _sidecar_view(mark.stars, mark.flag, mark.label):
+        return SyncChange(image.id, mark.updated_at, state=seen.state)
+    from_sidecar: Marks = (
+        mark.stars if xmp.flag == "reject" else int(xmp.stars or 0),
+        xmp.flag,
+        xmp.label,
+    )
+    profile_changed = mark.updated_at > (known.synced_at if known is not None else 0.0)
+    if not profile_changed:
+        return SyncChange(image.id, mark.updated_at, marks=from_sidecar, state=seen.state)
+    sidecar_time = seen.state.mtime_ns / 1e9
+    if sidecar_time > mark.updated_at:
+        lost = MarkHistoryEntry(image.id, "profile", mark.stars, mark.flag, mark.label, mark.updated_at,
+                                "conflict: the sidecar was changed later")  # fmt: skip
+        return SyncChange(
+            image.id, mark.updated_at, marks=from_sidecar, state=seen.state, history=(lost,)
+        )
+    lost = MarkHistoryEntry(image.id, "sidecar", xmp.stars, xmp.flag, xmp.label, sidecar_time,
+                            "conflict: the profile was changed later")  # fmt: skip
+    return SyncChange(image.id, mark.updated_at, state=seen.state, history=(lost,))
+
+
+def sidecar_state_now(image_id: int, sidecar: str | os.PathLike[str]) -> SidecarState:
+    """The state of a sidecar as it is on disk now (after we wrote it)."""
+    data = read_sidecar_bytes(sidecar)
+    info = os.stat(sidecar)
+    return SidecarState(
+        image_id, str(Path(sidecar)), len(data), info.st_mtime_ns, content_hash_bytes(data), 0.0
+    )
+
+
+def sync_image(profile: Profile, image_id: int) -> SyncChange | None:
+    """Sync one image's sidecar into the profile (the check before a write); the change applied, if any.
+
+    Raises XmpError / OSError when the sidecar exists but cannot be read (the write then refuses too).
+    """
+    image = profile.image_by_id(image_id)
+    if image is None:
+        return None
+    change = _decide(
+        image, profile.mark_for(image_id), sidecar_states(profile, [image_id]).get(image_id)
+    )
+    if change is None:
+        return None
+    changed = apply_sync_changes(profile, [change])
+    if changed:
+        emit(profile, MarksChanged(tuple(changed)))
+    return change
+
+
+def sync_sidecars(
+    profile: Profile,
+    image_ids: Iterable[int] | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    write_back: bool = False,
+    naming: Naming = "auto",
+) -> SyncSummary:
+    """Bring the profile and the images' sidecars together (all present images, or `image_ids`).
+
+    With `write_back`, a sidecar that lost a conflict is rewritten with the profile's marks. An
+    unreadable sidecar is listed in `problems` and left alone. Emits MarksChanged for changed marks.
+    """
+    wanted = None if image_ids is None else set(image_ids)
+    images = [i for i in profile.images(status="ok") if wanted is None or i.id in wanted]
+    marks = profile.marks()
+    known = sidecar_states(profile, wanted)
+    summary = SyncSummary()
+    pending: list[SyncChange] = []
+    for done, image in enumerate(images, start=1):
+        if cancel is not None and cancel.cancelled:
+            break
+        summary.checked += 1
+        try:
+            change = _decide(image, marks.get(image.id, MarkRecord(image.id)), known.get(image.id))
+        except (XmpError, OSError) as error:
+            summary.problems.append((image.path, str(error)))
+            change = None
+        if change is not None:
+            pending.append(change)
+        if len(pending) >= BATCH:
+            _apply(profile, pending, summary, write_back, naming)
+            pending = []
+        if progress is not None and (done % 100 == 0 or done == len(images)):
+            progress(Progress(done, len(images), image.path))
+    _apply(profile, pending, summary, write_back, naming)
+    if summary.changed_ids:
+        emit(profile, MarksChanged(tuple(summary.changed_ids)))
+    return summary
+
+
+def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, write_back: bool,
+           naming: Naming) -> None:  # fmt: skip
+    if not changes:
+        return
+    changed = set(apply_sync_changes(profile, changes))
+    summary.changed_ids.extend(sorted(changed))
+    summary.adopted += len(changed)
+    for change in changes:
+        if not change.history:
+            continue
+        summary.conflicts += 1
+        if change.marks is None:
+            summary.profile_kept += 1
+            if write_back:
+                _write_back(profile, change.image_id, summary, naming)
+
+
+def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming) -> None:
+    image, mark = profile.image_by_id(image_id), profile.mark_for(image_id)
+    if image is None:
+        return
+    try:
+        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+        record_sidecar_state(profile, sidecar_state_now(image_id, target))
+    except (SidecarWriteError, XmpError, OSError) as error:
+        summary.problems.append((image.path, str(error)))

@@ -1,0 +1,79 @@
+"""`aesthete ingest` through aesthete_gui.cli.main: copy, skip repeats, import; a read-only destination is one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.cli import main
+from tests.robustness.fs_faults import read_only_folder
+from tests.services.library_images import write_jpeg
+
+
+def _card(folder: Path) -> None:
+    (folder / "DCIM").mkdir(parents=True)
+    for n in range(2):
+        write_jpeg(folder / "DCIM" / f"DSC_{n:04d}.JPG", seed=n, when=f"2023:01:0{n + 1} 09:00:00")
+
+
+def test_ingest_copies_and_imports_then_skips_on_a_second_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _card(tmp_path / "card")
+    profile = str(tmp_path / "p.db")
+    args = ["--profile", profile, "ingest", "--quiet", str(tmp_path / "card"), str(tmp_path / "photos"),
+            "--template", "{date:%Y-%m-%d}_{seq:02d}{ext}", "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "2 copied and verified, 0 already there" in out and "imported: 2 new" in out
+    assert sorted(p.name for p in (tmp_path / "photos").glob("*.jpg")) == [
+        "2023-01-01_01.jpg",
+        "2023-01-02_02.jpg",
+    ]
+    assert main([*args, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["copied"], summary["skipped"], summary["imported"]["unchanged"]) == (0, 2, 2)
+
+
+def test_read_only_destination_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _card(tmp_path / "card")
+    target = tmp_path / "locked"
+    target.mkdir()
+    with read_only_folder(target) as view:
+        code = main(["--profile", str(tmp_path / "p.db"), "ingest", "--quiet", "--no-import",
+                     str(tmp_path / "card"), str(view)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "destination is read-only" in err and "Traceback" not in err
+    assert list(target.iterdir()) == []
+
+
+def test_sync_xmp_takes_an_exiftool_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import subprocess
+    import time
+
+    exiftool = shutil.which("exiftool")
+    assert exiftool, "exiftool is required (Debian package libimage-exiftool-perl)"
+    _card(tmp_path / "card")
+    profile = ["--profile", str(tmp_path / "p.db")]
+    assert main([*profile, "import", "--quiet", "--workers", "1", str(tmp_path / "card")]) == 0
+    image = tmp_path / "card" / "DCIM" / "DSC_0000.JPG"
+    assert main([*profile, "mark", str(image), "--stars", "2", "--xmp"]) == 0
+    time.sleep(0.02)
+    sidecar = image.with_suffix(".xmp")
+    subprocess.run(
+        [exiftool, "-q", "-overwrite_original", "-XMP-xmp:Rating=5", str(sidecar)], check=True
+    )
+    capsys.readouterr()
+    assert main([*profile, "sync-xmp", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["checked"], summary["adopted"], summary["conflicts"]) == (2, 1, 0)
+    assert main([*profile, "images", "--json"]) == 0
+    rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["DSC_0000.JPG"]["stars"] == 5

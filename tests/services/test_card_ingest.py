@@ -1,0 +1,182 @@
+"""Ingest from a card: renamed, hash-verified copies, a backup, skipped repeats, clean failures, then import."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import xxhash
+from PIL import Image
+
+from aesthete_gui.jobs import CancelToken, Progress
+from aesthete_gui.services import card_ingest
+from aesthete_gui.services.card_ingest import IngestError, ingest_and_import, ingest_card
+from aesthete_gui.store import open_profile
+from tests.robustness.fs_faults import read_only_folder, small_disk
+from tests.services.library_images import write_jpeg
+
+EXIFTOOL = shutil.which("exiftool")
+MAKE, MODEL = 0x010F, 0x0110
+
+
+def _card(folder: Path, count: int = 3, size: tuple[int, int] = (320, 240)) -> list[Path]:
+    """A card's DCIM folder: JPEGs with capture time and camera, plus a clip and a sidecar to leave alone."""
+    dcim = folder / "DCIM" / "100CANON"
+    dcim.mkdir(parents=True)
+    files = []
+    for n in range(count):
+        path = write_jpeg(
+            dcim / f"IMG_{n:04d}.JPG", seed=n, when=f"2024:06:12 10:00:{n:02d}", size=size
+        )
+        with Image.open(path) as image:
+            exif = image.getexif()
+            exif[MAKE], exif[MODEL] = "Canon", "Canon EOS R5"
+            image.save(path, exif=exif, quality=95)
+        files.append(path)
+    (dcim / "MVI_0001.MP4").write_bytes(b"not copied")
+    return files
+
+
+def _digest(path: Path) -> str:
+    return xxhash.xxh3_128_hexdigest(path.read_bytes())
+
+
+def _payload(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def test_copies_are_renamed_verified_backed_up_and_repeats_skipped(tmp_path: Path) -> None:
+    originals = _card(tmp_path / "card")
+    seen: list[Progress] = []
+    summary = ingest_card(
+        tmp_path / "card", tmp_path / "photos", backup=tmp_path / "backup", progress=seen.append
+    )
+    assert (summary.found, summary.copied, summary.backed_up, summary.skipped) == (3, 3, 3, 0)
+    names = [p.relative_to(tmp_path / "photos").as_posix() for p in _payload(tmp_path / "photos")]
+    assert names == [f"2024-06-12/20240612_Canon-EOS-R5_000{n}.jpg" for n in (1, 2, 3)]
+    for root in ("photos", "backup"):
+        assert sorted(map(_digest, _payload(tmp_path / root))) == sorted(map(_digest, originals))
+    assert seen and seen[-1].done == seen[-1].total == sum(p.stat().st_size for p in originals)
+    # A second run copies nothing; a new frame on the card continues the numbering.
+    again = ingest_card(tmp_path / "card", tmp_path / "photos", backup=tmp_path / "backup")
+    assert (again.copied, again.skipped) == (0, 3)
+    write_jpeg(originals[0].with_name("IMG_0009.JPG"), seed=9, when="2024:06:13 08:00:00")
+    third = ingest_card(
+        tmp_path / "card", tmp_path / "photos", template="{date:%Y}/{name}_{seq:03d}{ext}"
+    )
+    assert (third.copied, third.skipped) == (1, 3)
+    assert (tmp_path / "photos" / "2024" / "IMG_0009_004.jpg").is_file()
+
+
+def test_ingest_then_import_reads_in_camera_ratings(tmp_path: Path) -> None:
+    originals = _card(tmp_path / "card", count=2)
+    assert EXIFTOOL, "exiftool is required (Debian package libimage-exiftool-perl)"
+    subprocess.run(
+        [EXIFTOOL, "-q", "-overwrite_original", "-XMP-xmp:Rating=4", str(originals[1])], check=True
+    )
+    profile = open_profile(tmp_path / "profile.db")
+    try:
+        summary = ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
+        assert summary.imported is not None and summary.imported["imported"] == 2
+        copy = tmp_path / "photos" / "2024-06-12" / "20240612_Canon-EOS-R5_0002.jpg"
+        image = profile.image_by_path(str(copy))
+        assert image is not None and profile.mark_for(image.id).stars == 4
+    finally:
+        profile.close()
+
+
+def test_bad_template_and_missing_source_are_clear_errors(tmp_path: Path) -> None:
+    _card(tmp_path / "card", count=1)
+    with pytest.raises(IngestError, match=r"unknown field \{lens\}"):
+        ingest_card(tmp_path / "card", tmp_path / "photos", template="{lens}{ext}")
+    with pytest.raises(IngestError, match="inside the destination"):
+        ingest_card(tmp_path / "card", tmp_path / "photos", template="../{name}{ext}")
+    with pytest.raises(IngestError, match="not a folder"):
+        ingest_card(tmp_path / "no-card", tmp_path / "photos")
+    assert not (tmp_path / "photos").exists() or not _payload(tmp_path / "photos")
+
+
+def test_read_only_destination_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    _card(tmp_path / "card", count=1)
+    target = tmp_path / "locked"
+    target.mkdir()
+    with read_only_folder(target) as view, pytest.raises(IngestError, match="read-only"):
+        ingest_card(tmp_path / "card", view)
+    assert list(target.iterdir()) == []
+
+
+def test_full_destination_is_refused_before_copying(tmp_path: Path) -> None:
+    _card(tmp_path / "card", count=3, size=(1200, 900))
+    with small_disk(tmp_path / "small", 256) as disk:
+        with pytest.raises(
+            IngestError, match=r"destination is full: .* MB free, the new files need"
+        ):
+            ingest_card(tmp_path / "card", disk)
+        assert list(disk.iterdir()) == []
+
+
+def test_disk_filling_mid_copy_leaves_no_half_written_file(tmp_path: Path, monkeypatch) -> None:
+    originals = _card(tmp_path / "card", count=3, size=(1200, 900))
+    # A file system that reports more free space than it has (network and compressed ones do).
+    monkeypatch.setattr(
+        card_ingest.shutil, "disk_usage", lambda _p: shutil._ntuple_diskusage(1 << 40, 0, 1 << 40)
+    )
+    size = sum(p.stat().st_size for p in originals)
+    with small_disk(tmp_path / "small", size // 1024 // 2) as disk:
+        with pytest.raises(IngestError, match="destination is full"):
+            ingest_card(tmp_path / "card", disk)
+        leftovers = [p for p in disk.rglob("*") if p.is_file() and p.name != card_ingest.MANIFEST]
+        assert all(not p.name.endswith(".part") for p in leftovers)
+        assert {_digest(p) for p in leftovers} <= {_digest(p) for p in originals}
+
+
+def test_cancel_stops_between_files_and_removes_the_partial_copy(tmp_path: Path) -> None:
+    _card(tmp_path / "card", count=3)
+    token = CancelToken()
+
+    def cancel_when_copying(progress: Progress) -> None:
+        if progress.message.startswith("copying") and progress.done > 0:
+            token.cancel()
+
+    summary = ingest_card(
+        tmp_path / "card", tmp_path / "photos", progress=cancel_when_copying, cancel=token
+    )
+    assert summary.cancelled and summary.copied == 1
+    assert [p.name for p in _payload(tmp_path / "photos")] == ["20240612_Canon-EOS-R5_0001.jpg"]
+    assert not list((tmp_path / "photos").rglob("*.part"))
+    rerun = ingest_card(tmp_path / "card", tmp_path / "photos")
+    assert (rerun.copied, rerun.skipped) == (2, 1)
+
+
+def test_a_mid_file_cancel_removes_the_temporary_copy(tmp_path: Path) -> None:
+    originals = _card(tmp_path / "card", count=1)
+    token = CancelToken()
+    token.cancel()
+    target = tmp_path / "photos" / "x.jpg"
+    assert card_ingest._copy_verified(str(originals[0]), target, token) is None
+    assert list((tmp_path / "photos").iterdir()) == []
+
+
+def test_sidecars_on_the_card_follow_their_renamed_images(tmp_path: Path) -> None:
+    originals = _card(tmp_path / "card", count=2)
+    assert EXIFTOOL, "exiftool is required (Debian package libimage-exiftool-perl)"
+    stem_sidecar = originals[0].with_suffix(".xmp")
+    full_sidecar = originals[1].with_name(originals[1].name + ".xmp")
+    for sidecar, rating in ((stem_sidecar, "3"), (full_sidecar, "5")):
+        subprocess.run(
+            [EXIFTOOL, "-q", "-o", str(sidecar), f"-XMP-xmp:Rating={rating}"], check=True
+        )
+    profile = open_profile(tmp_path / "profile.db")
+    try:
+        ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
+        day = tmp_path / "photos" / "2024-06-12"
+        assert sorted(p.name for p in day.glob("*.xmp")) == [
+            "20240612_Canon-EOS-R5_0001.xmp",
+            "20240612_Canon-EOS-R5_0002.jpg.xmp",
+        ]
+        stars = {Path(i.path).name: profile.mark_for(i.id).stars for i in profile.images()}
+        assert stars == {"20240612_Canon-EOS-R5_0001.jpg": 3, "20240612_Canon-EOS-R5_0002.jpg": 5}
+    finally:
+        profile.close()

@@ -1,0 +1,179 @@
+"""XMP two-way sync with exiftool as the other program: edits elsewhere are taken in, never overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.services.library import import_folders, set_mark
+from aesthete_gui.services.sidecar_sync import sync_sidecars
+from aesthete_gui.store import Profile, open_profile
+from aesthete_gui.store.sidecar_sync import mark_history
+from tests.services.library_images import write_jpeg
+
+EXIFTOOL = shutil.which("exiftool")
+
+
+def _exiftool_set(path: Path, *assignments: str) -> None:
+    """Edit a file the way another photo program would (exiftool rewrites it in place)."""
+    assert EXIFTOOL, "exiftool is required (Debian package libimage-exiftool-perl)"
+    subprocess.run([EXIFTOOL, "-q", "-overwrite_original", *assignments, str(path)], check=True,
+                   capture_output=True)  # fmt: skip
+
+
+def _exiftool_read(path: Path) -> dict:
+    assert EXIFTOOL
+    out = subprocess.run([EXIFTOOL, "-j", "-n", "-XMP:Rating", "-XMP:Label", str(path)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(out.stdout)[0]
+
+
+@pytest.fixture
+def profile(tmp_path: Path):
+    opened = open_profile(tmp_path / "profile.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def shoot(tmp_path: Path) -> Path:
+    """Two JPEGs; the first has a Lightroom-style sidecar (IMG_0000.xmp) rated 2 by exiftool."""
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    for n in range(2):
+        write_jpeg(folder / f"IMG_{n:04d}.jpg", seed=n)
+    subprocess.run([EXIFTOOL or "exiftool", "-q", "-o", str(folder / "IMG_0000.xmp"), "-XMP-xmp:Rating=2"],
+                   check=True, capture_output=True)  # fmt: skip
+    return folder
+
+
+def _later() -> None:
+    """Let the clock move on, so the next change is unambiguously later (mtime vs mark time)."""
+    time.sleep(0.02)
+
+
+def _image_id(profile: Profile, path: Path) -> int:
+    record = profile.image_by_path(str(path))
+    assert record is not None
+    return record.id
+
+
+def test_edit_elsewhere_is_read_on_rescan_and_the_next_mark_keeps_it(
+    profile: Profile, shoot: Path
+) -> None:
+    first = import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    assert (first.marks_from_xmp, profile.mark_for(image_id).stars) == (1, 2)
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")
+    again = import_folders(profile, [shoot], workers=1)
+    assert (again.unchanged, again.marks_from_xmp, again.sidecar_conflicts) == (2, 1, 0)
+    assert profile.mark_for(image_id).stars == 5
+    set_mark(profile, image_id, label="Red", write_xmp=True)
+    tags = _exiftool_read(shoot / "IMG_0000.xmp")
+    assert (tags["Rating"], tags["Label"]) == (5, "Red")
+    assert mark_history(profile, image_id) == []
+    third = import_folders(profile, [shoot], workers=1)
+    assert third.marks_from_xmp == 0 and profile.mark_for(image_id).stars == 5
+
+
+def test_mark_without_rescan_takes_the_sidecar_edit_first_then_the_later_mark_wins(
+    profile: Profile, shoot: Path
+) -> None:
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")
+    # A label made here after the edit: the external rating is kept alongside it.
+    mark = set_mark(profile, image_id, label="Blue", write_xmp=True)
+    assert (mark.stars, mark.label) == (5, "Blue")
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=4")
+    _later()
+    # Stars set here after that edit: the later change (ours) wins; the sidecar's 4 is in the history.
+    mark = set_mark(profile, image_id, stars=1, write_xmp=True)
+    assert (mark.stars, mark.label) == (1, "Blue")
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 1
+    [entry] = mark_history(profile, image_id)
+    assert (entry.source, entry.stars, entry.label) == ("sidecar", 4, "Blue")
+    assert "later mark" in entry.reason
+
+
+def test_touching_a_sidecar_without_changing_it_changes_nothing(
+    profile: Profile, shoot: Path
+) -> None:
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    set_mark(profile, image_id, stars=3)  # profile only, no sidecar write
+    os.utime(shoot / "IMG_0000.xmp")
+    summary = sync_sidecars(profile)
+    assert (summary.adopted, summary.conflicts) == (0, 0)
+    assert profile.mark_for(image_id).stars == 3
+
+
+def test_conflict_goes_to_the_later_side_and_the_other_value_is_recorded(
+    profile: Profile, shoot: Path
+) -> None:
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    _later()
+    set_mark(profile, image_id, stars=3)  # here, without writing the sidecar
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5", "-XMP-xmp:Label=Green")
+    summary = sync_sidecars(profile)
+    assert (summary.adopted, summary.conflicts, summary.profile_kept) == (1, 1, 0)
+    assert (profile.mark_for(image_id).stars, profile.mark_for(image_id).label) == (5, "Green")
+    [lost] = mark_history(profile, image_id)
+    assert (lost.source, lost.stars, lost.label) == ("profile", 3, None)
+    # The other order: the sidecar is edited first, the profile later; the profile wins.
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=1")
+    _later()
+    set_mark(profile, image_id, stars=4)
+    summary = sync_sidecars(profile, write_back=True)
+    assert (summary.adopted, summary.conflicts, summary.profile_kept) == (0, 1, 1)
+    assert profile.mark_for(image_id).stars == 4
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 4
+    assert [(e.source, e.stars) for e in mark_history(profile, image_id)] == [
+        ("profile", 3),
+        ("sidecar", 1),
+    ]
+    assert sync_sidecars(profile).conflicts == 0
+
+
+def test_full_name_sidecars_are_synced_too(profile: Profile, shoot: Path) -> None:
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0001.jpg")
+    subprocess.run([EXIFTOOL or "exiftool", "-q", "-o", str(shoot / "IMG_0001.jpg.xmp"), "-XMP-xmp:Rating=3",
+                    "-XMP-xmp:Label=Purple"], check=True, capture_output=True)  # fmt: skip
+    assert sync_sidecars(profile).adopted == 1
+    assert (profile.mark_for(image_id).stars, profile.mark_for(image_id).label) == (3, "Purple")
+
+
+def test_in_camera_ratings_embedded_in_jpeg_and_tiff_are_imported(
+    profile: Profile, tmp_path: Path
+) -> None:
+    folder = tmp_path / "card"
+    folder.mkdir()
+    jpeg = write_jpeg(folder / "DSC_0001.jpg", seed=1)
+    tiff = folder / "DSC_0002.tif"
+    from PIL import Image
+
+    Image.open(jpeg).save(tiff)
+    write_jpeg(folder / "DSC_0003.jpg", seed=3)
+    _exiftool_set(jpeg, "-XMP-xmp:Rating=4")
+    _exiftool_set(tiff, "-XMP-xmp:Rating=2", "-XMP-xmp:Label=Yellow")
+    summary = import_folders(profile, [folder], workers=1)
+    assert summary.marks_from_xmp == 2
+    assert profile.mark_for(_image_id(profile, jpeg)).stars == 4
+    tiff_mark = profile.mark_for(_image_id(profile, tiff))
+    assert (tiff_mark.stars, tiff_mark.label) == (2, "Yellow")
+    assert profile.mark_for(_image_id(profile, folder / "DSC_0003.jpg")).updated_at == 0.0
+    assert not list(folder.glob("*.xmp"))
