@@ -41,11 +41,12 @@ class Face:
 def _cascades() -> tuple[Any, Any, Any] | None:
     try:
         import cv2
-    except ImportError:
+
+        folder = cv2.data.haarcascades
+        names = ("haarcascade_frontalface_default.xml", "haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml")
+        loaded = tuple(cv2.CascadeClassifier(folder + name) for name in names)
+    except (ImportError, AttributeError, OSError):  # no OpenCV, or one without the bundled cascades (5.x)
         return None
-    folder = cv2.data.haarcascades
-    names = ("haarcascade_frontalface_default.xml", "haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml")
-    loaded = tuple(cv2.CascadeClassifier(folder + name) for name in names)
     if any(c.empty() for c in loaded):
         return None
     cv2.setNumThreads(1)  # import runs one worker process per core already

@@ -42,6 +42,19 @@ def test_without_opencv_faces_are_unavailable_and_say_what_to_install(
     assert analysis.faces == [] and "+faces" not in analysis.version
 
 
+def test_an_opencv_without_the_bundled_cascades_means_unavailable_not_a_failed_import(
+    monkeypatch: pytest.MonkeyPatch, fresh_cascades: None, tmp_path: Path
+) -> None:
+    # OpenCV 5 wheels dropped CascadeClassifier: an import must still run, without faces.
+    import types
+
+    monkeypatch.setitem(sys.modules, "cv2", types.SimpleNamespace(data=types.SimpleNamespace(haarcascades="/")))
+    assert faces.unavailable_reason() == faces.INSTALL_HINT
+    path = tmp_path / "astronaut.png"
+    Image.fromarray(skdata.astronaut()).save(path)
+    assert analyse_path(path).faces == []
+
+
 @pytest.mark.parametrize("portrait", ["astronaut", "grace_hopper"])
 def test_portrait_face_found_with_open_eyes(portrait: str, fresh_cascades: None) -> None:
     pytest.importorskip("cv2", reason="the optional faces extra (opencv-python-headless)")
