@@ -121,3 +121,22 @@ def test_decoded_frames_stay_within_the_memory_budget(qtbot, tmp_path) -> None:
         qtbot.waitUntil(lambda p=path: cache.cached(str(p)) is not None, timeout=10_000)
     assert cache.used_bytes <= 2 * one_frame + 10
     assert cache.cached_paths() == [str(paths[2]), str(paths[3])]  # least recently used went first
+
+
+def test_a_file_the_import_could_not_read_says_why_instead_of_loading(qtbot, app_context, tmp_path) -> None:
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.show()
+    folder = tmp_path / "shoot"
+    write_detailed_jpegs(folder, 1, size=(300, 200))
+    (folder / "broken.jpg").write_bytes((folder / "detail_00.jpg").read_bytes()[:400])
+    handle = main.import_folders([folder])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 2, timeout=10_000)
+    broken = next(main.model.row_at(i) for i in range(2) if main.model.row_at(i).status != "ok")
+    main.open_in_loupe(broken.image_id)
+    text = main.loupe.view._message_item.toPlainText()
+    assert text.startswith("Cannot show this file:") and "Loading" not in text
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()

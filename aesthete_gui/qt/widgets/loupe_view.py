@@ -104,10 +104,15 @@ class LoupeView(QWidget):
         self.histogram.set_histogram(None)
         row = self._model.row_for(image_id) if image_id is not None else None
         self._path = row.path if row is not None and row.status == "ok" else None
-        if image_id is None:
+        if image_id is None or (row is not None and row.status != "ok"):
             self.view.set_image(None)
-            self.view.set_message("No image selected")
+            if image_id is None:
+                self.view.set_message("No image selected")
+            else:  # a file import could not read: say why instead of waiting for a preview
+                self.view.set_message(f"Cannot show this file: {row.error or row.status}")
             self._update_caption()
+            if image_id is not None:
+                self.current_changed.emit(image_id)
             return
         self.view.set_source_width(self._source_width(image_id))
         full = self.full_resolution.request(self._path) if self._path else None
