@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,8 @@ from aesthete_gui.services.library_worker import (
 )
 from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
+from aesthete_gui.store.catalog import insert_features
+from aesthete_gui.store.checks import insert_checks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,22 +139,18 @@ class _Importer:
             if update.status == "ok" and outcome is not None:
                 self._adopt_moved_file(update)
             updates.append(update)
-        ids, marks_added = self.profile.write_import_batch(updates)
+
+        def measurements(conn: sqlite3.Connection, ids: list[int]) -> None:
+            read = [
+                (image_id, outcome.ingest)
+                for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
+                if update.status == "ok" and outcome is not None
+            ]
+            insert_features(conn, [_feature_row(i, ingest.features) for i, ingest in read if ingest.features is not None])
+            insert_checks(conn, [check_row(i, ingest.analysis) for i, ingest in read if ingest.analysis is not None])
+
+        _, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
         self.summary.marks_from_xmp += marks_added
-        features = [
-            _feature_row(image_id, outcome.ingest.features)
-            for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
-            if update.status == "ok" and outcome is not None and outcome.ingest.features is not None
-        ]
-        if features:
-            self.profile.put_features_many(features)
-        checks = [
-            check_row(image_id, outcome.ingest.analysis)
-            for image_id, update, (_, _, outcome, _) in zip(ids, updates, batch, strict=True)
-            if update.status == "ok" and outcome is not None and outcome.ingest.analysis is not None
-        ]
-        if checks:
-            self.profile.put_checks_many(checks)
 
     def _update(
         self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None

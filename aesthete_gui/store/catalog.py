@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 import json
+import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -121,10 +122,16 @@ class CatalogMixin(ProfileConnection):
         """Insert or update images by path in ONE committed transaction; return their ids."""
         return self.write_import_batch(updates)[0]
 
-    def write_import_batch(self, updates: Sequence[ImageUpdate]) -> tuple[list[int], int]:
-        """write_images, plus each update's `initial_marks` for images that have no marks yet.
+    def write_import_batch(
+        self,
+        updates: Sequence[ImageUpdate],
+        also: Callable[[sqlite3.Connection, list[int]], None] | None = None,
+    ) -> tuple[list[int], int]:
+        """write_images, plus each update's `initial_marks` for images that have no marks yet, plus
+        whatever `also(conn, ids)` writes about those images (their features and checks).
 
-        Returns (ids, how many marks were added); images and marks commit together.
+        Returns (ids, how many marks were added); all of it commits together, so a crash never
+        leaves an image whose measurements are missing.
         """
         now = time.time()
         ids: list[int] = []
@@ -160,6 +167,8 @@ class CatalogMixin(ProfileConnection):
                         " VALUES (?, ?, ?, ?, ?)",
                         (image_id, stars, flag, normalize_label(label), now),
                     ).rowcount
+            if also is not None:
+                also(conn, ids)
         return ids, marks_added
 
     def move_image(
@@ -308,19 +317,8 @@ class CatalogMixin(ProfileConnection):
         self, rows: Iterable[tuple[int, Sequence[str], Sequence[float] | np.ndarray, str]]
     ) -> None:
         """Store several images' feature vectors in one transaction."""
-        now = time.time()
-        values = []
-        for image_id, names, vector, version in rows:
-            array = np.asarray(vector, dtype=np.float32).ravel()
-            if array.size != len(names):
-                raise ValueError(f"{len(names)} feature names for a vector of {array.size} values")
-            values.append((image_id, str(version), json.dumps(list(names)), array.tobytes(), now))
         with self._write() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO features (image_id, version, names, vector, updated_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                values,
-            )
+            insert_features(conn, rows)
 
     def feature_image_ids(self, version: str) -> set[int]:
         """Ids of images that have a feature vector of `version`."""
@@ -356,3 +354,20 @@ def _dissolve_small_bursts(conn: Any) -> None:
     )
     conn.execute("DELETE FROM bursts WHERE id NOT IN (SELECT burst_id FROM images"
                  " WHERE burst_id IS NOT NULL)")  # fmt: skip
+
+
+def insert_features(
+    conn: sqlite3.Connection, rows: Iterable[tuple[int, Sequence[str], Sequence[float] | np.ndarray, str]]
+) -> None:
+    """Store (replace) feature vectors inside the caller's write transaction."""
+    now = time.time()
+    values = []
+    for image_id, names, vector, version in rows:
+        array = np.asarray(vector, dtype=np.float32).ravel()
+        if array.size != len(names):
+            raise ValueError(f"{len(names)} feature names for a vector of {array.size} values")
+        values.append((image_id, str(version), json.dumps(list(names)), array.tobytes(), now))
+    conn.executemany(
+        "INSERT OR REPLACE INTO features (image_id, version, names, vector, updated_at) VALUES (?, ?, ?, ?, ?)",
+        values,
+    )

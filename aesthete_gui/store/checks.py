@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -18,17 +19,8 @@ class ChecksMixin(ProfileConnection):
 
     def put_checks_many(self, rows: Iterable[CheckRow]) -> None:
         """Store (replace) several images' checks and faces in one transaction."""
-        now = time.time()
-        values = [
-            (image_id, str(version), json.dumps(list(checks)), json.dumps(list(faces)), worst, now)
-            for image_id, version, checks, faces, worst in rows
-        ]
         with self._write() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO image_checks (image_id, version, checks, faces, worst,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                values,
-            )
+            insert_checks(conn, rows)
 
     def stored_checks(self, image_id: int, version: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
         """(checks, faces) of one image as stored, None when absent (or of another version)."""
@@ -98,3 +90,17 @@ class ChecksMixin(ProfileConnection):
                 "UPDATE marks SET flag = NULL, updated_at = ? WHERE image_id = ? AND flag = 'reject'",
                 [(now, int(i)) for i in image_ids],
             )
+
+
+def insert_checks(conn: sqlite3.Connection, rows: Iterable[CheckRow]) -> None:
+    """Store (replace) checks and faces inside the caller's write transaction."""
+    now = time.time()
+    values = [
+        (image_id, str(version), json.dumps(list(checks)), json.dumps(list(faces)), worst, now)
+        for image_id, version, checks, faces, worst in rows
+    ]
+    conn.executemany(
+        "INSERT OR REPLACE INTO image_checks (image_id, version, checks, faces, worst, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        values,
+    )

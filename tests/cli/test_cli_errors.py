@@ -99,7 +99,7 @@ def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path
     with small_disk(tmp_path / "disk", 600) as disk:
         path = _profile_with_images(disk / "p.db", 20)
         filler = disk / "filler"
-        with filler.open("wb") as handle, pytest.raises(OSError):
+        with filler.open("wb", buffering=0) as handle, pytest.raises(OSError):  # unbuffered: nothing left to flush at close
             while True:
                 handle.write(b"\x00" * 65536)
                 handle.flush()

@@ -481,7 +481,7 @@ def profile_on_a_full_disk(folder: Path) -> Iterator[Path]:
     with small_disk(folder / "disk", 1024) as disk:
         path = real_profile(disk / "p.db")
         filler = disk / "filler"
-        with filler.open("wb") as handle, suppress(OSError):
+        with filler.open("wb", buffering=0) as handle, suppress(OSError):  # unbuffered: nothing left to flush at close
             while True:
                 handle.write(b"\x00" * 16384)
                 handle.flush()
