@@ -70,7 +70,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.setAcceptDrops(True)  # drop a folder on the window to import it
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
-        self.marks.failed.connect(lambda reason: self.show_message(f"Could not save marks: {reason}"))
+        self.marks.failed.connect(self.show_message)
         self.sidecar_watch = SidecarWatcher(context, self)  # sidecar edits made elsewhere, on focus
 
         self.filter_bar = FilterBar(self)

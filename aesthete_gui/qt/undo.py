@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from aesthete_gui.services.library_marks import SidecarNotWritten
+
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.services.choices import ChoiceBatch
@@ -146,9 +148,11 @@ class MarkController(QObject):
         for image_id, marks in items:
             try:
                 self._writer(image_id, marks)
-            except Exception as exc:  # one unwritable sidecar must not lose the other marks
+            except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
+                errors.append(f"mark saved in the profile; {exc}")
+            except Exception as exc:  # one failing image must not lose the other marks
                 log.warning("writing marks of image %s failed: %s", image_id, exc)
-                errors.append(f"image {image_id}: {exc}")
+                errors.append(f"could not save the mark of image {image_id}: {exc}")
         self._done.emit([i for i, _ in items], "; ".join(errors))
 
     @Slot(list, str)

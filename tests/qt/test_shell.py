@@ -60,6 +60,22 @@ def test_import_then_cull_with_keyboard_writes_profile_and_xmp(qtbot, window, im
     assert window.model.row_for(first.image_id).flag == "pick"
 
 
+def test_a_mark_beside_an_unreadable_sidecar_is_kept_and_the_status_bar_says_so(qtbot, window, image_folder) -> None:
+    first = sorted(image_folder.iterdir())[0]
+    hostile = '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="1e400"/></rdf:RDF></x:xmpmeta>'
+    sidecar = first.with_name(first.name + ".xmp")
+    sidecar.write_text(hostile)
+    _import(qtbot, window, image_folder)
+    row = next(window.model.row_at(i) for i in range(window.model.rowCount()) if window.model.row_at(i).path == str(first))
+    window.grid.setFocus()
+    assert window.grid.select_image(row.image_id)
+    with qtbot.waitSignal(window.marks.failed, timeout=10_000) as failed:
+        qtbot.keyClick(window.grid, Qt.Key.Key_P)
+    assert failed.args[0].startswith("mark saved in the profile; sidecar not written")
+    assert window.context.profile.mark_for(row.image_id).flag == "pick"
+    assert sidecar.read_text() == hostile  # never rewritten from a failed parse
+
+
 def test_ctrl_z_undoes_the_last_mark_in_profile_and_view(qtbot, window, image_folder) -> None:
     _import(qtbot, window, image_folder)
     grid = window.grid
