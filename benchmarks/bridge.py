@@ -16,7 +16,7 @@ Compared per level (SRCC to the truth, mean over the five dimensions, and judge 
   per item, score = share of wins (ties half);
 - pointwise: one call per item; the judge perceives q + (σ/√2)·ε (the same perceptual noise as one
   side of a comparison) and writes an integer 1-5 in a high band (round(4.3 + 0.6·perception), clipped),
-  the score collapse SPEC §5 reports for raw VLM ratings;
+  the score collapse docs/method.md §5 reports for raw VLM ratings;
 - budget: Elo on a random 50% of the 1,225 pairs of a 50-item set against Elo on all of them.
 Also: anchored Elo vs anchored Davidson-BT on simulated anchored data (150 items, a degree-uniform
 612-pair budget judged five times, two anchors at each of the levels 2, 3, 4), the spread of the

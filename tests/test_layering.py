@@ -90,3 +90,17 @@ def test_scores_are_stored_only_by_the_scoring_service() -> None:
         for hit in _profile_calls(p, ("put_scores", "put_scores_many"))
     ]
     assert offenders == [], "store scores with services.scoring.write_scores (the single writer)"
+
+
+def test_nothing_cites_documents_outside_the_repository() -> None:
+    """Code, tests, benchmarks, resources and docs cite docs/method.md, never the project's private notes."""
+    root = Path(__file__).resolve().parents[1]
+    outside = ("SPEC" + " §", "SPEC" + ".md", "ENVIRONMENT" + ".md", "../" + "shared/", "seeds" + "/")
+    offenders = []
+    for folder in ("aesthete_gui", "tests", "benchmarks", "docs", "resources", "packaging", "models"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix not in {".py", ".md", ".toml", ".sh", ".spec", ".txt"} or "data" in path.parts[-3:-1]:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            offenders += [f"{path.relative_to(root)}: {word}" for word in outside if word in text]
+    assert offenders == []

@@ -1,4 +1,4 @@
-"""Davidson–Bradley–Terry MAP estimation with ties, tie strength ν and an anchor penalty (SPEC §5).
+"""Davidson–Bradley–Terry MAP estimation with ties, tie strength ν and an anchor penalty (docs/method.md §5).
 
 P(i ≻ j) = e^{q_i} / D, P(tie) = ν e^{(q_i+q_j)/2} / D, D = e^{q_i} + e^{q_j} + ν e^{(q_i+q_j)/2}.
 The objective is the negative log-likelihood plus λ Σ_anchors (q_i − (s̄_i − 3))² plus a tiny ridge

@@ -1,4 +1,4 @@
-"""The reference-pool bridge (SPEC §5, seed 000 algorithm 1): pairwise judgments -> calibrated scores.
+"""The reference-pool bridge (docs/method.md §5, seed 000 algorithm 1): pairwise judgments -> calibrated scores.
 
 Stage 1 judges all C(N, 2) pairs of a pool of N items and freezes their Elo ratings per dimension.
 Stage 2 places every other item from K comparisons against pool references: its latent is the

@@ -1,4 +1,4 @@
-"""The two latent-to-score calibrations of SPEC §5: min-max sigmoid (bridge) and anchor-fitted sigmoid."""
+"""The two latent-to-score calibrations of docs/method.md §5: min-max sigmoid (bridge) and anchor-fitted sigmoid."""
 
 from __future__ import annotations
 

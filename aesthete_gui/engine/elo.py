@@ -1,4 +1,4 @@
-"""Elo and anchored Elo ratings over pairwise outcomes (SPEC §5, hyperparameters of seed 000 table 11).
+"""Elo and anchored Elo ratings over pairwise outcomes (docs/method.md §5, hyperparameters of seed 000 table 11).
 
 Comparisons are given as three parallel arrays: `first` and `second` item indices and `score`, the
 outcome from the first item's point of view (1 win, 0.5 tie, 0 loss).
@@ -18,7 +18,7 @@ ELO_SCALE = 400.0
 
 @dataclass(frozen=True)
 class EloParams:
-    """Anchored Elo hyperparameters; the defaults are SPEC §5's."""
+    """Anchored Elo hyperparameters; the defaults are docs/method.md §5's."""
 
     initial: float = 1500.0
     k: float = 32.0

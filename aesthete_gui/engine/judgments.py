@@ -104,7 +104,7 @@ class SetJudgment:
 
 @runtime_checkable
 class Judge(Protocol):
-    """Anything that answers the three protocols of SPEC §3 for batches of items.
+    """Anything that answers the three protocols of docs/method.md §3 for batches of items.
 
     Methods return one record per request, in request order. A reply that cannot be parsed is
     returned as a record with parsed=False and the raw text kept. Backends that talk to a slow

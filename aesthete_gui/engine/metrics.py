@@ -159,7 +159,7 @@ def strict_set_accuracy(
     answers: Sequence[Sequence[tuple[Hashable | None, Hashable | None]]],
     truths: Sequence[tuple[Hashable, Hashable]],
 ) -> float:
-    """SPEC §3's strict set-selection metric: share of tasks where (best, worst) is right under every
+    """docs/method.md §3's strict set-selection metric: share of tasks where (best, worst) is right under every
     ordering the task was shown in. `answers[t]` holds one (best, worst) per ordering of task t."""
     if len(answers) != len(truths):
         raise ValueError("one list of answers per task is needed")

@@ -1,4 +1,4 @@
-"""Pair planning: degree-uniform connected budgets, position balancing, quality filters (SPEC §5).
+"""Pair planning: degree-uniform connected budgets, position balancing, quality filters (docs/method.md §5).
 
 The budget sampler follows seed 004's algorithm 1: a random spanning tree (Kruskal over random edge
 weights) keeps every item connected, then edges are added one at a time choosing, among the pairs

@@ -1,4 +1,4 @@
-"""How subjective an explanation is: the share of hedge and feeling words (SPEC §4, seed 004).
+"""How subjective an explanation is: the share of hedge and feeling words (docs/method.md §4, seed 004).
 
 Hedges ("appears", "somewhat") and feeling words ("feels", "sense") tend to mark criticism that is
 not grounded in what is visible. The product counts them in its own explanations and shows the

@@ -1,4 +1,4 @@
-"""Quantitative image properties (SPEC §7, seeds 002/003) and the photographer's technical checks.
+"""Quantitative image properties (docs/method.md §7, seeds 002/003) and the photographer's technical checks.
 
 Everything is computed with numpy/scipy from pixels alone (no weights). Global properties use a copy
 whose long side is at most ANALYSIS_SIDE; sharpness, motion blur and noise use up to DETAIL_SIDE

@@ -1,6 +1,6 @@
 """The one place model weights are located and loaded: local folders or hub ids, safely and offline.
 
-Rules (SPEC §8): a hub id is resolved from the standard Hugging Face cache without network access
+Rules (docs/method.md §8): a hub id is resolved from the standard Hugging Face cache without network access
 unless the user asked for a download; safetensors only unless pickle files are explicitly allowed;
 `trust_remote_code` only when allowed; CUDA > MPS > CPU with bf16 on CUDA and float32 elsewhere; a
 clear message when the model needs more memory than the device has. Finding and checking a model's

@@ -1,8 +1,8 @@
 """The protocol logic shared by every prompt-driven judge (local transformers, OpenAI-compatible server).
 
 A backend only turns chat requests (images + prompt text) into reply texts; this module builds the
-prompts, runs pairs in both orders and sets under several orderings (SPEC §3), and chains the three
-explanation stages (SPEC §4). Replies become judgments — parsed, combined, voted, or recorded as
+prompts, runs pairs in both orders and sets under several orderings (docs/method.md §3), and chains the three
+explanation stages (docs/method.md §4). Replies become judgments — parsed, combined, voted, or recorded as
 unparsed, never as an invented answer — in ml/judge_replies.py; its names are importable from here.
 """
 

@@ -153,7 +153,7 @@ def score_pointwise(
 
 
 def explanation_subjectivity(record: SetJudgment) -> SubjectivityReport:
-    """Hedge and feeling word rate of a set judgment's explanation stages (SPEC §4)."""
+    """Hedge and feeling word rate of a set judgment's explanation stages (docs/method.md §4)."""
     return subjectivity_of_stages(list(record.stages[:2]))
 
 

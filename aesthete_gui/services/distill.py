@@ -1,4 +1,4 @@
-"""Distillation run (SPEC §5–§6): a judge's pairwise judgments → calibrated pseudo-scores → fast student.
+"""Distillation run (docs/method.md §5–§6): a judge's pairwise judgments → calibrated pseudo-scores → fast student.
 
 The engine's reference-pool bridge runs over the profile's readable images. Every judgment is
 stored in the profile (under this run) the moment its batch returns, and a run that was stopped —

@@ -1,4 +1,4 @@
-"""Fast student (SPEC §6): embeddings + image properties → a small five-output head on the 1–5 scale.
+"""Fast student (docs/method.md §6): embeddings + image properties → a small five-output head on the 1–5 scale.
 
 Trained with 1 − the confidence-weighted ranking-fidelity reward on the bridge's pseudo-scores,
 plus a light squared-error term that keeps outputs on the calibrated scale (the ranking term alone

@@ -1,4 +1,4 @@
-"""VLM student recipe (SPEC §6): TRL's GRPOTrainer on the ranking-fidelity reward, LoRA by default.
+"""VLM student recipe (docs/method.md §6): TRL's GRPOTrainer on the ranking-fidelity reward, LoRA by default.
 
 The reward of one sampled answer is R_rank (seed 000, eq. 8, against the other images of the batch)
 plus `format_weight` for a well-formed <think>/<answer> reply and `range_weight` times the share of

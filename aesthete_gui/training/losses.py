@@ -1,4 +1,4 @@
-"""Differentiable ranking-fidelity loss (SPEC §6): 1 − the confidence-weighted fidelity reward.
+"""Differentiable ranking-fidelity loss (docs/method.md §6): 1 − the confidence-weighted fidelity reward.
 
 Same formula as `reward.ranking_fidelity_reward`, written with torch operations so a head can be
 trained on the pseudo-scores' order rather than on their noisy point values. torch is imported

@@ -1,4 +1,4 @@
-"""Confidence-weighted ranking-fidelity reward of SPEC §6 (seed 000, eqs. 4–8) in plain numpy.
+"""Confidence-weighted ranking-fidelity reward of docs/method.md §6 (seed 000, eqs. 4–8) in plain numpy.
 
 For two images i and z and one dimension: the Thurstone probability that i ranks above z is
 p_pred = Φ((ŝ_i − ŝ_z) / sqrt(σ_i² + σ_z² + ε)); the target p_gt is 1 / 0 / 0.5 by the order of the

@@ -1,4 +1,4 @@
-"""Hedge and feeling word rate of explanations (SPEC §4)."""
+"""Hedge and feeling word rate of explanations (docs/method.md §4)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ class _DecodeTask(QRunnable):
     def run(self) -> None:
         try:
             image = decode_preview(self._path, self._max_side)
-        except Exception as exc:  # a bad file must never take the app down (SPEC §8)
+        except Exception as exc:  # a bad file must never take the app down (docs/method.md §8)
             self._signals.failed.emit(self._path, str(exc) or type(exc).__name__)
             return
         self._signals.finished.emit(self._path, image)
