@@ -210,7 +210,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
         try:
             image_id = resolve_image(profile, args.image)
         except KeyError as error:
-            raise UserError(f"{error.args[0]} (import its folder first)") from error
+            raise UserError(_not_in_profile(args.image, error.args[0])) from error
         try:
             mark = set_mark(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
                             naming=args.xmp_naming)  # fmt: skip
@@ -289,3 +289,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names for --format xmp")  # fmt: skip
     p.set_defaults(func=cmd_export)
+
+
+def _not_in_profile(given: str, message: str) -> str:
+    """Why `given` has no image in the profile: not an image at all, or not imported yet."""
+    from pathlib import Path
+
+    from aesthete_gui.services.library_scan import IMAGE_EXTENSIONS
+
+    suffix = Path(given).suffix.lower()
+    if suffix and not given.isdigit() and suffix not in IMAGE_EXTENSIONS:
+        return f"{terminal_text(given)} is not an image (Aesthete reads JPEG, PNG, TIFF, WebP, HEIC and camera RAW files)"
+    return f"{message} (import its folder first)"

@@ -316,7 +316,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--judge", default=None, help="local vision-language model folder")
     d.add_argument("--endpoint", default=None, help="OpenAI-compatible endpoint URL (instead of --judge)")
     d.add_argument("--model", default=None, help="model name at the endpoint")
-    d.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the endpoint's key")
+    d.add_argument(
+        "--api-key-env", default=None,
+        help="environment variable holding the endpoint's key (default AESTHETE_API_KEY, else the system keyring)",
+    )  # fmt: skip
     d.add_argument("--preset", default="photography", help="rubric preset (default photography)")
     d.add_argument("--max-new-tokens", type=int, default=None, help="cap on generated tokens per judge call")
     d.add_argument("--pool", type=int, default=50, help="reference pool size N (default 50)")

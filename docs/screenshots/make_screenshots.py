@@ -191,6 +191,10 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         settle(window)
         saved.append(grab(window, out, "grid", size))
 
+        window.grid.select_image(rows["chelsea_2"])  # the soft frame of a burst: a suggested reject
+        settle(window)
+        saved.append(grab(window, out, "grid-culling", size))
+
         window.filter_bar.collapse.setChecked(True)
         window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("overall"))
         window.grid.select_image(rows["hubble_deep_field"])

@@ -57,6 +57,18 @@ def test_a_bad_image_id_is_one_error_line_and_exit_2(
         opened.close()
 
 
+def test_marking_a_file_that_is_no_image_says_so(
+    library: tuple[Path, list[Path]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile, files = library
+    notes = files[0].parent / "NOTES.txt"
+    notes.write_text("shot list\n", encoding="utf-8")
+    assert _run(profile, "mark", str(notes), "--stars", "2") == 2
+    assert "NOTES.txt is not an image" in _one_error_line(capsys)
+    assert _run(profile, "mark", str(files[0].parent / "later.jpg"), "--stars", "2") == 2
+    assert "import its folder first" in _one_error_line(capsys)
+
+
 def test_csv_errors_name_the_line_an_editor_shows_and_duplicate_columns_are_refused(
     library: tuple[Path, list[Path]], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -82,6 +82,18 @@ def test_distill_against_a_server_that_rejects_the_key_is_one_clear_line(tmp_pat
     profile.close()
 
 
+def test_distill_sends_the_key_from_the_same_variable_as_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AESTHETE_API_KEY", "sk-one-variable")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    profile_path = _profile_with_photos(tmp_path)
+    with ChatServer(lambda body, call: Action(status=401, body={"error": {"message": "invalid key"}})) as server:
+        assert _distill(profile_path, server.base_url) == 2
+    capsys.readouterr()
+    assert server.headers and server.headers[0].get("Authorization") == "Bearer sk-one-variable"
+
+
 def test_distill_against_an_unreachable_server_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile_path = _profile_with_photos(tmp_path)
     with socket.socket() as probe:
