@@ -95,7 +95,8 @@ def test_scores_are_stored_only_by_the_scoring_service() -> None:
 def test_nothing_cites_documents_outside_the_repository() -> None:
     """Code, tests, benchmarks, resources and docs cite docs/method.md, never the project's private notes."""
     root = Path(__file__).resolve().parents[1]
-    outside = ("SPEC" + " §", "SPEC" + ".md", "ENVIRONMENT" + ".md", "../" + "shared/", "seeds" + "/")
+    # spelled in pieces so that this test does not find itself
+    outside = ("SP" + "EC §", "SP" + "EC.md", "ENVIRON" + "MENT.md", "../" + "sha" + "red/", "see" + "ds/")
     offenders = []
     for folder in ("aesthete_gui", "tests", "benchmarks", "docs", "resources", "packaging", "models"):
         for path in (root / folder).rglob("*"):
