@@ -5,13 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.settings import resolve_profile_path
+
+if TYPE_CHECKING:
+    from aesthete_gui.services.taste import (
+        AdapterFigures,
+        Agreement,
+        Ranking,
+        SuggestedPair,
+        TasteReport,
+    )
+    from aesthete_gui.store import Profile
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -34,25 +44,90 @@ def _taste_errors() -> tuple[type[Exception], ...]:
     return (TasteError, ScorerNotFoundError)
 
 
-def _format_agreement(label: str, value: dict[str, float]) -> str:
-    return f"{label}: {value['mean']:.3f} (95% CI {value['low']:.3f}-{value['high']:.3f})"
+# -- JSON shapes of the taste service's results ----------------------------------------------
+def agreement_json(value: Agreement | None) -> dict[str, float] | None:
+    """An agreement rounded for display; None when it was not measured."""
+    if value is None:
+        return None
+    return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
 
 
-def _print_figures(report: dict[str, Any]) -> None:
+def report_json(report: TasteReport) -> dict[str, Any]:
+    """`taste train --json`: a training report; agreements null when too few choices were held out."""
+    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+
+    return {
+        "name": report.name,
+        "base_scorer": report.base_scorer,
+        "choices": report.choices,
+        "train_choices": report.train_choices,
+        "held_out": report.held_out,
+        "min_held_out": MIN_HELD_OUT_CHOICES,
+        "base_agreement": agreement_json(report.base),
+        "adapter_agreement": agreement_json(report.adapter),
+        "active": report.active,
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def adapter_json(adapter: AdapterFigures) -> dict[str, Any]:
+    """`taste list --json`: one adapter with its held-out figures and every stored metric."""
+    return {
+        "name": adapter.name,
+        "base_scorer": adapter.base_scorer,
+        "active": adapter.active,
+        "held_out": adapter.held_out,
+        "base_agreement": agreement_json(adapter.base),
+        "adapter_agreement": agreement_json(adapter.adapter),
+        "metrics": dict(adapter.metrics),
+    }
+
+
+def ranking_json(ranking: Ranking, paths: dict[int, str]) -> list[dict[str, Any]]:
+    """`rank-images --json`: the ranked images, best first, with their paths."""
+    return [
+        {
+            "path": paths[item.image_id],
+            "score": round(item.score, 4),
+            "base_score": round(item.base_score, 4),
+            "image_id": item.image_id,
+            "scorer": ranking.scorer,
+            "adapter": ranking.adapter,
+        }
+        for item in ranking.images
+    ]
+
+
+def suggestions_json(pairs: list[SuggestedPair], paths: dict[int, str]) -> list[dict[str, Any]]:
+    """`taste suggest --json`: the pairs to judge next, by path."""
+    return [
+        {"a": paths[p.a], "b": paths[p.b], "information": round(p.information, 6), "dimension": p.dimension}
+        for p in pairs
+    ]
+
+
+def _paths(profile: Profile) -> dict[int, str]:
+    return {record.id: record.path for record in profile.images()}
+
+
+def _format_agreement(label: str, value: Agreement) -> str:
+    return f"{label}: {value.mean:.3f} (95% CI {value.low:.3f}-{value.high:.3f})"
+
+
+def _print_figures(held_out: int | None, base: Agreement | None, adapter: Agreement | None) -> None:
     from aesthete_gui.services.taste import not_enough_held_out
 
-    held_out = report.get("held_out") or 0
-    if not report.get("base_agreement") or not report.get("adapter_agreement"):
-        print(f"  {not_enough_held_out(held_out)}")
+    if base is None or adapter is None:
+        print(f"  {not_enough_held_out(held_out or 0)}")
         return
     print(f"  held out (the {held_out} latest choices, never trained on):")
-    print("  " + _format_agreement("base scorer agreement", report["base_agreement"]))
-    print("  " + _format_agreement("adapter agreement    ", report["adapter_agreement"]))
+    print("  " + _format_agreement("base scorer agreement", base))
+    print("  " + _format_agreement("adapter agreement    ", adapter))
 
 
-def _print_report(report: dict[str, Any]) -> None:
-    print(f"adapter {report['name']!r} on {report['base_scorer']}: {report['choices']} choices")
-    _print_figures(report)
+def _print_report(report: TasteReport) -> None:
+    print(f"adapter {report.name!r} on {report.base_scorer}: {report.choices} choices")
+    _print_figures(report.held_out, report.base, report.adapter)
 
 
 # -- prefer --------------------------------------------------------------------------------------
@@ -96,11 +171,10 @@ def _taste_train(args: argparse.Namespace) -> int:
         profile.close()
     if not args.json:
         sys.stderr.write("\n")
-    result = report.as_dict()
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(report_json(report), indent=2))
     else:
-        _print_report(result)
+        _print_report(report)
         print(f"trained in {report.seconds:.2f} s")
         if report.active:
             print(f"{report.name!r} is now the active adapter (it measured at least as good as the base scorer)")
@@ -123,14 +197,14 @@ def _taste_eval(args: argparse.Namespace) -> int:
         profile.close()
     from aesthete_gui.services.taste_guard import may_activate
 
-    result = report.as_dict()
+    result = report_json(report)
     del result["active"]  # nothing is stored or switched by an evaluation
-    result["would_activate"] = may_activate(*(a["mean"] if a else None for a in (result["base_agreement"], result["adapter_agreement"])))
+    result["would_activate"] = may_activate(*(a.mean if a else None for a in (report.base, report.adapter)))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         sys.stderr.write("\n")
-        _print_report(result)
+        _print_report(report)
         print("an adapter trained now " + ("would" if result["would_activate"] else "would NOT") + " become active")
     return 0
 
@@ -142,16 +216,17 @@ def _taste_suggest(args: argparse.Namespace) -> int:
     try:
         pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json),
                                    include_rejects=args.include_rejects)
+        paths = _paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
         profile.close()
     if args.json:
-        print(json.dumps(pairs, indent=2))
+        print(json.dumps(suggestions_json(pairs, paths), indent=2))
     else:
         sys.stderr.write("\n")
         for pair in pairs:
-            print(f"{pair['a']}\t{pair['b']}\t(expected information {pair['information']:.4f})")
+            print(f"{paths[pair.a]}\t{paths[pair.b]}\t(expected information {pair.information:.4f})")
     return 0
 
 
@@ -164,24 +239,23 @@ def _taste_list(args: argparse.Namespace) -> int:
     finally:
         profile.close()
     if args.json:
-        print(json.dumps(adapters, indent=2, default=str))
+        print(json.dumps([adapter_json(a) for a in adapters], indent=2, default=str))
         return 0
     if not adapters:
         print("no adapters yet: record choices with `aesthete prefer`, then `aesthete taste train`")
     from aesthete_gui.services.taste import not_enough_held_out
 
     for item in adapters:
-        metrics = item["metrics"] or {}
-        adapted, base = item["adapter_agreement"], item["base_agreement"]
-        star = "*" if item["active"] else " "
-        measured = f"agreement {adapted['mean']:.3f} vs base {base['mean']:.3f} on {item['held_out']} held out" if adapted and base else not_enough_held_out(item["held_out"] or 0)
-        print(f"{star} {item['name']}\t{item['base_scorer']}\t{metrics.get('choices', 0)} choices\t{measured}")
+        adapted, base = item.adapter, item.base
+        star = "*" if item.active else " "
+        measured = f"agreement {adapted.mean:.3f} vs base {base.mean:.3f} on {item.held_out} held out" if adapted and base else not_enough_held_out(item.held_out or 0)
+        print(f"{star} {item.name}\t{item.base_scorer}\t{item.choices} choices\t{measured}")
     return 0
 
 
 def _taste_use(args: argparse.Namespace) -> int:
     from aesthete_gui.services.scoring import personal_scorer_id
-    from aesthete_gui.services.taste import store_personal_ranking, use_adapter
+    from aesthete_gui.services.taste import adapter_figures, store_personal_ranking, use_adapter
 
     profile = open_cli_profile(args)
     try:
@@ -197,7 +271,8 @@ def _taste_use(args: argparse.Namespace) -> int:
         print("no adapter active: ranking by the base scorer")
         return 0
     print(f"active adapter: {record.name} (your choice; its held-out figures:)")
-    _print_figures(record.metrics)
+    figures = adapter_figures(record)
+    _print_figures(figures.held_out, figures.base, figures.adapter)
     return 0
 
 
@@ -208,11 +283,13 @@ def _rank_images(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
-        ranked = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
+        ranking = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
+        paths = _paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
         profile.close()
+    ranked = ranking_json(ranking, paths)
     if args.limit:
         ranked = ranked[: args.limit]
     if args.json:
