@@ -9,19 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.taste_json import (
+    adapter_json,
+    distill_json,
+    image_paths,
+    ranking_json,
+    report_json,
+    suggestions_json,
+)
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.settings import resolve_profile_path
 
 if TYPE_CHECKING:
-    from aesthete_gui.services.taste import (
-        AdapterFigures,
-        Agreement,
-        Ranking,
-        SuggestedPair,
-        TasteReport,
-    )
-    from aesthete_gui.store import Profile
+    from aesthete_gui.services.taste import Agreement, TasteReport
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -42,72 +43,6 @@ def _taste_errors() -> tuple[type[Exception], ...]:
     from aesthete_gui.services.taste import TasteError
 
     return (TasteError, ScorerNotFoundError)
-
-
-# -- JSON shapes of the taste service's results ----------------------------------------------
-def agreement_json(value: Agreement | None) -> dict[str, float] | None:
-    """An agreement rounded for display; None when it was not measured."""
-    if value is None:
-        return None
-    return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
-
-
-def report_json(report: TasteReport) -> dict[str, Any]:
-    """`taste train --json`: a training report; agreements null when too few choices were held out."""
-    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
-
-    return {
-        "name": report.name,
-        "base_scorer": report.base_scorer,
-        "choices": report.choices,
-        "train_choices": report.train_choices,
-        "held_out": report.held_out,
-        "min_held_out": MIN_HELD_OUT_CHOICES,
-        "base_agreement": agreement_json(report.base),
-        "adapter_agreement": agreement_json(report.adapter),
-        "active": report.active,
-        "seconds": round(report.seconds, 3),
-    }
-
-
-def adapter_json(adapter: AdapterFigures) -> dict[str, Any]:
-    """`taste list --json`: one adapter with its held-out figures and every stored metric."""
-    return {
-        "name": adapter.name,
-        "base_scorer": adapter.base_scorer,
-        "active": adapter.active,
-        "held_out": adapter.held_out,
-        "base_agreement": agreement_json(adapter.base),
-        "adapter_agreement": agreement_json(adapter.adapter),
-        "metrics": dict(adapter.metrics),
-    }
-
-
-def ranking_json(ranking: Ranking, paths: dict[int, str]) -> list[dict[str, Any]]:
-    """`rank-images --json`: the ranked images, best first, with their paths."""
-    return [
-        {
-            "path": paths[item.image_id],
-            "score": round(item.score, 4),
-            "base_score": round(item.base_score, 4),
-            "image_id": item.image_id,
-            "scorer": ranking.scorer,
-            "adapter": ranking.adapter,
-        }
-        for item in ranking.images
-    ]
-
-
-def suggestions_json(pairs: list[SuggestedPair], paths: dict[int, str]) -> list[dict[str, Any]]:
-    """`taste suggest --json`: the pairs to judge next, by path."""
-    return [
-        {"a": paths[p.a], "b": paths[p.b], "information": round(p.information, 6), "dimension": p.dimension}
-        for p in pairs
-    ]
-
-
-def _paths(profile: Profile) -> dict[int, str]:
-    return {record.id: record.path for record in profile.images()}
 
 
 def _format_agreement(label: str, value: Agreement) -> str:
@@ -216,7 +151,7 @@ def _taste_suggest(args: argparse.Namespace) -> int:
     try:
         pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json),
                                    include_rejects=args.include_rejects)
-        paths = _paths(profile)
+        paths = image_paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
@@ -284,7 +219,7 @@ def _rank_images(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         ranking = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
-        paths = _paths(profile)
+        paths = image_paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
@@ -317,7 +252,8 @@ def _distill(args: argparse.Namespace) -> int:
     try:
         judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env, args.max_new_tokens)
         options = DistillOptions(pool=args.pool, refs=args.refs, adaptive=args.adaptive, seed=args.seed, student=None if args.no_student else args.student, preset=args.preset)
-        summary = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
+        distilled = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
+        summary = distill_json(distilled, image_paths(profile))
     except DistillError as error:
         if not args.json:
             sys.stderr.write("\n")  # end the progress line so the error is a line of its own
