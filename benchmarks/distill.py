@@ -134,7 +134,7 @@ def run(measured: dict[str, np.ndarray], pool: int, refs: int, noise: float, see
         "pool": pool,
         "refs": refs,
         "noise": noise,
-        "calls": summary["calls_made"],
+        "calls": summary.calls_made,
         "exhaustive_calls": len(judged) * (len(judged) - 1) // 2,
         "seconds": round(seconds, 1),
         "student_train_seconds": student.card.get("train_seconds"),

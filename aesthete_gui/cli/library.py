@@ -9,7 +9,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
@@ -17,7 +18,18 @@ from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
 
+if TYPE_CHECKING:
+    from aesthete_gui.services.library import ImportSummary
+
 EXIT_INTERRUPTED = 130
+
+
+def import_json(summary: ImportSummary) -> dict[str, Any]:
+    """`import --json`: the import's counts, problems as [path, reason] pairs."""
+    data = asdict(summary)
+    data["problems"] = [list(p) for p in summary.problems]
+    data["sidecar_problems"] = [list(p) for p in summary.sidecar_problems]
+    return data
 
 
 class _ProgressBar:
@@ -89,7 +101,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         bar.close()
         profile.close()
     if args.json:
-        print(json.dumps(summary.as_dict(), indent=2))
+        print(json.dumps(import_json(summary), indent=2))
     else:
         print(
             f"{summary.found} files found: {summary.imported} imported, {summary.unchanged} unchanged, "

@@ -5,13 +5,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.taste_json import (
+    adapter_json,
+    distill_json,
+    image_paths,
+    ranking_json,
+    report_json,
+    suggestions_json,
+)
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.settings import resolve_profile_path
+
+if TYPE_CHECKING:
+    from aesthete_gui.services.taste import Agreement, TasteReport
 
 
 def _progress_printer(quiet: bool) -> Any:
@@ -34,25 +45,24 @@ def _taste_errors() -> tuple[type[Exception], ...]:
     return (TasteError, ScorerNotFoundError)
 
 
-def _format_agreement(label: str, value: dict[str, float]) -> str:
-    return f"{label}: {value['mean']:.3f} (95% CI {value['low']:.3f}-{value['high']:.3f})"
+def _format_agreement(label: str, value: Agreement) -> str:
+    return f"{label}: {value.mean:.3f} (95% CI {value.low:.3f}-{value.high:.3f})"
 
 
-def _print_figures(report: dict[str, Any]) -> None:
+def _print_figures(held_out: int | None, base: Agreement | None, adapter: Agreement | None) -> None:
     from aesthete_gui.services.taste import not_enough_held_out
 
-    held_out = report.get("held_out") or 0
-    if not report.get("base_agreement") or not report.get("adapter_agreement"):
-        print(f"  {not_enough_held_out(held_out)}")
+    if base is None or adapter is None:
+        print(f"  {not_enough_held_out(held_out or 0)}")
         return
     print(f"  held out (the {held_out} latest choices, never trained on):")
-    print("  " + _format_agreement("base scorer agreement", report["base_agreement"]))
-    print("  " + _format_agreement("adapter agreement    ", report["adapter_agreement"]))
+    print("  " + _format_agreement("base scorer agreement", base))
+    print("  " + _format_agreement("adapter agreement    ", adapter))
 
 
-def _print_report(report: dict[str, Any]) -> None:
-    print(f"adapter {report['name']!r} on {report['base_scorer']}: {report['choices']} choices")
-    _print_figures(report)
+def _print_report(report: TasteReport) -> None:
+    print(f"adapter {report.name!r} on {report.base_scorer}: {report.choices} choices")
+    _print_figures(report.held_out, report.base, report.adapter)
 
 
 # -- prefer --------------------------------------------------------------------------------------
@@ -96,11 +106,10 @@ def _taste_train(args: argparse.Namespace) -> int:
         profile.close()
     if not args.json:
         sys.stderr.write("\n")
-    result = report.as_dict()
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(report_json(report), indent=2))
     else:
-        _print_report(result)
+        _print_report(report)
         print(f"trained in {report.seconds:.2f} s")
         if report.active:
             print(f"{report.name!r} is now the active adapter (it measured at least as good as the base scorer)")
@@ -123,14 +132,14 @@ def _taste_eval(args: argparse.Namespace) -> int:
         profile.close()
     from aesthete_gui.services.taste_guard import may_activate
 
-    result = report.as_dict()
+    result = report_json(report)
     del result["active"]  # nothing is stored or switched by an evaluation
-    result["would_activate"] = may_activate(*(a["mean"] if a else None for a in (result["base_agreement"], result["adapter_agreement"])))
+    result["would_activate"] = may_activate(*(a.mean if a else None for a in (report.base, report.adapter)))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         sys.stderr.write("\n")
-        _print_report(result)
+        _print_report(report)
         print("an adapter trained now " + ("would" if result["would_activate"] else "would NOT") + " become active")
     return 0
 
@@ -142,16 +151,17 @@ def _taste_suggest(args: argparse.Namespace) -> int:
     try:
         pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=_progress_printer(args.json),
                                    include_rejects=args.include_rejects)
+        paths = image_paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
         profile.close()
     if args.json:
-        print(json.dumps(pairs, indent=2))
+        print(json.dumps(suggestions_json(pairs, paths), indent=2))
     else:
         sys.stderr.write("\n")
         for pair in pairs:
-            print(f"{pair['a']}\t{pair['b']}\t(expected information {pair['information']:.4f})")
+            print(f"{paths[pair.a]}\t{paths[pair.b]}\t(expected information {pair.information:.4f})")
     return 0
 
 
@@ -164,24 +174,23 @@ def _taste_list(args: argparse.Namespace) -> int:
     finally:
         profile.close()
     if args.json:
-        print(json.dumps(adapters, indent=2, default=str))
+        print(json.dumps([adapter_json(a) for a in adapters], indent=2, default=str))
         return 0
     if not adapters:
         print("no adapters yet: record choices with `aesthete prefer`, then `aesthete taste train`")
     from aesthete_gui.services.taste import not_enough_held_out
 
     for item in adapters:
-        metrics = item["metrics"] or {}
-        adapted, base = item["adapter_agreement"], item["base_agreement"]
-        star = "*" if item["active"] else " "
-        measured = f"agreement {adapted['mean']:.3f} vs base {base['mean']:.3f} on {item['held_out']} held out" if adapted and base else not_enough_held_out(item["held_out"] or 0)
-        print(f"{star} {item['name']}\t{item['base_scorer']}\t{metrics.get('choices', 0)} choices\t{measured}")
+        adapted, base = item.adapter, item.base
+        star = "*" if item.active else " "
+        measured = f"agreement {adapted.mean:.3f} vs base {base.mean:.3f} on {item.held_out} held out" if adapted and base else not_enough_held_out(item.held_out or 0)
+        print(f"{star} {item.name}\t{item.base_scorer}\t{item.choices} choices\t{measured}")
     return 0
 
 
 def _taste_use(args: argparse.Namespace) -> int:
     from aesthete_gui.services.scoring import personal_scorer_id
-    from aesthete_gui.services.taste import store_personal_ranking, use_adapter
+    from aesthete_gui.services.taste import adapter_figures, store_personal_ranking, use_adapter
 
     profile = open_cli_profile(args)
     try:
@@ -197,7 +206,8 @@ def _taste_use(args: argparse.Namespace) -> int:
         print("no adapter active: ranking by the base scorer")
         return 0
     print(f"active adapter: {record.name} (your choice; its held-out figures:)")
-    _print_figures(record.metrics)
+    figures = adapter_figures(record)
+    _print_figures(figures.held_out, figures.base, figures.adapter)
     return 0
 
 
@@ -208,11 +218,13 @@ def _rank_images(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
-        ranked = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
+        ranking = rank_images(profile, args.adapter, args.dimension, progress=_progress_printer(args.json))
+        paths = image_paths(profile)
     except _taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
         profile.close()
+    ranked = ranking_json(ranking, paths)
     if args.limit:
         ranked = ranked[: args.limit]
     if args.json:
@@ -240,7 +252,8 @@ def _distill(args: argparse.Namespace) -> int:
     try:
         judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env, args.max_new_tokens)
         options = DistillOptions(pool=args.pool, refs=args.refs, adaptive=args.adaptive, seed=args.seed, student=None if args.no_student else args.student, preset=args.preset)
-        summary = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
+        distilled = distill_profile(profile, judge, options, progress=_progress_printer(args.json), cancel=token)
+        summary = distill_json(distilled, image_paths(profile))
     except DistillError as error:
         if not args.json:
             sys.stderr.write("\n")  # end the progress line so the error is a line of its own

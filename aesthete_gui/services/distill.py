@@ -10,14 +10,15 @@ No judgment, no score (engine/evidence.py holds the minima): a run in which too 
 calls gave a parsed judgment, or whose judge stopped answering, stores no score and trains no
 student; it ends "failed" with the counts (DistillFailed) and its stored judgments stay for a
 resume. An image with too few parsed comparisons on a dimension gets no score there and is listed
-under "unscored" with its counts.
+among the summary's `unscored` images with its counts.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,46 @@ class DistillOptions:
     batch_size: int = 8
     student: str | None = "student"
     preset: str = "photography"
+
+
+@dataclass(frozen=True)
+class UnscoredImage:
+    """An image left without a score: its parsed comparisons per dimension and the minimum needed."""
+
+    image_id: int
+    parsed_comparisons: Mapping[str, int]
+    needs: int
+
+
+@dataclass(frozen=True)
+class StudentSummary:
+    """The fast student trained on the pseudo-scores: its scorer id, images trained on, card metrics."""
+
+    scorer_id: str
+    images: int
+    metrics: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class DistillSummary:
+    """A finished distillation: its run, the pseudo-scores' scorer id, call and judgment counts,
+    the images left unscored (by id), the options and the student (None when none was trained)."""
+
+    run_id: int
+    pseudo_scores: str
+    images: int
+    scored: int
+    pool: int
+    calls_planned: int
+    calls_made: int
+    calls_reused: int
+    asked: int
+    parsed: int
+    failed: int
+    unparsed: int
+    unscored: tuple[UnscoredImage, ...]
+    options: DistillOptions
+    student: StudentSummary | None = None
 
 
 def make_judge(
@@ -133,7 +174,7 @@ def distill_profile(
     options: DistillOptions = DistillOptions(),
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> dict[str, Any]:
+) -> DistillSummary:
     """Run (or resume) the bridge with `judge`, store the pseudo-scores, train the student; return a summary.
 
     DistillFailed when too few judgments parsed (nothing stored but the judgments), DistillError
@@ -180,33 +221,26 @@ def distill_profile(
     if shortfall is not None:
         _fail(profile, run_id, shortfall, counts, problems, len(images), options)
     scorer_id = format_scorer_id(ScorerKind.BRIDGE, judge.judge_id)
-    summary: dict[str, Any] = {
-        "run_id": run_id,
-        "pseudo_scores": scorer_id,
-        "images": len(images),
-        "scored": len(scored),
-        "pool": len(result.pool),
-        "calls_planned": result.calls.planned,
-        "calls_made": result.calls.made,
-        "calls_reused": result.calls.reused,
+    id_of = {record.path: record.id for record in images}
+    summary = DistillSummary(
+        run_id=run_id, pseudo_scores=scorer_id, images=len(images), scored=len(scored), pool=len(result.pool),
+        calls_planned=result.calls.planned, calls_made=result.calls.made, calls_reused=result.calls.reused,
         **_count_fields(counts),
-        "unscored": [
-            {"path": path, "parsed_comparisons": short, "needs": result.min_comparisons}
-            for path, short in result.unscored()
-        ],
-        "options": asdict(options),
-    }
+        unscored=tuple(UnscoredImage(id_of[path], short, result.min_comparisons) for path, short in result.unscored()),
+        options=options,
+    )  # fmt: skip
     try:
         write_scores(profile, scorer_id, scored, scorer_version=f"run-{run_id}", preset=options.preset, preset_version=preset_version)
         if options.student:
-            summary["student"] = train_student_from_profile(profile, options.student, scorer_id, {"judge": judge.judge_id, "run_id": run_id}, progress, cancel)
+            student = train_student_from_profile(profile, options.student, scorer_id, {"judge": judge.judge_id, "run_id": run_id}, progress, cancel)
+            summary = replace(summary, student=student)
     except Cancelled:
-        profile.update_run(run_id, status="cancelled", result=summary)
+        profile.update_run(run_id, status="cancelled", result=asdict(summary))
         raise
     except Exception:
-        profile.update_run(run_id, status="failed", result=summary)
+        profile.update_run(run_id, status="failed", result=asdict(summary))
         raise
-    profile.update_run(run_id, status="done", done=result.calls.done, total=result.calls.planned, result=summary)
+    profile.update_run(run_id, status="done", done=result.calls.done, total=result.calls.planned, result=asdict(summary))
     return summary
 
 
@@ -274,7 +308,7 @@ def train_student_from_profile(
     provenance: dict[str, Any] | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> dict[str, Any]:
+) -> StudentSummary:
     """Train the fast student `name` on the profile's `scorer_id` pseudo-scores; return its card's essentials."""
     from aesthete_gui.services.scoring import library_arrays, profile_models_dir
     from aesthete_gui.training.distill import train_student
@@ -291,4 +325,4 @@ def train_student_from_profile(
 
     card["feature_version"] = str(FEATURE_VERSION)
     student = train_student(name, embeddings, arrays.feature_names, arrays.features[rows], pseudo, profile_models_dir(profile), card, progress=progress, cancel=cancel)
-    return {"name": student.scorer_id, "images": len(rows), "metrics": student.card["metrics"]}
+    return StudentSummary(student.scorer_id, len(rows), student.card["metrics"])

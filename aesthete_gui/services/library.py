@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,13 +87,6 @@ class ImportSummary:
     seconds: float = 0.0
     run_id: int | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready counts (problems as [path, reason] pairs)."""
-        data = dict(self.__dict__)
-        data["problems"] = [list(p) for p in self.problems]
-        data["sidecar_problems"] = [list(p) for p in self.sidecar_problems]
-        return data
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -340,13 +333,13 @@ def import_folders(
     except BaseException as error:  # the run never stays "running": it records how it ended
         status = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
         summary.seconds = time.monotonic() - start
-        result = {**summary.as_dict(), "error": f"{type(error).__name__}: {error}"}
+        result = {**asdict(summary), "error": f"{type(error).__name__}: {error}"}
         with contextlib.suppress(Exception):  # the profile itself failed: report the first error
             profile.update_run(summary.run_id, status=status, result=result)
         raise
     summary.seconds = time.monotonic() - start
     profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
-                       done=total, total=total, result=summary.as_dict())  # fmt: skip
+                       done=total, total=total, result=asdict(summary))  # fmt: skip
     emit(profile, ImagesImported(summary.imported))
     return summary
 

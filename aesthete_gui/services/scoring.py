@@ -352,9 +352,9 @@ def _score_personal(
     the GUI both come here, so they store the same ranking."""
     from aesthete_gui.services import taste
 
-    ranked = taste.rank_images(profile, adapter_name=adapter, progress=progress, cancel=cancel)
+    ranking = taste.rank_images(profile, adapter_name=adapter, progress=progress, cancel=cancel)
     stored = scorer_id(ScorerKind.TASTE, adapter)
-    scores = {int(e["image_id"]): {"overall": float(e["score"])} for e in ranked}
+    scores = {e.image_id: {"overall": round(e.score, 6)} for e in ranking.images}
     record = profile.adapter(adapter)
     write_scores(profile, stored, scores.items(), scorer_version=f"adapter-{record.id}" if record is not None else "")
     return ScoreResult(stored, scores)

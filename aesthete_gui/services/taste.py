@@ -11,6 +11,7 @@ ranking, on the base's 1–5 scale, is stored as the scores "taste:<name>" that 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -39,7 +40,7 @@ from aesthete_gui.services.taste_guard import (
     may_activate,
     split_by_time,
 )
-from aesthete_gui.store import ChoiceRecord, Profile
+from aesthete_gui.store import AdapterRecord, ChoiceRecord, Profile
 from aesthete_gui.training.personal_scale import onto_base_scale
 from aesthete_gui.training.personalize import (
     Featurizer,
@@ -68,9 +69,16 @@ class Agreement:
     low: float
     high: float
 
-    def as_dict(self) -> dict[str, float]:
-        """Rounded for storage and display."""
-        return {"mean": round(self.mean, 4), "low": round(self.low, 4), "high": round(self.high, 4)}
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, float] | None) -> Agreement | None:
+        """The agreement kept in an adapter's stored metrics (None when it was not measured)."""
+        return cls(float(stored["mean"]), float(stored["low"]), float(stored["high"])) if stored else None
+
+
+def _stored_agreement(value: Agreement | None) -> dict[str, float] | None:
+    if value is None:
+        return None
+    return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
 
 
 @dataclass(frozen=True)
@@ -92,20 +100,71 @@ class TasteReport:
         """True when there were enough held-out choices for agreement figures."""
         return self.base is not None and self.adapter is not None
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (stored as the adapter's metrics); agreements None when too few."""
-        return {
-            "name": self.name,
-            "base_scorer": self.base_scorer,
-            "choices": self.choices,
-            "train_choices": self.train_choices,
-            "held_out": self.held_out,
-            "min_held_out": MIN_HELD_OUT_CHOICES,
-            "base_agreement": self.base.as_dict() if self.base else None,
-            "adapter_agreement": self.adapter.as_dict() if self.adapter else None,
-            "active": self.active,
-            "seconds": round(self.seconds, 3),
-        }
+
+
+def _stored_metrics(report: TasteReport, encoder: str) -> dict[str, Any]:
+    """The metrics kept with a trained adapter; whether it is active lives in the adapters table."""
+    return {
+        "name": report.name,
+        "base_scorer": report.base_scorer,
+        "choices": report.choices,
+        "train_choices": report.train_choices,
+        "held_out": report.held_out,
+        "min_held_out": MIN_HELD_OUT_CHOICES,
+        "base_agreement": _stored_agreement(report.base),
+        "adapter_agreement": _stored_agreement(report.adapter),
+        "seconds": round(report.seconds, 3),
+        "encoder": encoder,
+        "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+
+
+@dataclass(frozen=True)
+class AdapterFigures:
+    """One stored adapter: its base scorer, whether active, and the held-out figures it was trained with."""
+
+    name: str
+    base_scorer: str
+    active: bool
+    choices: int
+    held_out: int | None
+    base: Agreement | None
+    adapter: Agreement | None
+    metrics: Mapping[str, Any]
+
+    @property
+    def measured(self) -> bool:
+        """True when there were enough held-out choices for agreement figures."""
+        return self.base is not None and self.adapter is not None
+
+
+@dataclass(frozen=True)
+class RankedImage:
+    """One image of a ranking: the score the ranking sorts by and the base scorer's score."""
+
+    image_id: int
+    score: float
+    base_score: float
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The library best first by `scorer` (the base) or, when `adapter` is set, by that adapter."""
+
+    scorer: str
+    adapter: str | None
+    dimension: str
+    images: tuple[RankedImage, ...]
+
+
+@dataclass(frozen=True)
+class SuggestedPair:
+    """Two images worth judging next, by id, and the expected information of the user's choice."""
+
+    a: int
+    b: int
+    information: float
+    dimension: str
 
 
 def not_enough_held_out(held_out: int) -> str:
@@ -258,8 +317,7 @@ def train_taste(
     adapter = train_adapter(library.inputs, choices, featurizer=library.featurizer)
     activate = may_activate(report.base.mean if report.base else None, report.adapter.mean if report.adapter else None)
     report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started, "active": activate})
-    metrics = {**report.as_dict(), "encoder": library.arrays.encoder_id, "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    metrics.pop("active")  # whether it is active lives in the adapters table, not frozen here
+    metrics = _stored_metrics(report, library.arrays.encoder_id)
     previously_active = profile.active_adapter()
     profile.save_adapter(name, report.base_scorer, adapter.to_bytes(), metrics)
     _store_ranking(profile, name, adapter, library)
@@ -311,20 +369,24 @@ def use_adapter(profile: Profile, name: str | None) -> None:
         raise TasteError(f"no adapter named {name!r} (known: {known})") from error
 
 
-def list_adapters(profile: Profile) -> list[dict[str, Any]]:
+def adapter_figures(record: AdapterRecord) -> AdapterFigures:
+    """A stored adapter with the held-out figures read back from its metrics."""
+    metrics = record.metrics or {}
+    return AdapterFigures(
+        name=record.name,
+        base_scorer=record.base_scorer,
+        active=bool(record.active),
+        choices=int(metrics.get("choices") or 0),
+        held_out=metrics.get("held_out"),
+        base=Agreement.from_stored(metrics.get("base_agreement")),
+        adapter=Agreement.from_stored(metrics.get("adapter_agreement")),
+        metrics=metrics,
+    )
+
+
+def list_adapters(profile: Profile) -> list[AdapterFigures]:
     """Every adapter with its base scorer, whether active, its held-out figures and all metrics."""
-    return [
-        {
-            "name": a.name,
-            "base_scorer": a.base_scorer,
-            "active": a.active,
-            "held_out": a.metrics.get("held_out"),
-            "base_agreement": a.metrics.get("base_agreement"),
-            "adapter_agreement": a.metrics.get("adapter_agreement"),
-            "metrics": a.metrics,
-        }
-        for a in profile.adapters()
-    ]
+    return [adapter_figures(a) for a in profile.adapters()]
 
 
 def _adapter_named(profile: Profile, name: str | None) -> Any:
@@ -340,7 +402,7 @@ def rank_images(
     dimension: str = "overall",
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> list[dict[str, Any]]:
+) -> Ranking:
     """The library ranked best first by the active (or named) adapter, else by the base scorer."""
     record = _adapter_named(profile, adapter_name)
     scorer = record.base_scorer if record else default_scorer(profile)
@@ -351,17 +413,9 @@ def rank_images(
     else:
         personal = column
     order = np.argsort(-personal, kind="stable")
-    return [
-        {
-            "path": library.arrays.images[i].path,
-            "score": round(float(personal[i]), 4),
-            "base_score": round(float(column[i]), 4),
-            "image_id": library.arrays.images[i].id,
-            "scorer": scorer,
-            "adapter": record.name if record else None,
-        }
-        for i in order
-    ]
+    images = library.arrays.images
+    ranked = tuple(RankedImage(images[i].id, float(personal[i]), float(column[i])) for i in order.tolist())
+    return Ranking(scorer, record.name if record else None, dimension, ranked)
 
 
 def _personal_scores(adapter: TasteAdapter, library: _Library, dimension: str = "overall") -> np.ndarray:
@@ -400,7 +454,7 @@ def suggest_next_pairs(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     include_rejects: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[SuggestedPair]:
     """Pairs to judge next: the closest calls in the active adapter's ranking, no near-duplicates or
     burst mates, only images worth comparing (taste_guard.comparable_image_ids)."""
     from aesthete_gui.training.suggest import suggest_pairs
@@ -417,7 +471,4 @@ def suggest_next_pairs(
         hashes=[r.phash for r in images], bursts=[r.burst_id for r in images],
         allowed=[r.id in comparable for r in images],
     )  # fmt: skip
-    return [
-        {"a": images[a].path, "b": images[b].path, "information": round(info, 6), "dimension": dimension}
-        for a, b, info in pairs
-    ]
+    return [SuggestedPair(images[a].id, images[b].id, float(info), dimension) for a, b, info in pairs]

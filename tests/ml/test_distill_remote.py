@@ -72,9 +72,9 @@ def test_a_server_answering_garbage_stores_judgments_but_no_score_and_resume_rec
 
     with ChatServer(well_behaved) as server:
         summary = distill.distill_profile(profile, remote(server), OPTIONS)
-    assert summary["run_id"] == run.id and profile.run(run.id).status == "done"
-    assert summary["parsed"] == PLANNED and summary["calls_made"] == PLANNED  # the unparsed ones asked again
-    assert summary["unscored"] == [] and summary["scored"] == 8
+    assert summary.run_id == run.id and profile.run(run.id).status == "done"
+    assert summary.parsed == PLANNED and summary.calls_made == PLANNED  # the unparsed ones asked again
+    assert summary.unscored == () and summary.scored == 8
     assert len(profile.scores("bridge:remote:m")) == 8
     assert len(profile.judgments(run_id=run.id)) == 2 * PLANNED  # the unparsed replies stay on record
 
@@ -92,8 +92,8 @@ def test_half_garbage_is_below_the_minimum_and_a_resume_reuses_what_parsed(profi
     with ChatServer(well_behaved) as server:
         resumed = distill.distill_profile(profile, remote(server), OPTIONS)
         asked_again = len(server.requests)
-    assert resumed["calls_reused"] == len(parsed)
-    assert resumed["calls_made"] == asked_again == PLANNED - len(parsed)
+    assert resumed.calls_reused == len(parsed)
+    assert resumed.calls_made == asked_again == PLANNED - len(parsed)
     assert len(profile.scores("bridge:remote:m")) == 8
 
 
@@ -121,12 +121,12 @@ def test_an_image_below_the_minimum_of_comparisons_is_listed_unscored_not_given_
     pool = run_bridge(paths, ScriptedJudge(truth), BridgeConfig(pool_size=4, references_per_item=4)).pool
     muted = next(p for p in paths if p not in pool)  # all 4 of its comparisons will not parse
     summary = distill.distill_profile(profile, SilentOnOneImage(truth, muted), options)
-    assert profile.run(summary["run_id"]).status == "done"
-    assert summary["scored"] == 7
-    [entry] = summary["unscored"]
-    assert entry["path"] == muted
-    assert entry["parsed_comparisons"] == dict.fromkeys(DIMENSIONS, 0)
-    assert entry["needs"] == MIN_PARSED_COMPARISONS_PER_IMAGE
+    assert profile.run(summary.run_id).status == "done"
+    assert summary.scored == 7
+    [entry] = summary.unscored
+    assert entry.image_id == profile.image_by_path(muted).id
+    assert entry.parsed_comparisons == dict.fromkeys(DIMENSIONS, 0)
+    assert entry.needs == MIN_PARSED_COMPARISONS_PER_IMAGE
     stored = profile.scores("bridge:scripted")
     assert profile.image_by_path(muted).id not in stored and len(stored) == 7
 

@@ -10,7 +10,7 @@ from aesthete_gui.store import Profile
 
 def base_overall(profile: Profile) -> dict[int, float]:
     """The base scorer's overall score per image id (rank_images with no adapter active)."""
-    return {item["image_id"]: item["base_score"] for item in taste.rank_images(profile, dimension="overall")}
+    return {item.image_id: item.base_score for item in taste.rank_images(profile, dimension="overall").images}
 
 
 def record_against_then_with_base(profile: Profile, against: int, agreeing: int, seed: int = 0) -> None:

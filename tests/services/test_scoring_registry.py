@@ -61,8 +61,8 @@ def test_personal_ranking_is_stored_through_the_registry(profile: Profile) -> No
     stored = profile.scores("taste:bright")
     assert result.scorer_id == "taste:bright" and stored.keys() == result.scores.keys()
     assert len(stored) == 16
-    ranked = taste.rank_images(profile, adapter_name="bright")
-    best = ranked[0]["image_id"]
+    ranked = taste.rank_images(profile, adapter_name="bright").images
+    best = ranked[0].image_id
     assert stored[best]["overall"] == max(v["overall"] for v in stored.values())
 
 

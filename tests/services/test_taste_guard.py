@@ -86,9 +86,9 @@ def test_one_set_verdict_after_twenty_choices_gives_no_figure_and_no_activation(
     assert report.choices == 25 and report.held_out == 5  # exactly the verdict, kept together
     assert report.base is None and report.adapter is None and not report.active
     assert profile.active_adapter() is None
-    as_json = report.as_dict()
-    assert as_json["base_agreement"] is None and as_json["adapter_agreement"] is None
-    assert as_json["held_out"] == 5 and as_json["active"] is False
+    stored = taste.list_adapters(profile)[0]
+    assert stored.base is None and stored.adapter is None and not stored.measured
+    assert stored.held_out == 5 and stored.active is False
     assert taste.not_enough_held_out(report.held_out) == (
         f"not enough held-out choices to measure: 5 of {MIN_HELD_OUT_CHOICES}")
 
@@ -102,8 +102,8 @@ def test_an_adapter_measured_worse_is_not_activated(profile: Profile) -> None:
     assert report.adapter.mean < report.base.mean
     assert not report.active and profile.active_adapter() is None
     listed = taste.list_adapters(profile)[0]
-    assert listed["active"] is False and listed["held_out"] == 20
-    assert listed["adapter_agreement"]["mean"] < listed["base_agreement"]["mean"]
+    assert listed.active is False and listed.held_out == 20
+    assert listed.adapter.mean < listed.base.mean
     # Its ranking is stored all the same, so switching it on by hand shows it at once.
     assert len(profile.scores("taste:turncoat")) == profile.image_count(status="ok")
     taste.use_adapter(profile, "turncoat")
@@ -124,15 +124,15 @@ def test_personal_scores_stay_on_the_base_scale(profile: Profile) -> None:
     assert taste.store_personal_ranking(profile) == 0  # no adapter yet: nothing to store
     report = taste.train_taste(profile, "bright")
     assert report.active  # this user is learnable: measured better than the base
-    ranked = taste.rank_images(profile)
-    scores = np.array([item["score"] for item in ranked])
+    ranked = taste.rank_images(profile).images
+    scores = np.array([item.score for item in ranked])
     assert np.all((scores >= 1.0) & (scores <= 5.0))
     assert list(scores) == sorted(scores, reverse=True)
     assert np.allclose(np.sort(scores), np.sort(list(base.values())), atol=1e-4)  # the base's spread
     stored = profile.scores("taste:bright")
     assert all(1.0 <= values["overall"] <= 5.0 for values in stored.values())
     by_stored = sorted(stored, key=lambda image_id: -stored[image_id]["overall"])
-    assert by_stored == [item["image_id"] for item in ranked]  # the grid sorts as the CLI ranks
+    assert by_stored == [item.image_id for item in ranked]  # the grid sorts as the CLI ranks
     assert taste.store_personal_ranking(profile, "bright") == len(ranked)  # idempotent: same values
     assert profile.scores("taste:bright") == stored
 
@@ -168,10 +168,10 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     assert tiny.id not in comparable and not rejected & set(comparable)
     assert rejected <= set(comparable_image_ids(profile, include_rejects=True))
     assert tiny.id not in comparable_image_ids(profile, include_rejects=True)
-    excluded = {r.path for r in profile.images() if r.id in rejected | {tiny.id}}
+    excluded = rejected | {tiny.id}
     pairs = taste.suggest_next_pairs(profile, count=12)
     assert len(pairs) >= 8
-    assert not excluded & {p for pair in pairs for p in (pair["a"], pair["b"])}
+    assert not excluded & {i for pair in pairs for i in (pair.a, pair.b)}
     with_rejects = taste.suggest_next_pairs(profile, count=12, include_rejects=True)
-    offered = {p for pair in with_rejects for p in (pair["a"], pair["b"])}
-    assert str(tiny_folder / "tiny.jpg") not in offered
+    offered = {i for pair in with_rejects for i in (pair.a, pair.b)}
+    assert tiny.id not in offered

@@ -83,12 +83,12 @@ def test_training_reports_held_out_agreement_and_activates(profile: Profile) -> 
     assert report.active and profile.active_adapter().name == "bright"
     stored = profile.adapter("bright").metrics
     assert stored["adapter_agreement"]["mean"] == round(report.adapter.mean, 4)
-    ranked = taste.rank_images(profile)
-    scores = [item["score"] for item in ranked]
+    ranking = taste.rank_images(profile)
+    scores = [item.score for item in ranking.images]
     assert scores == sorted(scores, reverse=True)
-    assert {"path", "score", "base_score"} <= set(ranked[0])
+    assert ranking.adapter == "bright" and ranking.scorer == "builtin"
     taste_of = brightness_taste(profile)
-    top, bottom = ranked[0]["path"], ranked[-1]["path"]
+    top, bottom = (profile.image_by_id(item.image_id).path for item in (ranking.images[0], ranking.images[-1]))
     assert taste_of[top] > taste_of[bottom]
 
 
@@ -98,16 +98,16 @@ def test_several_adapters_switch_and_fall_back_to_the_base(profile: Profile) -> 
     assert few.adapter is None and few.base is None  # too few held out: not measured, not invented
     assert not few.active and profile.active_adapter() is None  # unmeasured: the base stays
     taste.train_taste(profile, "second")
-    assert [a["name"] for a in taste.list_adapters(profile)] == ["first", "second"]
+    assert [a.name for a in taste.list_adapters(profile)] == ["first", "second"]
     taste.use_adapter(profile, "second")  # the user switches it on by hand
     assert profile.active_adapter().name == "second"
     taste.use_adapter(profile, "first")
     assert profile.active_adapter().name == "first"
     taste.use_adapter(profile, "none")
     assert profile.active_adapter() is None
-    ranked = taste.rank_images(profile)
-    assert all(item["score"] == item["base_score"] for item in ranked)
-    assert ranked[0]["adapter"] is None
+    ranking = taste.rank_images(profile)
+    assert all(item.score == item.base_score for item in ranking.images)
+    assert ranking.adapter is None
     with pytest.raises(taste.TasteError, match="no adapter named"):
         taste.use_adapter(profile, "third")
     with pytest.raises(taste.TasteError, match="no adapter named"):
@@ -118,12 +118,12 @@ def test_suggestions_skip_judged_pairs_and_burst_mates(profile: Profile) -> None
     _simulate_choices(profile, 10)
     records = profile.images()
     profile.set_burst([records[0].id, records[1].id])
-    judged = {frozenset((c.path_a, c.path_b)) for c in profile.choices()}
+    judged = {frozenset((c.image_a, c.image_b)) for c in profile.choices()}
     pairs = taste.suggest_next_pairs(profile, count=4)
     assert len(pairs) == 4
     for pair in pairs:
-        assert frozenset((pair["a"], pair["b"])) not in judged
-        assert frozenset((pair["a"], pair["b"])) != frozenset((records[0].path, records[1].path))
+        assert frozenset((pair.a, pair.b)) not in judged
+        assert frozenset((pair.a, pair.b)) != frozenset((records[0].id, records[1].id))
     taste.train_taste(profile)
     assert len(taste.suggest_next_pairs(profile, count=2)) == 2
 

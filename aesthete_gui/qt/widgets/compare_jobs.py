@@ -51,15 +51,11 @@ def suggest_pairs_job(
     from aesthete_gui.services import taste
 
     wanted = set(pool)
-    pairs = []
-    for suggestion in taste.suggest_next_pairs(
+    suggestions = taste.suggest_next_pairs(
         profile, count=count, dimension=dimension, progress=progress, cancel=cancel,
         include_rejects=include_rejects,
-    ):
-        a, b = profile.image_by_path(suggestion["a"]), profile.image_by_path(suggestion["b"])
-        if a is not None and b is not None and {a.id, b.id} <= wanted:
-            pairs.append((a.id, b.id))
-    return pairs
+    )  # fmt: skip
+    return [(s.a, s.b) for s in suggestions if {s.a, s.b} <= wanted]
 
 
 def agreement_job(

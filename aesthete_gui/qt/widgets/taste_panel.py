@@ -31,6 +31,7 @@ from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
+    from aesthete_gui.services.taste import AdapterFigures, TasteReport
     from aesthete_gui.store import Profile
 
 log = logging.getLogger(__name__)
@@ -74,31 +75,31 @@ def train_with_options(
     return report, curve
 
 
-def format_report(report: Any) -> str:
+def format_report(report: TasteReport) -> str:
     """Rich text: held-out agreement of the base scorer and of the adapter, with 95% intervals,
     or why there is none; and whether the adapter is active."""
-    return format_figures(report.name, report.as_dict(), report.active)
+    return format_figures(report, report.active)
 
 
-def format_figures(name: str, metrics: dict[str, Any], active: bool) -> str:
-    """Rich text from an adapter's stored (or just measured) figures and whether it is active."""
-    base, adapter = metrics.get("base_agreement"), metrics.get("adapter_agreement")
-    held_out = metrics.get("held_out") or 0
-    if not base or not adapter:
+def format_figures(figures: AdapterFigures | TasteReport, active: bool) -> str:
+    """Rich text from an adapter's stored figures or a fresh report, and whether it is active."""
+    name, base, adapter = figures.name, figures.base, figures.adapter
+    held_out = figures.held_out or 0
+    if base is None or adapter is None:
         state = ("It is active." if active else
                  "The base scorer stays active; choose the adapter above to use it anyway.")
         return (f"<b>{name}</b>: not enough held-out choices to measure: {held_out} of "
                 f"{MIN_HELD_OUT_CHOICES} (your latest choices, kept out of training; whole Set "
                 f"verdicts and bursts count together). {state}")
-    worse = adapter["mean"] < base["mean"]
+    worse = adapter.mean < base.mean
     if active:
         state = "It is active, although it measured worse." if worse else "It is active."
     else:
         state = ("Not active: it measured worse than the base scorer, which stays in charge."
                  if worse else "Not active.")
-    return (f"<b>{name}</b> predicts your held-out choices <b>{adapter['mean']:.0%}</b> of the "
-            f"time (95% CI {adapter['low']:.0%}–{adapter['high']:.0%}); the base scorer "
-            f"<b>{base['mean']:.0%}</b> ({base['low']:.0%}–{base['high']:.0%}). Tested on your "
+    return (f"<b>{name}</b> predicts your held-out choices <b>{adapter.mean:.0%}</b> of the "
+            f"time (95% CI {adapter.low:.0%}–{adapter.high:.0%}); the base scorer "
+            f"<b>{base.mean:.0%}</b> ({base.low:.0%}–{base.high:.0%}). Tested on your "
             f"latest {held_out} choices after training on the earlier ones. {state}")
 
 
@@ -349,12 +350,14 @@ class TastePanel(QWidget):
             self.adapter_combo.addItem(record.name)
         self.adapter_combo.setCurrentText(active.name if active else NO_ADAPTER)
         if active is not None and self.last_report is None:
-            self._show_figures(active.name, format_figures(active.name, active.metrics, True), True)
+            from aesthete_gui.services.taste import adapter_figures
+
+            self._show_figures(active.name, format_figures(adapter_figures(active), True), True)
         elif self.last_report is not None:
             shown = profile.adapter(self.last_report.name)
             is_active = shown is not None and shown.active
             self._show_figures(self.last_report.name,
-                               format_figures(self.last_report.name, self.last_report.as_dict(), is_active),
+                               format_figures(self.last_report, is_active),
                                is_active)
         elif profile.adapters():
             self._shown_adapter = None
