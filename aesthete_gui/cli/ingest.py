@@ -35,14 +35,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.close()
     if args.json:
-        print(json.dumps(summary.__dict__, indent=2, default=str))
+        from aesthete_gui.cli.library import import_json
+
+        data = dict(summary.__dict__)
+        data["imported"] = import_json(summary.imported) if summary.imported is not None else None
+        print(json.dumps(data, indent=2, default=str))
     else:
         backup = f", {summary.backed_up} backed up" if args.backup else ""
         print(f"{summary.found} files on the card: {summary.copied} copied and verified{backup}, "
               f"{summary.skipped} already there")  # fmt: skip
         if summary.imported is not None:
             print(
-                f"imported: {summary.imported['imported']} new, {summary.imported['marks_from_xmp']} marks read from XMP"
+                f"imported: {summary.imported.imported} new, {summary.imported.marks_from_xmp} marks read from XMP"
             )
         for path, reason in summary.problems:
             print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)

@@ -32,6 +32,7 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_scan import normalize_root, scan_folder
 
 if TYPE_CHECKING:
+    from aesthete_gui.services.library import ImportSummary
     from aesthete_gui.store import Profile
 
 DEFAULT_TEMPLATE = "{date:%Y-%m-%d}/{date:%Y%m%d}_{camera}_{seq:04d}{ext}"
@@ -58,7 +59,7 @@ class IngestSummary:
     cancelled: bool = False
     copies: list[tuple[str, str]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
-    imported: dict[str, object] | None = None
+    imported: ImportSummary | None = None
 
 
 @dataclass(frozen=True)
@@ -389,6 +390,6 @@ def ingest_and_import(
         imported = import_folders(
             profile, [destination], progress=progress, cancel=cancel, workers=workers, cache_dir=cache_dir
         )
-        summary.imported = imported.as_dict()
+        summary.imported = imported
         summary.cancelled = imported.cancelled
     return summary

@@ -106,16 +106,19 @@ def too_small_to_judge(record: ImageRecord) -> bool:
 
 
 def comparable_image_ids(profile: Profile, include_rejects: bool = False) -> list[int]:
-    """The readable images worth offering in a comparison: not rejected, not too small to judge.
+    """The readable images worth offering in a comparison: not rejected by the user, not a suggested
+    reject (a technical reject verdict), not too small to judge.
 
-    `include_rejects` brings rejected images back (the user asked for them).
+    `include_rejects` brings rejected and suggested-reject images back (the user asked for them).
     """
     marks = profile.marks()
+    suggested = set() if include_rejects else profile.suggested_rejects()
     return [
         record.id
         for record in profile.images(status="ok")
         if not too_small_to_judge(record)
         and (include_rejects or not _rejected_by_user(marks.get(record.id)))
+        and record.id not in suggested
     ]
 
 

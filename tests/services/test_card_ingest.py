@@ -79,7 +79,7 @@ def test_ingest_then_import_reads_in_camera_ratings(tmp_path: Path) -> None:
     profile = open_profile(tmp_path / "profile.db")
     try:
         summary = ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
-        assert summary.imported is not None and summary.imported["imported"] == 2
+        assert summary.imported is not None and summary.imported.imported == 2
         copy = tmp_path / "photos" / "2024-06-12" / "20240612_Canon-EOS-R5_0002.jpg"
         image = profile.image_by_path(str(copy))
         assert image is not None and profile.mark_for(image.id).stars == 4

@@ -175,3 +175,10 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     with_rejects = taste.suggest_next_pairs(profile, count=12, include_rejects=True)
     offered = {i for pair in with_rejects for i in (pair.a, pair.b)}
     assert tiny.id not in offered
+
+    blurred = records[2].id  # a technical reject verdict makes a suggested reject: not offered either
+    profile.put_checks_many([(blurred, "test", [{"name": "focus", "verdict": "reject"}], [], "reject")])
+    profile.restore_suggestions([blurred])  # the library's builder dismissed its suggestions
+    assert blurred in profile.suggested_rejects()
+    assert blurred not in comparable_image_ids(profile)
+    assert blurred in comparable_image_ids(profile, include_rejects=True)
