@@ -7,19 +7,19 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
-from aesthete_gui.services.card_ingest import ingest_and_import
+from aesthete_gui.services.card_ingest import IngestSummary, ingest_and_import
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.main_window import MainWindow
     from aesthete_gui.qt.task_runner import JobHandle
 
 
-def describe_ingest(summary: object) -> str:
+def describe_ingest(summary: IngestSummary) -> str:
     """One status-bar line about a finished ingest."""
-    copied, skipped = getattr(summary, "copied", 0), getattr(summary, "skipped", 0)
-    imported = (getattr(summary, "imported", None) or {}).get("imported", 0)
-    prefix = "Ingest cancelled" if getattr(summary, "cancelled", False) else "Ingest done"
-    problems = len(getattr(summary, "problems", ()))
+    copied, skipped = summary.copied, summary.skipped
+    imported = summary.imported.imported if summary.imported is not None else 0
+    prefix = "Ingest cancelled" if summary.cancelled else "Ingest done"
+    problems = len(summary.problems)
     extra = f", {problems} could not be copied" if problems else ""
     return f"{prefix}: {copied} copied and verified, {skipped} already there, {imported} imported{extra}"
 
