@@ -80,3 +80,16 @@ def test_a_written_sidecar_keeps_its_mode_and_group(shoot: Path) -> None:
     info = os.stat(sidecar)
     assert (stat.S_IMODE(info.st_mode), info.st_gid, info.st_uid) == (0o640, group, os.geteuid())
     assert read_sidecar(shoot / "IMG_1.jpg") == XmpMarks(stars=4)
+
+
+def test_a_sidecar_that_is_a_symbolic_link_is_never_written_through(shoot: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.xmp"  # e.g. a file of another program, or one outside the shoot
+    elsewhere.write_text(rated("2"), encoding="utf-8")
+    before = _snapshot(elsewhere)
+    sidecar = shoot / "IMG_1.xmp"
+    sidecar.unlink()
+    sidecar.symlink_to(elsewhere)
+    write_sidecar(shoot / "IMG_1.jpg", stars=5, flag="pick", label="Red")
+    assert _snapshot(elsewhere) == before  # the link's target is untouched
+    assert not sidecar.is_symlink()  # the atomic rename put a sidecar of our own in its place
+    assert read_sidecar(shoot / "IMG_1.jpg") == XmpMarks(stars=5, flag="pick", label="Red")
