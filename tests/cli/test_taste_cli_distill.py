@@ -82,7 +82,7 @@ def test_distill_against_a_server_that_rejects_the_key_is_one_clear_line(tmp_pat
     profile.close()
 
 
-def test_distill_sends_the_key_from_the_same_variable_as_judge(
+def test_distill_sends_the_key_from_the_same_variable_as_judge_and_never_stores_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AESTHETE_API_KEY", "sk-one-variable")
@@ -92,6 +92,8 @@ def test_distill_sends_the_key_from_the_same_variable_as_judge(
         assert _distill(profile_path, server.base_url) == 2
     capsys.readouterr()
     assert server.headers and server.headers[0].get("Authorization") == "Bearer sk-one-variable"
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]  # the profile, its journal, thumbnails, runs
+    assert written and not [p for p in written if b"sk-one-variable" in p.read_bytes()]
 
 
 def test_distill_against_an_unreachable_server_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
