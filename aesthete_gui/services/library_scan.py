@@ -149,7 +149,7 @@ def scan_folder(
         if key is None or key in visited:  # gone, or a symlink loop / second link already walked
             continue
         visited.add(key)
-        if own.owns_folder(folder, key, parent):
+        if own.owns_folder(folder, key, parent) or _another_profiles_folder(folder):
             continue
         try:
             with os.scandir(folder) as entries:
@@ -162,6 +162,23 @@ def scan_folder(
                 continue
             yield from _examine(entry, subfolders)
         stack.extend((sub, key) for sub in reversed(subfolders))
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _another_profiles_folder(folder: str) -> bool:
+    """True for `<name>.thumbs` (or any `<name>.<kind>`) beside an SQLite file `<name>`: the cache of
+    another profile kept in the shoot folder, whose thumbnails must not be imported as photographs."""
+    head, base = os.path.split(folder)
+    owner, dot, _ = base.rpartition(".")
+    if not dot or not owner:
+        return False
+    try:
+        with open(os.path.join(head, owner), "rb") as handle:
+            return handle.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def _examine(entry: os.DirEntry[str], subfolders: list[str]) -> Iterator[FoundFile]:

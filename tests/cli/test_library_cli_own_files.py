@@ -40,6 +40,22 @@ def test_profile_inside_the_imported_folder_imports_only_the_photos(tmp_path: Pa
     assert "5 files found" in capsys.readouterr().out.splitlines()[-1]
 
 
+def test_another_profiles_thumbnails_in_the_shoot_are_not_imported(tmp_path: Path) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    for n in range(3):
+        write_jpeg(shoot / f"IMG_{n}.jpg", seed=n)
+    assert main(["--profile", str(shoot / "wedding.db"), "import", "--quiet", str(shoot)]) == 0
+    assert list((shoot / "wedding.db.thumbs").rglob("*.jpg"))  # the first profile's cache is there
+    elsewhere = tmp_path / "second.db"  # a second profile, kept away from the shoot, imports it too
+    assert main(["--profile", str(elsewhere), "import", "--quiet", str(shoot)]) == 0
+    assert _count(elsewhere) == 3
+    (shoot / "holiday.thumbs").mkdir()  # a folder that merely has a dot: no profile beside it
+    photo(4, (64, 48)).save(shoot / "holiday.thumbs" / "beach.jpg")
+    assert main(["--profile", str(elsewhere), "import", "--quiet", str(shoot)]) == 0
+    assert _count(elsewhere) == 4
+
+
 def test_own_folders_are_skipped_through_a_symlink_and_an_explicit_cache(tmp_path: Path) -> None:
     shoot = tmp_path / "shoot"
     (shoot / "day1").mkdir(parents=True)
