@@ -352,12 +352,8 @@ def _score_personal(
     the GUI both come here, so they store the same ranking."""
     from aesthete_gui.services import taste
 
-    ranking = taste.rank_images(profile, adapter_name=adapter, progress=progress, cancel=cancel)
-    stored = scorer_id(ScorerKind.TASTE, adapter)
-    scores = {e.image_id: {"overall": round(e.score, 6)} for e in ranking.images}
-    record = profile.adapter(adapter)
-    write_scores(profile, stored, scores.items(), scorer_version=f"adapter-{record.id}" if record is not None else "")
-    return ScoreResult(stored, scores)
+    scores = taste.store_personal_ranking(profile, adapter, progress=progress, cancel=cancel)
+    return ScoreResult(scorer_id(ScorerKind.TASTE, adapter), scores)
 
 
 def personal_scorer_id(profile: Profile) -> str | None:

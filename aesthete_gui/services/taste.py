@@ -424,12 +424,13 @@ def _personal_scores(adapter: TasteAdapter, library: _Library, dimension: str = 
     return onto_base_scale(adapter.utilities(library.inputs, dimension), column)
 
 
-def _store_ranking(profile: Profile, name: str, adapter: TasteAdapter, library: _Library) -> int:
+def _store_ranking(profile: Profile, name: str, adapter: TasteAdapter, library: _Library) -> dict[int, dict[str, float]]:
     scores = _personal_scores(adapter, library)
-    rows = ((record.id, {"overall": round(float(value), 6)}) for record, value in zip(library.arrays.images, scores, strict=True))
+    rows = {record.id: {"overall": round(float(value), 6)} for record, value in zip(library.arrays.images, scores, strict=True)}
     record = profile.adapter(name)
     version = f"adapter-{record.id}" if record is not None else ""
-    return write_scores(profile, scorer_id(ScorerKind.TASTE, name), rows, scorer_version=version)
+    write_scores(profile, scorer_id(ScorerKind.TASTE, name), rows.items(), scorer_version=version)
+    return rows
 
 
 def store_personal_ranking(
@@ -437,12 +438,13 @@ def store_personal_ranking(
     adapter_name: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> int:
+) -> dict[int, dict[str, float]]:
     """Store the named (else the active) adapter's overall personal scores as "taste:<name>", the
-    ranking the GUI's "My ranking" sorts by; returns how many were stored (0: no adapter)."""
+    ranking the GUI's "My ranking" sorts by (training, `taste use` and the scorer registry all come
+    here); returns the stored scores by image id (empty: no adapter)."""
     record = _adapter_named(profile, adapter_name)
     if record is None:
-        return 0
+        return {}
     library = _library(profile, record.base_scorer, progress, cancel)
     return _store_ranking(profile, record.name, TasteAdapter.from_bytes(record.blob), library)
 

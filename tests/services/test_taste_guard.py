@@ -121,7 +121,7 @@ def test_personal_scores_stay_on_the_base_scale(profile: Profile) -> None:
         a, b = rng.choice(len(paths), size=2, replace=False)
         taste.record_choice(profile, paths[a], paths[b], "a" if taste_of[paths[a]] > taste_of[paths[b]] else "b")
     base = base_overall(profile)
-    assert taste.store_personal_ranking(profile) == 0  # no adapter yet: nothing to store
+    assert taste.store_personal_ranking(profile) == {}  # no adapter yet: nothing to store
     report = taste.train_taste(profile, "bright")
     assert report.active  # this user is learnable: measured better than the base
     ranked = taste.rank_images(profile).images
@@ -133,7 +133,7 @@ def test_personal_scores_stay_on_the_base_scale(profile: Profile) -> None:
     assert all(1.0 <= values["overall"] <= 5.0 for values in stored.values())
     by_stored = sorted(stored, key=lambda image_id: -stored[image_id]["overall"])
     assert by_stored == [item.image_id for item in ranked]  # the grid sorts as the CLI ranks
-    assert taste.store_personal_ranking(profile, "bright") == len(ranked)  # idempotent: same values
+    assert len(taste.store_personal_ranking(profile, "bright")) == len(ranked)  # idempotent: same values
     assert profile.scores("taste:bright") == stored
 
 
