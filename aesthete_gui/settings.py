@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_cache_path, user_config_path, user_data_path
+
+from aesthete_gui.atomic_write import write_text_atomically
 
 APP_NAME = "Aesthete"
 PROFILE_ENV = "AESTHETE_PROFILE"
@@ -83,11 +84,7 @@ class UserState:
     def save(self) -> None:
         """Write the file atomically; a folder that cannot be written only costs the memory."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".session-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.values, handle, indent=2, sort_keys=True)
-            os.replace(tmp, self.path)
+            write_text_atomically(self.path, json.dumps(self.values, indent=2, sort_keys=True))
         except OSError as exc:
             log.warning("could not remember the window state in %s (%s)", self.path, exc)
 

@@ -7,15 +7,14 @@ import csv
 import io
 import json
 import math
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.cli import UserError
 
 METHODS = ("elo", "anchored-elo", "davidson")
@@ -239,16 +238,7 @@ def render(ranked: Sequence[RankedItem], as_json: bool, with_dimension: bool) ->
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the
     old file or the complete new one, never a partial write."""
-    directory = path.parent if str(path.parent) else Path(".")
-    temporary: str | None = None
     try:
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        write_text_atomically(path, text)
     except OSError as error:
-        if temporary is not None and os.path.exists(temporary):
-            os.unlink(temporary)
         raise UserError(f"cannot write {path}: {error.strerror or error}") from error

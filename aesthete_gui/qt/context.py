@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
+from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
@@ -76,11 +75,7 @@ class AppSettings(MutableMapping[str, Any]):
         """Write the settings atomically (no file when constructed without a path)."""
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".settings-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(self._values, handle, indent=2, sort_keys=True, default=str)
-        os.replace(tmp, self.path)
+        write_text_atomically(self.path, json.dumps(self._values, indent=2, sort_keys=True, default=str))
 
 
 class SelectionModel(QObject):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import xxhash
 
+from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.xmp import find_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
@@ -124,9 +125,7 @@ def _load_manifest(root: Path) -> dict[str, object]:
 
 
 def _save_manifest(root: Path, manifest: dict[str, object]) -> None:
-    temp = root / f".{MANIFEST}.tmp"
-    temp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    os.replace(temp, root / MANIFEST)
+    write_text_atomically(root / MANIFEST, json.dumps(manifest, indent=1))
 
 
 def _destination_problem(error: OSError, root: Path) -> IngestError:

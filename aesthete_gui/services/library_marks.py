@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, XmpError, write_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
@@ -158,12 +159,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _write_text(dest: str | os.PathLike[str], text: str) -> str:
-    target = Path(dest).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".aesthete-export-{os.getpid()}.tmp")  # short: any target name fits
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, target)
-    return str(target)
+    return str(write_text_atomically(dest, text))
 
 
 def export(

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from aesthete_gui import atomic_write
 from aesthete_gui.cli import main
-from aesthete_gui.cli import rank as rank_module
 
 from .conftest import simulate_outcomes
 
@@ -163,7 +163,7 @@ def test_a_failed_rename_leaves_no_partial_file(tmp_path, capsys, monkeypatch) -
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(rank_module.os, "replace", refuse)
+    monkeypatch.setattr(atomic_write.os, "replace", refuse)
     assert main(["rank", str(source), "--output", str(target)]) == 2
     assert "cannot write" in capsys.readouterr().err
     assert target.read_text(encoding="utf-8") == "previous result\n"
