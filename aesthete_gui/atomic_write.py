@@ -9,10 +9,12 @@ import tempfile
 from pathlib import Path
 
 
-def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
+def write_text_atomically(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:
     """Write `text` (UTF-8) to a temporary file beside `path`, flush it to disk, then rename it over
     `path`; the temporary file is removed when anything fails (OSError is raised). A replaced file
-    keeps its permission bits; a new one gets 0644. Returns the path written."""
+    keeps its permission bits; a new one gets 0644. `durable=False` skips the fsync (settings
+    written on every click: still never partial, only possibly the previous version after a power
+    cut). Returns the path written."""
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -25,7 +27,8 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:

@@ -84,7 +84,7 @@ class UserState:
     def save(self) -> None:
         """Write the file atomically; a folder that cannot be written only costs the memory."""
         try:
-            write_text_atomically(self.path, json.dumps(self.values, indent=2, sort_keys=True))
+            write_text_atomically(self.path, json.dumps(self.values, indent=2, sort_keys=True), durable=False)
         except OSError as exc:
             log.warning("could not remember the window state in %s (%s)", self.path, exc)
 

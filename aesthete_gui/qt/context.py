@@ -75,7 +75,11 @@ class AppSettings(MutableMapping[str, Any]):
         """Write the settings atomically (no file when constructed without a path)."""
         if self.path is None:
             return
-        write_text_atomically(self.path, json.dumps(self._values, indent=2, sort_keys=True, default=str))
+        text = json.dumps(self._values, indent=2, sort_keys=True, default=str)
+        try:  # saved on every change (view, sort, filter): no fsync, and a read-only folder is no error
+            write_text_atomically(self.path, text, durable=False)
+        except OSError as exc:
+            log.warning("could not save settings to %s (%s)", self.path, exc)
 
 
 class SelectionModel(QObject):

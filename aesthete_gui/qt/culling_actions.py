@@ -66,15 +66,14 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
     for row in model.all_rows():
         if row.burst_id is not None:
             by_burst.setdefault(row.burst_id, []).append(row.image_id)
-    out: list[int] = []
+    out: dict[int, None] = {}  # ordered and duplicate-free
     for image_id in image_ids:
         row = model.row_for(image_id)
         if row is not None and row.burst_id is not None and model.burst_size(row.burst_id) > 0:
-            frames = by_burst.get(row.burst_id, [image_id])
+            out.update(dict.fromkeys(by_burst.get(row.burst_id, [image_id])))
         else:
-            frames = [image_id]
-        out.extend(f for f in frames if f not in out)
-    return out
+            out[image_id] = None
+    return list(out)
 
 
 def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:

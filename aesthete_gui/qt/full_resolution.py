@@ -132,17 +132,18 @@ class FullResolutionCache(QObject):
             self._pool.start(_DecodeTask(path, self._signals), AHEAD if ahead else CURRENT)
         return image
 
-    def is_pending(self, path: str) -> bool:
-        """True while `path` is being decoded."""
-        return path in self._pending
-
     def analyse(self, key: str, image: QImage, what: str = "histogram") -> None:
         """Compute a histogram or a focus-peaking overlay of `image` off the UI thread."""
         self._pool.start(_AnalyseTask(key, what, image, self._signals), CURRENT)
 
     def wait_idle(self, msecs: int = 30000) -> bool:
-        """Block until background work ends (closing, tests, the benchmark)."""
+        """Block until background work ends (tests, the benchmark)."""
         return self._pool.waitForDone(msecs)
+
+    def stop(self, msecs: int = 1000) -> None:
+        """Closing: drop the decodes not started yet, then wait briefly for the running ones."""
+        self._pool.clear()
+        self._pool.waitForDone(msecs)
 
     def clear(self) -> None:
         """Drop every decoded frame."""

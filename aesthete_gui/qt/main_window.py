@@ -515,7 +515,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.marks.close()
         self._remember_layout()
         self.key_router.detach()
-        self.loupe.full_resolution.wait_idle()
+        self.loupe.full_resolution.stop()
         QTimer.singleShot(0, self.context.close)
         super().closeEvent(event)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 
-from aesthete_gui.services.sidecar_sync import sync_sidecars
+from aesthete_gui.services.sidecar_sync import SyncSummary, sync_sidecars
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -52,5 +52,10 @@ class SidecarWatcher(QObject):
             write_back=bool(settings.get("xmp_enabled", True)),
             naming=settings.get("xmp_naming") or "auto",
             visible=False,
+            on_done=self._synced,
         )
         return self._job
+
+    def _synced(self, summary: SyncSummary) -> None:
+        if summary.adopted or summary.conflicts:  # marks changed elsewhere: re-read the rows
+            self._context.signals.library_changed.emit()

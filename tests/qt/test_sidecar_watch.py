@@ -30,6 +30,8 @@ def test_regaining_focus_takes_in_a_sidecar_edit_made_elsewhere(
     watcher = SidecarWatcher(app_context)
     changed: list[list[int]] = []
     app_context.signals.marks_changed.connect(changed.append)
+    reloads: list[bool] = []
+    app_context.signals.library_changed.connect(lambda: reloads.append(True))  # the grid re-reads its rows
 
     time.sleep(0.02)
     subprocess.run([EXIFTOOL, "-q", "-overwrite_original", "-XMP-xmp:Rating=5", str(sidecar)], check=True,
@@ -44,3 +46,4 @@ def test_regaining_focus_takes_in_a_sidecar_edit_made_elsewhere(
     assert job.result.adopted == 1
     assert app_context.profile.mark_for(image.id).stars == 5
     qtbot.waitUntil(lambda: [image.id] in changed, timeout=5_000)
+    qtbot.waitUntil(lambda: reloads == [True], timeout=5_000)
