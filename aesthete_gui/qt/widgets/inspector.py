@@ -102,7 +102,7 @@ def technical_checks(path: str | None, stored: list[dict[str, Any]] | None = Non
 
 
 def gather_details(
-    profile: Profile, image_id: int, scorer: str | None, cache_dir: Path | None, progress: Any = None, cancel: Any = None
+    profile: Profile, image_id: int, scorer: str | None, progress: Any = None, cancel: Any = None
 ) -> ImageDetails:
     """Read everything the inspector shows about one image (runs in a worker)."""
     record = profile.image_by_id(image_id)
@@ -214,7 +214,6 @@ class Inspector(QWidget):
             self._context.profile,
             self._image_id,
             self._context.settings.get("scorer") or None,
-            self._context.cache_dir,
             on_done=self._show,
             visible=False,
         )
