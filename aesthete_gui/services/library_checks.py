@@ -13,7 +13,7 @@ from aesthete_gui.store.checks import CheckRow
 if TYPE_CHECKING:
     from aesthete_gui.store import ImageRecord, Profile
 
-__all__ = ["check_row", "checks_version", "image_culling", "scoring_arguments"]
+__all__ = ["check_row", "checks_version", "scoring_arguments"]
 
 
 def check_row(image_id: int, analysis: Analysis) -> CheckRow:
@@ -22,19 +22,9 @@ def check_row(image_id: int, analysis: Analysis) -> CheckRow:
     return image_id, analysis.version, [c.as_dict() for c in checks], [f.as_dict() for f in faces], worst_verdict(checks)
 
 
-def image_culling(stored: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None, suggested: bool) -> dict[str, Any]:
-    """The CLI contract's culling fields of one image: suggested_reject, checks, faces."""
-    checks, faces = stored if stored is not None else ([], [])
-    return {"suggested_reject": suggested, "checks": checks, "faces": faces}
-
-
 def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRecord]) -> dict[str, Any]:
     """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict."""
     if getattr(scorer, "scorer_id", None) != "builtin":
         return {}
-    version = checks_version()
-    mask = []
-    for record in images:
-        stored = profile.stored_checks(record.id, version)
-        mask.append(stored is not None and any(c.get("verdict") == "reject" for c in stored[0]))
-    return {"rejected": np.array(mask, dtype=bool)}
+    rejected = profile.rejected_image_ids(checks_version())  # one query, not one per image
+    return {"rejected": np.array([record.id in rejected for record in images], dtype=bool)}

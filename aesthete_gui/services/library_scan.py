@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aesthete_gui.jobs import CancelToken
+from aesthete_gui.store.db import SQLITE_MAGIC
 
 IMAGE_EXTENSIONS = frozenset(
     {
@@ -164,9 +165,6 @@ def scan_folder(
         stack.extend((sub, key) for sub in reversed(subfolders))
 
 
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
 def _another_profiles_folder(folder: str) -> bool:
     """True for `<name>.thumbs` (or any `<name>.<kind>`) beside an SQLite file `<name>`: the cache of
     another profile kept in the shoot folder, whose thumbnails must not be imported as photographs."""
@@ -176,7 +174,7 @@ def _another_profiles_folder(folder: str) -> bool:
         return False
     try:
         with open(os.path.join(head, owner), "rb") as handle:
-            return handle.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
     except OSError:
         return False
 

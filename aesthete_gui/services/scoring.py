@@ -148,11 +148,7 @@ def library_arrays(
     image_ids: Sequence[int] | None = None,
 ) -> LibraryArrays:
     """Every usable image of the profile (or of `image_ids`) with its properties (and embeddings)."""
-    if image_ids is None:
-        records = profile.images(status="ok")
-    else:
-        found = (profile.image_by_id(i) for i in image_ids)
-        records = [r for r in found if r is not None and r.status == "ok"]
+    records = _usable_images(profile, image_ids)
     images, names, features = ensure_features(profile, records, progress, cancel)
     embeddings, encoder_id = (None, "")
     if with_embeddings and images:
@@ -316,10 +312,12 @@ def score_with(
 
 
 def _usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
+    """The readable images of the profile, or of those among `image_ids` (in that order)."""
+    records = profile.images(status="ok")
     if image_ids is None:
-        return profile.images(status="ok")
-    found = (profile.image_by_id(i) for i in image_ids)
-    return [r for r in found if r is not None and r.status == "ok"]
+        return records
+    by_id = {r.id: r for r in records}
+    return [by_id[i] for i in dict.fromkeys(image_ids) if i in by_id]
 
 
 def _score_vlm(

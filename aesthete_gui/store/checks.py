@@ -36,19 +36,24 @@ class ChecksMixin(ProfileConnection):
 
     def checked_image_ids(self, version: str) -> set[int]:
         """Ids of images whose stored checks are of `version`."""
-        rows = self.conn.execute("SELECT image_id FROM image_checks WHERE version = ?", (version,))
-        return {r[0] for r in rows}
+        rows = self._rows("SELECT image_id FROM image_checks WHERE version = ?", (version,))
+        return {r["image_id"] for r in rows}
+
+    def rejected_image_ids(self, version: str) -> set[int]:
+        """Ids of images whose stored checks of `version` include a reject verdict."""
+        rows = self._rows("SELECT image_id FROM image_checks WHERE version = ? AND worst = 'reject'", (version,))
+        return {r["image_id"] for r in rows}
 
     def suggested_rejects(self) -> set[int]:
         """Images with a reject verdict that the user neither flagged nor dismissed."""
-        rows = self.conn.execute(
+        rows = self._rows(
             "SELECT c.image_id FROM image_checks c"
             " JOIN images i ON i.id = c.image_id AND i.status = 'ok'"
             " LEFT JOIN marks m ON m.image_id = c.image_id"
             " LEFT JOIN dismissed_suggestions d ON d.image_id = c.image_id"
             " WHERE c.worst = 'reject' AND m.flag IS NULL AND d.image_id IS NULL"
         )
-        return {r[0] for r in rows}
+        return {r["image_id"] for r in rows}
 
     def dismiss_suggestions(self, image_ids: Iterable[int], version: str = "") -> None:
         """Stop suggesting these images as rejects (the user's marks stay as they are)."""
