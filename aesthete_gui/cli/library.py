@@ -111,8 +111,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
         from aesthete_gui.imaging.faces import unavailable_reason
 
-        if unavailable_reason():
-            print(f"note: {unavailable_reason()}")
+        reason = unavailable_reason()
+        if reason:
+            print(f"note: {reason}")
         if summary.sidecar_conflicts:
             print(f"  {summary.sidecar_conflicts} marks changed both here and in a sidecar: the later change "
                   "was kept, the other is in the image's mark history")  # fmt: skip

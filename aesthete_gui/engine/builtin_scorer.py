@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+from aesthete_gui.imaging.checks import LAPLACIAN_NOISE_GAIN
 
 BUILTIN_VERSION = "rules-2"
 """rules-2: respects the technical verdicts (imaging/checks.py thresholds), judges exposure
@@ -31,8 +32,8 @@ def _peak(values: np.ndarray, centre: float, half_width: float) -> np.ndarray:
 
 
 def _noise_corrected_sharpness(peak: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """sharpness_peak less what noise alone adds to the Laplacian's variance (20 sigma^2)."""
-    variance = np.power(10.0, peak) - 1.0 - 20.0 * noise * noise
+    """sharpness_peak less what noise alone adds to the Laplacian's variance (checks' formula, per row)."""
+    variance = np.power(10.0, peak) - 1.0 - LAPLACIAN_NOISE_GAIN * noise * noise
     return np.log10(1.0 + np.maximum(variance, 0.0))
 
 

@@ -358,6 +358,7 @@ def decode_full_resolution(path: str | bytes | os.PathLike[str] | os.PathLike[by
 
     try:
         with rawpy.imread(io.BytesIO(data)) as raw:
+            check_pixels(raw.sizes.width, raw.sizes.height)  # the one pixel limit, before demosaicing
             rgb = raw.postprocess(use_camera_wb=True, output_bps=8, no_auto_bright=False)
     except rawpy.LibRawError:
         return decode_bytes(data, name)  # not readable in full: whatever the usual decode gives
