@@ -2,7 +2,8 @@
 
 N images (empty stand-in files named .CR2, each with a sidecar written by Aesthete) are registered in
 a fresh profile; then timed: the first sync (every sidecar read and hashed), a second sync with
-nothing changed (size and mtime only), and a sync after 1 in 50 sidecars was edited elsewhere.
+nothing changed (size and mtime only), a sync after 1 in 50 sidecars was edited elsewhere, and an
+XMP export of every image (each sidecar checked for edits elsewhere, then written).
 
     python benchmarks/sidecar_sync.py [--images 5000]
 """
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 from aesthete_gui.imaging.xmp import write_sidecar
+from aesthete_gui.services.library_marks import export
 from aesthete_gui.services.sidecar_sync import sync_sidecars
 from aesthete_gui.store import ImageUpdate, open_profile
 
@@ -54,6 +56,9 @@ def main() -> None:
                 summary.adopted,
             )
         )
+        start = time.perf_counter()
+        written = export(profile, "xmp").count
+        rows.append((f"XMP export: {written} sidecars written", time.perf_counter() - start, 0))
         profile.close()
     print(
         f"{count} images, {platform.processor() or platform.machine()}, Python {platform.python_version()}"

@@ -13,22 +13,33 @@ from typing import Any, Literal
 
 from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.imaging.xmp import Naming, SidecarWriteError, XmpError, write_sidecar
+from aesthete_gui.imaging.xmp import (
+    Naming,
+    SidecarWriteError,
+    XmpError,
+    find_sidecar,
+    write_sidecar,
+)
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
 from aesthete_gui.services.events import MarksChanged, emit
-from aesthete_gui.services.sidecar_sync import sidecar_state_now, sync_image
+from aesthete_gui.services.sidecar_sync import sidecar_state_now, sync_image, sync_sidecars
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.catalog import UNSET, Unset
 from aesthete_gui.store.sidecar_sync import (
     MarkHistoryEntry,
+    SidecarState,
     SyncChange,
     add_mark_history,
     record_sidecar_state,
+    record_sidecar_states,
+    sidecar_states,
 )
 
 ExportFormat = Literal["csv", "json", "xmp"]
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
+STATE_BATCH = 200
+"""Sidecar states recorded per transaction during an XMP export."""
 
 
 class SidecarNotWritten(Exception):
@@ -183,23 +194,65 @@ def export(
         if dest is None:
             return ExportResult(len(rows), None, text)
         return ExportResult(len(rows), _write_text(dest, text))
-    marks = profile.marks()
+    return _export_xmp(profile, progress, cancel, naming)
+
+
+def _export_xmp(
+    profile: Profile, progress: ProgressCallback | None, cancel: CancelToken | None, naming: Naming
+) -> ExportResult:
+    """Write every marked image's sidecar: one batched sync first, then the writes.
+
+    Edits other programs made are taken in by one `sync_sidecars` pass; a sidecar that changed again
+    after that pass (its size or mtime moved) is synced once more right before its write, so an edit
+    made during a long export is not overwritten either.
+    """
+    ids = sorted(profile.marks())
     result = ExportResult(0, None)
-    for done, image_id in enumerate(sorted(marks), start=1):
+    sync_sidecars(profile, ids, cancel=cancel)
+    marks = profile.marks()
+    images = {image.id: image for image in profile.images()}
+    seen = sidecar_states(profile, ids)
+    written: list[SidecarState] = []
+    for done, image_id in enumerate(ids, start=1):
         if cancel is not None and cancel.cancelled:
             break
-        image = profile.image_by_id(image_id)
+        image = images.get(image_id)
         if image is None or image.status == "missing" or not os.path.isfile(image.path):
             result.problems.append((image.path if image else str(image_id), "image file not found"))
             continue
-        try:
+        mark = marks.get(image_id, MarkRecord(image_id))
+        if _changed_since(seen.get(image_id), image.path):
             _take_sidecar_edits(profile, image_id)
-            _write_checked(profile, image_id, profile.mark_for(image_id), naming)
+            mark = profile.mark_for(image_id)
+        try:
+            target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
             result.count += 1
-        except SidecarNotWritten as error:
-            result.problems.append((image.path, str(error)))
+        except SidecarWriteError as error:
+            result.problems.append((image.path, str(SidecarNotWritten(error.path, error.reason))))
+            continue
         except ValueError as error:
             result.problems.append((image.path, str(error)))
+            continue
+        with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
+            written.append(sidecar_state_now(image_id, target))
+        if len(written) >= STATE_BATCH:
+            record_sidecar_states(profile, written)
+            written = []
         if progress is not None:
-            progress(Progress(done, len(marks), image.path))
+            progress(Progress(done, len(ids), image.path))
+    record_sidecar_states(profile, written)
     return result
+
+
+def _changed_since(known: SidecarState | None, image_path: str) -> bool:
+    """True when the image's sidecar is not the one (same size and mtime) the sync just recorded."""
+    sidecar = find_sidecar(image_path)
+    if sidecar is None:
+        return False
+    if known is None or known.sidecar_path != str(sidecar):
+        return True
+    try:
+        info = os.stat(sidecar)
+    except OSError:
+        return True
+    return (info.st_size, info.st_mtime_ns) != (known.size, known.mtime_ns)

@@ -77,6 +77,16 @@ def record_sidecar_state(profile: ProfileConnection, state: SidecarState) -> Non
         _put_state(conn, state, synced_at=time.time())
 
 
+def record_sidecar_states(profile: ProfileConnection, states: Sequence[SidecarState]) -> None:
+    """Remember many sidecars' states at once (one transaction), e.g. after an XMP export."""
+    if not states:
+        return
+    now = time.time()
+    with profile._write() as conn:
+        for state in states:
+            _put_state(conn, state, synced_at=now)
+
+
 def add_mark_history(profile: ProfileConnection, entries: Sequence[MarkHistoryEntry]) -> None:
     """Record values that lost to a later change."""
     with profile._write() as conn:

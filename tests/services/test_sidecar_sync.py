@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aesthete_gui.services.library import import_folders, set_mark
+from aesthete_gui.jobs import Progress
+from aesthete_gui.services.library import export, import_folders, set_mark
 from aesthete_gui.services.sidecar_sync import sync_sidecars
 from aesthete_gui.store import Profile, open_profile
 from aesthete_gui.store.sidecar_sync import mark_history
@@ -177,3 +178,28 @@ def test_in_camera_ratings_embedded_in_jpeg_and_tiff_are_imported(
     assert (tiff_mark.stars, tiff_mark.label) == (2, "Yellow")
     assert profile.mark_for(_image_id(profile, folder / "DSC_0003.jpg")).updated_at == 0.0
     assert not list(folder.glob("*.xmp"))
+
+
+def test_xmp_export_takes_edits_made_before_and_during_it(profile: Profile, shoot: Path) -> None:
+    import_folders(profile, [shoot], workers=1)
+    first, second = _image_id(profile, shoot / "IMG_0000.jpg"), _image_id(profile, shoot / "IMG_0001.jpg")
+    profile.set_mark(second, stars=1)
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=4")  # before the export: the batched sync
+    export(profile, "xmp")
+    _later()
+    profile.set_mark(second, stars=2)
+
+    def edit_the_second_while_the_first_is_written(step: Progress) -> None:
+        if step.done == 1:
+            _later()
+            _exiftool_set(shoot / "IMG_0001.xmp", "-XMP-xmp:Rating=5")
+
+    # The second sidecar was synced at the start of this export, then edited before its write.
+    result = export(profile, "xmp", progress=edit_the_second_while_the_first_is_written)
+    assert (result.count, result.problems) == (2, [])
+    assert profile.mark_for(first).stars == 4
+    assert profile.mark_for(second).stars == 5
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 4
+    assert _exiftool_read(shoot / "IMG_0001.xmp")["Rating"] == 5
+    assert [h.stars for h in mark_history(profile, second)] == [2]
