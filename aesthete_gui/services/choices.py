@@ -10,8 +10,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.services.events import ChoicesChanged, emit
 from aesthete_gui.store import Profile
+from aesthete_gui.store.opinions import WINNERS
+
+
+class ChoiceError(AestheteError, ValueError):
+    """A choice that cannot be recorded: unknown image, same image twice, bad winner or dimension."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,26 @@ class ChoiceBatch:
     drafts: tuple[ChoiceDraft, ...]
     session: str | None = None
     app_state: Mapping[str, Any] = field(default_factory=dict)
+
+
+def checked_draft(profile: Profile, a: str, b: str, winner: str, dimension: str = "overall") -> ChoiceDraft:
+    """A choice between two images named by path or id, checked; ChoiceError says what is wrong.
+
+    The one check behind `aesthete prefer` and choices CSV imports.
+    """
+    from aesthete_gui.services.library import resolve_image
+
+    if winner not in WINNERS:
+        raise ChoiceError(f"winner must be a, b or tie, not {winner!r}")
+    if dimension not in DIMENSIONS:
+        raise ChoiceError(f"unknown dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
+    try:
+        first, second = resolve_image(profile, a), resolve_image(profile, b)
+    except KeyError as error:
+        raise ChoiceError(str(error.args[0])) from error
+    if first == second:
+        raise ChoiceError("a and b are the same image: a choice needs two different images")
+    return ChoiceDraft(first, second, winner, dimension)
 
 
 def add_choices(profile: Profile, batch: ChoiceBatch) -> list[int]:

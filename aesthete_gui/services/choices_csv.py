@@ -14,13 +14,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.errors import AestheteError
+from aesthete_gui.services.choices import ChoiceError, checked_draft
 from aesthete_gui.services.csv_rows import CsvError, read_table
 from aesthete_gui.store import Profile
 
 CSV_SESSION_PREFIX = "csv:"
-WINNERS = ("a", "b", "tie")
 
 
 class ChoicesCsvError(AestheteError, ValueError):
@@ -42,8 +41,6 @@ class ChoicesImport:
 
 def import_choices(profile: Profile, csv_path: str | Path, keep_duplicates: bool = False) -> ChoicesImport:
     """Check every row, then record the new ones in one transaction (duplicates too when asked)."""
-    from aesthete_gui.services.library import resolve_image
-
     source = str(csv_path)
     try:
         with open(csv_path, newline="", encoding="utf-8-sig") as handle:
@@ -57,16 +54,10 @@ def import_choices(profile: Profile, csv_path: str | Path, keep_duplicates: bool
         winner = row.get("winner", "").lower()
         dimension = row.get("dimension", "").lower() or "overall"
         try:
-            if winner not in WINNERS:
-                raise ChoicesCsvError(f"winner must be a, b or tie, not {winner!r}")
-            if dimension not in DIMENSIONS:
-                raise ChoicesCsvError(f"unknown dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
-            first, second = resolve_image(profile, row.get("a", "")), resolve_image(profile, row.get("b", ""))
-        except (ChoicesCsvError, KeyError) as error:
-            raise ChoicesCsvError(f"{source}: line {line}: {error.args[0]}; nothing was imported") from error
-        if first == second:
-            raise ChoicesCsvError(f"{source}: line {line}: a and b are the same image; nothing was imported")
-        planned.append((first, second, winner, dimension))
+            draft = checked_draft(profile, row.get("a", ""), row.get("b", ""), winner, dimension)
+        except ChoiceError as error:
+            raise ChoicesCsvError(f"{source}: line {line}: {error}; nothing was imported") from error
+        planned.append((draft.image_a, draft.image_b, draft.winner, draft.dimension))
     fresh, duplicates = (planned, 0) if keep_duplicates else _without_earlier_imports(profile, planned)
     if fresh:
         profile.add_choices(fresh, session=f"{CSV_SESSION_PREFIX}{Path(csv_path).name}:{int(time.time())}")

@@ -54,7 +54,6 @@ from aesthete_gui.training.personalize import (
 )
 
 CURVE_POINTS = 6
-WINNERS = ("a", "b", "tie")
 
 
 class TasteError(AestheteError, ValueError):
@@ -174,16 +173,13 @@ def not_enough_held_out(held_out: int) -> str:
 
 def record_choice(profile: Profile, a: str, b: str, winner: str, dimension: str = "overall") -> int:
     """Record one choice between two images of the profile (paths or ids); committed immediately."""
-    from aesthete_gui.services.library import resolve_image
+    from aesthete_gui.services.choices import ChoiceError, checked_draft
 
-    _check_winner_dimension(winner, dimension)
     try:
-        first, second = resolve_image(profile, a), resolve_image(profile, b)
-    except KeyError as error:
-        raise TasteError(str(error.args[0])) from error
-    if first == second:
-        raise TasteError("a choice needs two different images")
-    return profile.add_choice(first, second, winner, dimension, session="cli")
+        draft = checked_draft(profile, a, b, winner, dimension)
+    except ChoiceError as error:
+        raise TasteError(str(error)) from error
+    return profile.add_choice(draft.image_a, draft.image_b, draft.winner, draft.dimension, session="cli")
 
 
 def import_choices_csv(profile: Profile, csv_path: str | Path, keep_duplicates: bool = False) -> int:
@@ -196,13 +192,6 @@ def import_choices_csv(profile: Profile, csv_path: str | Path, keep_duplicates: 
         return import_choices(profile, csv_path, keep_duplicates=keep_duplicates).imported
     except ChoicesCsvError as error:
         raise TasteError(str(error)) from error
-
-
-def _check_winner_dimension(winner: str, dimension: str) -> None:
-    if winner not in WINNERS:
-        raise TasteError(f"winner must be a, b or tie, not {winner!r}")
-    if dimension not in DIMENSIONS:
-        raise TasteError(f"unknown dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
 
 
 @dataclass
