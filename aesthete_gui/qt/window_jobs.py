@@ -167,7 +167,6 @@ class JobMenuMixin:
         )
 
     def _adapter_trained(self, result: object) -> None:
-        self.context.signals.adapters_changed.emit()  # the personal ranking's scores announced themselves
         self.show_message(actions.describe_training(result))
 
     def show_taste_panel(self) -> None:

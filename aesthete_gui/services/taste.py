@@ -23,6 +23,7 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.services.events import AdaptersChanged, emit
 from aesthete_gui.services.scoring import (
     LibraryArrays,
     base_scores_for,
@@ -314,6 +315,7 @@ def train_taste(
         profile.set_active_adapter(name)
     elif previously_active is not None and previously_active.name == name:
         profile.set_active_adapter(None)  # the replaced adapter was active; the new one has not earned it
+    emit(profile, AdaptersChanged())
     return report
 
 
@@ -356,6 +358,7 @@ def use_adapter(profile: Profile, name: str | None) -> None:
     except KeyError as error:
         known = ", ".join(a.name for a in profile.adapters()) or "none trained yet"
         raise TasteError(f"no adapter named {name!r} (known: {known})") from error
+    emit(profile, AdaptersChanged())
 
 
 def adapter_figures(record: AdapterRecord) -> AdapterFigures:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aesthete_gui.services import taste
+from aesthete_gui.services import events, taste
 from aesthete_gui.store import Profile
 from tests.services.taste_library import brightness_taste, build_profile
 
@@ -94,7 +94,10 @@ def test_training_reports_held_out_agreement_and_activates(profile: Profile) -> 
 
 def test_several_adapters_switch_and_fall_back_to_the_base(profile: Profile) -> None:
     _simulate_choices(profile, 12)
+    seen: list[object] = []
+    unsubscribe = events.subscribe(profile, seen.append)
     few = taste.train_taste(profile, "first")
+    assert events.AdaptersChanged() in seen  # views learn of a new adapter from the service itself
     assert few.adapter is None and few.base is None  # too few held out: not measured, not invented
     assert not few.active and profile.active_adapter() is None  # unmeasured: the base stays
     taste.train_taste(profile, "second")
@@ -103,8 +106,10 @@ def test_several_adapters_switch_and_fall_back_to_the_base(profile: Profile) -> 
     assert profile.active_adapter().name == "second"
     taste.use_adapter(profile, "first")
     assert profile.active_adapter().name == "first"
+    seen.clear()
     taste.use_adapter(profile, "none")
-    assert profile.active_adapter() is None
+    unsubscribe()
+    assert profile.active_adapter() is None and seen == [events.AdaptersChanged()]
     ranking = taste.rank_images(profile)
     assert all(item.score == item.base_score for item in ranking.images)
     assert ranking.adapter is None

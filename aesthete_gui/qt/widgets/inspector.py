@@ -190,6 +190,7 @@ class Inspector(QWidget):
         self._debounce.timeout.connect(self._load)
         context.selection.changed.connect(self._selection_changed)
         context.signals.scores_changed.connect(self._debounce.start)
+        context.signals.adapters_changed.connect(self._debounce.start)  # the active ranking changed
         context.signals.settings_changed.connect(self._setting_changed)
         self._show(None)
 

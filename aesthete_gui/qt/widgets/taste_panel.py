@@ -121,7 +121,8 @@ class TastePanel(QWidget):
         signals.choices_changed.connect(self._refresh_counts)
         context.selection.changed.connect(self._refresh_counts)
         signals.scores_changed.connect(self.refresh_distribution)
-        signals.adapters_changed.connect(self._refresh_adapters)
+        signals.adapters_changed.connect(self._refresh_adapters)  # the taste service announces them
+        signals.adapters_changed.connect(self.refresh_distribution)
         signals.settings_changed.connect(self._on_settings_changed)
 
     # -- layout --------------------------------------------------------------------------------
@@ -259,8 +260,6 @@ class TastePanel(QWidget):
             return
         taste.use_adapter(self.context.profile, self._shown_adapter)
         self.last_report = None
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
 
     def cancel(self) -> None:
         """Cancel the panel's running job; what it stored so far stays consistent."""
@@ -320,8 +319,6 @@ class TastePanel(QWidget):
         if curve is not None:
             self.curve_plot.show_curve(*curve)
             self.tabs.setCurrentIndex(1)
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
 
     # -- state ---------------------------------------------------------------------------------
     def _scorers(self) -> list[str]:
@@ -376,8 +373,6 @@ class TastePanel(QWidget):
         name = self.adapter_combo.currentText()
         taste.use_adapter(self.context.profile, None if name == NO_ADAPTER else name)
         self.last_report = None
-        self.context.signals.adapters_changed.emit()
-        self.context.signals.scores_changed.emit()
 
     def _refresh_counts(self, *_: Any) -> None:
         total = self.context.profile.choice_count()
