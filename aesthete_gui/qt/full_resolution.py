@@ -98,7 +98,7 @@ class FullResolutionCache(QObject):
         self._pool.setMaxThreadCount(2)
         self._images: OrderedDict[str, QImage] = OrderedDict()
         self._histograms: dict[str, Histogram] = {}
-        self._pending: set[str] = set()
+        self._pending: dict[str, _DecodeTask] = {}
         self._signals = _Signals(self)
         self._signals.decoded.connect(self._on_decoded)
         self._signals.failed.connect(self._on_failed)
@@ -128,9 +128,24 @@ class FullResolutionCache(QObject):
         """The image when in memory; else start decoding it (`loaded` follows) and return None."""
         image = self.cached(path)
         if image is None and path not in self._pending:
-            self._pending.add(path)
-            self._pool.start(_DecodeTask(path, self._signals), AHEAD if ahead else CURRENT)
+            task = _DecodeTask(path, self._signals)
+            task.setAutoDelete(False)  # kept alive here until it reports, so tryTake never sees a freed task
+            self._pending[path] = task
+            self._pool.start(task, AHEAD if ahead else CURRENT)
         return image
+
+    def drop_queued(self, keep: set[str]) -> int:
+        """Forget the decodes still waiting in the queue, except those of `keep`; returns how many.
+
+        Stepping quickly through a shoot queues a decode per frame passed; without this the frame
+        the user stops on waits for all of them. Decodes already running finish and are cached.
+        """
+        dropped = 0
+        for path, task in list(self._pending.items()):
+            if path not in keep and self._pool.tryTake(task):
+                del self._pending[path]
+                dropped += 1
+        return dropped
 
     def analyse(self, key: str, image: QImage, what: str = "histogram") -> None:
         """Compute a histogram or a focus-peaking overlay of `image` off the UI thread."""
@@ -151,7 +166,7 @@ class FullResolutionCache(QObject):
         self._histograms.clear()
 
     def _on_decoded(self, path: str, image: QImage, histogram: Histogram) -> None:
-        self._pending.discard(path)
+        self._pending.pop(path, None)
         self._images[path] = image
         self._histograms[path] = histogram
         while len(self._images) > 1 and self.used_bytes > self.budget_bytes:
@@ -161,7 +176,7 @@ class FullResolutionCache(QObject):
         self.histogram_ready.emit(path, histogram)
 
     def _on_failed(self, key: str, reason: str) -> None:
-        self._pending.discard(key)
+        self._pending.pop(key, None)
         self.failed.emit(key, reason)
 
     def _on_analysed(self, key: str, what: str, result: object) -> None:

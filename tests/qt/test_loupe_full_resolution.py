@@ -140,3 +140,18 @@ def test_a_file_the_import_could_not_read_says_why_instead_of_loading(qtbot, app
     assert text.startswith("Cannot show this file:") and "Loading" not in text
     main.loupe.full_resolution.wait_idle()
     main.marks.close()
+
+
+def test_frames_passed_by_are_not_decoded_before_the_one_stopped_on(qtbot, tmp_path) -> None:
+    paths = [str(p) for p in write_detailed_jpegs(tmp_path / "walk", 8, size=(1600, 1200))]
+    cache = FullResolutionCache()
+    for path in paths:  # the user holds the arrow key: a request per frame passed
+        cache.request(path)
+    dropped = cache.drop_queued({paths[-1]})
+    qtbot.waitUntil(lambda: cache.cached(paths[-1]) is not None, timeout=20_000)
+    cache.wait_idle()
+    passed_by = [path for path in paths if cache.cached(path) is None]
+    assert dropped >= 1 and len(passed_by) == dropped  # two decode at once; the rest were still queued
+    assert cache.request(passed_by[0]) is None  # going back to one of them decodes it after all
+    qtbot.waitUntil(lambda: cache.cached(passed_by[0]) is not None, timeout=20_000)
+    cache.stop()

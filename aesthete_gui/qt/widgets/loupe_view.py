@@ -115,6 +115,7 @@ class LoupeView(QWidget):
                 self.current_changed.emit(image_id)
             return
         self.view.set_source_width(self._source_width(image_id))
+        self.full_resolution.drop_queued({self._path} if self._path else set())  # frames passed by
         full = self.full_resolution.request(self._path) if self._path else None
         if full is not None:
             self._show_full(full)
