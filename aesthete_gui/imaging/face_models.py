@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +57,13 @@ class Mesh:
 
 
 class Networks:
-    """The detector and the landmark network, loaded once per process with one thread each."""
+    """The detector and the landmark network, loaded once per process with one thread each.
+
+    An interpreter holds its input and output tensors, so one caller at a time: hold `lock`.
+    """
 
     def __init__(self, interpreter_class: Any) -> None:
+        self.lock = threading.Lock()
         self.detector = _load(interpreter_class, DETECTOR_FILE)
         self.anchors = _anchors(DETECTOR_SIDE, ANCHOR_LAYOUT)
         self.landmarker = _load(interpreter_class, LANDMARK_FILE)

@@ -100,9 +100,10 @@ def detect_faces(image: Image.Image) -> list[Face]:
         return []
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     width, height = rgb.size
+    with nets.lock:
+        found = [(d, face_models.landmarks(nets, rgb, d)) for d in face_models.detect(nets, rgb)]
     faces: list[tuple[float, Face]] = []
-    for detection in face_models.detect(nets, rgb):
-        mesh = face_models.landmarks(nets, rgb, detection)
+    for detection, mesh in found:
         if mesh.presence < MIN_PRESENCE:
             continue
         right, right_width = eye_openness(mesh.points, RIGHT_EYE)

@@ -92,6 +92,16 @@ def test_two_people_two_faces_largest_first(fresh_networks: None) -> None:
     assert all(f.eyes == "open" for f in found)
 
 
+def test_threads_sharing_the_networks_get_the_same_faces(fresh_networks: None) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    images = [_astronaut(), _grace_hopper()] * 4
+    alone = [faces.detect_faces(img) for img in images]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(faces.detect_faces, images))
+    assert together == alone and all(len(f) == 1 for f in together)
+
+
 @pytest.mark.parametrize("name", ["coffee", "rocket", "chelsea", "brick"])
 def test_no_face_in_photographs_without_people(name: str, fresh_networks: None) -> None:
     assert faces.detect_faces(Image.fromarray(getattr(skdata, name)()).convert("RGB")) == []
