@@ -12,9 +12,13 @@ The weights ship in resources/faces/ (see its README); nothing is fetched at run
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
+import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,9 +73,33 @@ class Networks:
         self.landmarker = _load(interpreter_class, LANDMARK_FILE)
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Send file descriptor 2 to the null device for a moment.
+
+    The interpreter's native code announces its CPU delegate on stderr the first time one is made in a
+    process, and nothing but Aesthete's own messages may reach the terminal. Output from other threads
+    in those few milliseconds is lost too; without a usable descriptor 2 nothing is redirected.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _load(interpreter_class: Any, name: str) -> Any:
-    interpreter = interpreter_class(model_path=str(resource_file("faces", name)), num_threads=1)
-    interpreter.allocate_tensors()
+    with _native_stderr_silenced():
+        interpreter = interpreter_class(model_path=str(resource_file("faces", name)), num_threads=1)
+        interpreter.allocate_tensors()
     return interpreter
 
 
