@@ -14,7 +14,7 @@ from setuptools import find_packages, setup
 ROOT = Path(__file__).resolve().parent
 # data package -> folder in the repository
 DATA_FOLDERS = {"aesthete_gui.data": "resources", "aesthete_gui.data.models": "models"}
-DATA_PATTERNS = ["*.toml", "*.json", "*.qss", "*.svg", "*.desktop", "*.xml", "*.md"]
+DATA_PATTERNS = ["*.toml", "*.json", "*.qss", "*.svg", "*.desktop", "*.xml", "*.md", "*.tflite", "LICENSE"]
 
 
 def data_packages() -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-KINDS: tuple[str, ...] = ("rubrics", "prompts", "styles", "grpo", "desktop", "culling", "models")
+KINDS: tuple[str, ...] = ("rubrics", "prompts", "styles", "grpo", "desktop", "culling", "faces", "models")
 
 # Where each kind lives in a source checkout, relative to the repository root.
 _CHECKOUT_FOLDERS: dict[str, str] = {kind: f"resources/{kind}" for kind in KINDS} | {"models": "models"}

@@ -1,105 +1,119 @@
-"""Faces and whether their eyes are open, from OpenCV's bundled cascades (the optional "faces" extra).
+"""Faces and whether their eyes are open or closed (the optional "faces" extra: the LiteRT interpreter).
 
-OpenCV's wheel ships its trained cascades, so nothing is fetched at run time; without the package
-`detect_faces` returns no faces and `unavailable_reason` says how to install it. Detection runs on
-a copy whose long side is FACE_SIDE pixels.
+A face detector finds the faces on the whole frame and a landmark network measures each one's eyelids
+(imaging/face_models.py; the weights ship with the package, nothing is fetched at run time). An eye's
+openness is the gap between its lids over its width. Eyes are "closed" only when both are clearly
+shut, "open" when they are clearly open, and "unknown" when the measure cannot be trusted: a face too
+small for its lids to be seen, a head turned to profile, a face the landmark network doubts. Without
+the interpreter package `detect_faces` returns no faces and `unavailable_reason` says how to install it.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from PIL import Image
 
-FACE_SIDE = 288
-EYE_CROP = 160
-"""Faces are resized to this many pixels square before the eye search."""
-MIN_FACE_PX = 24
-"""Smallest face searched for, in pixels of the FACE_SIDE copy."""
+from aesthete_gui.imaging import face_models
+
 INSTALL_HINT = "face checks unavailable: install the faces extra (pip install 'aesthete-gui[faces]')"
+MIN_PRESENCE = 0.5
+"""Below this face-presence score from the landmark network, a detection is not a face and is dropped."""
+TRUSTED_PRESENCE = 0.9
+"""Below this presence the face is kept but its eye state is "unknown"."""
+MIN_EYE_FACE_PX = 40
+"""Faces narrower than this (frame pixels) are kept but too small to judge the eyes: "unknown"."""
+MIN_EYE_WIDTH_RATIO = 0.6
+"""Narrower eye over wider eye below this: the head is turned too far to trust the lids ("unknown")."""
+CLOSED_BELOW = 0.10
+"""Eye openness (lid gap / eye width) under which an eye counts as closed."""
+OPEN_FROM = 0.18
+"""Eye openness from which an eye counts as open; between the two the eye is undecided."""
+
+# Mesh points of each eye: the two corners, then three upper-lid points facing three lower-lid points.
+RIGHT_EYE = {"corners": (33, 133), "upper": (160, 159, 158), "lower": (144, 145, 153)}
+LEFT_EYE = {"corners": (263, 362), "upper": (387, 386, 385), "lower": (373, 374, 380)}
 
 EyeState = Literal["open", "closed", "unknown"]
 
 
 @dataclass(frozen=True)
 class Face:
-    """One face: box (x, y, width, height) as fractions of the frame, eye state, sharpness."""
+    """One face: box (x, y, width, height) as fractions of the frame, eye state, sharpness, eye openness."""
 
     box: tuple[float, float, float, float]
     eyes: EyeState
     sharpness: float = 0.0
+    openness: tuple[float, float] | None = None
+    """(right, left) lid gap / eye width, None when the eyes were not measured."""
 
     def as_dict(self) -> dict[str, Any]:
-        """The stored / CLI form: {box, eyes, sharpness}."""
-        return {"box": [round(v, 4) for v in self.box], "eyes": self.eyes, "sharpness": round(self.sharpness, 3)}
-
-
-@functools.cache
-def _cascades() -> tuple[Any, Any, Any] | None:
-    try:
-        import cv2
-
-        folder = cv2.data.haarcascades
-        names = ("haarcascade_frontalface_default.xml", "haarcascade_eye.xml", "haarcascade_eye_tree_eyeglasses.xml")
-        loaded = tuple(cv2.CascadeClassifier(folder + name) for name in names)
-    except (ImportError, AttributeError, OSError):  # no OpenCV, or one without the bundled cascades (5.x)
-        return None
-    if any(c.empty() for c in loaded):
-        return None
-    cv2.setNumThreads(1)  # import runs one worker process per core already
-    return loaded  # type: ignore[return-value]
+        """The stored / CLI form: {box, eyes, sharpness, openness}."""
+        openness = None if self.openness is None else [round(v, 3) for v in self.openness]
+        return {
+            "box": [round(v, 4) for v in self.box],
+            "eyes": self.eyes,
+            "sharpness": round(self.sharpness, 3),
+            "openness": openness,
+        }
 
 
 def unavailable_reason() -> str | None:
     """None when face checks work, else what to install."""
-    return None if _cascades() is not None else INSTALL_HINT
+    return None if face_models.networks() is not None else INSTALL_HINT
 
 
 def faces_available() -> bool:
-    """True when OpenCV and its cascades can be loaded."""
-    return _cascades() is not None
+    """True when the interpreter package and the shipped weights load."""
+    return face_models.networks() is not None
 
 
-def _eyes_found(face_grey: np.ndarray, eye_cascades: tuple[Any, Any]) -> int:
-    import cv2
+def eye_openness(points: np.ndarray, eye: dict[str, tuple[int, ...]]) -> tuple[float, float]:
+    """(lid gap / eye width, eye width) of one eye from mesh points (x, y in any one pixel scale)."""
+    xy = points[:, :2]
+    width = float(np.linalg.norm(xy[eye["corners"][0]] - xy[eye["corners"][1]]))
+    gaps = np.linalg.norm(xy[list(eye["upper"])] - xy[list(eye["lower"])], axis=1)
+    return float(gaps.mean()) / max(width, 1e-6), width
 
-    crop = cv2.resize(face_grey, (EYE_CROP, EYE_CROP), interpolation=cv2.INTER_AREA)
-    upper = crop[: int(EYE_CROP * 0.62)]
-    for cascade in eye_cascades:
-        for band in (upper, cv2.equalizeHist(upper)):
-            eyes = cascade.detectMultiScale(band, scaleFactor=1.1, minNeighbors=3, minSize=(16, 16))
-            if len(eyes):
-                return len(eyes)
-    return 0
+
+def eye_state(
+    openness: tuple[float, float], eye_widths: tuple[float, float], face_px: float, presence: float
+) -> EyeState:
+    """Open, closed or unknown from both eyes' openness, how frontal and large the face is, and presence."""
+    if face_px < MIN_EYE_FACE_PX or presence < TRUSTED_PRESENCE:
+        return "unknown"
+    if min(eye_widths) < MIN_EYE_WIDTH_RATIO * max(eye_widths):
+        return "unknown"  # turned towards profile: the far eye's lids are foreshortened
+    if max(openness) < CLOSED_BELOW:
+        return "closed"
+    if min(openness) >= OPEN_FROM:
+        return "open"
+    return "unknown"  # half-closed, squinting, or one eye unlike the other: no evidence either way
 
 
 def detect_faces(image: Image.Image) -> list[Face]:
-    """Frontal faces in an RGB image with their eye state; [] when none or OpenCV is missing."""
-    cascades = _cascades()
-    if cascades is None:
+    """Faces in an RGB image with their eye state, largest first; [] when none or the extra is missing."""
+    nets = face_models.networks()
+    if nets is None:
         return []
-    import cv2
-
-    face_cascade, *eye_cascades = cascades
-    grey_full = np.asarray(image.convert("L"))
-    h, w = grey_full.shape
-    scale = min(1.0, FACE_SIDE / max(h, w))
-    small = cv2.resize(grey_full, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
-    found = face_cascade.detectMultiScale(
-        cv2.equalizeHist(small), scaleFactor=1.2, minNeighbors=4, minSize=(MIN_FACE_PX, MIN_FACE_PX)
-    )
-    faces: list[Face] = []
-    for x, y, fw, fh in sorted((tuple(int(v) for v in f) for f in found), key=lambda f: -f[2] * f[3]):
-        x0, y0 = int(x / scale), int(y / scale)
-        x1, y1 = min(w, int((x + fw) / scale)), min(h, int((y + fh) / scale))
-        crop = grey_full[y0:y1, x0:x1]
-        if crop.size == 0:
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    width, height = rgb.size
+    with nets.lock:
+        found = [(d, face_models.landmarks(nets, rgb, d)) for d in face_models.detect(nets, rgb)]
+    faces: list[tuple[float, Face]] = []
+    for detection, mesh in found:
+        if mesh.presence < MIN_PRESENCE:
             continue
-        # The cascades find open eyes; missing them is no proof of closed eyes (glasses, shadow,
-        # a turned head), so the state stays unknown rather than raise a false alarm.
-        eyes: EyeState = "open" if _eyes_found(crop, tuple(eye_cascades)) else "unknown"  # type: ignore[arg-type]
-        faces.append(Face((x0 / w, y0 / h, (x1 - x0) / w, (y1 - y0) / h), eyes))
-    return faces
+        right, right_width = eye_openness(mesh.points, RIGHT_EYE)
+        left, left_width = eye_openness(mesh.points, LEFT_EYE)
+        x, y, w, h = detection.box
+        eyes = eye_state((right, left), (right_width, left_width), max(w, h), mesh.presence)
+        x0, y0 = max(0.0, x), max(0.0, y)
+        x1, y1 = min(float(width), x + w), min(float(height), y + h)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        box = (x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height)
+        faces.append((w * h, Face(box, eyes, openness=(right, left))))
+    return [face for _, face in sorted(faces, key=lambda item: -item[0])]

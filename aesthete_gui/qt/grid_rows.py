@@ -42,6 +42,7 @@ class ImageRow:
     scores: Mapping[str, float] = field(default_factory=dict)
     personal: float | None = None
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
+    eyes_closed: bool = False  # a face was found with both eyes closed
     culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
@@ -67,6 +68,7 @@ class FilterState:
     score_min: float | None = None
     score_max: float | None = None
     collapse_bursts: bool = False
+    eyes_closed: bool = False  # only frames with a face whose eyes are closed
     text: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,6 +94,8 @@ class FilterState:
         elif self.flag is not None and row.flag != self.flag:
             return False
         if self.label is not None and row.label != self.label:
+            return False
+        if self.eyes_closed and not row.eyes_closed:
             return False
         if self.folder_id is not None and row.folder_id != self.folder_id:
             return False
@@ -213,6 +217,7 @@ def load_rows(
                 scores=dict(scores.get(image.id) or {}),
                 personal=personal_scores.get("overall"),
                 suggested_reject=image.id in suggested,
+                eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
                 culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
             )
         )

@@ -210,6 +210,10 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         loupe = window.loupe
         wait_until(lambda lv=loupe: lv.showing_full_resolution and lv.histogram.histogram is not None, 60)
         saved.append(grab(window, out, "loupe", size))
+        window.open_in_loupe(rows["astronaut_1"])  # the face outlined, coloured by its eyes
+        wait_until(lambda lv=loupe: lv.showing_full_resolution, 60)
+        settle(window)
+        saved.append(grab(window, out, "loupe-faces", size))
         window.open_in_loupe(rows["chelsea_3"])
         wait_until(lambda lv=loupe: lv.showing_full_resolution, 60)
         loupe.toggle_actual_size(1.0, QPointF(0.45, 0.4))  # the cat's eyes, at 100 %

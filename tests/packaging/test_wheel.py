@@ -48,6 +48,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "aesthete_gui/data/rubrics/photography.toml" in names
     assert "aesthete_gui/data/models/qwen3-vl-2b-instruct.toml" in names
     assert "aesthete_gui/data/desktop/org.aesthete.Aesthete.desktop" in names
+    for name in ("face_detection_short_range.tflite", "face_landmark.tflite", "LICENSE", "README.md"):
+        assert f"aesthete_gui/data/faces/{name}" in names
     return make_venv(root / "venv", wheel)
 
 

@@ -1,4 +1,4 @@
-"""The bar above the grid: sort order, and filters by stars, flag, label, score range, bursts, name."""
+"""The bar above the grid: sort order, and filters by stars, flag, label, score range, bursts, closed eyes, name."""
 
 from __future__ import annotations
 
@@ -78,6 +78,8 @@ class FilterBar(QWidget):
 
         self.collapse = QCheckBox("Collapse bursts", self)
         self.collapse.setToolTip("Show each burst as its best frame")
+        self.eyes_closed = QCheckBox("Eyes closed", self)
+        self.eyes_closed.setToolTip("Only photographs in which a face has both eyes closed")
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("File name…")
         self.search.setClearButtonEnabled(True)
@@ -105,6 +107,7 @@ class FilterBar(QWidget):
         second.addWidget(self.score_max)
         second.addSpacing(12)
         second.addWidget(self.collapse)
+        second.addWidget(self.eyes_closed)
         second.addStretch(1)
         second.addWidget(self.save)
         layout = QVBoxLayout(self)
@@ -120,6 +123,7 @@ class FilterBar(QWidget):
         self.score_min.valueChanged.connect(self._emit_filter)
         self.score_max.valueChanged.connect(self._emit_filter)
         self.collapse.toggled.connect(self._emit_filter)
+        self.eyes_closed.toggled.connect(self._emit_filter)
         # each key press would re-filter and re-sort the whole library: wait for a pause in typing
         self.search.textChanged.connect(self._search_typed)
         self._search_delay.timeout.connect(self._emit_filter)
@@ -130,6 +134,7 @@ class FilterBar(QWidget):
             combo.activated.connect(self.control_used)
         self.reverse.clicked.connect(self.control_used)
         self.collapse.clicked.connect(self.control_used)
+        self.eyes_closed.clicked.connect(self.control_used)
 
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)
@@ -161,6 +166,7 @@ class FilterBar(QWidget):
             self.score_min.setValue(state.score_min if state.score_min is not None else SCORE_MIN)
             self.score_max.setValue(state.score_max if state.score_max is not None else SCORE_MAX)
             self.collapse.setChecked(state.collapse_bursts)
+            self.eyes_closed.setChecked(state.eyes_closed)
             self.search.setText(state.text)
         finally:
             self._updating = False
@@ -206,6 +212,7 @@ class FilterBar(QWidget):
             score_min=low if low > SCORE_MIN else None,
             score_max=high if high < SCORE_MAX else None,
             collapse_bursts=self.collapse.isChecked(),
+            eyes_closed=self.eyes_closed.isChecked(),
             text=self.search.text().strip(),
         )
         self.filter_changed.emit(self._state)

@@ -39,6 +39,7 @@ LABEL_COLOURS: dict[str, str] = {
 PICK_COLOUR = "#f0f0f0"
 REJECT_COLOUR = "#e0574f"
 SUGGESTED_COLOUR = "#e0a030"  # amber "?" badge: a technical check suggests rejecting it
+CLOSED_EYES_COLOUR = "#e0574f"  # two shut lids, bottom left: a face has both eyes closed (the loupe's red)
 
 
 class ThumbnailDelegate(QStyledItemDelegate):
@@ -115,6 +116,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
                         PICK_COLOUR if row.flag == "pick" else REJECT_COLOUR)  # fmt: skip
         elif row.suggested_reject:
             self._badge(painter, image_rect.topLeft(), "?", SUGGESTED_COLOUR)
+        if row.eyes_closed:
+            self._closed_eyes_badge(painter, image_rect.bottomLeft())
         burst = self._model.burst_size(row.burst_id)
         if burst:
             badge = f"{burst}"
@@ -138,6 +141,21 @@ class ThumbnailDelegate(QStyledItemDelegate):
         font.setBold(True)
         painter.setFont(font)
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, letter)
+
+
+    @staticmethod
+    def _closed_eyes_badge(painter: QPainter, corner) -> None:
+        """Two closed eyelids drawn as arcs (no font needs the glyph), above the bottom-left corner."""
+        box = QRect(corner.x(), corner.y() - 17, 28, 18)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, 170))
+        painter.drawRoundedRect(box, 3, 3)
+        pen = QPen(QColor(CLOSED_EYES_COLOUR), 2)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for left in (box.left() + 4, box.left() + 15):
+            painter.drawArc(QRect(left, box.top() + 3, 9, 8), 200 * 16, 140 * 16)  # the lower half: a lid shut
 
 
 class GridView(QListView):
