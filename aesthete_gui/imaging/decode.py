@@ -313,9 +313,8 @@ def _decode_pillow(
     return _decode_pillow_sizes(data, name, [(max_side, draft_side)], forced_orientation)[0]
 
 
-def _drafted(data: bytes, max_side: int | None, draft_side: int | None) -> Image.Image:
-    """The file opened (headers only) with the DCT scale this size asks for; pixels not decoded yet."""
-    img = Image.open(io.BytesIO(data))
+def _drafted(img: Image.Image, max_side: int | None, draft_side: int | None) -> Image.Image:
+    """An opened (not yet loaded) image set to the DCT scale this size asks for."""
     if max_side and max(img.size) > max_side:
         # JPEG/MPO: DCT scaling; HEIF: a stored thumbnail when big enough; other formats: no-op
         img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
@@ -331,11 +330,10 @@ def _decode_pillow_sizes(
     check_pixels(width, height)
     frame_count = int(getattr(first, "n_frames", 1) or 1)
     animated = bool(getattr(first, "is_animated", False)) and fmt != "MPO"
-    first.close()
     loaded: dict[tuple[object, ...], Image.Image] = {}
     out: list[Decoded] = []
-    for max_side, draft_side in sizes:
-        img = _drafted(data, max_side, draft_side)
+    for index, (max_side, draft_side) in enumerate(sizes):
+        img = _drafted(first if index == 0 else Image.open(io.BytesIO(data)), max_side, draft_side)
         # same mode, size, tile and DCT scale: the same pixels, so decode them once
         key = (img.mode, img.size, repr(img.tile), getattr(img, "decoderconfig", None))
         if key in loaded:
