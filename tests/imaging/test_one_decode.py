@@ -15,7 +15,7 @@ from aesthete_gui.imaging.features import features_for_path
 from aesthete_gui.imaging.ingest import ingest_file
 from aesthete_gui.imaging.thumbnails import PREVIEW_DRAFT_SIDE, PREVIEW_SIDE, THUMB_SIDE
 from aesthete_gui.services.library_worker import process_file
-from tests.imaging.conftest import exif_with, photo
+from tests.imaging.conftest import exif_with, photo, wide_gamut_icc, write_dng
 
 PREVIEW = (PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
 CHECK = (CHECK_SIDE, CHECK_DRAFT_SIDE)
@@ -57,6 +57,36 @@ def test_sizes_decoded_together_equal_each_decoded_alone(tmp_path: Path, size: t
         assert (decoded.full_size, decoded.orientation, decoded.format) == (alone.full_size, alone.orientation, alone.format)
         assert decoded.notes == alone.notes
     assert len({id(decoded.notes) for decoded in together}) == len(together)  # each result its own notes
+
+
+def _file_of_kind(kind: str, folder: Path) -> Path:
+    """One real file per kind the decoder treats differently (ICC, CMYK, lossless, animated, RAW)."""
+    picture = photo((2400, 1600))
+    path = folder / f"a.{ {'jpeg-icc': 'jpg', 'cmyk': 'jpg', 'gif': 'gif', 'dng': 'dng'}.get(kind, kind)}"
+    if kind == "jpeg-icc":
+        picture.save(path, quality=90, icc_profile=wide_gamut_icc(), exif=exif_with(orientation=5))
+    elif kind == "cmyk":
+        picture.convert("CMYK").save(path, quality=90)
+    elif kind == "gif":
+        picture.save(path, save_all=True, append_images=[picture.rotate(90)], duration=100)
+    elif kind == "dng":
+        write_dng(path, orientation=6)
+    else:
+        picture.save(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["jpeg-icc", "cmyk", "png", "tiff", "gif", "dng"])
+def test_every_kind_of_file_decodes_together_as_alone(tmp_path: Path, kind: str) -> None:
+    path = _file_of_kind(kind, tmp_path)
+    data = path.read_bytes()
+    asked = [PREVIEW, CHECK]
+    for (max_side, draft_side), decoded in zip(asked, decode_bytes_sizes(data, path.name, asked), strict=True):
+        alone = decode_bytes(data, path.name, max_side, draft_side)
+        assert _same(decoded.image, alone.image)
+        assert (decoded.format, decoded.full_size, decoded.icc_converted, decoded.notes) == (
+            alone.format, alone.full_size, alone.icc_converted, alone.notes
+        )
 
 
 def test_sizes_on_one_dct_scale_decode_the_compressed_data_once(tmp_path: Path, pixel_decodes: list[tuple[int, int]]) -> None:
