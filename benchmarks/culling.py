@@ -170,8 +170,8 @@ _PARTS = ("off", "on", "faces", "analysis")
 
 
 def _worker_times(files: list[Path], folder: Path, previews: bool, repeats: int) -> dict[str, list[float]]:
-    """Best seconds per file of the import worker with the checks and faces "off" and "on", and of
-    "faces" and the whole "analysis" alone on the file's canonical check frame.
+    """Best CPU seconds per file of the import worker with the checks and faces "off" and "on", and
+    of "faces" and the whole "analysis" alone on the file's canonical check frame.
 
     The four alternate file by file in a rotating order, so a change of load on the machine hits all
     alike; every worker run writes into a fresh thumbnail cache, so nothing is skipped as already seen.
@@ -183,7 +183,7 @@ def _worker_times(files: list[Path], folder: Path, previews: bool, repeats: int)
             shift = (repeat + index) % len(_PARTS)
             for part in _PARTS[shift:] + _PARTS[:shift]:
                 cache = folder / f"cache_{int(previews)}{part}_{repeat}"
-                start = time.perf_counter()
+                start = time.process_time()
                 if part == "faces":
                     face_module.detect_faces(decoded.image)
                 elif part == "analysis":
@@ -192,7 +192,7 @@ def _worker_times(files: list[Path], folder: Path, previews: bool, repeats: int)
                     outcome = process_file(str(path), str(cache), False, previews, part == "on")
                     if not outcome.ingest.ok:
                         raise RuntimeError(f"import of {path} failed: {outcome.ingest.error}")
-                best[part][index] = min(best[part][index], time.perf_counter() - start)
+                best[part][index] = min(best[part][index], time.process_time() - start)
     return best
 
 
@@ -219,8 +219,8 @@ def speed_figures(photos: dict[str, Image.Image], folder: Path, count: int, repe
     face_note = "" if face_module.faces_available() else f" ({face_module.unavailable_reason()})"
     rows += [
         "",
-        f"Best of {repeats} per file, mean over {count} files; checks off and on alternate file by file in one run, "
-        "each into a fresh thumbnail cache; one process on one core. The import decodes each file once: the "
+        f"CPU time of the one process (what a worker costs its core), best of {repeats} per file, mean over {count} "
+        "files; checks off and on alternate file by file in one run, each into a fresh thumbnail cache. The import decodes each file once: the "
         "thumbnail, pHash, faces and checks share one DCT-scaled decode (with previews too when the preview lands "
         "on the checks' DCT scale, as it does at 6000 px).",
         f"Of the {added * 1000:.1f} ms the checks add to the default import: face detection {faces * 1000:.1f} ms{face_note}, "
