@@ -1,4 +1,4 @@
-"""Everything import needs from one file, from one read of its bytes and at most one (draft) decode."""
+"""Everything import needs from one file: one read of its bytes, one (draft) decode per DCT scale it needs."""
 
 from __future__ import annotations
 
