@@ -10,7 +10,7 @@ import os
 import stat
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from PIL import Image, UnidentifiedImageError
@@ -219,26 +219,41 @@ def decode_bytes(
     `draft_side` (<= max_side) lets JPEG DCT scaling stop at a smaller long side than max_side when
     that saves decoding work (e.g. a "~1024 px" preview may come out 750-1024 px); never upscales.
     """
+    return decode_bytes_sizes(data, name, [(max_side, draft_side)])[0]
+
+
+DecodeSize = tuple[int | None, int | None]
+"""One decode asked of decode_bytes_sizes: (max_side, draft_side) as decode_bytes takes them."""
+
+
+def decode_bytes_sizes(data: bytes, name: str, sizes: Sequence[DecodeSize]) -> list[Decoded]:
+    """decode_bytes for each (max_side, draft_side), decoding the pixels once per distinct DCT scale.
+
+    Each result is exactly what decode_bytes(data, name, max_side, draft_side) returns (the same
+    decode, shrink, colour conversion and orientation); sizes whose JPEG draft lands on the same
+    scale share one decode of the compressed data, which is most of the work on a large JPEG.
+    """
     if not data:
         raise DecodeError("empty file (0 bytes)", "empty")
     register_extra_formats()
     with decoder_messages() as messages:
         try:
-            decoded = _decode_any(data, name, max_side, draft_side)
+            results = _decode_any(data, name, sizes)
         except DecodeError as error:
             if messages:
                 error.reason = error.reason + f" (decoder: {'; '.join(messages)})"
                 error.args = (error.reason,)
             raise
-    decoded.notes.extend(f"decoder: {message}" for message in messages)
-    return decoded
+    for decoded in results:
+        decoded.notes.extend(f"decoder: {message}" for message in messages)
+    return results
 
 
-def _decode_any(data: bytes, name: str, max_side: int | None, draft_side: int | None) -> Decoded:
+def _decode_any(data: bytes, name: str, sizes: Sequence[DecodeSize]) -> list[Decoded]:
     try:
         if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
-            return _decode_raw(data, name, max_side, draft_side)
-        return _decode_pillow(data, name, max_side, draft_side=draft_side)
+            return [_decode_raw(data, name, max_side, draft_side) for max_side, draft_side in sizes]
+        return _decode_pillow_sizes(data, name, sizes)
     except DecodeError:
         raise
     except Image.DecompressionBombError:
@@ -295,35 +310,58 @@ def _decode_pillow(
     forced_orientation: int | None = None,
     draft_side: int | None = None,
 ) -> Decoded:
-    img = Image.open(io.BytesIO(data))
-    fmt = img.format or "unknown"
-    width, height = img.size
-    check_pixels(width, height)
-    frame_count = int(getattr(img, "n_frames", 1) or 1)
-    animated = bool(getattr(img, "is_animated", False)) and fmt != "MPO"
+    return _decode_pillow_sizes(data, name, [(max_side, draft_side)], forced_orientation)[0]
+
+
+def _drafted(img: Image.Image, max_side: int | None, draft_side: int | None) -> Image.Image:
+    """An opened (not yet loaded) image set to the DCT scale this size asks for."""
     if max_side and max(img.size) > max_side:
         # JPEG/MPO: DCT scaling; HEIF: a stored thumbnail when big enough; other formats: no-op
         img.draft(img.mode, _draft_size(img.size, min(draft_side or max_side, max_side)))
-    img.load()
-    # Read orientation only after load: some plugins (Pillow's TIFF, pillow-heif) turn the image
-    # upright themselves, report the upright size at open and drop the tag, so we must not again.
-    exif = img.getexif()
-    orientation = forced_orientation or 1
-    exif_orientation = exif.get(_ORIENTATION_TAG)
-    if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
-        orientation = exif_orientation
-    icc = img.info.get("icc_profile")
-    image = _shrink(img, max_side)
-    image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
-    image = apply_orientation(image, orientation)
-    full = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
-    notes: list[str] = []
-    if animated:
-        notes.append(f"animated or multi-page ({frame_count} frames): first frame used")
-    mismatch = _extension_note(name, fmt)
-    if mismatch:
-        notes.append(mismatch)
-    return Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes)
+    return img
+
+
+def _decode_pillow_sizes(
+    data: bytes, name: str, sizes: Sequence[DecodeSize], forced_orientation: int | None = None
+) -> list[Decoded]:
+    first = Image.open(io.BytesIO(data))
+    fmt = first.format or "unknown"
+    width, height = first.size
+    check_pixels(width, height)
+    frame_count = int(getattr(first, "n_frames", 1) or 1)
+    animated = bool(getattr(first, "is_animated", False)) and fmt != "MPO"
+    loaded: dict[tuple[object, ...], Image.Image] = {}
+    out: list[Decoded] = []
+    for index, (max_side, draft_side) in enumerate(sizes):
+        img = _drafted(first if index == 0 else Image.open(io.BytesIO(data)), max_side, draft_side)
+        # same mode, size, tile and DCT scale: the same pixels, so decode them once
+        key = (img.mode, img.size, repr(img.tile), getattr(img, "decoderconfig", None))
+        if key in loaded:
+            img.close()
+            img = loaded[key]
+        else:
+            img.load()
+            loaded[key] = img
+        # Read orientation only after load: some plugins (Pillow's TIFF, pillow-heif) turn the image
+        # upright themselves, report the upright size at open and drop the tag, so we must not again.
+        exif = img.getexif()
+        orientation = forced_orientation or 1
+        exif_orientation = exif.get(_ORIENTATION_TAG)
+        if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
+            orientation = exif_orientation
+        icc = img.info.get("icc_profile")
+        image = _shrink(img, max_side)
+        image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
+        image = apply_orientation(image, orientation)
+        full = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+        notes: list[str] = []
+        if animated:
+            notes.append(f"animated or multi-page ({frame_count} frames): first frame used")
+        mismatch = _extension_note(name, fmt)
+        if mismatch:
+            notes.append(mismatch)
+        out.append(Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes))
+    return out
 
 
 def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:

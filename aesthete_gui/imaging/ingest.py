@@ -1,4 +1,4 @@
-"""Everything import needs from one file, from one read of its bytes and at most one (draft) decode."""
+"""Everything import needs from one file: one read of its bytes, one (draft) decode per DCT scale it needs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Analysis, analyse_bytes
-from aesthete_gui.imaging.decode import DecodeError, decode_bytes, read_bytes
+from aesthete_gui.imaging.decode import DecodeError, decode_bytes_sizes, read_bytes
 from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
 from aesthete_gui.imaging.metadata import ImageMetadata, metadata_from_bytes, metadata_from_decoded
 from aesthete_gui.imaging.thumbnails import (
@@ -57,8 +57,9 @@ def ingest_file(
 
     with_preview=False writes only the 256 px thumbnail from a 1/8-scale JPEG decode (fastest
     import); `thumbnails.ensure_thumbnails` then makes the ~1024 px preview when it is first shown.
-    with_checks finds faces and measures the technical checks (imaging/checks.py), from the thumbnail's decode
-    when the import makes no preview.
+    with_checks finds faces and measures the technical checks (imaging/checks.py) on their canonical
+    decode: the thumbnail's own when the import makes no preview; with a preview, the compressed data
+    is still read once when both land on the same DCT scale (decode.decode_bytes_sizes).
     """
     result = IngestResult(path=os.fsdecode(path))
     try:
@@ -98,11 +99,16 @@ def _ingest(
             result.analysis = analyse_bytes(data, name)
         return
     if with_preview or with_features:
-        decoded = decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
+        size = (PREVIEW_SIDE, PREVIEW_DRAFT_SIDE)
     elif with_checks:  # the checks' canonical decode: the same DCT scale as the thumbnail's
-        decoded = decode_bytes(data, name, CHECK_SIDE, CHECK_DRAFT_SIDE)
+        size = (CHECK_SIDE, CHECK_DRAFT_SIDE)
     else:
-        decoded = decode_bytes(data, name, THUMB_SIDE, THUMB_SIDE)
+        size = (THUMB_SIDE, THUMB_SIDE)
+    check_size = (CHECK_SIDE, CHECK_DRAFT_SIDE)
+    sizes = [size, check_size] if with_checks and size != check_size else [size]
+    # one read of the compressed data when the preview's DCT scale is also the checks' (e.g. 24 MP)
+    decodes = decode_bytes_sizes(data, name, sizes)
+    decoded, check_decoded = decodes[0], decodes[-1]
     result.decoded = True
     result.notes = list(decoded.notes)
     if decoded.format == "RAW":  # EXIF lives in the RAW container, not in its embedded preview
@@ -114,8 +120,7 @@ def _ingest(
     )
     result.phash = perceptual_hash(small)
     if with_checks:
-        reuse = decoded if not (with_preview or with_features) else None
-        result.analysis = analyse_bytes(data, name, reuse)
+        result.analysis = analyse_bytes(data, name, check_decoded)
     if with_features:
         from aesthete_gui.imaging.features import decoded_features
 

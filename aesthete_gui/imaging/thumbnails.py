@@ -55,7 +55,7 @@ def save_jpeg_atomic(img: Image.Image, path: Path, quality: int) -> None:
     handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
     try:
         with os.fdopen(handle, "wb") as out:
-            img.convert("RGB").save(out, "JPEG", quality=quality)
+            (img if img.mode == "RGB" else img.convert("RGB")).save(out, "JPEG", quality=quality)
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -20,16 +20,20 @@ class FileOutcome:
 
 
 def process_file(
-    path: str, cache_dir: str, with_features: bool, with_preview: bool = False
+    path: str,
+    cache_dir: str,
+    with_features: bool,
+    with_preview: bool = False,
+    with_checks: bool = True,
 ) -> FileOutcome:
-    """Hash, metadata, thumbnail(s) (+ features) of one file and its sidecar marks; never raises.
+    """Hash, metadata, thumbnail(s) (+ features), checks and faces of one file and its sidecar marks; never raises.
 
     Any failure becomes the file's error (or, for the sidecar, a note): one bad file never stops
-    an import.
+    an import. with_checks=False leaves out the checks and faces (the import benchmark's baseline).
     """
     try:
         ingest = ingest_file(path, cache_dir, with_preview=with_preview or with_features,
-                             with_features=with_features)  # fmt: skip
+                             with_features=with_features, with_checks=with_checks)  # fmt: skip
     except Exception as error:
         return failed_outcome(path, error)
     outcome = FileOutcome(ingest=ingest)
