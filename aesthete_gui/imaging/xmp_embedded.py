@@ -1,8 +1,9 @@
 """Marks written into an image file's own XMP packet (in-camera ratings, other tools' embedded edits).
 
-JPEG (APP1) and TIFF (tag 700) packets are found through Pillow without decoding pixels. For any
-other file (RAW, DNG Pillow cannot open, HEIC) the packet is searched for in the first and last
-megabytes, where cameras and writers put it. The file is only ever read.
+JPEG (APP1) and TIFF (tag 700) packets are found through Pillow without decoding pixels; when Pillow
+reads such a file and finds no packet, there is none (no byte search: it would read 8 MB of every
+JPEG). For any other file (RAW, DNG Pillow cannot open, HEIC) the packet is searched for in the
+first and last megabytes, where cameras and writers put it. The file is only ever read.
 """
 
 from __future__ import annotations
@@ -20,21 +21,31 @@ _TIFF_XMP_TAG = 700
 _START, _END = b"<x:xmpmeta", b"</x:xmpmeta>"
 
 
-def _packet_from_pillow(path: str) -> bytes | None:
+_PILLOW_KNOWS_XMP = frozenset({"JPEG", "MPO", "PNG", "WEBP"})
+"""Formats whose XMP Pillow reads while parsing the header: its answer is final. TIFF only when the
+file is named as one: TIFF-based RAW files may keep their packet outside the first directory."""
+_TIFF_NAMES = (".tif", ".tiff")
+
+
+def _packet_from_pillow(path: str) -> tuple[bool, bytes | None]:
+    """(whether Pillow's answer is final, the packet it found)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(path) as image:
+                final = image.format in _PILLOW_KNOWS_XMP or (
+                    image.format == "TIFF" and path.lower().endswith(_TIFF_NAMES)
+                )
                 packet = image.info.get("xmp")
                 if not packet and hasattr(image, "tag_v2"):
                     packet = image.tag_v2.get(_TIFF_XMP_TAG)
     except Exception:  # not something Pillow opens: the byte search below may still find a packet
-        return None
+        return False, None
     if isinstance(packet, str):
         packet = packet.encode("utf-8")
     if isinstance(packet, tuple):
         packet = bytes(packet)
-    return packet or None
+    return final, packet or None
 
 
 def _packet_by_search(path: str) -> bytes | None:
@@ -58,7 +69,9 @@ def read_embedded_marks(path: str | os.PathLike[str]) -> XmpMarks | None:
     Raises OSError when the file cannot be read and XmpError when its packet is not readable XMP.
     """
     text = os.fspath(path)
-    packet = _packet_from_pillow(text) or _packet_by_search(text)
+    final, packet = _packet_from_pillow(text)
+    if packet is None and not final:
+        packet = _packet_by_search(text)
     if not packet:
         return None
     packet = packet[: MAX_SIDECAR_BYTES + 1].strip(b"\x00 \t\r\n")

@@ -51,3 +51,16 @@ def test_raw_file_packet_is_found_by_searching_its_bytes(tmp_path: Path) -> None
     path.write_bytes(b"\x00\x00\x00\x18ftypcrx " + b"<x:xmpmeta <broken </x:xmpmeta>")
     with pytest.raises(XmpError):
         read_embedded_marks(path)
+
+
+def test_a_jpeg_without_an_xmp_segment_is_not_searched_byte_by_byte(tmp_path: Path) -> None:
+    # XMP text in a JPEG comment is no embedded packet; finding it would mean reading the whole file.
+    packet = (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        b'<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="5"/>'
+        b"</rdf:RDF></x:xmpmeta>"
+    )
+    path = tmp_path / "frame.jpg"
+    Image.new("RGB", (64, 48), "teal").save(path, comment=packet)
+    assert packet in path.read_bytes()
+    assert read_embedded_marks(path) is None
