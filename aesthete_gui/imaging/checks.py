@@ -168,8 +168,8 @@ def missing_levels(counts: Sequence[int] | np.ndarray) -> float:
 
     Brightening an 8-bit image after capture stretches its levels apart and leaves gaps (a comb
     histogram), whatever the scene: x1.6 leaves about a fifth of the levels empty, x3 about two
-    fifths. Resampling and JPEG compression fill the gaps again, so this only sees lossless frames
-    at their own size; it says nothing (0) otherwise.
+    fifths. Resampling and JPEG compression fill the gaps again: a shrunk lossless image is judged
+    on its levels before shrinking, and after JPEG compression this says little (near 0).
     """
     levels = np.asarray(counts, dtype=np.float64)[:256].copy()
     levels[0] = levels[255] = 0.0  # clipped levels are the highlights' and shadows' business
@@ -187,11 +187,13 @@ def measure(
     quality: float | None = None,
     faces: Sequence[tuple[float, float, float, float]] = (),
     source_format: str | None = None,
+    levels: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1.
 
     `full_size` and `source_format` say how the frame was made from the file (its noise is scaled
-    back to at most NOISE_VIEW_SIDE). Also "face_<i>": the sharpness of each face box large enough.
+    back to at most NOISE_VIEW_SIDE); `levels`, the green level counts of a lossless file before it
+    was shrunk (Decoded.levels). Also "face_<i>": the sharpness of each face box large enough.
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
@@ -199,7 +201,7 @@ def measure(
     red, green, blue = rgb.split()
     brightest = np.asarray(ImageChops.lighter(ImageChops.lighter(red, green), blue).histogram(), dtype=np.float64)
     pixels = max(1.0, float(brightest.sum()))
-    levels = np.cumsum(np.asarray(luma.histogram(), dtype=np.float64)) / pixels
+    tones = np.cumsum(np.asarray(luma.histogram(), dtype=np.float64)) / pixels
     response = laplacian(grey)
     detail = response * response
     noise = _noise_sigma(_block_means(grey, (BLOCK, BLOCK)), _block_means(np.abs(response), (BLOCK, BLOCK)))
@@ -222,9 +224,10 @@ def measure(
         "motion_blur": _motion_blur(grey, [int(t) for t in sharpest]),
         "highlights": float(brightest[HIGHLIGHT_LEVEL:].sum()) / pixels,
         "shadows": float(brightest[: SHADOW_LEVEL + 1].sum()) / pixels,
-        "underexposure": float(np.searchsorted(levels, 0.995)) / 255.0,
-        "overexposure": float(np.searchsorted(levels, 0.5)) / 255.0,
-        "brightened": missing_levels(green.histogram()),  # green: the channel a camera exposes best
+        "underexposure": float(np.searchsorted(tones, 0.995)) / 255.0,
+        "overexposure": float(np.searchsorted(tones, 0.5)) / 255.0,
+        # green: the channel a camera exposes best
+        "brightened": missing_levels(levels if levels is not None else green.histogram()),
         "noise": noise * _noise_scale(max(width, height), max(image.size), source_format),
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),
@@ -315,7 +318,7 @@ def analyse_decoded(decoded: Decoded, data: bytes | None = None) -> Analysis:
     """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality)."""
     found = detect_faces(decoded.image)
     quality = jpeg_quality(data) if data else None
-    values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format)
+    values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format, decoded.levels)
     values["faces"] = float(len(found))
     faces = [replace(f, sharpness=values.get(f"face_{i}", 0.0)) for i, f in enumerate(found)]
     return Analysis(judge(values), faces, checks_version())

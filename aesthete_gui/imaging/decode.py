@@ -129,6 +129,8 @@ class Decoded:
     exif: Image.Exif | None = None
     notes: list[str] = field(default_factory=list)
     raw_info: dict[str, object] = field(default_factory=dict)
+    levels: list[int] | None = None
+    """256 counts of the green (or grey) levels before shrinking, for lossless 8-bit images that were shrunk."""
 
 
 @functools.cache
@@ -313,6 +315,7 @@ def _decode_pillow(
     if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
         orientation = exif_orientation
     icc = img.info.get("icc_profile")
+    levels = _levels_before_shrinking(img, fmt) if max_side and max(img.size) > max_side else None
     image = _shrink(img, max_side)
     image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
     image = apply_orientation(image, orientation)
@@ -323,7 +326,15 @@ def _decode_pillow(
     mismatch = _extension_note(name, fmt)
     if mismatch:
         notes.append(mismatch)
-    return Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes)
+    return Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes, levels=levels)
+
+
+def _levels_before_shrinking(img: Image.Image, fmt: str) -> list[int] | None:
+    """Green (or grey) level counts of a lossless 8-bit image: resampling fills the gaps brightening leaves."""
+    if fmt in ("JPEG", "MPO") or img.mode not in ("L", "LA", "RGB", "RGBA", "RGBX"):
+        return None
+    counts = img.histogram()
+    return counts[256:512] if img.mode.startswith("RGB") else counts[:256]
 
 
 def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:
