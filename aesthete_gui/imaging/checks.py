@@ -1,4 +1,4 @@
-"""Technical verdicts per image: focus, motion blur, clipping, exposure, noise, size, compression.
+"""Technical verdicts per image: focus, motion blur, clipping, exposure, brightening, noise, size, compression.
 
 Every check is measured on one canonical decode (`decode_for_checks`: DCT-scaled so that the long
 side is at most CHECK_SIDE), so import, the inspector and the loupe get the same values for one
@@ -34,6 +34,15 @@ HIGHLIGHT_LEVEL = 250
 SHADOW_LEVEL = 5
 LAPLACIAN_NOISE_GAIN = 20.0
 """Variance of the 5-point Laplacian of white noise of unit variance (4 x 1 + 16)."""
+BLOCK = 8
+"""Side of the square blocks noise is measured in (pixels of the check frame)."""
+NOISE_VIEW_SIDE = 1536
+"""Noise is judged as it shows at up to this long side: a frame shrunk from a larger image is
+measured on the check frame and scaled back, because resampling averages noise away."""
+BICUBIC_NOISE_LOSS = 1.41
+"""How much more the bicubic shrink of the check decode lowers the noise estimate than averaging
+does, at any shrink factor (measured on white noise; JPEG DCT scaling averages, so has none)."""
+_DCT_SCALED_FORMATS = frozenset({"JPEG", "MPO"})
 
 Verdict = Literal["ok", "warn", "reject"]
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
@@ -97,17 +106,6 @@ def jpeg_quality(data: bytes) -> float | None:
     return float(np.clip(quality, 0.0, 100.0))
 
 
-BLOCK = 8
-"""Side of the square blocks noise is measured in (pixels of the check frame)."""
-NOISE_VIEW_SIDE = 1536
-"""Noise is judged as it shows at up to this long side: a frame shrunk from a larger image is
-measured on the check frame and scaled back, because resampling averages noise away."""
-BICUBIC_NOISE_LOSS = 1.41
-"""How much more the bicubic shrink of the check decode lowers the noise estimate than averaging
-does, at any shrink factor (measured on white noise; JPEG DCT scaling averages, so has none)."""
-_DCT_SCALED_FORMATS = frozenset({"JPEG", "MPO"})
-
-
 def _block_means(values: np.ndarray, block: tuple[int, int]) -> np.ndarray:
     """Mean of a float map over each (width, height) block; remainder rows and columns dropped."""
     h, w = values.shape
@@ -115,7 +113,8 @@ def _block_means(values: np.ndarray, block: tuple[int, int]) -> np.ndarray:
     if cols == 0 or rows == 0:
         return np.zeros((0, 0), dtype=np.float32)
     box = (0, 0, cols * block[0], rows * block[1])
-    return np.asarray(Image.fromarray(values, mode="F").reduce(block, box=box))  # C box filter: fast
+    frame = Image.fromarray(np.asarray(values, dtype=np.float32))  # mode "F"
+    return np.asarray(frame.reduce(block, box=box))  # Pillow's C box filter: fast
 
 
 def _noise_sigma(grey_blocks: np.ndarray, strength_blocks: np.ndarray) -> float:

@@ -174,3 +174,12 @@ def test_import_stores_the_same_values_the_file_gives(tmp_path: Path) -> None:
     assert result.analysis.version == checks_version()
     with_preview = ingest_file(path, tmp_path / "cache2", with_preview=True)
     assert with_preview.analysis == result.analysis
+
+
+@pytest.mark.parametrize("size", [(1, 1), (7, 300), (300, 7), (15, 9)])
+def test_tiny_and_thin_frames_are_measured(tmp_path: Path, size: tuple[int, int]) -> None:
+    img = _photo("coffee").resize(size, Image.Resampling.BOX)
+    checks = {c.name: c for c in checks_for_path(degrade.save(img, tmp_path / f"tiny_{size[0]}x{size[1]}"))}
+    assert list(checks) == list(CHECK_NAMES)
+    assert checks["resolution"].verdict != "ok"
+    assert all(np.isfinite(c.value) for c in checks.values() if c.name != "compression")
