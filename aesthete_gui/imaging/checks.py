@@ -167,10 +167,13 @@ def missing_levels(counts: Sequence[int] | np.ndarray) -> float:
 
     Brightening an 8-bit image after capture stretches its levels apart and leaves gaps (a comb
     histogram), whatever the scene: x1.6 leaves about a fifth of the levels empty, x3 about two
-    fifths. Resampling and JPEG compression fill the gaps again: a shrunk lossless image is judged
-    on its levels before shrinking, and after JPEG compression this says little (near 0).
+    fifths. Resampling and JPEG compression fill the gaps again, and colour conversion or a palette
+    makes gaps of its own, so images are judged on their levels as decoded (Decoded.levels), and
+    after JPEG compression this says little (near 0). No counts at all: 0.
     """
     levels = np.asarray(counts, dtype=np.float64)[:256].copy()
+    if levels.size < 256:
+        return 0.0
     levels[0] = levels[255] = 0.0  # clipped levels are the highlights' and shadows' business
     running = np.concatenate(([0.0], np.cumsum(levels)))
     expected = np.zeros(256)
@@ -191,8 +194,9 @@ def measure(
     """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1.
 
     `full_size` and `source_format` say how the frame was made from the file (its noise is scaled
-    back to at most NOISE_VIEW_SIDE); `levels`, the green level counts of a lossless file before it
-    was shrunk (Decoded.levels). Also "face_<i>": the sharpness of each face box large enough.
+    back to at most NOISE_VIEW_SIDE); `levels`, the file's green level counts as decoded, before
+    resampling and colour conversion (Decoded.levels; empty: not judged). Also "face_<i>": the
+    sharpness of each face box large enough.
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels

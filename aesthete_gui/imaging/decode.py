@@ -130,7 +130,8 @@ class Decoded:
     notes: list[str] = field(default_factory=list)
     raw_info: dict[str, object] = field(default_factory=dict)
     levels: list[int] | None = None
-    """256 counts of the green (or grey) levels before shrinking, for lossless 8-bit images that were shrunk."""
+    """256 counts of the green (or grey) levels as decoded, before resampling and colour conversion
+    (both fill or open gaps in them); empty when the source has no 8-bit channels (palette, 16-bit)."""
 
 
 @functools.cache
@@ -315,7 +316,7 @@ def _decode_pillow(
     if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
         orientation = exif_orientation
     icc = img.info.get("icc_profile")
-    levels = _levels_before_shrinking(img, fmt) if max_side and max(img.size) > max_side else None
+    levels = _source_levels(img) if max_side else None  # a full-size decode is never measured by the checks
     image = _shrink(img, max_side)
     image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
     image = apply_orientation(image, orientation)
@@ -329,12 +330,13 @@ def _decode_pillow(
     return Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes, levels=levels)
 
 
-def _levels_before_shrinking(img: Image.Image, fmt: str) -> list[int] | None:
-    """Green (or grey) level counts of a lossless 8-bit image: resampling fills the gaps brightening leaves."""
-    if fmt in ("JPEG", "MPO") or img.mode not in ("L", "LA", "RGB", "RGBA", "RGBX"):
-        return None
-    counts = img.histogram()
-    return counts[256:512] if img.mode.startswith("RGB") else counts[:256]
+def _source_levels(img: Image.Image) -> list[int]:
+    """Green (or grey) level counts of the decoded pixels; empty for palette, 16-bit and other modes."""
+    if img.mode in ("RGB", "RGBA", "RGBX"):
+        return img.histogram()[256:512]
+    if img.mode in ("L", "LA"):
+        return img.histogram()[:256]
+    return []
 
 
 def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:

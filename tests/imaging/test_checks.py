@@ -126,12 +126,25 @@ def test_a_large_lossless_image_is_judged_on_its_levels_before_shrinking(tmp_pat
     assert _verdicts(degrade.exposure(night, 3.0), tmp_path / "night_x3")["brightened"][0] == "reject"
 
 
+def test_palette_images_are_not_taken_for_brightened_ones(tmp_path: Path) -> None:
+    # 256 colours leave most green levels empty, but nothing was brightened: not judged
+    photo = _photo("coffee")
+    gif = tmp_path / "coffee.gif"
+    photo.save(gif)
+    palette_png = tmp_path / "coffee_palette.png"
+    photo.convert("P", palette=Image.Palette.ADAPTIVE, colors=256).save(palette_png)
+    for path in (gif, palette_png):
+        brightened = next(c for c in checks_for_path(path) if c.name == "brightened")
+        assert (brightened.value, brightened.verdict) == (0.0, "ok")
+
+
 def test_missing_levels_of_a_comb_and_of_a_continuous_histogram() -> None:
     continuous = np.full(256, 100)
     comb = np.where(np.arange(256) % 2 == 0, 200, 0)
     assert missing_levels(continuous) == 0.0
     assert missing_levels(comb) == pytest.approx(0.5, abs=0.02)
     assert missing_levels(np.zeros(256)) == 0.0
+    assert missing_levels([]) == 0.0  # a source without 8-bit channels is not judged
     # clipped levels (0 and 255) and the few scattered pixels of the tails are not counted as gaps
     bell = np.rint(5_000 * np.exp(-(((np.arange(256) - 120) / 30.0) ** 2))).astype(int)
     bell[[0, 255]] = 50_000
