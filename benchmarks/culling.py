@@ -50,41 +50,82 @@ def _rate(hits: int, total: int) -> str:
     return f"{hits / total:.2f} ({hits}/{total})" if total else "n/a"
 
 
-def verdicts_and_scores(photos: dict[str, Image.Image], folder: Path) -> tuple[list[str], dict[str, object]]:
-    """Precision/recall of the verdicts per defect and level; built-in score pairs."""
-    scorer = BuiltinScorer()
-    originals = {stem: data.save(img, folder / stem) for stem, img in photos.items()}
-    clean = {stem: analyse_path(p) for stem, p in originals.items()}
-    clean_scores = dict(zip(originals, scorer.score_paths(list(originals.values())), strict=True))
+def _verdict_rows(
+    outcomes: dict[tuple[str, str], dict[str, tuple[bool, bool, bool, bool]]],
+    clean: dict[str, Analysis],
+    stems: list[str],
+) -> list[str]:
+    """One table (recall, precision, score pairs per defect and level) over the photos `stems`."""
     lines = [
         "| defect | level | recall | precision | technique below original | overall below original |",
         "|---|---|---|---|---|---|",
     ]
-    summary: dict[str, object] = {}
     for defect in data.DEFECTS:
-        for index, level in enumerate(("mild", "strong")):
-            transform = defect.mild if level == "mild" else defect.strong
-            quality = defect.jpeg_quality[index] if defect.jpeg_quality else None
-            paths = {s: data.save(transform(img), folder / f"{s}_{level}_{len(lines)}", quality) for s, img in photos.items()}
-            found = sum(_flagged(analyse_path(p), defect.checks, level) for p in paths.values())
-            false = sum(_flagged(a, defect.checks, level) for a in clean.values())
-            scores = dict(zip(paths, scorer.score_paths(list(paths.values())), strict=True))
-            tech = sum(scores[s]["technique"] < clean_scores[s]["technique"] for s in paths)
-            over = sum(scores[s]["overall"] < clean_scores[s]["overall"] for s in paths)
-            n = len(paths)
+        for level in ("mild", "strong"):
+            rows = [outcomes[(defect.name, level)][s] for s in stems]
+            found = sum(r[0] for r in rows)
+            false = sum(_flagged(clean[s], defect.checks, level) for s in stems)
+            tech, over, n = sum(r[1] for r in rows), sum(r[2] for r in rows), len(rows)
             lines.append(
                 f"| {defect.name} | {level} | {_rate(found, n)} | {_rate(found, found + false)} "
                 f"| {_rate(tech, n)} | {_rate(over, n)} |"
             )
-            summary[f"{defect.name}/{level}"] = (found / n, tech / n)
-    rejects = [s for s, a in clean.items() if any(c.verdict == "reject" for c in a.checks)]
-    warned = {name: sum(any(c.name == name and c.verdict != "ok" for c in a.checks) for a in clean.values()) for name in CHECK_NAMES}
+    rejects = [s for s in stems if any(c.verdict == "reject" for c in clean[s].checks)]
+    warned = {name: sum(any(c.name == name and c.verdict != "ok" for c in clean[s].checks) for s in stems) for name in CHECK_NAMES}
+    # every copy carrying a reject verdict against an original carrying none, over all defects and levels
+    pairs = [o[s] for o in outcomes.values() for s in stems if o[s][3] and s not in rejects]
     lines += [
         "",
-        f"Suggested rejects on the {len(clean)} clean originals: {_rate(len(rejects), len(clean))}"
+        f"Suggested rejects on the {len(stems)} clean originals: {_rate(len(rejects), len(stems))}"
         + (f" ({', '.join(rejects)})" if rejects else "") + " (target <= 0.05).",
         "Warnings on clean originals per check: "
-        + ", ".join(f"{k} {v}" for k, v in warned.items() if v) + ".",
+        + (", ".join(f"{k} {v}" for k, v in warned.items() if v) or "none") + ".",
+        f"Copies with a reject verdict (original without one), scored at or above the original: technique "
+        f"{sum(not p[1] for p in pairs)}, overall {sum(not p[2] for p in pairs)} of {len(pairs)} (target 0).",
+    ]
+    return lines
+
+
+def verdicts_and_scores(photos: dict[str, Image.Image], folder: Path) -> tuple[list[str], dict[str, object]]:
+    """Precision/recall of the verdicts per defect and level, built-in score pairs; tuning and held-out photos apart."""
+    scorer = BuiltinScorer()
+    originals = {stem: data.save(img, folder / stem) for stem, img in photos.items()}
+    clean = {stem: analyse_path(p) for stem, p in originals.items()}
+    clean_scores = dict(zip(originals, scorer.score_paths(list(originals.values())), strict=True))
+    # (defect, level) -> stem -> (caught, technique below original, overall below original, copy rejected)
+    outcomes: dict[tuple[str, str], dict[str, tuple[bool, bool, bool, bool]]] = {}
+    summary: dict[str, object] = {}
+    for number, defect in enumerate(data.DEFECTS):
+        for index, level in enumerate(("mild", "strong")):
+            transform = defect.mild if level == "mild" else defect.strong
+            quality = defect.jpeg_quality[index] if defect.jpeg_quality else None
+            paths = {s: data.save(transform(img), folder / f"{s}_{level}_{number}", quality) for s, img in photos.items()}
+            scores = dict(zip(paths, scorer.score_paths(list(paths.values())), strict=True))
+            analyses = {s: analyse_path(p) for s, p in paths.items()}
+            outcomes[(defect.name, level)] = {
+                s: (
+                    _flagged(analyses[s], defect.checks, level),
+                    scores[s]["technique"] < clean_scores[s]["technique"],
+                    scores[s]["overall"] < clean_scores[s]["overall"],
+                    any(c.verdict == "reject" for c in analyses[s].checks),
+                )
+                for s in paths
+            }
+            summary[f"{defect.name}/{level}"] = outcomes[(defect.name, level)]
+    tuning = [s for s in photos if s not in data.HELD_OUT]
+    held_out = [s for s in photos if s in data.HELD_OUT]
+    lines = [
+        f"### Tuning photos (in-sample: {', '.join(tuning)})",
+        "",
+        *_verdict_rows(outcomes, clean, tuning),
+        "",
+        f"### Held-out photos ({', '.join(held_out)}): the noise and brightened thresholds were not set on these",
+        "",
+        *_verdict_rows(outcomes, clean, held_out),
+        "",
+        "### All photos",
+        "",
+        *_verdict_rows(outcomes, clean, list(photos)),
     ]
     return lines, summary
 
@@ -143,7 +184,7 @@ def face_figures(photos: dict[str, Image.Image]) -> list[str]:
 def burst_figures(photos: dict[str, Image.Image], folder: Path) -> list[str]:
     """Top-1 agreement of the representative on bursts of one clean frame and degraded variants."""
     scorer = BuiltinScorer()
-    agree = total = 0
+    chosen: dict[str, str] = {}
     for stem, img in photos.items():
         shifted = img.crop((6, 4, img.width, img.height)).resize(img.size, Image.Resampling.BICUBIC)
         variants = {
@@ -159,10 +200,15 @@ def burst_figures(photos: dict[str, Image.Image], folder: Path) -> list[str]:
             BurstFrame(key=k, analysis=analyse_path(p), overall=s.get("overall"))
             for (k, p), s in zip(paths.items(), scores, strict=True)
         ]
-        agree += choose_representative(frames) == "clean"
-        total += 1
-    return [f"Best of burst: top-1 agreement {_rate(agree, total)} on bursts of one clean frame and "
-            "four variants (Gaussian blur σ 2.5, 15 px motion blur, exposure x2.5, shifted+blurred) (target >= 0.90)."]
+        chosen[stem] = str(choose_representative(frames))
+    parts = []
+    for label, stems in (("tuning", [s for s in chosen if s not in data.HELD_OUT]), ("held-out", [s for s in chosen if s in data.HELD_OUT]), ("all", list(chosen))):
+        agree = sum(chosen[s] == "clean" for s in stems)
+        parts.append(f"{label} {_rate(agree, len(stems))}")
+    misses = [f"{s}: {k}" for s, k in chosen.items() if k != "clean"]
+    return [f"Best of burst: top-1 agreement {', '.join(parts)} on bursts of one clean frame and "
+            "four variants (Gaussian blur σ 2.5, 15 px motion blur, exposure x2.5, shifted+blurred) (target >= 0.90)"
+            + (f"; chosen instead of the clean frame: {', '.join(misses)}." if misses else ".")]
 
 
 def _big_jpegs(photo: Image.Image, folder: Path, count: int, size: tuple[int, int]) -> list[Path]:
@@ -301,8 +347,10 @@ def main() -> None:
         "",
         *speed,
         "",
-        "The thresholds in resources/culling/checks.toml were set on this same set of photographs, so these "
-        "figures are in-sample: expect lower recall and precision on a real shoot.",
+        "Held out, honestly: the noise and brightened thresholds (checks.toml version 2) were set on the tuning "
+        "photos only, but the other thresholds date from version 1, set on all 16 photos before the split (only "
+        "cell.png is new to them), and the held-out photos were looked at while finding why verdicts missed. "
+        "Even the held-out figures flatter the checks: expect lower recall and precision on a real shoot.",
         "",
         f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {machine}",

@@ -9,6 +9,7 @@ install. A distilled student (or the user's adapter) replaces it as soon as ther
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,9 +17,12 @@ import numpy as np
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 from aesthete_gui.imaging.checks import LAPLACIAN_NOISE_GAIN
 
-BUILTIN_VERSION = "rules-2"
-"""rules-2: respects the technical verdicts (imaging/checks.py thresholds), judges exposure
-against the scene and does not reward tiny images."""
+BUILTIN_VERSION = "rules-3"
+"""rules-3: a frame with a reject verdict (imaging/checks.py) scores below every frame without
+one, on technique and overall; exposure is judged against the scene; tiny images are not rewarded."""
+REJECT_CEILING = 0.3
+"""Share of the 1-5 range (unit scale) that frames with a reject verdict are confined to; frames
+without one use the rest, so a technical reject never outscores a frame that passed the checks."""
 
 
 def _ramp(values: np.ndarray, low: float, high: float) -> np.ndarray:
@@ -37,26 +41,9 @@ def _noise_corrected_sharpness(peak: np.ndarray, noise: np.ndarray) -> np.ndarra
     return np.log10(1.0 + np.maximum(variance, 0.0))
 
 
-def _rejected(focus: np.ndarray, noise: np.ndarray, clipped: np.ndarray, long_side: np.ndarray, brightest: np.ndarray) -> np.ndarray:
-    """Images a technical check rejects, judged from the properties with the checks' own thresholds."""
-    from aesthete_gui.imaging.checks import thresholds
-
-    limits = thresholds()
-
-    def reject(name: str) -> float:
-        return float(limits[name]["reject"])  # type: ignore[arg-type]
-
-    return (
-        (focus <= reject("focus"))
-        | (noise >= reject("noise"))
-        | (clipped >= reject("highlights"))
-        | (long_side <= reject("resolution"))
-        | (brightest <= UNDEREXPOSED_BRIGHTEST)
-    )
-
-
-UNDEREXPOSED_BRIGHTEST = 0.3
-"""hsv mean + 2 std of V below which even the brightest tones are dim: under-exposed."""
+def _separate_rejects(unit: np.ndarray, rejected: np.ndarray) -> np.ndarray:
+    """Rejected rows into [0, REJECT_CEILING), the others into [REJECT_CEILING, 1] (order kept within each)."""
+    return np.where(rejected, REJECT_CEILING * 0.999 * unit, REJECT_CEILING + (1.0 - REJECT_CEILING) * unit)
 
 
 class BuiltinScorer:
@@ -77,8 +64,9 @@ class BuiltinScorer:
     ) -> np.ndarray:
         """(n, 5) scores on 1–5 in DIMENSIONS order; `embeddings` is ignored.
 
-        `rejected` marks rows whose stored technical checks (imaging/checks.py) hold a reject
-        verdict; rows the properties alone show as rejects are marked too.
+        `rejected` marks rows whose technical checks (imaging/checks.py) hold a reject verdict:
+        their technique and overall scores fall below those of every row without one. Without it
+        no row is treated as rejected (the verdicts are measured on their own decode, not here).
         """
         index = {name: i for i, name in enumerate(feature_names)}
         missing = [n for n in _USED if n not in index]
@@ -93,17 +81,16 @@ class BuiltinScorer:
         # exposure against the scene: never the mean (a night scene is dark, and brightening it must
         # not pay) but whether any tone reaches up (darkened copies lose that) and clipping
         # (brightened copies gain it); brightening also lifts contrast, so sharpness saturates early
-        brightest = f["hsv_mean_v"] + 2.0 * f["hsv_std_v"]
+        brightest = f["hsv_mean_v"] + 2.0 * f["hsv_std_v"]  # where the bright tones of the frame reach
         clipping = _ramp(f["clipped_highlights"], 0.002, 0.05)
         exposure = _ramp(brightest, 0.15, 0.35) * (1.0 - clipping)
         steady = 1.0 - _ramp(f["motion_blur_hint"], 0.7, 0.97)
         long_side = np.sqrt(f["image_megapixels"] * 1e6 * np.maximum(f["aspect_ratio"], 1.0 / np.maximum(f["aspect_ratio"], 1e-6)))
         usable = _ramp(long_side, 160.0, 800.0)
         technique = (0.35 * sharp + 0.2 * clean + 0.15 * unclipped + 0.2 * exposure + 0.1 * steady) * (0.5 + 0.5 * usable)
-        gate = _rejected(focus, noise, f["clipped_highlights"], long_side, brightest)
-        if rejected is not None:
-            gate = gate | np.asarray(rejected, dtype=bool)
-        technique = np.where(gate, 0.5 * technique, technique)
+        gate = np.zeros(len(technique), dtype=bool) if rejected is None else np.asarray(rejected, dtype=bool)
+        if gate.shape != technique.shape:
+            raise ValueError(f"rejected has {gate.size} rows for {technique.size} images")
         colourful = _ramp(f["colourfulness"], 8.0, 55.0) * (1.0 - 0.5 * _ramp(f["colourfulness"], 110.0, 170.0))
         # sensor noise inflates colour statistics, so noisy images do not get colour credit for it
         coloration = (0.6 * colourful + 0.4 * _ramp(f["colour_entropy"], 2.0, 6.5)) * (0.6 + 0.4 * clean)
@@ -115,24 +102,34 @@ class BuiltinScorer:
         # blown highlights show to any viewer, and brightening a dark scene lifts its contrast and
         # colour statistics: clipping costs the overall score too, so that never pays
         overall = overall * (1.0 - 0.25 * clipping)
-        overall = np.where(gate, 0.6 * overall, overall)  # a technical reject is never a keeper
+        # a technical reject is never a keeper: below every frame that passed the checks
+        technique, overall = _separate_rejects(technique, gate), _separate_rejects(overall, gate)
         columns = {"technique": technique, "coloration": coloration, "composition": composition, "mood": mood, "overall": overall}
         unit = np.stack([columns[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 
     def score_paths(self, paths: Sequence[str], progress: object = None, cancel: object = None) -> list[dict[str, float]]:
-        """Scorer protocol: measure each image, check it and apply the rules ({} for an unreadable image)."""
-        from aesthete_gui.imaging.checks import analyse_path, rejected
-        from aesthete_gui.imaging.decode import DecodeError
-        from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, features_for_path
+        """Scorer protocol: measure each image, check it and apply the rules ({} for an unreadable image).
+
+        Each file is read once; its properties and its checks are measured on their own canonical
+        decodes of those bytes (the same values import stores).
+        """
+        from aesthete_gui.imaging.checks import analyse_bytes, rejected
+        from aesthete_gui.imaging.decode import DecodeError, decode_bytes, read_bytes
+        from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, decoded_features
+        from aesthete_gui.imaging.thumbnails import PREVIEW_DRAFT_SIDE, PREVIEW_SIDE
 
         out: list[dict[str, float]] = []
         for path in paths:
             if cancel is not None:
                 cancel.raise_if_cancelled()  # type: ignore[attr-defined]
             try:
-                row = as_vector(features_for_path(path))[np.newaxis].astype(float)
-                verdict = np.array([bool(rejected(analyse_path(path).checks))])
+                data = read_bytes(path)
+                name = os.fsdecode(path)
+                # the decode decode_for_features makes, from the bytes already read
+                features = decoded_features(decode_bytes(data, name, PREVIEW_SIDE, PREVIEW_DRAFT_SIDE))
+                row = as_vector(features)[np.newaxis].astype(float)
+                verdict = np.array([bool(rejected(analyse_bytes(data, name).checks))])
             except DecodeError:
                 out.append({})
                 continue

@@ -1,4 +1,4 @@
-"""Technical verdicts per image: focus, motion blur, clipping, exposure, noise, size, compression.
+"""Technical verdicts per image: focus, motion blur, clipping, exposure, brightening, noise, size, compression.
 
 Every check is measured on one canonical decode (`decode_for_checks`: DCT-scaled so that the long
 side is at most CHECK_SIDE), so import, the inspector and the loupe get the same values for one
@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageChops
 
 from aesthete_gui.imaging.decode import Decoded, decode_bytes, read_bytes
 from aesthete_gui.imaging.faces import Face, detect_faces, faces_available
-from aesthete_gui.imaging.texture import cell_sums, gradients, laplacian, second_difference_response
+from aesthete_gui.imaging.texture import laplacian
 from aesthete_gui.resources import resource_file
 
-MEASURE_VERSION = "1"
+MEASURE_VERSION = "2"
 """Bump when the measuring code changes; CHECKS_VERSION also follows the thresholds file."""
 CHECK_SIDE = 768
 CHECK_DRAFT_SIDE = 256
@@ -34,12 +34,21 @@ HIGHLIGHT_LEVEL = 250
 SHADOW_LEVEL = 5
 LAPLACIAN_NOISE_GAIN = 20.0
 """Variance of the 5-point Laplacian of white noise of unit variance (4 x 1 + 16)."""
+BLOCK = 8
+"""Side of the square blocks noise is measured in (pixels of the check frame)."""
+NOISE_VIEW_SIDE = 1536
+"""Noise is judged as it shows at up to this long side: a frame shrunk from a larger image is
+measured on the check frame and scaled back, because resampling averages noise away."""
+BICUBIC_NOISE_LOSS = 1.41
+"""How much more the bicubic shrink of the check decode lowers the noise estimate than averaging
+does, at any shrink factor (measured on white noise; JPEG DCT scaling averages, so has none)."""
+_DCT_SCALED_FORMATS = frozenset({"JPEG", "MPO"})
 
 Verdict = Literal["ok", "warn", "reject"]
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
 CHECK_NAMES: tuple[str, ...] = (
-    "focus", "motion_blur", "highlights", "shadows", "underexposure", "overexposure", "noise",
-    "resolution", "compression",
+    "focus", "motion_blur", "highlights", "shadows", "underexposure", "overexposure", "brightened",
+    "noise", "resolution", "compression",
 )  # fmt: skip
 # The standard JPEG luminance table (Annex K) that encoders scale by quality.
 _JPEG_LUMA_SUM = 3640
@@ -97,30 +106,81 @@ def jpeg_quality(data: bytes) -> float | None:
     return float(np.clip(quality, 0.0, 100.0))
 
 
-def _tile_variances(values: np.ndarray) -> np.ndarray:
+def _block_means(values: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """Mean of a float map over each (width, height) block; remainder rows and columns dropped."""
     h, w = values.shape
-    count = max(1, (h // TILE_GRID) * (w // TILE_GRID))
-    sums, squares = cell_sums(values, TILE_GRID), cell_sums(values * values, TILE_GRID)
-    return np.maximum(squares / count - (sums / count) ** 2, 0.0)
+    cols, rows = w // block[0], h // block[1]
+    if cols == 0 or rows == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    box = (0, 0, cols * block[0], rows * block[1])
+    frame = Image.fromarray(np.asarray(values, dtype=np.float32))  # mode "F"
+    return np.asarray(frame.reduce(block, box=box))  # Pillow's C box filter: fast
 
 
-def _noise_sigma(grey: np.ndarray, magnitude: np.ndarray) -> float:
-    """Immerkaer's fast noise estimate (8-bit units) over the flatter half of the frame."""
-    if min(grey.shape) < 3:
+def _noise_sigma(grey_blocks: np.ndarray, strength_blocks: np.ndarray) -> float:
+    """Noise (sigma, 8-bit units) from the mean absolute Laplacian of the flattest midtone blocks.
+
+    The quarter of blocks with the least Laplacian are the flat ones, where it sees noise rather
+    than texture; near black and white clipping hides noise, so only midtone blocks count. White
+    noise of sigma gives the 5-point Laplacian a mean absolute value of sqrt(2 / pi * 20) * sigma.
+    """
+    midtone = (grey_blocks > 16) & (grey_blocks < 239)
+    if midtone.sum() < 4:
         return 0.0
-    response = np.abs(second_difference_response(grey))
-    edges = magnitude[1:-1, 1:-1]
-    # clipping hides noise near black and white, so only midtones count
-    inner = grey[1:-1, 1:-1]
-    midtone = (inner > 12) & (inner < 243)
-    flat = (edges <= np.median(edges[::3, ::3])) & midtone
-    if flat.sum() < 64:
-        return 0.0
-    return float(np.sqrt(np.pi / 2) * response[flat].mean() / 6.0)
+    strength = strength_blocks[midtone]
+    flat = strength[strength <= np.percentile(strength, 25)]
+    return float(np.sqrt(np.pi / 2 / LAPLACIAN_NOISE_GAIN) * flat.mean())
 
 
 def _sharpness(variance: float, noise: float) -> float:
     return float(np.log10(1.0 + max(variance - LAPLACIAN_NOISE_GAIN * noise * noise, 0.0)))
+
+
+def _motion_blur(grey: np.ndarray, tiles: Sequence[int]) -> float:
+    """1 - weak/strong eigenvalue ratio of the gradient structure tensor summed over `tiles`."""
+    h, w = grey.shape
+    th, tw = max(1, h // TILE_GRID), max(1, w // TILE_GRID)
+    columns = max(1, min(TILE_GRID, w // tw))
+    a = b = c = 0.0
+    for tile in tiles:
+        top, left = (tile // columns) * th, (tile % columns) * tw
+        # Sobel over the tile with one pixel of real neighbours (frame borders: the pixel inside)
+        y0, y1 = max(top, 1) - 1, min(top + th, h - 1) + 1
+        x0, x1 = max(left, 1) - 1, min(left + tw, w - 1) + 1
+        part = grey[y0:y1, x0:x1]
+        if part.shape[0] < 3 or part.shape[1] < 3:
+            continue
+        dx = part[:, 2:] - part[:, :-2]
+        gx = dx[:-2] + 2.0 * dx[1:-1] + dx[2:]
+        dy = part[2:] - part[:-2]
+        gy = dy[:, :-2] + 2.0 * dy[:, 1:-1] + dy[:, 2:]
+        a += float(np.vdot(gx, gx))
+        c += float(np.vdot(gy, gy))
+        b += float(np.vdot(gx, gy))
+    trace = a + c
+    root = np.sqrt(max(((a - c) / 2) ** 2 + b * b, 0.0))
+    return 0.0 if trace <= 1e-12 else float(1.0 - max(trace / 2 - root, 0.0) / (trace / 2 + root))
+
+
+def missing_levels(counts: Sequence[int] | np.ndarray) -> float:
+    """Share of the tone levels inside a channel's occupied range that no pixel has (0-1).
+
+    Brightening an 8-bit image after capture stretches its levels apart and leaves gaps (a comb
+    histogram), whatever the scene: x1.6 leaves about a fifth of the levels empty, x3 about two
+    fifths. Resampling and JPEG compression fill the gaps again, and colour conversion or a palette
+    makes gaps of its own, so images are judged on their levels as decoded (Decoded.levels), and
+    after JPEG compression this says little (near 0). No counts at all: 0.
+    """
+    levels = np.asarray(counts, dtype=np.float64)[:256].copy()
+    if levels.size < 256:
+        return 0.0
+    levels[0] = levels[255] = 0.0  # clipped levels are the highlights' and shadows' business
+    running = np.concatenate(([0.0], np.cumsum(levels)))
+    expected = np.zeros(256)
+    expected[4:252] = (running[9:257] - running[0:248]) / 9.0  # mean of the 9 levels around each
+    dense = expected >= max(4.0, 1e-4 * float(running[-1]))
+    occupied = int(dense.sum())
+    return float(np.count_nonzero(levels[dense] == 0)) / occupied if occupied else 0.0
 
 
 def measure(
@@ -128,24 +188,31 @@ def measure(
     full_size: tuple[int, int] | None = None,
     quality: float | None = None,
     faces: Sequence[tuple[float, float, float, float]] = (),
+    source_format: str | None = None,
+    levels: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1.
 
-    Also "face_<i>": the sharpness of each face box that is large enough to measure.
+    `full_size` and `source_format` say how the frame was made from the file (its noise is scaled
+    back to at most NOISE_VIEW_SIDE); `levels`, the file's green level counts as decoded, before
+    resampling and colour conversion (Decoded.levels; empty: not judged). Also "face_<i>": the
+    sharpness of each face box large enough.
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
-    luma8 = np.asarray(rgb.convert("L"))  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
-    grey = luma8.astype(np.float32)
-    r, g, b = (np.asarray(band) for band in rgb.split())
-    brightest = np.maximum(np.maximum(r, g), b)
-    levels = np.cumsum(np.bincount(luma8.ravel(), minlength=256)) / max(1, luma8.size)
-    grad = gradients(grey)
-    noise = _noise_sigma(grey, grad.magnitude)
+    luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
+    grey = np.asarray(luma, dtype=np.float32)
+    red, green, blue = rgb.split()
+    brightest = np.asarray(ImageChops.lighter(ImageChops.lighter(red, green), blue).histogram(), dtype=np.float64)
+    pixels = max(1.0, float(brightest.sum()))
+    tones = np.cumsum(np.asarray(luma.histogram(), dtype=np.float64)) / pixels
     response = laplacian(grey)
-    tiles = _tile_variances(response)
+    detail = response * response
+    noise = _noise_sigma(_block_means(grey, (BLOCK, BLOCK)), _block_means(np.abs(response), (BLOCK, BLOCK)))
+    h, w = grey.shape
+    tile = (max(1, w // TILE_GRID), max(1, h // TILE_GRID))
+    tiles = np.maximum(_block_means(detail, tile) - _block_means(response, tile) ** 2, 0.0).ravel()
     sharpest = np.argsort(tiles)[-max(1, tiles.size // 4):]
     subject = float(tiles.max()) if tiles.size else 0.0
-    h, w = grey.shape
     face_variances = [
         float(box.var())
         for x, y, bw, bh in faces
@@ -153,26 +220,32 @@ def measure(
     ]
     if face_variances:
         subject = max(face_variances)  # the face is the subject: a sharp background does not count
-    jxx = cell_sums(grad.gx * grad.gx, TILE_GRID)[sharpest]
-    jyy = cell_sums(grad.gy * grad.gy, TILE_GRID)[sharpest]
-    jxy = cell_sums(grad.gx * grad.gy, TILE_GRID)[sharpest]
-    a, c, b = float(jxx.sum()), float(jyy.sum()), float(jxy.sum())
-    trace = a + c
-    root = np.sqrt(max(((a - c) / 2) ** 2 + b * b, 0.0))
-    motion = 0.0 if trace <= 1e-12 else float(1.0 - max(trace / 2 - root, 0.0) / (trace / 2 + root))
     width, height = full_size or image.size
     face_sharpness = {f"face_{i}": _sharpness(v, noise) for i, v in enumerate(face_variances)}
     return face_sharpness | {
         "focus": _sharpness(subject, noise),
-        "motion_blur": motion,
-        "highlights": float(np.count_nonzero(brightest >= HIGHLIGHT_LEVEL)) / brightest.size,
-        "shadows": float(np.count_nonzero(brightest <= SHADOW_LEVEL)) / brightest.size,
-        "underexposure": float(np.searchsorted(levels, 0.995)) / 255.0,
-        "overexposure": float(np.searchsorted(levels, 0.5)) / 255.0,
-        "noise": noise,
+        "motion_blur": _motion_blur(grey, [int(t) for t in sharpest]),
+        "highlights": float(brightest[HIGHLIGHT_LEVEL:].sum()) / pixels,
+        "shadows": float(brightest[: SHADOW_LEVEL + 1].sum()) / pixels,
+        "underexposure": float(np.searchsorted(tones, 0.995)) / 255.0,
+        "overexposure": float(np.searchsorted(tones, 0.5)) / 255.0,
+        # green: the channel a camera exposes best
+        "brightened": missing_levels(levels if levels is not None else green.histogram()),
+        "noise": noise * _noise_scale(max(width, height), max(image.size), source_format),
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),
     }
+
+
+def _noise_scale(full_side: int, frame_side: int, source_format: str | None) -> float:
+    """Factor from the noise measured on the check frame to the noise at up to NOISE_VIEW_SIDE."""
+    if frame_side <= 0 or full_side <= frame_side:
+        return 1.0
+    shrink = full_side / frame_side
+    scale = min(shrink, max(1.0, NOISE_VIEW_SIDE / frame_side))
+    if source_format in _DCT_SCALED_FORMATS:
+        return scale
+    return scale * BICUBIC_NOISE_LOSS
 
 
 def _level(value: float, limits: Mapping[str, object]) -> Verdict:
@@ -202,6 +275,10 @@ def _reason(name: str, value: float, verdict: Verdict, values: Mapping[str, floa
         if verdict == "ok":
             return f"midtones at {pct}"
         return f"over-exposed: midtones at {pct} with {values['highlights'] * 100:.0f} % clipped"
+    if name == "brightened":
+        if verdict == "ok":
+            return f"{pct} of tone levels missing" if value else "tone levels continuous"
+        return f"brightened after capture: {pct} of tone levels missing (posterised tones)"
     if name == "noise":
         return f"{'heavy ' if verdict == 'reject' else ''}noise (σ {value:.1f} of 255)"
     if name == "resolution":
@@ -243,7 +320,8 @@ class Analysis:
 def analyse_decoded(decoded: Decoded, data: bytes | None = None) -> Analysis:
     """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality)."""
     found = detect_faces(decoded.image)
-    values = measure(decoded.image, decoded.full_size, jpeg_quality(data) if data else None, [f.box for f in found])
+    quality = jpeg_quality(data) if data else None
+    values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format, decoded.levels)
     values["faces"] = float(len(found))
     faces = [replace(f, sharpness=values.get(f"face_{i}", 0.0)) for i, f in enumerate(found)]
     return Analysis(judge(values), faces, checks_version())

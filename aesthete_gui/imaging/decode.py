@@ -129,6 +129,9 @@ class Decoded:
     exif: Image.Exif | None = None
     notes: list[str] = field(default_factory=list)
     raw_info: dict[str, object] = field(default_factory=dict)
+    levels: list[int] | None = None
+    """256 counts of the green (or grey) levels as decoded, before resampling and colour conversion
+    (both fill or open gaps in them); empty when the source has no 8-bit channels (palette, 16-bit)."""
 
 
 @functools.cache
@@ -331,6 +334,7 @@ def _decode_pillow_sizes(
     frame_count = int(getattr(first, "n_frames", 1) or 1)
     animated = bool(getattr(first, "is_animated", False)) and fmt != "MPO"
     loaded: dict[tuple[object, ...], Image.Image] = {}
+    levels_of: dict[tuple[object, ...], list[int]] = {}
     out: list[Decoded] = []
     for index, (max_side, draft_side) in enumerate(sizes):
         img = _drafted(first if index == 0 else Image.open(io.BytesIO(data)), max_side, draft_side)
@@ -350,6 +354,9 @@ def _decode_pillow_sizes(
         if isinstance(exif_orientation, int) and 1 <= exif_orientation <= 8 and exif_orientation != 1:
             orientation = exif_orientation
         icc = img.info.get("icc_profile")
+        levels = None  # a full-size decode is never measured by the checks
+        if max_side:
+            levels = levels_of[key] if key in levels_of else levels_of.setdefault(key, _source_levels(img))
         image = _shrink(img, max_side)
         image, icc_converted = to_srgb(image, icc if isinstance(icc, bytes) else None)
         image = apply_orientation(image, orientation)
@@ -360,8 +367,18 @@ def _decode_pillow_sizes(
         mismatch = _extension_note(name, fmt)
         if mismatch:
             notes.append(mismatch)
-        out.append(Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes))
+        out.append(Decoded(image, fmt, full, orientation, animated, frame_count, icc_converted, exif, notes,
+                           levels=levels))
     return out
+
+
+def _source_levels(img: Image.Image) -> list[int]:
+    """Green (or grey) level counts of the decoded pixels; empty for palette, 16-bit and other modes."""
+    if img.mode in ("RGB", "RGBA", "RGBX"):
+        return img.histogram()[256:512]
+    if img.mode in ("L", "LA"):
+        return img.histogram()[:256]
+    return []
 
 
 def _shrink(img: Image.Image, max_side: int | None) -> Image.Image:

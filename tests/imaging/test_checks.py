@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 from skimage import data as skdata
@@ -14,6 +15,7 @@ from aesthete_gui.imaging.checks import (
     checks_for_path,
     checks_version,
     judge,
+    missing_levels,
     rejected,
     thresholds,
     worst_verdict,
@@ -82,6 +84,74 @@ def test_heavy_noise_is_rejected(tmp_path: Path) -> None:
     assert "noise" in reason
 
 
+def test_noise_on_a_large_image_is_judged_at_its_own_pixels(tmp_path: Path) -> None:
+    # 1411 px: the check frame is shrunk to 768 px, which averages much of the noise away
+    retina = _photo("retina")
+    assert _verdicts(retina, tmp_path / "retina")["noise"][0] == "ok"
+    assert _verdicts(degrade.noise(retina, 35.0), tmp_path / "retina_noisy")["noise"][0] == "reject"
+
+
+def test_noise_reads_the_same_at_any_size_and_format(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    values = []
+    for side, quality in ((700, None), (1100, None), (1100, 98), (2400, 98)):
+        grey = np.clip(128 + rng.normal(0.0, 10.0, (side * 2 // 3, side)), 0, 255).astype(np.uint8)
+        path = degrade.save(Image.fromarray(grey).convert("RGB"), tmp_path / f"flat_{side}_{quality}", quality)
+        values.append(next(c.value for c in checks_for_path(path) if c.name == "noise"))
+    # sigma 10 on every pixel; the 2400 px one is judged as it shows at 1536 px (10 * 1536 / 2400)
+    assert values[:3] == pytest.approx([values[0]] * 3, rel=0.12)
+    assert 7.0 < values[0] < 11.0
+    assert values[3] == pytest.approx(values[0] * 1536 / 2400, rel=0.15)
+
+
+def test_fine_texture_is_not_taken_for_noise(tmp_path: Path) -> None:
+    brick = _photo("brick")  # a wall whose texture fills the frame
+    assert _verdicts(brick, tmp_path / "brick")["noise"][0] == "ok"
+    assert _verdicts(degrade.noise(brick, 35.0), tmp_path / "brick_noisy")["noise"][0] == "reject"
+
+
+def test_a_brightened_dark_scene_is_caught_by_its_missing_levels(tmp_path: Path) -> None:
+    # the rocket at dusk brightened x3 clips too little for the highlight checks
+    rocket = _photo("rocket")
+    assert _verdicts(rocket, tmp_path / "rocket")["brightened"][0] == "ok"
+    verdict, reason = _verdicts(degrade.exposure(rocket, 3.0), tmp_path / "rocket_x3")["brightened"]
+    assert verdict == "reject"
+    assert reason.startswith("brightened after capture: ")
+    assert _verdicts(degrade.exposure(rocket, 1.6), tmp_path / "rocket_x16")["brightened"][0] == "warn"
+
+
+def test_a_large_lossless_image_is_judged_on_its_levels_before_shrinking(tmp_path: Path) -> None:
+    night = _photo("hubble_deep_field")  # 1000 px: shrinking to the check frame fills the gaps
+    assert _verdicts(night, tmp_path / "night")["brightened"][0] == "ok"
+    assert _verdicts(degrade.exposure(night, 3.0), tmp_path / "night_x3")["brightened"][0] == "reject"
+
+
+def test_palette_images_are_not_taken_for_brightened_ones(tmp_path: Path) -> None:
+    # 256 colours leave most green levels empty, but nothing was brightened: not judged
+    photo = _photo("coffee")
+    gif = tmp_path / "coffee.gif"
+    photo.save(gif)
+    palette_png = tmp_path / "coffee_palette.png"
+    photo.convert("P", palette=Image.Palette.ADAPTIVE, colors=256).save(palette_png)
+    for path in (gif, palette_png):
+        brightened = next(c for c in checks_for_path(path) if c.name == "brightened")
+        assert (brightened.value, brightened.verdict) == (0.0, "ok")
+
+
+def test_missing_levels_of_a_comb_and_of_a_continuous_histogram() -> None:
+    continuous = np.full(256, 100)
+    comb = np.where(np.arange(256) % 2 == 0, 200, 0)
+    assert missing_levels(continuous) == 0.0
+    assert missing_levels(comb) == pytest.approx(0.5, abs=0.02)
+    assert missing_levels(np.zeros(256)) == 0.0
+    assert missing_levels([]) == 0.0  # a source without 8-bit channels is not judged
+    # clipped levels (0 and 255) and the few scattered pixels of the tails are not counted as gaps
+    bell = np.rint(5_000 * np.exp(-(((np.arange(256) - 120) / 30.0) ** 2))).astype(int)
+    bell[[0, 255]] = 50_000
+    bell[[10, 20, 230, 240]] = 1
+    assert missing_levels(bell) == 0.0
+
+
 def test_a_thumbnail_is_too_small_to_use(tmp_path: Path) -> None:
     verdict, reason = _verdicts(degrade.downscale(_photo(), 40), tmp_path / "tiny")["resolution"]
     assert verdict == "reject"
@@ -117,3 +187,12 @@ def test_import_stores_the_same_values_the_file_gives(tmp_path: Path) -> None:
     assert result.analysis.version == checks_version()
     with_preview = ingest_file(path, tmp_path / "cache2", with_preview=True)
     assert with_preview.analysis == result.analysis
+
+
+@pytest.mark.parametrize("size", [(1, 1), (7, 300), (300, 7), (15, 9)])
+def test_tiny_and_thin_frames_are_measured(tmp_path: Path, size: tuple[int, int]) -> None:
+    img = _photo("coffee").resize(size, Image.Resampling.BOX)
+    checks = {c.name: c for c in checks_for_path(degrade.save(img, tmp_path / f"tiny_{size[0]}x{size[1]}"))}
+    assert list(checks) == list(CHECK_NAMES)
+    assert checks["resolution"].verdict != "ok"
+    assert all(np.isfinite(c.value) for c in checks.values() if c.name != "compression")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 from skimage import data as skdata
 
 from aesthete_gui.engine.builtin_scorer import BuiltinScorer
+from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.checks import checks_for_path, rejected
+from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, compute_features
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import culling_data as degrade
@@ -43,9 +46,28 @@ def test_a_rejected_copy_never_outscores_its_original(tmp_path: Path, which: str
 
 
 def test_a_brightened_night_scene_is_not_better(tmp_path: Path) -> None:
-    clean, copy, _ = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 2.6))
-    assert copy["technique"] <= clean["technique"]
-    assert copy["overall"] <= clean["overall"]
+    clean, copy, path = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 2.6))
+    # it clips too little for the highlight checks; its missing tone levels give it away
+    assert [c.name for c in rejected(checks_for_path(path))] == ["brightened"]
+    assert copy["technique"] < clean["technique"]
+    assert copy["overall"] < clean["overall"]
+
+
+def test_a_reject_verdict_scores_below_every_frame_without_one() -> None:
+    rows = np.stack([as_vector(compute_features(Image.fromarray(getattr(skdata, which)()).convert("RGB"))) for which in ("astronaut", "moon", "camera", "coffee")])
+    features = np.concatenate([rows, rows])
+    verdicts = np.array([False] * 4 + [True] * 4)
+    scores = BuiltinScorer().score_arrays(None, FEATURE_NAMES, features, rejected=verdicts)
+    for dimension in ("technique", "overall"):
+        column = scores[:, DIMENSIONS.index(dimension)]
+        assert column[verdicts].max() < column[~verdicts].min()
+        # within each group the rules still order the frames the same way
+        assert list(np.argsort(column[:4])) == list(np.argsort(column[4:]))
+    # the other dimensions do not depend on the verdict
+    others = [DIMENSIONS.index(d) for d in DIMENSIONS if d not in ("technique", "overall")]
+    assert np.allclose(scores[:4, others], scores[4:, others])
+    with pytest.raises(ValueError, match="rows"):
+        BuiltinScorer().score_arrays(None, FEATURE_NAMES, features, rejected=verdicts[:3])
 
 
 def test_a_dark_night_scene_is_not_punished_as_under_exposed(tmp_path: Path) -> None:
