@@ -77,7 +77,8 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
 
 
 def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
-    """Frames to reject when keeping the best of each burst: all but the best, except the user's picks."""
+    """Frames to reject when keeping the best of each burst: all but the best, and never a frame the
+    user already judged (a flag, stars or a colour label: a five-star frame is not thrown away)."""
     from aesthete_gui.qt.grid_rows import best_of_burst
 
     by_burst: dict[int, list[ImageRow]] = {}
@@ -87,12 +88,16 @@ def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
     out = []
     for group in by_burst.values():
         best = best_of_burst(group)
-        out += [r.image_id for r in group if r is not best and r.flag is None]
+        out += [r.image_id for r in group if r is not best and not _judged_by_user(r)]
     return out
 
 
+def _judged_by_user(row: ImageRow) -> bool:
+    return row.flag is not None or row.stars > 0 or row.label is not None
+
+
 def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
-    """Reject every burst frame but the best (user flags stay), as one undoable step; return how many."""
+    """Reject every burst frame but the best (frames the user marked stay), as one undoable step; return how many."""
     ids = rest_of_bursts(model.all_rows())
     if ids:
         marks.mark(ids, flag="reject")

@@ -76,6 +76,6 @@ class CullingMenuMixin:
         if not count:
             self.statusBar().showMessage("No burst frames to reject", 4000)
             return
-        answer = QMessageBox.question(self, "Keep the best of each burst", f"Reject {count} frames (all but the best of each burst; your own flags stay)?")
+        answer = QMessageBox.question(self, "Keep the best of each burst", f"Reject {count} frames (all but the best of each burst; frames you flagged, starred or labelled stay)?")
         if answer == QMessageBox.StandardButton.Yes:
             keep_best_of_bursts(self.model, self.marks)

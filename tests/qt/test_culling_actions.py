@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,15 @@ def test_accept_all_in_view_rejects_them_and_undo_restores_the_suggestions(windo
     main.marks.undo_stack.undo()
     main.marks.wait_written()
     assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
-    assert app_context.profile.suggested_rejects() == set(ids[:3])
+
+
+def test_keeping_the_best_of_bursts_spares_frames_the_user_starred_or_labelled(qtbot, burst_window) -> None:
+    main, ids = burst_window
+    judged = {ids[0]: {"stars": 5}, ids[2]: {"label": "Red"}}
+    main.model.set_rows([replace(row, **judged.get(row.image_id, {})) for row in main.model.all_rows()])
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    assert rest_of_bursts(main.model.all_rows()) == []
+    assert keep_best_of_bursts(main.model, main.marks) == 0
 
 
 def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None:
