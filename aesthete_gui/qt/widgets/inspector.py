@@ -249,7 +249,7 @@ class Inspector(QWidget):
             details.explanation or "No judge has explained this image yet (Set view: Ask the judge)."
         )
         for name, value in details.checks:
-            self.checks.addRow(name, QLabel(value))
+            self.checks.addRow(name, _wrapping(value))
         self.checks_box.setVisible(bool(details.checks))
 
 
