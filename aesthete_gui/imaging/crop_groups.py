@@ -10,6 +10,7 @@ be contained in it) are verified. The pixel check (imaging.crop_match) runs on s
 from __future__ import annotations
 
 import bisect
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ SAME_MOMENT_S = 1.0
 """Capture times closer than this may be one frame (an export may drop the sub-seconds)."""
 CANDIDATES_PER_UNTIMED_FRAME = 6
 """A frame without capture time is verified against at most this many frames, the colour-closest."""
+
+_RECENT_VIEWS = 2048
+"""Matching views kept in memory by one matcher (about 20 KB each)."""
 
 ThumbLoader = Callable[[Hashable], Thumb | None]
 
@@ -75,17 +79,29 @@ class ThumbnailMatcher:
 
     def __init__(self, load: ThumbLoader, per_untimed_frame: int = CANDIDATES_PER_UNTIMED_FRAME) -> None:
         self._load = load
-        self._views: dict[Hashable, Thumb | None] = {}
+        self._views: OrderedDict[Hashable, Thumb | None] = OrderedDict()  # the recently used ones
+        self._histograms: dict[Hashable, np.ndarray | None] = {}
         self._verdicts: dict[tuple[Hashable, Hashable], bool | None] = {}
         self.per_untimed_frame = per_untimed_frame
         self.comparisons = 0
         """Pixel comparisons made (not answered from memory)."""
 
     def view(self, key: Hashable) -> Thumb | None:
-        """The frame's matching view, loaded once."""
-        if key not in self._views:
-            self._views[key] = self._load(key)
-        return self._views[key]
+        """The frame's matching view (loaded again only once it has dropped out of the recent ones)."""
+        if key in self._views:
+            self._views.move_to_end(key)
+            return self._views[key]
+        view = self._views[key] = self._load(key)
+        self._histograms[key] = view.histogram if view is not None else None
+        if len(self._views) > _RECENT_VIEWS:
+            self._views.popitem(last=False)
+        return view
+
+    def histogram(self, key: Hashable) -> np.ndarray | None:
+        """The frame's colour signature (kept for every frame seen)."""
+        if key not in self._histograms:
+            self.view(key)
+        return self._histograms[key]
 
     def same_picture(self, a: Frame, b: Frame) -> bool | None:
         """Whether one frame is a crop or a resized copy of the other; None without both thumbnails."""
@@ -119,11 +135,11 @@ def _untimed_candidates(
     frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: _Roots, per_frame: int
 ) -> list[tuple[int, int]]:
     """For each frame without capture time, its colour-closest compatible frames (pairs, no repeats)."""
-    views = [matcher.view(f.key) for f in frames]
-    usable = [i for i, v in enumerate(views) if v is not None]
+    signatures = [matcher.histogram(f.key) for f in frames]
+    usable = [i for i, h in enumerate(signatures) if h is not None]
     if len(usable) < 2:
         return []
-    histograms = np.stack([views[i].histogram for i in usable])  # type: ignore[union-attr]
+    histograms = np.stack([signatures[i] for i in usable])  # type: ignore[misc]
     position = {i: p for p, i in enumerate(usable)}
     seen: set[tuple[int, int]] = set()
     out = []

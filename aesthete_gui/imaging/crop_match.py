@@ -12,6 +12,7 @@ of a stereo pair) moves things against each other by a few pixels and fails the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from PIL import Image
@@ -79,7 +80,7 @@ class _Coarse:
             centred = template - template.mean()
             self.templates.append((*template.shape, float(np.sqrt((centred * centred).sum()))))
             spectra.append(np.conj(np.fft.rfft2(centred, s=(COARSE_SIDE, COARSE_SIDE))))
-        self.template_spectra = np.stack(spectra)
+        self.template_spectra = np.stack(spectra).astype(np.complex64)
 
     def window_std(self, th: int, tw: int) -> np.ndarray:
         """sqrt of (n x variance) of every th x tw window (rows x cols of placements)."""
@@ -89,13 +90,19 @@ class _Coarse:
         return np.sqrt(np.maximum(squares - total * total / (th * tw), 1e-6))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Thumb:
-    """What matching needs from one image: grey pixels at FINE_SIDE, histograms, the coarse search data."""
+    """What matching needs from one image: 8-bit grey pixels at FINE_SIDE (about 19 KB) and its
+    histograms; the coarse search data is derived on demand (see _coarse)."""
 
     grey: np.ndarray
     histogram: np.ndarray
-    coarse: _Coarse
+
+
+@lru_cache(maxsize=256)
+def _coarse(thumb: Thumb) -> _Coarse:
+    """The coarse search data of a view (about 250 KB; the recently used ones are kept)."""
+    return _Coarse(thumb.grey.astype(np.float64))
 
 
 def load_thumb(image: Image.Image) -> Thumb:
@@ -104,8 +111,8 @@ def load_thumb(image: Image.Image) -> Thumb:
     if max(rgb.size) > FINE_SIDE:
         rgb = rgb.resize(_fit((rgb.height, rgb.width), FINE_SIDE), Image.Resampling.BOX)
     pixels = np.asarray(rgb)
-    grey = pixels.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
-    return Thumb(grey=grey, histogram=signature(pixels, grey), coarse=_Coarse(grey))
+    grey = np.clip(np.rint(pixels.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)), 0, 255).astype(np.uint8)
+    return Thumb(grey=grey, histogram=signature(pixels, grey).astype(np.float32))
 
 
 def signature(pixels: np.ndarray, grey: np.ndarray) -> np.ndarray:
@@ -113,7 +120,7 @@ def signature(pixels: np.ndarray, grey: np.ndarray) -> np.ndarray:
     q = (pixels.reshape(-1, 3) // (256 // COLOUR_BINS)).astype(np.int64)
     index = (q[:, 0] * COLOUR_BINS + q[:, 1]) * COLOUR_BINS + q[:, 2]
     colour = np.bincount(index, minlength=COLOUR_BINS**3).astype(np.float64)
-    luma = np.bincount(np.clip(grey.ravel() * LUMA_BINS / 256, 0, LUMA_BINS - 1).astype(np.int64), minlength=LUMA_BINS)
+    luma = np.bincount(grey.ravel().astype(np.int64) * LUMA_BINS // 256, minlength=LUMA_BINS)
     return np.concatenate([colour / max(1.0, colour.sum()), luma / max(1, luma.sum())])
 
 
@@ -203,14 +210,15 @@ def match_crop(crop: Thumb, whole: Thumb) -> CropMatch | None:
     """How well `crop` fits at its best place and size inside `whole`; None when it cannot fit.
 
     The best coarse placements are refined in turn (the first that passes ends the search)."""
-    if crop.grey.std() < _MIN_TEMPLATE_STD:
+    crop_grey = crop.grey.astype(np.float64)
+    if crop_grey.std() < _MIN_TEMPLATE_STD:
         return None  # a flat picture fits anywhere: no evidence
-    coarse = [c for c in _coarse_matches(crop.coarse, whole.coarse)[:COARSE_KEEP] if c[0] >= COARSE_MIN_NCC]
+    coarse = [c for c in _coarse_matches(_coarse(crop), _coarse(whole))[:COARSE_KEEP] if c[0] >= COARSE_MIN_NCC]
     if not coarse:
         return None
     h, w = whole.grey.shape
     aspect = crop.grey.shape[0] / crop.grey.shape[1]
-    smooth_whole = gaussian_filter(whole.grey, FINE_BLUR)
+    smooth_whole = gaussian_filter(whole.grey.astype(np.float64), FINE_BLUR)
     margin = max(2, round(w / COARSE_SIDE * 1.5))
     step = w / COARSE_SIDE  # one coarse pixel, in fine pixels
     best: CropMatch | None = None
@@ -226,7 +234,7 @@ def match_crop(crop: Thumb, whole: Thumb) -> CropMatch | None:
             th = round(tw * aspect)
             if tw in tried or not (8 <= tw <= w and 8 <= th <= h):
                 return
-            template = gaussian_filter(_resized(crop.grey, (tw, th)), FINE_BLUR)
+            template = gaussian_filter(_resized(crop_grey, (tw, th)), FINE_BLUR)
             score, region = window.best(template)
             tried[tw] = (score, region, template)
 

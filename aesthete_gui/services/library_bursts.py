@@ -41,9 +41,9 @@ def frame_for(image: ImageRecord) -> Frame:
     )
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _thumb_view(path: str, mtime_ns: int) -> Thumb | None:
-    """The matching view of a cached thumbnail (kept in memory across regroupings of a session)."""
+    """The matching view of a cached thumbnail (~20 KB; the recent ones are kept across regroupings)."""
     try:
         with Image.open(path) as image:
             return load_thumb(image)
