@@ -19,12 +19,15 @@ from aesthete_gui.store import ImageUpdate
 def test_the_dialog_names_the_choice_and_needs_a_folder(qtbot) -> None:
     dialog = ExportPicksDialog(3, "picks")
     qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
     assert not dialog.wants_move() and dialog.ok_button.text() == "Copy"
     assert not dialog.ok_button.isEnabled()
     dialog.folder_edit.setText("  /tmp/keepers ")
     assert dialog.ok_button.isEnabled() and dialog.folder() == "/tmp/keepers"
     qtbot.mouseClick(dialog.move_radio, Qt.MouseButton.LeftButton)
     assert dialog.wants_move() and dialog.ok_button.text() == "Move"
+    assert "removed once its copy is verified" in dialog.hint.text()
     remembered = ExportPicksDialog(1, "photographs shown", "/tmp/last", move=True)
     qtbot.addWidget(remembered)
     assert remembered.wants_move() and remembered.folder() == "/tmp/last"
