@@ -77,11 +77,20 @@ class ThumbnailMatcher:
     (None without a thumbnail). Views and verdicts are kept, so grouping again after an import only
     compares the new pairs."""
 
-    def __init__(self, load: ThumbLoader, per_untimed_frame: int = CANDIDATES_PER_UNTIMED_FRAME) -> None:
+    def __init__(
+        self,
+        load: ThumbLoader,
+        per_untimed_frame: int = CANDIDATES_PER_UNTIMED_FRAME,
+        verdicts: dict[tuple[Hashable, Hashable], bool | None] | None = None,
+        identity: Callable[[Hashable], Hashable] | None = None,
+    ) -> None:
+        """`verdicts` may be shared between matchers (and groupings) when `identity` names what a
+        frame's pixels are (its thumbnail's path, say) rather than the frame."""
         self._load = load
         self._views: OrderedDict[Hashable, Thumb | None] = OrderedDict()  # the recently used ones
         self._histograms: dict[Hashable, np.ndarray | None] = {}
-        self._verdicts: dict[tuple[Hashable, Hashable], bool | None] = {}
+        self._verdicts = {} if verdicts is None else verdicts
+        self._identity = identity or (lambda key: key)
         self.per_untimed_frame = per_untimed_frame
         self.comparisons = 0
         """Pixel comparisons made (not answered from memory)."""
@@ -105,7 +114,8 @@ class ThumbnailMatcher:
 
     def same_picture(self, a: Frame, b: Frame) -> bool | None:
         """Whether one frame is a crop or a resized copy of the other; None without both thumbnails."""
-        pair = (a.key, b.key) if hash(a.key) <= hash(b.key) else (b.key, a.key)
+        first_id, second_id = self._identity(a.key), self._identity(b.key)
+        pair = (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
         if pair not in self._verdicts:
             first, second = self.view(a.key), self.view(b.key)
             verdict = None

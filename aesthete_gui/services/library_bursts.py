@@ -66,10 +66,19 @@ def _thumb_for(thumbs: dict[int, str | None], key: Hashable) -> Thumb | None:
     return thumb_view(thumbs.get(key))  # type: ignore[call-overload]
 
 
+_VERDICTS: dict[tuple[Hashable, Hashable], bool | None] = {}
+"""Crop verdicts by pair of thumbnail paths (thumbnails are named by content): a regrouping after
+the next import compares only new pairs."""
+_MAX_VERDICTS = 500_000
+
+
 def automatic_burst_groups(images: Sequence[ImageRecord], matcher: ThumbnailMatcher | None = None) -> list[list[int]]:
     """Image ids grouped into bursts by capture time, sequence number and perceptual hash, with
     crops and resized copies of one frame joining that frame's group (checked on the thumbnails)."""
     if matcher is None:
-        matcher = ThumbnailMatcher(partial(_thumb_for, {image.id: image.thumb_path for image in images}))
+        if len(_VERDICTS) > _MAX_VERDICTS:
+            _VERDICTS.clear()
+        thumbs = {image.id: image.thumb_path for image in images}
+        matcher = ThumbnailMatcher(partial(_thumb_for, thumbs), verdicts=_VERDICTS, identity=thumbs.get)
     frames = [frame_for(i) for i in images]
     return [[int(k) for k in group] for group in group_bursts(frames, matcher=matcher)]  # type: ignore[call-overload]

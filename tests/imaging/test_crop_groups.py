@@ -140,3 +140,20 @@ def test_many_frames_without_capture_times_compare_only_a_few_candidates_each(tm
     matcher = ThumbnailMatcher(lambda key: thumb_view(thumbs[key]), per_untimed_frame=3)
     assert automatic_burst_groups(records, matcher) == []
     assert 0 < matcher.comparisons <= 27 * 3
+
+
+def test_a_regrouping_after_the_next_import_compares_only_new_pairs(tmp_path: Path) -> None:
+    original = photo((800, 600), "chelsea")
+    shots = {1: original, 2: _crop(original, (0.0, 0.1, 0.8, 0.9), 500)}
+    records = []
+    for key, img in shots.items():
+        img.save(tmp_path / f"{key}.jpg", quality=85)
+        records.append(_imported(tmp_path / f"{key}.jpg", tmp_path / "cache", key))
+    from aesthete_gui.services import library_bursts
+
+    library_bursts._VERDICTS.clear()
+    assert automatic_burst_groups(records) == [[1, 2]]
+    remembered = dict(library_bursts._VERDICTS)
+    assert list(remembered.values()) == [True]
+    assert next(iter(remembered)) == tuple(sorted(r.thumb_path for r in records))  # type: ignore[type-var]
+    assert automatic_burst_groups(records) == [[1, 2]] and library_bursts._VERDICTS == remembered
