@@ -74,13 +74,13 @@ class _Coarse:
         self.s2 = (padded * padded).cumsum(0).cumsum(1)
         # this image as a would-be crop: zero-mean templates at every size tried, and their spectra
         self.templates: list[tuple[int, int, float]] = []
-        spectra = []
-        for fraction in _FRACTIONS:
+        stack = np.zeros((len(_FRACTIONS), COARSE_SIDE, COARSE_SIDE))
+        for k, fraction in enumerate(_FRACTIONS):
             template = _resized(small, _fit(small.shape, fraction * COARSE_SIDE))
             centred = template - template.mean()
+            stack[k, : centred.shape[0], : centred.shape[1]] = centred
             self.templates.append((*template.shape, float(np.sqrt((centred * centred).sum()))))
-            spectra.append(np.conj(np.fft.rfft2(centred, s=(COARSE_SIDE, COARSE_SIDE))))
-        self.template_spectra = np.stack(spectra).astype(np.complex64)
+        self.template_spectra = np.conj(np.fft.rfft2(stack)).astype(np.complex64)
 
     def window_std(self, th: int, tw: int) -> np.ndarray:
         """sqrt of (n x variance) of every th x tw window (rows x cols of placements)."""
