@@ -246,12 +246,33 @@ def grouping_figures(photos: dict[str, Image.Image], folder: Path, library_size:
         left, right = (views[originals[list(photos).index(s)]] for s in ("motorcycle_left", "motorcycle_right"))
         found = crop_match.match_crop(left, right)  # type: ignore[union-attr]
         moto = f" Motorcycle stereo pair: NCC {found.score:.3f}, weakest tile {found.weakest_tile:.3f}." if found else ""
+    # a subject that moved in front of a still scene: two exposures, not one frame
+    moved = 0
+    others = list(photos.values())
+    for n, (stem, img) in enumerate(photos.items()):
+        subject = others[(n + 1) % len(others)].resize((img.width // 6, img.height // 6))
+        frames = []
+        for shift in (0, img.width // 8):
+            frame = img.copy()
+            frame.paste(subject, (img.width // 5 + shift, img.height // 3))
+            path = folder / f"group_moved_{stem}_{shift}.jpg"
+            frame.save(path, quality=90)
+            result = ingest_file(path, folder / "group_cache", with_preview=False, with_checks=False)
+            assert result.thumbs is not None
+            frames.append(library_bursts.thumb_view(str(result.thumbs.thumb_path)))
+        moved += crop_match.same_frame(*frames)  # type: ignore[arg-type]
+    lines += [
+        "",
+        f"A subject (another photograph, 1/6 of the frame) moved by 1/8 of the width in front of each still photograph: "
+        f"{_rate(moved, len(photos))} of the pairs taken for one frame (target 0).",
+    ]
     lines += [
         "",
         f"{len(photos)} photographs, each saved again at 60 % and 30 % of its size and cut by 10, 30 and 50 % of its "
         "area (evenly round the frame or from one side, at a random place), the crops re-saved at 100, 60 or 35 % "
         "size and JPEG quality 95, 75 or 50; thumbnails from the import. Accepted as one frame: whole-crop NCC >= "
-        f"{crop_match.MIN_NCC} and every textured tile >= {crop_match.MIN_TILE_NCC}. Highest NCC between distinct "
+        f"{crop_match.MIN_NCC}, every textured tile >= {crop_match.MIN_TILE_NCC}, every tile's residual <= "
+        f"{crop_match.MAX_TILE_RESIDUAL} (all after removing each side's brightness slope). Highest NCC between distinct "
         f"photographs {max(distinct):.3f}; lowest NCC of a crop against its original {min(true_scores):.3f}.{moto}",
         f"Grouping these {len(records)} images without capture times took {untimed_s:.1f} s.",
     ]

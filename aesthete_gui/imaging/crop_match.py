@@ -5,8 +5,9 @@ the colours of a crop are contained in its original's, so a pair whose histogram
 compared further. The survivors are verified by normalised cross-correlation (NCC) of grey levels:
 the would-be crop, at a range of sizes, is slid over the other image at a coarse resolution; the
 best placements are refined at a finer one, where the match must be nearly exact over the whole crop
-and in every textured tile of it. Another exposure of the same scene (a burst frame, the other half
-of a stereo pair) moves things against each other by a few pixels and fails the tiles.
+and in every tile of it, with each side's overall brightness slope removed (a smooth gradient fits
+inside any other). Another exposure of the same scene (a subject that moved, the other half of a
+stereo pair) shifts things against each other and fails the tiles.
 """
 
 from __future__ import annotations
@@ -38,10 +39,18 @@ FINE_BLUR = 1.0
 """Gaussian sigma (pixels at FINE_SIDE) applied before the fine comparison: detail near the pixel
 scale depends on how each copy was resampled, not on what it shows."""
 MIN_NCC = 0.93
-"""Over the whole crop at FINE_SIDE: true crops measure >= 0.94 in the benchmark, another frame of
-the same scene far less (the motorcycle stereo pair 0.82)."""
+"""Over the whole crop at FINE_SIDE: true crops mostly measure >= 0.94 in the benchmark, another
+frame of the same scene far less (the motorcycle stereo pair 0.80)."""
 MIN_TILE_NCC = 0.80
 """In each textured tile of a 4 x 4 grid: local misplacement (parallax, motion) falls below this."""
+MAX_TILE_RESIDUAL = 0.5
+"""In each tile of a 6 x 6 grid, the mean difference left after one brightness and contrast fit over
+the whole crop, relative to the crop's contrast: a moved subject, a damaged or blank part, the
+other half of a stereo pair measure 0.6 or more; true crops at most 0.36 in the benchmark."""
+_RESIDUAL_TILES = 6
+_MIN_REGION_SIDE = 64
+"""A match covering fewer fine pixels (long side) is too small to tell a crop from a look-alike
+(a tiny image, or a small part of one): it is not accepted."""
 _TILES = 4
 _HOPELESS_NCC = 0.70
 _MIN_TILE_STD = 3.0  # grey levels; flatter tiles say nothing about placement
@@ -178,7 +187,7 @@ class _Window:
 
 
 def _tile_scores(region: np.ndarray, template: np.ndarray) -> list[float]:
-    """NCC per tile of a 4 x 4 grid, textured tiles only."""
+    """NCC per tile of a 4 x 4 grid; a tile flat on one side only scores 0, flat on both is skipped."""
     h, w = template.shape
     out = []
     for r in range(_TILES):
@@ -186,10 +195,37 @@ def _tile_scores(region: np.ndarray, template: np.ndarray) -> list[float]:
             rows = slice(r * h // _TILES, (r + 1) * h // _TILES)
             cols = slice(c * w // _TILES, (c + 1) * w // _TILES)
             a, b = region[rows, cols], template[rows, cols]
-            if a.size < 16 or a.std() < _MIN_TILE_STD or b.std() < _MIN_TILE_STD:
+            if a.size < 16:
                 continue
-            out.append(float(np.corrcoef(a.ravel(), b.ravel())[0, 1]))
+            flat_a, flat_b = a.std() < _MIN_TILE_STD, b.std() < _MIN_TILE_STD
+            if flat_a and flat_b:
+                continue  # says nothing about placement; the residual below compares levels
+            out.append(0.0 if flat_a or flat_b else float(np.corrcoef(a.ravel(), b.ravel())[0, 1]))
     return out
+
+
+def _without_slope(grey: np.ndarray) -> np.ndarray:
+    """`grey` less its least-squares plane (overall brightness and its left-right / top-bottom slope)."""
+    h, w = grey.shape
+    y, x = np.mgrid[0:h, 0:w]
+    design = np.stack([x.ravel() / w, y.ravel() / h, np.ones(h * w)], axis=1)
+    coefficients, *_ = np.linalg.lstsq(design, grey.ravel(), rcond=None)
+    return grey - (design @ coefficients).reshape(h, w)
+
+
+def _worst_residual(region: np.ndarray, template: np.ndarray) -> float:
+    """After one brightness/contrast fit over the whole crop, the largest mean absolute difference
+    of a tile (6 x 6 grid), relative to the crop's contrast."""
+    spread = float(template.std())
+    if spread == 0.0:
+        return float("inf")
+    design = np.stack([region.ravel(), np.ones(region.size)], axis=1)
+    (gain, offset), *_ = np.linalg.lstsq(design, template.ravel(), rcond=None)
+    residual = np.abs(template - (gain * region + offset))
+    h, w = template.shape
+    n = _RESIDUAL_TILES
+    tiles = [residual[r * h // n : (r + 1) * h // n, c * w // n : (c + 1) * w // n] for r in range(n) for c in range(n)]
+    return max(float(t.mean()) for t in tiles if t.size) / spread
 
 
 @dataclass(frozen=True)
@@ -199,11 +235,12 @@ class CropMatch:
     score: float
     weakest_tile: float
     width_fraction: float
+    worst_residual: float = 0.0
 
     @property
     def same_frame(self) -> bool:
         """True when the numbers say crop (or resize) of one frame."""
-        return self.score >= MIN_NCC and self.weakest_tile >= MIN_TILE_NCC
+        return self.score >= MIN_NCC and self.weakest_tile >= MIN_TILE_NCC and self.worst_residual <= MAX_TILE_RESIDUAL
 
 
 def match_crop(crop: Thumb, whole: Thumb) -> CropMatch | None:
@@ -232,7 +269,7 @@ def match_crop(crop: Thumb, whole: Thumb) -> CropMatch | None:
         def attempt(width: float, window: _Window = window, tried: dict = tried) -> None:
             tw = round(width)
             th = round(tw * aspect)
-            if tw in tried or not (8 <= tw <= w and 8 <= th <= h):
+            if tw in tried or not (tw <= w and th <= h) or max(tw, th) < _MIN_REGION_SIDE:
                 return
             template = gaussian_filter(_resized(crop_grey, (tw, th)), FINE_BLUR)
             score, region = window.best(template)
@@ -248,9 +285,16 @@ def match_crop(crop: Thumb, whole: Thumb) -> CropMatch | None:
         for width in (centre - step / 4, centre + step / 4):  # a finer size step round the best
             attempt(width)
         tw = max(tried, key=lambda k: tried[k][0])
-        score, region, template = tried[tw]
-        tiles = _tile_scores(region, template) if region.shape == template.shape else []
-        found = CropMatch(score=score, weakest_tile=min(tiles) if tiles else -1.0, width_fraction=tw / w)
+        _, region, template = tried[tw]
+        if region.shape != template.shape:
+            continue
+        # judged without each side's overall brightness slope: a smooth gradient fits inside any other
+        region, template = _without_slope(region), _without_slope(template)
+        if template.std() < _MIN_TEMPLATE_STD:
+            continue  # nothing but a gradient: no evidence either way
+        tiles = _tile_scores(region, template)
+        found = CropMatch(score=float(np.corrcoef(region.ravel(), template.ravel())[0, 1]), weakest_tile=min(tiles) if tiles else -1.0,
+                          width_fraction=tw / w, worst_residual=_worst_residual(region, template))  # fmt: skip
         if best is None or (found.same_frame, found.score) > (best.same_frame, best.score):
             best = found
         if found.same_frame:

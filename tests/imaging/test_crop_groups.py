@@ -156,4 +156,23 @@ def test_a_regrouping_after_the_next_import_compares_only_new_pairs(tmp_path: Pa
     remembered = dict(library_bursts._VERDICTS)
     assert list(remembered.values()) == [True]
     assert next(iter(remembered)) == tuple(sorted(r.thumb_path for r in records))  # type: ignore[type-var]
-    assert automatic_burst_groups(records) == [[1, 2]] and library_bursts._VERDICTS == remembered
+    assert automatic_burst_groups(records) == [[1, 2]] and remembered == library_bursts._VERDICTS
+
+
+def test_a_subject_that_moved_in_front_of_a_still_scene_is_another_frame() -> None:
+    scene = photo((900, 600), "coffee")
+    subject = photo((150, 100), "astronaut")
+    first, second = scene.copy(), scene.copy()
+    first.paste(subject, (180, 200))
+    second.paste(subject, (290, 200))
+    found = match_crop(load_thumb(first), load_thumb(second))
+    assert found is None or not found.same_frame
+    assert found is None or found.worst_residual > 0.6
+
+
+def test_a_half_blank_copy_is_not_the_frame() -> None:
+    """A file cut short decodes as its top part over grey: the part that matches is not enough."""
+    frame = photo((900, 600), "chelsea")
+    damaged = frame.copy()
+    damaged.paste((128, 128, 128), (0, 250, 900, 600))
+    assert not same_frame(load_thumb(frame), load_thumb(damaged))
