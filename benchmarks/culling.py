@@ -305,12 +305,170 @@ def speed_figures(photos: dict[str, Image.Image], folder: Path, count: int, repe
     ]
     return rows
 
+def grouping_figures(photos: dict[str, Image.Image], folder: Path, library_size: int = 2000) -> list[str]:
+    """Crops and resized copies of one frame joining it (true merges) and distinct photographs kept
+    apart (false merges), through the import's thumbnails and the library's grouping; its speed."""
+    import itertools
+    from dataclasses import replace
+
+    from aesthete_gui.imaging import bursts as bursts_module
+    from aesthete_gui.imaging import crop_match
+    from aesthete_gui.services import library_bursts
+    from aesthete_gui.store import ImageRecord
+
+    rng = np.random.default_rng(12)
+    records: list[ImageRecord] = []
+    truth: dict[int, tuple[str, str]] = {}  # image id -> (photo, variant)
+
+    def add(img: Image.Image, photo: str, variant: str, quality: int) -> None:
+        path = folder / f"group_{len(records)}.jpg"
+        img.save(path, quality=quality)
+        result = ingest_file(path, folder / "group_cache", with_preview=False, with_checks=False)
+        assert result.thumbs is not None
+        records.append(ImageRecord(id=len(records) + 1, path=str(path), phash=result.phash, thumb_path=str(result.thumbs.thumb_path)))
+        truth[len(records)] = (photo, variant)
+
+    cuts = (0.1, 0.3, 0.5)
+    for stem, img in photos.items():
+        add(img, stem, "original", 92)
+        for side in (0.6, 0.3):
+            add(img.resize((round(img.width * side), round(img.height * side)), Image.Resampling.LANCZOS), stem, "resized", 85)
+        for cut in cuts:
+            for shape in ("both sides", "one side"):
+                kw, kh = ((1 - cut) ** 0.5,) * 2 if shape == "both sides" else ((1 - cut, 1.0) if rng.random() < 0.5 else (1.0, 1 - cut))
+                w, h = round(img.width * kw), round(img.height * kh)
+                x, y = int(rng.integers(0, img.width - w + 1)), int(rng.integers(0, img.height - h + 1))
+                scale = float(rng.choice([1.0, 0.6, 0.35]))
+                crop = img.crop((x, y, x + w, y + h))
+                crop = crop.resize((max(16, round(w * scale)), max(16, round(h * scale))), Image.Resampling.LANCZOS)
+                add(crop, stem, f"crop {round(cut * 100)} %", int(rng.choice([95, 75, 50])))
+
+    def evaluate(groups: list[list[int]], label: str) -> list[str]:
+        group_of = {i: n for n, g in enumerate(groups) for i in g}
+        original = {photo: i for i, (photo, variant) in truth.items() if variant == "original"}
+        rows = []
+        for variant in ["resized", *(f"crop {round(c * 100)} %" for c in cuts)]:
+            ids = [i for i, (_, v) in truth.items() if v == variant]
+            missed = [truth[i][0] for i in ids if group_of.get(i, -i) != group_of.get(original[truth[i][0]], 0)]
+            rows.append(f"| {label} | {variant} | {_rate(len(ids) - len(missed), len(ids))}"
+                        + (f" (missed: {', '.join(missed)})" if 0 < len(missed) <= 3 else "") + " |")
+        merged = [(a, b) for a, b in itertools.combinations(sorted(original), 2)
+                  if group_of.get(original[a], -1) == group_of.get(original[b], -2)]  # fmt: skip
+        pairs = len(original) * (len(original) - 1) // 2
+        rows.append(f"| {label} | distinct photographs in one group (false merges) | {_rate(len(merged), pairs)}"
+                    + (f": {', '.join(f'{a}+{b}' for a, b in merged)}" if merged else "") + " |")
+        return rows
+
+    lines = ["| grouping | variant | joined its original |", "|---|---|---|"]
+    frames = [library_bursts.frame_for(r) for r in records]
+    lines += evaluate([[int(k) for k in g] for g in bursts_module.group_bursts(frames)], "pHash only (before)")  # type: ignore[call-overload]
+    start = time.perf_counter()
+    lines += evaluate(library_bursts.automatic_burst_groups(records), "with crop matching, no capture times")
+    untimed_s = time.perf_counter() - start
+    moments = {photo: n for n, photo in enumerate(photos)}
+    timed = [replace(r, capture_time=f"2024-05-01T10:{moments[truth[r.id][0]]:02d}:00") for r in records]
+    lines += evaluate(library_bursts.automatic_burst_groups(timed), "with crop matching, capture times kept")
+
+    # separation: the best whole-crop NCC between distinct photographs against the worst true crop
+    views = {r.id: library_bursts.thumb_view(r.thumb_path) for r in records}
+    originals = [i for i, (_, v) in truth.items() if v == "original"]
+    distinct = [max((m.score for m in (crop_match.match_crop(views[a], views[b]), crop_match.match_crop(views[b], views[a])) if m), default=-1.0)
+                for a, b in itertools.combinations(originals, 2)]  # type: ignore[union-attr]  # fmt: skip
+    true_scores = [m.score if (m := crop_match.match_crop(views[i], views[originals[list(photos).index(p)]])) else -1.0
+                   for i, (p, v) in truth.items() if v.startswith("crop")]  # type: ignore[union-attr]  # fmt: skip
+    moto = ""
+    if "motorcycle_left" in photos and "motorcycle_right" in photos:
+        left, right = (views[originals[list(photos).index(s)]] for s in ("motorcycle_left", "motorcycle_right"))
+        found = crop_match.match_crop(left, right)  # type: ignore[union-attr]
+        moto = f" Motorcycle stereo pair: NCC {found.score:.3f}, weakest tile {found.weakest_tile:.3f}." if found else ""
+    # a subject that moved in front of a still scene: two exposures, not one frame
+    moved = 0
+    others = list(photos.values())
+    for n, (stem, img) in enumerate(photos.items()):
+        subject = others[(n + 1) % len(others)].resize((img.width // 6, img.height // 6))
+        frames = []
+        for shift in (0, img.width // 8):
+            frame = img.copy()
+            frame.paste(subject, (img.width // 5 + shift, img.height // 3))
+            path = folder / f"group_moved_{stem}_{shift}.jpg"
+            frame.save(path, quality=90)
+            result = ingest_file(path, folder / "group_cache", with_preview=False, with_checks=False)
+            assert result.thumbs is not None
+            frames.append(library_bursts.thumb_view(str(result.thumbs.thumb_path)))
+        moved += crop_match.same_frame(*frames)  # type: ignore[arg-type]
+    lines += [
+        "",
+        f"A subject (another photograph, 1/6 of the frame) moved by 1/8 of the width in front of each still photograph: "
+        f"{_rate(moved, len(photos))} of the pairs taken for one frame (target 0).",
+    ]
+    lines += [
+        "",
+        f"{len(photos)} photographs, each saved again at 60 % and 30 % of its size and cut by 10, 30 and 50 % of its "
+        "area (evenly round the frame or from one side, at a random place), the crops re-saved at 100, 60 or 35 % "
+        "size and JPEG quality 95, 75 or 50; thumbnails from the import. Accepted as one frame: whole-crop NCC >= "
+        f"{crop_match.MIN_NCC}, every textured tile >= {crop_match.MIN_TILE_NCC}, every tile's residual <= "
+        f"{crop_match.MAX_TILE_RESIDUAL} (all after removing each side's brightness slope). Highest NCC between distinct "
+        f"photographs {max(distinct):.3f}; lowest NCC of a crop against its original {min(true_scores):.3f}.{moto}",
+        f"Grouping these {len(records)} images without capture times took {untimed_s:.1f} s.",
+    ]
+    return lines + _grouping_speed(photos, folder, library_size)
+
+
+def _grouping_speed(photos: dict[str, Image.Image], folder: Path, count: int) -> list[str]:
+    """Time the library's grouping on `count` thumbnails: a timed shoot, and a folder with no capture times."""
+    from dataclasses import replace
+
+    from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
+    from aesthete_gui.imaging.hashing import perceptual_hash
+    from aesthete_gui.services import library_bursts
+    from aesthete_gui.store import ImageRecord
+
+    rng = np.random.default_rng(5)
+    sources = list(photos.values())
+    cache = folder / "speed_thumbs"
+    cache.mkdir(exist_ok=True)
+    records = []
+    for n in range(count):
+        img = sources[n % len(sources)]
+        side = float(rng.uniform(0.5, 0.9))
+        w, h = round(img.width * side), round(img.height * side)
+        x, y = int(rng.integers(0, img.width - w + 1)), int(rng.integers(0, img.height - h + 1))
+        view = img.crop((x, y, x + w, y + h)).rotate(float(rng.uniform(-8, 8)), Image.Resampling.BILINEAR)
+        view = Image.fromarray(np.clip(np.asarray(view, np.float32) * rng.uniform(0.7, 1.3, 3), 0, 255).astype(np.uint8))
+        view.thumbnail((256, 256))
+        path = cache / f"{n}.jpg"
+        view.save(path, quality=85)
+        when = f"2024-05-01T{8 + n // 1800:02d}:{n // 30 % 60:02d}:{n * 2 % 60:02d}"
+        records.append(ImageRecord(id=len(records) + 1, path=str(path), thumb_path=str(path), phash=perceptual_hash(view), capture_time=when))
+        if n % 20 == 0:  # one frame in 20 also exported cropped, its capture time kept
+            crop = view.crop((view.width // 5, view.height // 6, view.width, view.height))
+            crop_path = cache / f"{n}_crop.jpg"
+            crop.save(crop_path, quality=80)
+            records.append(ImageRecord(id=len(records) + 1, path=str(crop_path), thumb_path=str(crop_path), phash=perceptual_hash(crop), capture_time=when))
+    lines = []
+    for label, batch in (("a shoot with capture times", records),
+                         ("a folder without capture times", [replace(r, capture_time=None) for r in records[: len(records) // 2]])):  # fmt: skip
+        library_bursts._thumb_view.cache_clear()
+        paths = {r.id: r.thumb_path for r in batch}
+        matcher = ThumbnailMatcher(lambda key, paths=paths: library_bursts.thumb_view(paths[key]))
+        start = time.perf_counter()
+        groups = library_bursts.automatic_burst_groups(batch, matcher)
+        took = time.perf_counter() - start
+        again = time.perf_counter()
+        library_bursts.automatic_burst_groups(batch, matcher)
+        again = time.perf_counter() - again
+        lines.append(f"Grouping speed, {label}: {len(batch)} images in {took:.1f} s ({took / len(batch) * 1000:.1f} ms per image, "
+                     f"thumbnails read cold; {matcher.comparisons} pixel comparisons; {len(groups)} groups); "
+                     f"grouping again (as after the next import) {again:.1f} s.")  # fmt: skip
+    return lines
+
 
 def main() -> None:
     """Run every section and print (or --write) the Markdown report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks/culling.md")
     parser.add_argument("--speed-count", type=int, default=12)
+    parser.add_argument("--grouping-count", type=int, default=2000, help="library size for the grouping speed figure")
     args = parser.parse_args()
     photos = data.load_photos()
     load_before = os.getloadavg()[0]
@@ -320,6 +478,7 @@ def main() -> None:
         faces = face_figures(photos)
         bursts = burst_figures(photos, folder)
         speed = speed_figures(photos, folder, args.speed_count)
+        grouping = grouping_figures(photos, folder, args.grouping_count)
     load_after = os.getloadavg()[0]
     machine = f"{platform.platform()}, nproc = {os.cpu_count()}, 1-minute load {load_before:.1f} before and {load_after:.1f} after"
     report = "\n".join([
@@ -342,6 +501,10 @@ def main() -> None:
         "## Best of burst",
         "",
         *bursts,
+        "",
+        "## Crops and other sizes of one frame",
+        "",
+        *grouping,
         "",
         "## Import cost",
         "",

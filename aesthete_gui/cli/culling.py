@@ -78,6 +78,8 @@ def run_copy_picks(args: argparse.Namespace) -> int:
     print(f"{len(result.copied)} images {verb} to {result.destination}")
     for path, reason in result.skipped:
         print(f"  skipped {path}: {reason}")
+    for path, reason in result.left_behind:
+        print(f"  {path}: {reason}")
     return 0
 
 
@@ -85,6 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
     p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their XMP sidecars to a folder")
     p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
-    p.add_argument("--move", action="store_true", help="move instead of copy (the library follows the files)")
+    p.add_argument("--move", action="store_true",
+                   help="move instead of copy: each original (and its sidecar) is removed only after its copy is "
+                        "verified, and the library follows the files (marks, scores and checks stay with them)")  # fmt: skip
     p.add_argument("--flag", choices=["pick", "reject", "any"], default="pick", help="which images (default: picks)")
     p.set_defaults(func=run_copy_picks)

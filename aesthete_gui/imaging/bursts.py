@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from aesthete_gui.imaging.checks import Analysis
 from aesthete_gui.imaging.hashing import hamming
@@ -25,6 +25,16 @@ DUPLICATE_HAMMING = 4
 """Frames this alike (pHash bits) are one picture saved again (another size, a re-export) and group
 together even without capture times: the hash is made from a 256 px thumbnail, so size drops out."""
 _HASH_CHUNKS = DUPLICATE_HAMMING + 1
+
+
+class FrameMatcher(Protocol):
+    """Pixel evidence that two frames are one picture (imaging.crop_groups.ThumbnailMatcher)."""
+
+    def same_picture(self, a: Frame, b: Frame) -> bool | None:
+        """True / False when the pixels say so, None when they cannot be compared."""
+
+    def crop_links(self, frames: Sequence[Frame], roots: list[int]) -> Sequence[tuple[int, int]]:
+        """Index pairs of frames that are crops of one frame; roots[i] is frame i's group so far."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,7 @@ def group_bursts(
     similar_window_s: float = DEFAULT_SIMILAR_WINDOW_S,
     max_sequence_step: int = DEFAULT_MAX_SEQUENCE_STEP,
     min_size: int = 2,
+    matcher: FrameMatcher | None = None,
 ) -> list[list[Hashable]]:
     """Bursts as lists of frame keys in shooting order; frames of different cameras never mix.
 
@@ -85,7 +96,9 @@ def group_bursts(
     loose_hamming. Any two frames within similar_window_s whose pHashes are within strict_hamming
     are linked too. Frames without a capture time are linked only through consecutive sequence
     numbers plus a strict pHash match. Linked frames form groups; groups smaller than min_size
-    are dropped. Bursts are ordered by their first frame.
+    are dropped. Bursts are ordered by their first frame. A `matcher` (pixels of stored thumbnails)
+    confirms pHash duplicates without capture times (a stereo pair can share a pHash) and adds
+    crops of one frame, which a pHash does not recognise, to their frame's group.
     """
     timed = [i for i, f in enumerate(frames) if f.capture_time is not None]
     timed.sort(key=lambda i: (frames[i].camera or "", frames[i].capture_time, frames[i].sequence_number or 0))
@@ -113,7 +126,10 @@ def group_bursts(
             ):
                 groups.join(i, j)
     _link_untimed(frames, groups, strict_hamming)
-    _link_duplicates(frames, groups)
+    _link_duplicates(frames, groups, matcher)
+    if matcher is not None:
+        for i, j in matcher.crop_links(frames, [groups.find(i) for i in range(len(frames))]):
+            groups.join(i, j)
     members: dict[int, list[int]] = {}
     for i in range(len(frames)):
         members.setdefault(groups.find(i), []).append(i)
@@ -133,8 +149,9 @@ def _distinct_shots(a: Frame, b: Frame) -> bool:
     return any(x is not None and y is not None and x != y for x, y in pairs)
 
 
-def _link_duplicates(frames: Sequence[Frame], groups: _Groups) -> None:
-    """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata tells them apart.
+def _link_duplicates(frames: Sequence[Frame], groups: _Groups, matcher: FrameMatcher | None = None) -> None:
+    """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata or, with a
+    matcher, the pixels tell them apart.
 
     Two hashes within d bits agree exactly on at least one of d + 1 chunks (pigeonhole), so only
     frames sharing a chunk are compared: near-linear instead of all pairs.
@@ -154,7 +171,9 @@ def _link_duplicates(frames: Sequence[Frame], groups: _Groups) -> None:
                 a, b = frames[i], frames[j]
                 if _distinct_shots(a, b):
                     continue
-                if hamming(a.phash, b.phash) <= DUPLICATE_HAMMING:  # type: ignore[arg-type]
+                if hamming(a.phash, b.phash) > DUPLICATE_HAMMING:  # type: ignore[arg-type]
+                    continue
+                if matcher is None or groups.find(i) == groups.find(j) or matcher.same_picture(a, b) is not False:
                     groups.join(i, j)
 
 

@@ -114,9 +114,12 @@ def copy_files_job(
 
 
 def describe_copy(result: Any, move: bool = False) -> str:
-    """One status-bar line about a finished copy."""
+    """One status-bar line about a finished copy or move."""
     verb = "Moved" if move else "Copied"
     text = f"{verb} {len(result.copied)} photographs to {result.destination}"
     if result.skipped:
-        text += f"; {len(result.skipped)} skipped (file not found)"
+        reasons = sorted({reason for _, reason in result.skipped})
+        text += f"; {len(result.skipped)} skipped ({'; '.join(reasons[:2])}{'; …' if len(reasons) > 2 else ''})"
+    if getattr(result, "left_behind", None):
+        text += f"; {len(result.left_behind)} originals could not be removed (copied, still in place)"
     return text + (" (cancelled)" if result.cancelled else "")

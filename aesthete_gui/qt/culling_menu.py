@@ -1,4 +1,4 @@
-"""The main window's culling menu entries: suggested rejects, burst marks, copying picks."""
+"""The main window's culling menu entries: suggested rejects, burst marks, copying or moving picks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from aesthete_gui.qt.culling_actions import (
     BURST_MARKS_SETTING,
@@ -17,7 +17,12 @@ from aesthete_gui.qt.culling_actions import (
     keep_best_of_bursts,
     rest_of_bursts,
 )
+from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
 from aesthete_gui.qt.task_runner import JobHandle
+
+EXPORT_FOLDER_SETTING = "export_folder"
+EXPORT_MOVE_SETTING = "export_move"
+"""The export dialog remembers the last folder and whether it moved."""
 
 
 class CullingMenuMixin:
@@ -27,11 +32,12 @@ class CullingMenuMixin:
     model: Any
     marks: Any
     grid: Any
+    export_dialog: ExportPicksDialog | None = None
 
     def _add_culling_actions(self, file_menu: Any, edit_menu: Any) -> None:
         action = self._action  # type: ignore[attr-defined]
         before = file_menu.actions()[-2] if len(file_menu.actions()) >= 2 else None  # above "Quit"
-        for text, picks_only in (("Copy picks to folder…", True), ("Copy shown photographs to folder…", False)):
+        for text, picks_only in (("Copy or move picks to folder…", True), ("Copy or move shown photographs to folder…", False)):
             copy = QAction(text, file_menu)
             copy.triggered.connect(lambda _=False, p=picks_only: self._choose_and_copy(picks_only=p))
             file_menu.insertAction(before, copy)
@@ -42,29 +48,53 @@ class CullingMenuMixin:
         self.burst_marks_action.setCheckable(True)
         self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, True)))
 
-    def _choose_and_copy(self, picks_only: bool) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Copy to folder")
-        if folder:
-            self.copy_to_folder(folder, picks_only=picks_only)
+    def _export_ids(self, picks_only: bool) -> list[int]:
+        if picks_only:
+            return [r.image_id for r in self.model.all_rows() if r.flag == "pick" and r.status == "ok"]
+        return self.model.visible_ids()
+
+    def _choose_and_copy(self, picks_only: bool) -> ExportPicksDialog | None:
+        """Open the export dialog (folder, Copy or Move); the export starts when it is accepted."""
+        count = len(self._export_ids(picks_only))
+        if not count:
+            self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
+            return None
+        settings = self.context.settings
+        dialog = ExportPicksDialog(count, "picks" if picks_only else "photographs shown",
+                                   str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self)  # fmt: skip
+        dialog.accepted.connect(lambda: self._export_chosen(dialog, picks_only))
+        self.export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _export_chosen(self, dialog: ExportPicksDialog, picks_only: bool) -> None:
+        self.context.set_setting(EXPORT_FOLDER_SETTING, dialog.folder())
+        self.context.set_setting(EXPORT_MOVE_SETTING, dialog.wants_move())
+        self.copy_to_folder(dialog.folder(), picks_only=picks_only, move=dialog.wants_move())
 
     def copy_to_folder(self, folder: str, picks_only: bool = True, move: bool = False) -> JobHandle | None:
         """Copy (or move) the picks, or the photographs shown, with their sidecars, as a cancellable job."""
-        if picks_only:
-            ids = [r.image_id for r in self.model.all_rows() if r.flag == "pick" and r.status == "ok"]
-        else:
-            ids = self.model.visible_ids()
+        ids = self._export_ids(picks_only)
         if not ids:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
             return None
+        if move:
+            self.marks.wait_written()  # a sidecar write still queued must land before its file moves
+
+        def done(result: Any) -> None:
+            self.show_message(describe_copy(result, move))
+            if move and result.copied:
+                self.context.signals.library_changed.emit()  # the rows show the new paths
+
         return self.context.runner.submit(
-            f"Copy {len(ids)} photographs to {Path(folder).name or folder}",
+            f"{'Move' if move else 'Copy'} {len(ids)} photographs to {Path(folder).name or folder}",
             copy_files_job,
             self.context.profile,
             ids,
             folder,
             move,
-            on_done=lambda result: self.show_message(describe_copy(result, move)),
-            on_error=lambda exc: self.show_message(f"Copy failed: {exc}"),
+            on_done=done,
+            on_error=lambda exc: self.show_message(f"{'Move' if move else 'Copy'} failed: {exc}"),
         )
 
     def _toggle_burst_marks(self) -> None:

@@ -16,21 +16,23 @@ import errno
 import json
 import os
 import re
-import shutil
 import string
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import xxhash
 
 from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.xmp import find_sidecar
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_scan import normalize_root, scan_folder
+from aesthete_gui.services.verified_copy import (
+    copy_verified,
+    destination_problem,
+    file_hash,
+    write_problem,
+)
 
 if TYPE_CHECKING:
     from aesthete_gui.services.library import ImportSummary
@@ -40,7 +42,6 @@ DEFAULT_TEMPLATE = "{date:%Y-%m-%d}/{date:%Y%m%d}_{camera}_{seq:04d}{ext}"
 """A folder per day; files named by date, camera and a running number (e.g. 20240612_X-T5_0007.raf)."""
 TEMPLATE_FIELDS = ("date", "camera", "seq", "name", "ext")
 MANIFEST = ".aesthete-ingest.json"
-_CHUNK = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -129,66 +130,18 @@ def _save_manifest(root: Path, manifest: dict[str, object]) -> None:
 
 
 def _destination_problem(error: OSError, root: Path) -> IngestError:
-    if error.errno == errno.ENOSPC or error.errno == errno.EDQUOT:
-        return IngestError(
-            f"destination is full: {root} (free space and ingest again; nothing half-written was kept)"
-        )
-    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return IngestError(
-            f"destination is read-only: {root} ({error.strerror}); choose a folder you can write"
-        )
-    return IngestError(f"cannot write to {root}: {error.strerror or error}")
+    return IngestError(write_problem(error, root))
 
 
 def _check_destination(root: Path, needed: int) -> None:
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise _destination_problem(error, root) from None
-    if not root.is_dir():
-        raise IngestError(f"destination is not a folder: {root}")
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise IngestError(f"destination is read-only: {root}; choose a folder you can write")
-    free = shutil.disk_usage(root).free
-    if needed > free:
-        raise IngestError(f"destination is full: {root} has {free / 1e6:.0f} MB free, the new files need "
-                          f"{needed / 1e6:.0f} MB")  # fmt: skip
+    problem = destination_problem(root, needed)
+    if problem is not None:
+        raise IngestError(problem)
 
 
 def _copy_verified(source: str, target: Path, cancel: CancelToken | None) -> str | None:
     """Copy to a temporary name beside `target`, verify by hash, rename; the hash, or None if cancelled."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=".aesthete-ingest-", suffix=".part", dir=target.parent)
-    try:
-        digest = xxhash.xxh3_128()
-        with open(source, "rb") as reader, os.fdopen(handle, "wb") as writer:
-            while chunk := reader.read(_CHUNK):
-                if cancel is not None and cancel.cancelled:
-                    raise _Cancelled
-                digest.update(chunk)
-                writer.write(chunk)
-            writer.flush()
-            os.fsync(writer.fileno())
-        check = xxhash.xxh3_128()
-        with open(temp, "rb") as reader:
-            while chunk := reader.read(_CHUNK):
-                check.update(chunk)
-        if check.hexdigest() != digest.hexdigest():
-            raise OSError(errno.EIO, "the copy does not match the original (hash differs)")
-        with contextlib.suppress(OSError):
-            shutil.copystat(source, temp)
-        os.replace(temp, target)
-    except _Cancelled:
-        _remove(temp)
-        return None
-    except BaseException:
-        _remove(temp)
-        raise
-    return digest.hexdigest()
-
-
-class _Cancelled(Exception):
-    pass
+    return copy_verified(source, target, cancel, prefix=".aesthete-ingest-", replace=True)
 
 
 def _remove(path: str) -> None:
@@ -208,11 +161,7 @@ def _free_name(root: Path, relative: str) -> str:
 
 
 def _source_hash(path: str) -> str:
-    digest = xxhash.xxh3_128()
-    with open(path, "rb") as reader:
-        while chunk := reader.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return file_hash(path)
 
 
 def _copy_sidecar(

@@ -121,7 +121,7 @@ def test_disk_filling_mid_copy_leaves_no_half_written_file(tmp_path: Path, monke
     originals = _card(tmp_path / "card", count=3, size=(1200, 900))
     # A file system that reports more free space than it has (network and compressed ones do).
     monkeypatch.setattr(
-        card_ingest.shutil, "disk_usage", lambda _p: shutil._ntuple_diskusage(1 << 40, 0, 1 << 40)
+        shutil, "disk_usage", lambda _p: shutil._ntuple_diskusage(1 << 40, 0, 1 << 40)
     )
     size = sum(p.stat().st_size for p in originals)
     with small_disk(tmp_path / "small", size // 1024 // 2) as disk:

@@ -1,7 +1,10 @@
-"""Copying / moving picks with their sidecars: collisions, errors leave no partial file, cancel."""
+"""Copying and moving picks with their sidecars: collisions, full or read-only destinations, cancel,
+and a moved image keeping its marks, scores and checks in the library."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
 
@@ -10,10 +13,14 @@ from PIL import Image
 from skimage import data as skdata
 
 from aesthete_gui.cli import main
-from aesthete_gui.imaging.xmp import read_sidecar, write_sidecar
+from aesthete_gui.imaging.xmp import find_sidecar, read_sidecar, write_sidecar
 from aesthete_gui.jobs import CancelToken
 from aesthete_gui.services.export_picks import ExportPicksError, export_picks, picked_image_ids
+from aesthete_gui.services.library import import_folders
+from aesthete_gui.services.sidecar_sync import sync_image
 from aesthete_gui.store import ImageUpdate, Profile, open_profile
+from aesthete_gui.store.sidecar_sync import sidecar_states
+from tests.robustness.fs_faults import read_only_folder, small_disk
 
 
 @pytest.fixture
@@ -36,7 +43,29 @@ def library(tmp_path: Path) -> tuple[Profile, list[int], Path]:
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".aesthete-copy-"))
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".aesthete-"))
+
+
+class _CancelAfterChecks(CancelToken):
+    """A cancel that arrives after the copy has looked at the token `checks` times (mid-file)."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.remaining = checks
+
+    @property
+    def cancelled(self) -> bool:
+        self.remaining -= 1
+        return self.remaining < 0
+
+
+def _big_image(folder: Path, name: str, mib: int = 3) -> Path:
+    """A JPEG followed by `mib` MiB of trailing bytes: several copy chunks long."""
+    path = folder / name
+    Image.new("RGB", (64, 48), (90, 120, 150)).save(path, quality=90)
+    with open(path, "ab") as handle:
+        handle.write(os.urandom(mib << 20))
+    return path
 
 
 def test_picks_travel_with_their_sidecars_and_names_that_are_taken_get_a_number(library, tmp_path: Path) -> None:
@@ -50,57 +79,141 @@ def test_picks_travel_with_their_sidecars_and_names_that_are_taken_get_a_number(
     assert sorted(Path(t).name for _, t in result.copied) == ["IMG_0 (2).jpg", "IMG_1.jpg"]
     assert (dest / "IMG_0.jpg").read_bytes() == b"someone else's file"
     assert (dest / "IMG_0 (2).jpg").read_bytes() == (shoot / "IMG_0.jpg").read_bytes()
+    assert find_sidecar(dest / "IMG_0 (2).jpg") == dest / "IMG_0 (2).xmp"
     marks = read_sidecar(dest / "IMG_0 (2).jpg")
     assert marks is not None and (marks.stars, marks.flag, marks.label) == (4, "pick", "Red")
     assert (shoot / "IMG_0.jpg").is_file() and _leftovers(dest) == []
+    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")  # a copy leaves the library as it was
+
+
+def test_a_name_held_by_a_missing_library_image_is_not_reused(library, tmp_path: Path) -> None:
+    profile, ids, _ = library
+    dest = tmp_path / "out"
+    (ghost,) = profile.write_images([ImageUpdate(path=str(dest / "IMG_1.jpg"), folder_id=None, status="ok")])
+    profile.mark_missing([ghost])
+    result = export_picks(profile, [ids[1]], dest, move=True)
+    assert [Path(t).name for _, t in result.copied] == ["IMG_1 (2).jpg"]
+    assert profile.image_by_id(ids[1]).path == str(dest / "IMG_1 (2).jpg")
 
 
 def test_move_takes_the_sidecar_along_and_the_library_follows(library, tmp_path: Path) -> None:
     profile, ids, shoot = library
+    original = (shoot / "IMG_0.jpg").read_bytes()
+    sync_image(profile, ids[0])  # the profile records the sidecar it agrees with
     result = export_picks(profile, [ids[0]], tmp_path / "moved", move=True)
     target = Path(result.copied[0][1])
+    assert result.moved and target.read_bytes() == original
     assert not (shoot / "IMG_0.jpg").exists() and not list(shoot.glob("IMG_0*.xmp"))
     assert read_sidecar(target) is not None
     assert profile.image_by_id(ids[0]).path == str(target)
+    assert profile.image_by_path(str(shoot / "IMG_0.jpg")) is None
+    assert sidecar_states(profile, [ids[0]])[ids[0]].sidecar_path == str(target.with_suffix(".xmp"))
+    assert _leftovers(tmp_path / "moved") == []
+
+
+def test_a_move_across_imported_folders_keeps_marks_scores_and_checks(tmp_path: Path) -> None:
+    shoot, keepers = tmp_path / "shoot", tmp_path / "keepers"
+    shoot.mkdir()
+    keepers.mkdir()
+    for n in range(2):
+        Image.fromarray(skdata.coffee()).rotate(n * 7).save(shoot / f"DSC_{n}.jpg", quality=90)
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        import_folders(profile, [shoot, keepers], workers=1, cache_dir=tmp_path / "cache")
+        moving = profile.image_by_path(str(shoot / "DSC_0.jpg"))
+        assert moving is not None
+        profile.set_mark(moving.id, stars=5, flag="pick", label="Green")
+        profile.put_scores(moving.id, "builtin", {"overall": 4.2, "technique": 3.9})
+        checks = profile.all_checks()[moving.id]  # measured by the import
+        assert checks[0]
+        images_before = len(profile.images())
+
+        result = export_picks(profile, [moving.id], keepers, move=True)
+        assert result.copied == [(str(shoot / "DSC_0.jpg"), str(keepers / "DSC_0.jpg"))]
+        summary = import_folders(profile, [shoot, keepers], workers=1, cache_dir=tmp_path / "cache")
+
+        moved = profile.image_by_id(moving.id)
+        assert moved is not None and moved.path == str(keepers / "DSC_0.jpg") and moved.status == "ok"
+        keepers_folder = next(f for f in profile.folders() if f.path == str(keepers))
+        assert moved.folder_id == keepers_folder.id
+        mark = profile.mark_for(moving.id)
+        assert (mark.stars, mark.flag, mark.label) == (5, "pick", "Green")
+        assert profile.scores("builtin")[moving.id] == {"overall": 4.2, "technique": 3.9}
+        assert profile.all_checks()[moving.id] == checks
+        assert len(profile.images()) == images_before and summary.imported == 0  # no duplicate, nothing missing
+        assert [i.path for i in profile.images(status="missing")] == []
+    finally:
+        profile.close()
 
 
 def test_a_destination_that_cannot_take_the_files_fails_before_writing(
     library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    profile, ids, _ = library
+    profile, ids, shoot = library
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
-    with pytest.raises(ExportPicksError, match="cannot create the destination folder"):
+    with pytest.raises(ExportPicksError, match=r"cannot write to .*a_file/out: Not a directory"):
         export_picks(profile, ids, blocker / "out")
     full = tmp_path / "full"
     full.mkdir()
     usage = shutil.disk_usage(full)
     monkeypatch.setattr(shutil, "disk_usage", lambda _p: usage._replace(free=1000))  # a full disk
-    with pytest.raises(ExportPicksError, match="not enough space"):
-        export_picks(profile, ids, full)
+    with pytest.raises(ExportPicksError, match=r"destination is full: .* MB free"):
+        export_picks(profile, ids, full, move=True)
     assert list(full.iterdir()) == []
+    assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg", "IMG_2.jpg"]
 
 
-def test_a_failed_write_leaves_no_half_copied_file(library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    profile, ids, _ = library
-    dest = tmp_path / "out"
-    real_copy = shutil.copyfileobj
-    calls = []
-
-    def failing_copy(src, dst, length=0):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        if len(calls) == 2:  # the first image's sidecar: the disk fills up midway
-            dst.write(b"partial")
-            raise OSError(28, "No space left on device")
-        return real_copy(src, dst, length)
-
-    monkeypatch.setattr(shutil, "copyfileobj", failing_copy)
-    with pytest.raises(ExportPicksError, match="No space left on device"):
-        export_picks(profile, ids[:2], dest)
-    assert list(dest.iterdir()) == []  # neither the sidecar's temp file nor its image stayed
+def test_a_read_only_destination_is_refused_and_nothing_moves(library, tmp_path: Path) -> None:
+    profile, ids, shoot = library
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with read_only_folder(locked) as view:
+        with pytest.raises(ExportPicksError, match="read-only"):
+            export_picks(profile, ids, view, move=True)
+        assert list(view.iterdir()) == []
+    assert (shoot / "IMG_0.jpg").is_file() and (shoot / "IMG_0.xmp").is_file()
+    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
 
 
-def test_cancel_stops_between_files(library, tmp_path: Path) -> None:
+def test_a_disk_that_fills_midway_leaves_no_half_copied_file_and_moves_nothing_unfinished(library, tmp_path: Path) -> None:
+    profile, ids, shoot = library
+    sizes = sum((shoot / f"IMG_{n}.jpg").stat().st_size for n in range(2))
+    with small_disk(tmp_path / "small", sizes // 1024 * 3 // 4) as disk:
+        real = shutil.disk_usage
+        shutil.disk_usage = lambda p: real(p)._replace(free=1 << 40)  # type: ignore[assignment]  # a lying free count
+        try:
+            with pytest.raises(ExportPicksError, match="destination is full"):
+                export_picks(profile, ids[:2], disk, move=True)
+        finally:
+            shutil.disk_usage = real  # type: ignore[assignment]
+        left = sorted(p.name for p in disk.iterdir())
+        assert _leftovers(disk) == []
+        assert left in ([], ["IMG_0.jpg", "IMG_0.xmp"])  # the first image whole (moved) or nothing
+        for n in range(2):
+            record = profile.image_by_id(ids[n])
+            assert Path(record.path).is_file()  # every image is somewhere, and the library knows where
+
+
+def test_a_failed_sidecar_copy_takes_back_its_image(library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    profile, ids, shoot = library
+    real_fsync, calls = os.fsync, []
+
+    def failing_fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 3:  # image, its folder entry, then the sidecar: the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(ExportPicksError, match="destination is full"):
+        export_picks(profile, ids[:1], tmp_path / "out", move=True)
+    assert list((tmp_path / "out").iterdir()) == []
+    assert (shoot / "IMG_0.jpg").is_file() and (shoot / "IMG_0.xmp").is_file()
+    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
+
+
+def test_cancel_between_files(library, tmp_path: Path) -> None:
     profile, ids, _ = library
     token = CancelToken()
     result = export_picks(profile, ids, tmp_path / "out", progress=lambda _p: token.cancel(), cancel=token)
@@ -108,8 +221,76 @@ def test_cancel_stops_between_files(library, tmp_path: Path) -> None:
     assert _leftovers(tmp_path / "out") == []
 
 
+def test_cancel_inside_a_file_leaves_no_part_and_removes_no_source(tmp_path: Path) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    paths = [_big_image(shoot, f"big_{n}.jpg") for n in range(2)]
+    write_sidecar(paths[1], 2, "pick", None)
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+        token = _CancelAfterChecks(3 + 2)  # the whole first file (3 MiB + its tail), then 2 chunks of the second
+        result = export_picks(profile, ids, tmp_path / "out", move=True, cancel=token)
+        assert result.cancelled
+        assert result.copied == [(str(paths[0]), str(tmp_path / "out" / "big_0.jpg"))]
+        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["big_0.jpg"]
+        assert not paths[0].exists() and paths[1].is_file() and find_sidecar(paths[1]) is not None
+        assert profile.image_by_id(ids[1]).path == str(paths[1])
+    finally:
+        profile.close()
+
+
+def test_a_source_that_changes_during_the_move_stays(tmp_path: Path) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    path = _big_image(shoot, "busy.jpg", mib=2)
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        (image_id,) = profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
+
+        class EditorMeanwhile(CancelToken):
+            """Another program appends to the file once while it is being copied (never cancels)."""
+
+            looks = 0
+
+            @property
+            def cancelled(self) -> bool:
+                self.looks += 1
+                if self.looks == 2:  # the first look is before the file, the second inside it
+                    with open(path, "ab") as handle:
+                        handle.write(b"edit")
+                return False
+
+        result = export_picks(profile, [image_id], tmp_path / "out", move=True, cancel=EditorMeanwhile())
+        assert result.copied == [] and "changed while it was being moved" in result.skipped[0][1]
+        assert path.is_file() and list((tmp_path / "out").iterdir()) == []
+        assert profile.image_by_id(image_id).path == str(path)
+    finally:
+        profile.close()
+
+
+def test_moving_into_the_folder_it_is_in_is_skipped(library) -> None:
+    profile, ids, shoot = library
+    result = export_picks(profile, [ids[0]], shoot, move=True)
+    assert result.copied == [] and result.skipped == [(str(shoot / "IMG_0.jpg"), "already in that folder")]
+    assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg", "IMG_2.jpg"]
+
+
 def test_cli_copy_picks(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile, _, _ = library
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli")]) == 0
-    assert "2 images copied to" in capsys.readouterr().out
+    assert capsys.readouterr().out == f"2 images copied to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
+
+
+def test_cli_copy_picks_move(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile, ids, shoot = library
+    assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli"), "--move"]) == 0
+    assert capsys.readouterr().out == f"2 images moved to {tmp_path / 'cli'}\n"
+    assert sorted(p.name for p in shoot.iterdir()) == ["IMG_2.jpg"]
+    assert profile.image_by_id(ids[0]).path == str(tmp_path / "cli" / "IMG_0.jpg")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with read_only_folder(locked) as view:
+        assert main(["--profile", str(profile.path), "copy-picks", str(view), "--flag", "any"]) == 2
+    assert "read-only" in capsys.readouterr().err

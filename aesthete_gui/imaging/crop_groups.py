@@ -1,0 +1,179 @@
+"""Find crops of one frame among many images: plausible pairs first, then a pixel check of each.
+
+A crop (re-exported at any size) keeps its frame's camera, capture moment and sequence number, or
+loses them; it never gets different ones. So a frame with a capture time is compared only with
+frames of the same camera taken within the same second, and a frame without one with every frame
+whose metadata does not tell them apart, of which only the few whose colours could contain it (or
+be contained in it) are verified. The pixel check (imaging.crop_match) runs on stored thumbnails.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from aesthete_gui.imaging.crop_match import MIN_CONTAINMENT, Thumb, containment, same_frame
+
+if TYPE_CHECKING:
+    from aesthete_gui.imaging.bursts import Frame
+
+SAME_MOMENT_S = 1.0
+"""Capture times closer than this may be one frame (an export may drop the sub-seconds)."""
+CANDIDATES_PER_UNTIMED_FRAME = 6
+"""A frame without capture time is verified against at most this many frames, the colour-closest."""
+
+_RECENT_VIEWS = 2048
+"""Matching views kept in memory by one matcher (about 20 KB each)."""
+
+ThumbLoader = Callable[[Hashable], Thumb | None]
+
+
+def _compatible(a: Frame, b: Frame) -> bool:
+    """Metadata allows one frame: same camera, moment and sequence number wherever both are known."""
+    if a.camera is not None and b.camera is not None and a.camera != b.camera:
+        return False
+    if a.sequence_number is not None and b.sequence_number is not None and a.sequence_number != b.sequence_number:
+        return False
+    if a.capture_time is not None and b.capture_time is not None:
+        return abs(a.capture_time - b.capture_time) < SAME_MOMENT_S
+    return True
+
+
+def _same_moment_pairs(frames: Sequence[Frame]) -> list[tuple[int, int]]:
+    """Pairs of timed frames (same camera) within SAME_MOMENT_S of each other."""
+    timed = sorted((f.capture_time, i) for i, f in enumerate(frames) if f.capture_time is not None)
+    times = [t for t, _ in timed]
+    pairs = []
+    for pos, (time, i) in enumerate(timed):
+        end = bisect.bisect_left(times, time + SAME_MOMENT_S, lo=pos + 1)
+        pairs += [(i, j) for _, j in timed[pos + 1 : end] if _compatible(frames[i], frames[j])]
+    return pairs
+
+
+class _Roots:
+    """Union-find seeded with the groups found so far, so pairs already together are skipped."""
+
+    def __init__(self, roots: Sequence[int]) -> None:
+        self.parent = {i: r for i, r in enumerate(roots)}
+        for r in roots:
+            self.parent.setdefault(r, r)
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> None:
+        self.parent[self.find(i)] = self.find(j)
+
+
+class ThumbnailMatcher:
+    """imaging.bursts.FrameMatcher on thumbnails: `load` gives a frame's matching view from its key
+    (None without a thumbnail). Views and verdicts are kept, so grouping again after an import only
+    compares the new pairs."""
+
+    def __init__(
+        self,
+        load: ThumbLoader,
+        per_untimed_frame: int = CANDIDATES_PER_UNTIMED_FRAME,
+        verdicts: dict[tuple[Hashable, Hashable], bool | None] | None = None,
+        identity: Callable[[Hashable], Hashable] | None = None,
+    ) -> None:
+        """`verdicts` may be shared between matchers (and groupings) when `identity` names what a
+        frame's pixels are (its thumbnail's path, say) rather than the frame."""
+        self._load = load
+        self._views: OrderedDict[Hashable, Thumb | None] = OrderedDict()  # the recently used ones
+        self._histograms: dict[Hashable, np.ndarray | None] = {}
+        self._verdicts = {} if verdicts is None else verdicts
+        self._identity = identity or (lambda key: key)
+        self.per_untimed_frame = per_untimed_frame
+        self.comparisons = 0
+        """Pixel comparisons made (not answered from memory)."""
+
+    def view(self, key: Hashable) -> Thumb | None:
+        """The frame's matching view (loaded again only once it has dropped out of the recent ones)."""
+        if key in self._views:
+            self._views.move_to_end(key)
+            return self._views[key]
+        view = self._views[key] = self._load(key)
+        self._histograms[key] = view.histogram if view is not None else None
+        if len(self._views) > _RECENT_VIEWS:
+            self._views.popitem(last=False)
+        return view
+
+    def histogram(self, key: Hashable) -> np.ndarray | None:
+        """The frame's colour signature (kept for every frame seen)."""
+        if key not in self._histograms:
+            self.view(key)
+        return self._histograms[key]
+
+    def same_picture(self, a: Frame, b: Frame) -> bool | None:
+        """Whether one frame is a crop or a resized copy of the other; None without both thumbnails."""
+        first_id, second_id = self._identity(a.key), self._identity(b.key)
+        pair = (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
+        if pair not in self._verdicts:
+            first, second = self.view(a.key), self.view(b.key)
+            verdict = None
+            if first is not None and second is not None:
+                self.comparisons += 1
+                verdict = same_frame(first, second)
+            self._verdicts[pair] = verdict
+        return self._verdicts[pair]
+
+    def crop_links(self, frames: Sequence[Frame], roots: Sequence[int]) -> list[tuple[int, int]]:
+        """Index pairs of frames that are crops (or resized copies) of one frame; roots[i] is frame
+        i's group so far (pairs within one group are not compared)."""
+        groups = _Roots(roots)
+        links: list[tuple[int, int]] = []
+        candidates = _same_moment_pairs(frames)
+        untimed = [i for i, f in enumerate(frames) if f.capture_time is None]
+        if untimed:
+            candidates += _untimed_candidates(frames, untimed, self, groups, self.per_untimed_frame)
+        for i, j in candidates:
+            if groups.find(i) != groups.find(j) and self.same_picture(frames[i], frames[j]):
+                groups.join(i, j)
+                links.append((i, j))
+        return links
+
+
+def _untimed_candidates(
+    frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: _Roots, per_frame: int
+) -> list[tuple[int, int]]:
+    """For each frame without capture time, its colour-closest compatible frames (pairs, no repeats)."""
+    signatures = [matcher.histogram(f.key) for f in frames]
+    usable = [i for i, h in enumerate(signatures) if h is not None]
+    if len(usable) < 2:
+        return []
+    histograms = np.stack([signatures[i] for i in usable])  # type: ignore[misc]
+    position = {i: p for p, i in enumerate(usable)}
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for i in untimed:
+        if i not in position:
+            continue
+        mine = np.broadcast_to(histograms[position[i]], histograms.shape)
+        # either way round: this frame a crop of the other, or the other a crop of it
+        fits = np.maximum(containment(mine, histograms), containment(histograms, mine)) >= MIN_CONTAINMENT
+        fits[position[i]] = False
+        # of those that could nest, the most alike first (a crop's histogram is close to its frame's)
+        likeness = np.minimum(mine, histograms).sum(axis=1)
+        taken = 0
+        for p in np.argsort(-likeness):
+            if taken >= per_frame:
+                break
+            if not fits[p]:
+                continue
+            j = usable[p]
+            if groups.find(i) == groups.find(j) or not _compatible(frames[i], frames[j]):
+                continue
+            taken += 1
+            pair = (min(i, j), max(i, j))
+            if pair not in seen:
+                seen.add(pair)
+                out.append(pair)
+    return out
