@@ -35,6 +35,7 @@ from aesthete_gui.imaging.checks import (
     analyse_path,
     decode_for_checks,
 )
+from aesthete_gui.imaging.ingest import ingest_file
 from aesthete_gui.services.library_worker import process_file
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "culling.md"
