@@ -97,10 +97,19 @@ def test_sizes_on_one_dct_scale_decode_the_compressed_data_once(tmp_path: Path, 
 
 
 def test_sizes_on_different_dct_scales_decode_once_each(tmp_path: Path, pixel_decodes: list[tuple[int, int]]) -> None:
+    data = _camera_jpeg(tmp_path / "a.jpg", (5000, 3500)).read_bytes()
+    preview, check = decode_bytes_sizes(data, "a.jpg", [PREVIEW, CHECK])
+    assert pixel_decodes == [(1250, 875), (625, 438)]
+    assert (preview.image.size, check.image.size) == ((1024, 717), (625, 438))
+
+
+def test_a_12_mp_frame_is_checked_on_a_768_px_frame_from_the_previews_decode(
+    tmp_path: Path, pixel_decodes: list[tuple[int, int]]
+) -> None:
     data = _camera_jpeg(tmp_path / "a.jpg", (4000, 3000)).read_bytes()
     preview, check = decode_bytes_sizes(data, "a.jpg", [PREVIEW, CHECK])
-    assert pixel_decodes == [(1000, 750), (500, 375)]
-    assert (preview.image.size, check.image.size) == ((1000, 750), (500, 375))
+    assert pixel_decodes == [(1000, 750)]  # no 500 px check frame: too coarse to see a soft face
+    assert (preview.image.size, check.image.size) == ((1000, 750), (768, 576))
 
 
 @pytest.mark.parametrize("with_preview", [False, True])
