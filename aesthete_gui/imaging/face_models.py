@@ -13,7 +13,6 @@ The weights ship in resources/faces/ (see its README); nothing is fetched at run
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import os
 import sys
@@ -103,17 +102,47 @@ def _load(interpreter_class: Any, name: str) -> Any:
     return interpreter
 
 
-@functools.cache
+_load_lock = threading.Lock()
+_loaded: tuple[Networks | None, str | None] | None = None
+
+
 def networks() -> Networks | None:
     """The loaded networks, or None when the interpreter package or the weights are missing."""
+    return _load_once()[0]
+
+
+def load_problem() -> str | None:
+    """None when the networks loaded; "missing" without the interpreter package; else what failed."""
+    return _load_once()[1]
+
+
+def reset() -> None:
+    """Forget the loaded networks (tests load them again under other conditions)."""
+    global _loaded
+    with _load_lock:
+        _loaded = None
+
+
+def _load_once() -> tuple[Networks | None, str | None]:
+    # One load per process, under a lock: two threads loading at once would both redirect stderr,
+    # and the second could put back the null device the first had set.
+    global _loaded
+    if _loaded is None:
+        with _load_lock:
+            if _loaded is None:
+                _loaded = _try_load()
+    return _loaded
+
+
+def _try_load() -> tuple[Networks | None, str | None]:
     try:
         from ai_edge_litert.interpreter import Interpreter
     except ImportError:
-        return None
+        return None, "missing"
     try:
-        return Networks(Interpreter)
-    except (ResourceNotFoundError, ValueError, RuntimeError):  # weights missing or unreadable
-        return None
+        return Networks(Interpreter), None
+    except (ResourceNotFoundError, ValueError, RuntimeError) as error:  # weights missing or unreadable
+        return None, f"{type(error).__name__}: {error}"
 
 
 def _anchors(side: int, layout: tuple[tuple[int, int], ...]) -> np.ndarray:

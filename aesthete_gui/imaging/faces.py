@@ -61,8 +61,13 @@ class Face:
 
 
 def unavailable_reason() -> str | None:
-    """None when face checks work, else what to install."""
-    return None if face_models.networks() is not None else INSTALL_HINT
+    """None when face checks work, else what to install (or, with the package there, what failed)."""
+    problem = face_models.load_problem()
+    if problem is None:
+        return None
+    if problem == "missing":
+        return INSTALL_HINT
+    return f"face checks unavailable: the face networks shipped with Aesthete could not be loaded ({problem})"
 
 
 def faces_available() -> bool:

@@ -18,9 +18,9 @@ from aesthete_gui.imaging.checks import analyse_path
 
 @pytest.fixture
 def fresh_networks() -> Iterator[None]:
-    face_models.networks.cache_clear()
+    face_models.reset()
     yield
-    face_models.networks.cache_clear()
+    face_models.reset()
 
 
 def _astronaut() -> Image.Image:
@@ -55,7 +55,9 @@ def test_missing_weights_mean_unavailable_not_a_failed_import(
     monkeypatch: pytest.MonkeyPatch, fresh_networks: None, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(face_models, "LANDMARK_FILE", "no_such_network.tflite")
-    assert faces.unavailable_reason() == faces.INSTALL_HINT
+    reason = faces.unavailable_reason()
+    assert reason is not None and reason.startswith("face checks unavailable: the face networks")
+    assert "no_such_network.tflite" in reason
     path = tmp_path / "astronaut.png"
     _astronaut().save(path)
     assert analyse_path(path).faces == []
@@ -181,3 +183,21 @@ def test_eye_state_decision(
     right, right_width = faces.eye_openness(points, faces.RIGHT_EYE)
     left, left_width = faces.eye_openness(points, faces.LEFT_EYE)
     assert faces.eye_state((right, left), (right_width, left_width), face_px, presence) == expected
+
+
+def test_threads_loading_the_networks_at_once_leave_stderr_where_it_was(fresh_networks: None) -> None:
+    import os
+    import threading
+
+    before = os.fstat(2)
+    for _ in range(5):
+        face_models.reset()
+        start = threading.Barrier(4)
+        threads = [threading.Thread(target=lambda b=start: (b.wait(), face_models.networks())) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        after = os.fstat(2)
+        assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    assert face_models.networks() is not None
