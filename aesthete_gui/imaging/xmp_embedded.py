@@ -21,9 +21,11 @@ _TIFF_XMP_TAG = 700
 _START, _END = b"<x:xmpmeta", b"</x:xmpmeta>"
 
 
-_PILLOW_KNOWS_XMP = frozenset({"JPEG", "MPO", "PNG", "WEBP"})
-"""Formats whose XMP Pillow reads while parsing the header: its answer is final. TIFF only when the
-file is named as one: TIFF-based RAW files may keep their packet outside the first directory."""
+_PILLOW_KNOWS_XMP = frozenset({"JPEG", "MPO", "WEBP"})
+"""Formats whose XMP Pillow reads while parsing the header: its answer is final. Not PNG (a packet
+may follow the image data, which Pillow reads only on decoding); TIFF only when the file is named as
+one: TIFF-based RAW files may keep their packet outside the first directory."""
+_JPEG_XMP_PREFIX = b"http://ns.adobe.com/xap/1.0/\x00"
 _TIFF_NAMES = (".tif", ".tiff")
 
 
@@ -37,6 +39,9 @@ def _packet_from_pillow(path: str) -> tuple[bool, bytes | None]:
                     image.format == "TIFF" and path.lower().endswith(_TIFF_NAMES)
                 )
                 packet = image.info.get("xmp")
+                if not packet:  # Pillow before 10.4 keeps a JPEG's packet among its APP1 segments only
+                    packet = next((body[len(_JPEG_XMP_PREFIX):] for marker, body in getattr(image, "applist", [])
+                                   if marker == "APP1" and body.startswith(_JPEG_XMP_PREFIX)), None)  # fmt: skip
                 if not packet and hasattr(image, "tag_v2"):
                     packet = image.tag_v2.get(_TIFF_XMP_TAG)
     except Exception:  # not something Pillow opens: the byte search below may still find a packet

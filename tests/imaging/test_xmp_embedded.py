@@ -64,3 +64,43 @@ def test_a_jpeg_without_an_xmp_segment_is_not_searched_byte_by_byte(tmp_path: Pa
     Image.new("RGB", (64, 48), "teal").save(path, comment=packet)
     assert packet in path.read_bytes()
     assert read_embedded_marks(path) is None
+
+
+def _png_with_packet_after_the_pixels(path: Path, packet: bytes) -> Path:
+    import struct
+    import zlib
+
+    Image.new("RGB", (32, 24), "teal").save(path)
+    data = path.read_bytes()
+    body = b"XML:com.adobe.xmp\x00\x00\x00\x00\x00" + packet
+    chunk = struct.pack(">I", len(body)) + b"iTXt" + body + struct.pack(">I", zlib.crc32(b"iTXt" + body))
+    end = data.rindex(b"IEND") - 4  # the IEND chunk's length field
+    path.write_bytes(data[:end] + chunk + data[end:])
+    return path
+
+
+def test_a_png_packet_after_the_image_data_is_still_found(tmp_path: Path) -> None:
+    packet = (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        b'<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="4"/>'
+        b"</rdf:RDF></x:xmpmeta>"
+    )
+    path = _png_with_packet_after_the_pixels(tmp_path / "late.png", packet)
+    assert read_embedded_marks(path) == XmpMarks(stars=4, flag=None, label=None)
+
+
+def test_a_jpeg_packet_is_read_where_older_pillow_keeps_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aesthete_gui.imaging import xmp_embedded
+
+    path = tmp_path / "frame.jpg"
+    Image.new("RGB", (64, 48), "teal").save(path)
+    _set(path, "-XMP-xmp:Rating=3")
+    opened = Image.open
+
+    def open_like_pillow_10_0(*args, **kwargs):  # 10.0 left info["xmp"] empty for JPEG
+        image = opened(*args, **kwargs)
+        image.info.pop("xmp", None)
+        return image
+
+    monkeypatch.setattr(xmp_embedded.Image, "open", open_like_pillow_10_0)
+    assert read_embedded_marks(path) == XmpMarks(stars=3, flag=None, label=None)
