@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli.common import UserError, open_cli_profile
@@ -13,20 +14,28 @@ if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
 
+def _finite(value: Any) -> Any:
+    """A number as JSON can carry it: not-measured values (NaN) become null."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
     """Per image id: `scores` (the active scorer's, {} when none), `suggested_reject`, `checks`, `faces`."""
+    from aesthete_gui.services.library_checks import checks_version
     from aesthete_gui.services.scoring import default_scorer
 
     scores = profile.scores(default_scorer(profile))
-    suggested = profile.suggested_rejects()
-    stored = profile.all_checks()
+    current = checks_version()  # older verdicts are listed as none until a rescan measures again
+    suggested = profile.suggested_rejects(current)
+    stored = profile.all_checks(current)
     out: dict[int, dict[str, Any]] = {}
     for image_id in profile.image_ids():
         checks, faces = stored.get(image_id, ([], []))
         out[image_id] = {
             "scores": {d: round(v, 4) for d, v in scores.get(image_id, {}).items() if v is not None},
             "suggested_reject": image_id in suggested,
-            "checks": [{k: c.get(k) for k in ("name", "value", "verdict", "reason")} for c in checks],
+            "checks": [{"name": c.get("name"), "value": _finite(c.get("value")), "verdict": c.get("verdict"),
+                        "reason": c.get("reason")} for c in checks],
             "faces": [{"box": f.get("box"), "eyes": f.get("eyes")} for f in faces],
         }
     return out

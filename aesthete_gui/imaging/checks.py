@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +35,8 @@ every check frame has a long side of 512-768 px: at 256 a 2,400-3,000 px JPEG wa
 TILE_GRID = 8
 HIGHLIGHT_LEVEL = 250
 SHADOW_LEVEL = 5
+MIN_LEVEL_RANGE = 32
+"""Fewer tone levels than this between the darkest and brightest used one: "brightened" is not judged."""
 LAPLACIAN_NOISE_GAIN = 20.0
 """Variance of the 5-point Laplacian of white noise of unit variance (4 x 1 + 16)."""
 BLOCK = 8
@@ -177,12 +180,24 @@ def missing_levels(counts: Sequence[int] | np.ndarray) -> float:
     if levels.size < 256:
         return 0.0
     levels[0] = levels[255] = 0.0  # clipped levels are the highlights' and shadows' business
+    used = np.flatnonzero(levels)
+    if used.size == 0 or used[-1] - used[0] < MIN_LEVEL_RANGE:
+        return 0.0  # a flat or narrow-toned frame (grey card, fog, a blank page): nothing to judge
     running = np.concatenate(([0.0], np.cumsum(levels)))
     expected = np.zeros(256)
     expected[4:252] = (running[9:257] - running[0:248]) / 9.0  # mean of the 9 levels around each
     dense = expected >= max(4.0, 1e-4 * float(running[-1]))
+    dense[: used[0] + 1] = dense[used[-1]:] = False  # only gaps between used levels, not beyond them
     occupied = int(dense.sum())
     return float(np.count_nonzero(levels[dense] == 0)) / occupied if occupied else 0.0
+
+
+def _brightened(counts: Sequence[int]) -> float:
+    """missing_levels, or NaN (not judged) without 8-bit levels or with too narrow a tonal range."""
+    used = np.flatnonzero(np.asarray(counts, dtype=np.float64)[1:255]) if len(counts) >= 256 else np.array([])
+    if used.size == 0 or used[-1] - used[0] < MIN_LEVEL_RANGE:
+        return float("nan")
+    return missing_levels(counts)
 
 
 def measure(
@@ -232,7 +247,7 @@ def measure(
         "underexposure": float(np.searchsorted(tones, 0.995)) / 255.0,
         "overexposure": float(np.searchsorted(tones, 0.5)) / 255.0,
         # green: the channel a camera exposes best
-        "brightened": missing_levels(levels if levels is not None else green.histogram()),
+        "brightened": _brightened(levels if levels is not None else green.histogram()),
         "noise": noise * _noise_scale(max(width, height), max(image.size), source_format),
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),
@@ -278,6 +293,8 @@ def _reason(name: str, value: float, verdict: Verdict, values: Mapping[str, floa
             return f"midtones at {pct}"
         return f"over-exposed: midtones at {pct} with {values['highlights'] * 100:.0f} % clipped"
     if name == "brightened":
+        if math.isnan(value):
+            return "not judged: no 8-bit tone levels, or too few of them"
         if verdict == "ok":
             return f"{pct} of tone levels missing" if value else "tone levels continuous"
         return f"brightened after capture: {pct} of tone levels missing (posterised tones)"

@@ -193,8 +193,11 @@ def load_rows(
     from aesthete_gui.imaging.bursts import stored_culling_rank
 
     personal_scorer_id = active_personal(profile)
-    checks = profile.all_checks()
-    suggested = profile.suggested_rejects()
+    from aesthete_gui.services.library_checks import checks_version
+
+    current = checks_version()  # older verdicts count as not checked until a rescan measures again
+    checks = profile.all_checks(current)
+    suggested = profile.suggested_rejects(current)
     personal: Mapping[int, Mapping[str, float]] = (
         profile.scores(personal_scorer_id) if personal_scorer_id else {}
     )

@@ -112,7 +112,9 @@ def comparable_image_ids(profile: Profile, include_rejects: bool = False) -> lis
     `include_rejects` brings rejected and suggested-reject images back (the user asked for them).
     """
     marks = profile.marks()
-    suggested = set() if include_rejects else profile.suggested_rejects()
+    from aesthete_gui.services.library_checks import checks_version
+
+    suggested = set() if include_rejects else profile.suggested_rejects(checks_version())
     return [
         record.id
         for record in profile.images(status="ok")

@@ -29,9 +29,12 @@ class ChecksMixin(ProfileConnection):
             return None
         return json.loads(row["checks"]), json.loads(row["faces"])
 
-    def all_checks(self) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-        """Every image's stored (checks, faces), by image id."""
-        rows = self._rows("SELECT image_id, checks, faces FROM image_checks")
+    def all_checks(self, version: str | None = None) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+        """Every image's stored (checks, faces), by image id; with `version`, only checks of that version
+        (older ones wait for the next rescan to be measured again, and count as not checked)."""
+        rows = self._rows(
+            "SELECT image_id, checks, faces FROM image_checks WHERE ? IS NULL OR version = ?", (version, version)
+        )
         return {r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows}
 
     def checked_image_ids(self, version: str) -> set[int]:
@@ -44,14 +47,17 @@ class ChecksMixin(ProfileConnection):
         rows = self._rows("SELECT image_id FROM image_checks WHERE version = ? AND worst = 'reject'", (version,))
         return {r["image_id"] for r in rows}
 
-    def suggested_rejects(self) -> set[int]:
-        """Images with a reject verdict that the user neither flagged nor dismissed."""
+    def suggested_rejects(self, version: str | None = None) -> set[int]:
+        """Images with a reject verdict that the user neither flagged nor dismissed (with `version`:
+        a verdict of that version only)."""
         rows = self._rows(
             "SELECT c.image_id FROM image_checks c"
             " JOIN images i ON i.id = c.image_id AND i.status = 'ok'"
             " LEFT JOIN marks m ON m.image_id = c.image_id"
             " LEFT JOIN dismissed_suggestions d ON d.image_id = c.image_id"
             " WHERE c.worst = 'reject' AND m.flag IS NULL AND d.image_id IS NULL"
+            " AND (? IS NULL OR c.version = ?)",
+            (version, version),
         )
         return {r["image_id"] for r in rows}
 

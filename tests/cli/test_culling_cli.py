@@ -81,3 +81,32 @@ def test_score_model_builtin_scores_the_library(
 def test_score_without_images_needs_the_builtin_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(tmp_path / "p.db", "score", "--model", "some/model") != 0
     assert "only --model builtin scores the whole library" in capsys.readouterr().err
+
+
+def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aesthete_gui.store import open_profile
+
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    assert _run(profile, "images", "--json") == 0
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"not JSON: {constant}")
+
+    rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out, parse_constant=refuse)}
+    compression = next(c for c in rows["tiny.png"]["checks"] if c["name"] == "compression")
+    assert compression["value"] is None and compression["reason"].startswith("not a JPEG")
+    # verdicts stored by an older version of the checks are not shown until a rescan measures again
+    opened = open_profile(profile)
+    bright_id = rows["bright.jpg"]["id"]
+    checks, faces = opened.stored_checks(bright_id)
+    opened.put_checks_many([(bright_id, "0.old", checks, faces, "reject")])
+    opened.close()
+    rows = _images(profile, capsys)
+    assert rows["bright.jpg"]["checks"] == [] and rows["bright.jpg"]["suggested_reject"] is False
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    rows = _images(profile, capsys)
+    assert rows["bright.jpg"]["suggested_reject"] is True and rows["bright.jpg"]["checks"]

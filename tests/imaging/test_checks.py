@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -135,7 +136,24 @@ def test_palette_images_are_not_taken_for_brightened_ones(tmp_path: Path) -> Non
     photo.convert("P", palette=Image.Palette.ADAPTIVE, colors=256).save(palette_png)
     for path in (gif, palette_png):
         brightened = next(c for c in checks_for_path(path) if c.name == "brightened")
-        assert (brightened.value, brightened.verdict) == (0.0, "ok")
+        assert math.isnan(brightened.value) and brightened.verdict == "ok"
+        assert brightened.reason.startswith("not judged")
+
+
+def test_flat_and_narrow_toned_frames_are_not_taken_for_brightened_ones(tmp_path: Path) -> None:
+    # a grey card, and a smooth sky spanning a few levels: the empty levels beyond their ends are no gaps
+    grey = tmp_path / "grey.png"
+    Image.new("RGB", (600, 400), (128, 128, 128)).save(grey)
+    ramp = np.linspace(118, 138, 600)[None, :, None] + np.random.default_rng(3).normal(0, 0.6, (400, 600, 3))
+    sky = tmp_path / "sky.png"
+    Image.fromarray(np.clip(np.rint(ramp), 0, 255).astype(np.uint8)).save(sky)
+    wide = np.linspace(30, 220, 600)[None, :, None] + np.random.default_rng(4).normal(0, 1.5, (400, 600, 3))
+    gradient = tmp_path / "gradient.png"
+    Image.fromarray(np.clip(np.rint(wide), 0, 255).astype(np.uint8)).save(gradient)
+    for path in (grey, sky, gradient):
+        brightened = next(c for c in checks_for_path(path) if c.name == "brightened")
+        assert brightened.verdict == "ok", (path.name, brightened)
+    assert next(c for c in checks_for_path(gradient) if c.name == "brightened").value < 0.05
 
 
 def test_missing_levels_of_a_comb_and_of_a_continuous_histogram() -> None:
@@ -195,4 +213,5 @@ def test_tiny_and_thin_frames_are_measured(tmp_path: Path, size: tuple[int, int]
     checks = {c.name: c for c in checks_for_path(degrade.save(img, tmp_path / f"tiny_{size[0]}x{size[1]}"))}
     assert list(checks) == list(CHECK_NAMES)
     assert checks["resolution"].verdict != "ok"
-    assert all(np.isfinite(c.value) for c in checks.values() if c.name != "compression")
+    not_judged = ("compression", "brightened")  # NaN: nothing to judge on a frame this small
+    assert all(np.isfinite(c.value) for c in checks.values() if c.name not in not_judged)
