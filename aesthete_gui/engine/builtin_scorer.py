@@ -102,7 +102,9 @@ class BuiltinScorer:
         # blown highlights show to any viewer, and brightening a dark scene lifts its contrast and
         # colour statistics: clipping costs the overall score too, so that never pays
         overall = overall * (1.0 - 0.25 * clipping)
-        # a technical reject is never a keeper: below every frame that passed the checks
+        # a technical reject is never a keeper: below every frame that passed the checks (a property
+        # that could not be measured counts as middling first, so it cannot lift a reject back up)
+        technique, overall = (np.nan_to_num(v, nan=0.5) for v in (technique, overall))
         technique, overall = _separate_rejects(technique, gate), _separate_rejects(overall, gate)
         columns = {"technique": technique, "coloration": coloration, "composition": composition, "mood": mood, "overall": overall}
         unit = np.stack([columns[d] for d in DIMENSIONS], axis=1)
