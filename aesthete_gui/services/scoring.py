@@ -227,10 +227,15 @@ def score_library(
 def base_scores_for(
     profile: Profile, arrays: LibraryArrays, scorer_name: str
 ) -> np.ndarray:
-    """(n, 5) scores of `scorer_name` for the rows of `arrays`, scoring what is not stored yet."""
+    """(n, 5) scores of `scorer_name` for the rows of `arrays`, scoring what is not stored yet or was
+    stored by another version of the scorer (e.g. built-in rules-2 scores after the rules changed)."""
     scorer = load_array_scorer(profile, scorer_name)
     stored = profile.scores(scorer.scorer_id)
-    if any(r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) for r in arrays.images):
+    versions = profile.scorer_versions(scorer.scorer_id)
+    if any(
+        r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) or versions.get(r.id, "") != scorer.version
+        for r in arrays.images
+    ):
         values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features, **scoring_arguments(profile, scorer, arrays.images))
         rows = ((r.id, dict(zip(DIMENSIONS, map(float, v), strict=True))) for r, v in zip(arrays.images, values, strict=True))
         write_scores(profile, scorer.scorer_id, rows, scorer_version=scorer.version)

@@ -282,6 +282,11 @@ class OpinionsMixin(CatalogMixin):
         rows = self._rows("SELECT * FROM scores WHERE scorer_id = ? ORDER BY image_id", (scorer_id,))
         return {r["image_id"]: {d: r[d] for d in DIMENSIONS if r[d] is not None} for r in rows}
 
+    def scorer_versions(self, scorer_id: str) -> dict[int, str]:
+        """The scorer version behind each image's stored scores of `scorer_id`, by image id."""
+        rows = self._rows("SELECT image_id, scorer_version FROM scores WHERE scorer_id = ?", (scorer_id,))
+        return {r["image_id"]: r["scorer_version"] or "" for r in rows}
+
     def score_provenance(self, image_id: int, scorer_id: str) -> dict[str, str] | None:
         """Which scorer version and rubric preset (name, version) produced an image's stored scores."""
         row = self._row(

@@ -94,3 +94,14 @@ def test_import_and_ensure_features_measure_a_large_jpeg_the_same(profile: Profi
     assert np.allclose(matrix[0], as_vector(imported.features), rtol=1e-6, atol=1e-6)
     assert imported.features["image_megapixels"] == pytest.approx(12.0)
     assert record.id in profile.feature_image_ids(FEATURE_VERSION)
+
+
+def test_base_scores_of_an_older_scorer_version_are_scored_again(profile: Profile) -> None:
+    scoring.score_library(profile, "builtin")
+    ids = sorted(profile.scores("builtin"))
+    stale = {image_id: dict.fromkeys(DIMENSIONS, 5.0) for image_id in ids}
+    profile.put_scores_many("builtin", stale.items(), scorer_version="rules-2")  # an older release's rules
+    arrays = scoring.library_arrays(profile, with_embeddings=False)
+    base = scoring.base_scores_for(profile, arrays, "builtin")
+    assert not np.allclose(base, 5.0)
+    assert set(profile.scorer_versions("builtin").values()) == {scoring.load_array_scorer(profile, "builtin").version}
