@@ -19,6 +19,7 @@ from aesthete_gui.qt.culling_actions import (
 )
 from aesthete_gui.qt.item_models import FilterState, ImageRow
 from aesthete_gui.qt.main_window import MainWindow
+from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import ImageUpdate
 
 REJECT = [{"name": "noise", "value": 20.0, "verdict": "reject", "reason": "heavy noise (σ 20.0 of 255)"}]
@@ -35,7 +36,7 @@ def window(qtbot, app_context, tmp_path: Path):
     ids = app_context.profile.write_images(
         [ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
-    app_context.profile.put_checks_many([(i, "1", REJECT, [], "reject") for i in ids[:3]])
+    app_context.profile.put_checks_many([(i, checks_version(), REJECT, [], "reject") for i in ids[:3]])
     main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"{n}.jpg"), suggested_reject=n < 3)
                          for n, i in enumerate(ids)])  # fmt: skip
     yield main, ids
@@ -154,7 +155,7 @@ def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context
     Image.new("RGB", (200, 100), (90, 90, 90)).save(path)
     (image_id,) = app_context.profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
     faces = [{"box": [0.25, 0.2, 0.2, 0.4], "eyes": "open", "sharpness": 3.0}]
-    app_context.profile.put_checks_many([(image_id, "1", REJECT, faces, "reject")])
+    app_context.profile.put_checks_many([(image_id, checks_version(), REJECT, faces, "reject")])
     main.model.set_rows([ImageRow(image_id=image_id, path=str(path), suggested_reject=True)])
     main.loupe.view.set_image(None)
     main.loupe.show_image(image_id)

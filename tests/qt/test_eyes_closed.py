@@ -15,7 +15,7 @@ from aesthete_gui.imaging.checks import analyse_path
 from aesthete_gui.qt.grid_rows import FilterState, arrange, load_rows
 from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.qt.widgets.grid_view import CLOSED_EYES_COLOUR
-from aesthete_gui.services.library_checks import check_row
+from aesthete_gui.services.library_checks import check_row, checks_version
 from aesthete_gui.store import ImageUpdate, open_profile
 
 CLOSED = [{"box": [0.3, 0.2, 0.25, 0.3], "eyes": "closed", "sharpness": 3.0, "openness": [0.05, 0.06]}]
@@ -37,7 +37,7 @@ def test_rows_know_closed_eyes_and_the_filter_keeps_only_those(tmp_path: Path) -
     profile = open_profile(tmp_path / "p.db")
     try:
         ids = profile.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in "abc"])
-        profile.put_checks_many([(ids[0], "1", [], CLOSED, "ok"), (ids[1], "1", [], OPEN + CLOSED, "ok"), (ids[2], "1", [], OPEN, "ok")])
+        profile.put_checks_many([(ids[0], checks_version(), [], CLOSED, "ok"), (ids[1], checks_version(), [], OPEN + CLOSED, "ok"), (ids[2], checks_version(), [], OPEN, "ok")])
         rows = load_rows(profile, None)
     finally:
         profile.close()

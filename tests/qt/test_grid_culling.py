@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aesthete_gui.qt.grid_rows import FilterState, ImageRow, arrange, best_of_burst, load_rows
+from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import ImageUpdate, open_profile
 
 SOFT = {"name": "focus", "value": 0.5, "verdict": "reject", "reason": "even the sharpest part of the frame is soft"}
@@ -17,8 +18,8 @@ def test_rows_carry_suggestions_and_the_burst_shows_its_sharp_frame(tmp_path: Pa
         ids = profile.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in ("soft", "sharp", "picked")])
         soft, sharp, picked = ids
         burst = profile.set_burst([soft, sharp])
-        profile.put_checks_many([(soft, "1", [SOFT], [], "reject"), (sharp, "1", [SHARP], [], "ok"),
-                                 (picked, "1", [SOFT], [], "reject")])  # fmt: skip
+        profile.put_checks_many([(soft, checks_version(), [SOFT], [], "reject"), (sharp, checks_version(), [SHARP], [], "ok"),
+                                 (picked, checks_version(), [SOFT], [], "reject")])  # fmt: skip
         profile.set_mark(picked, flag="pick")
         profile.put_scores_many("builtin", [(soft, {"overall": 4.8}), (sharp, {"overall": 3.1})])
         rows = {r.image_id: r for r in load_rows(profile, "builtin")}

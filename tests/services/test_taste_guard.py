@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from aesthete_gui.services import taste
+from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.services.taste_guard import (
     MIN_HELD_OUT_CHOICES,
     choice_groups,
@@ -177,7 +178,7 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     assert tiny.id not in offered
 
     blurred = records[2].id  # a technical reject verdict makes a suggested reject: not offered either
-    profile.put_checks_many([(blurred, "test", [{"name": "focus", "verdict": "reject"}], [], "reject")])
+    profile.put_checks_many([(blurred, checks_version(), [{"name": "focus", "verdict": "reject"}], [], "reject")])
     profile.restore_suggestions([blurred])  # the library's builder dismissed its suggestions
     assert blurred in profile.suggested_rejects()
     assert blurred not in comparable_image_ids(profile)
