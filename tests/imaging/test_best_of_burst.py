@@ -39,3 +39,18 @@ def test_closed_eyes_lose_to_open_eyes_whatever_the_score(tmp_path: Path) -> Non
     frames = [BurstFrame("closed", closed, overall=4.9), BurstFrame("unknown", unknown, overall=4.0)]
     assert choose_representative(frames) == "unknown"
     assert choose_representative([BurstFrame("only", None)]) == "only"
+
+
+def test_a_soft_frame_loses_to_a_sharp_one_that_clips_a_little(tmp_path: Path) -> None:
+    # Grace Hopper's portrait clips on 3 % of the frame (a warning); a slightly blurred, shifted copy
+    # clips less and scored higher overall, but it is soft: the sharp frame is the keeper.
+    import matplotlib
+
+    with Image.open(Path(matplotlib.get_data_path()) / "sample_data" / "grace_hopper.jpg") as opened:
+        img = opened.convert("RGB")
+    shifted = img.crop((6, 4, img.width, img.height)).resize(img.size, Image.Resampling.BICUBIC)
+    sharp = analyse_path(degrade.save(img, tmp_path / "sharp"))
+    soft = analyse_path(degrade.save(degrade.gaussian_blur(shifted, 2.0), tmp_path / "soft"))
+    assert {c.name: c.verdict for c in soft.checks}["focus"] == "warn"
+    frames = [BurstFrame("sharp", sharp, overall=3.0), BurstFrame("soft", soft, overall=4.5)]
+    assert choose_representative(frames) == "sharp"
