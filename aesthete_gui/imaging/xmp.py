@@ -58,6 +58,8 @@ MAX_XML_DEPTH = 100
 """Deeper element nesting is refused (real XMP nests about ten levels)."""
 _RATING_TEXT = re.compile(r"[+-]?\d{1,3}(?:\.\d{1,6})?")
 _NAME_MAX_FALLBACK = 255
+NEW_SIDECAR_MODE = 0o644
+"""Permissions of a sidecar written where there was none (a replaced one keeps its own)."""
 
 
 def _shown(value: str, limit: int = 40) -> str:
@@ -352,6 +354,8 @@ def _atomic_write(target: Path, data: bytes) -> None:
             os.chmod(temp_name, original.st_mode & 0o7777)
             with contextlib.suppress(OSError):  # not in that group: ours, as for any new file
                 os.chown(temp_name, -1, original.st_gid)
+        else:  # a new sidecar is readable like the photograph beside it (the temporary file is 0600)
+            os.chmod(temp_name, NEW_SIDECAR_MODE)
         problem = _write_problem(target)  # checked again: the file may have changed meanwhile
         if problem is not None:
             raise SidecarWriteError(target, problem)

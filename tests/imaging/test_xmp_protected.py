@@ -82,6 +82,12 @@ def test_a_written_sidecar_keeps_its_mode_and_group(shoot: Path) -> None:
     assert read_sidecar(shoot / "IMG_1.jpg") == XmpMarks(stars=4)
 
 
+def test_a_new_sidecar_is_readable_like_the_photograph_not_private_to_us(shoot: Path) -> None:
+    (shoot / "IMG_2.jpg").write_bytes(b"image bytes")
+    target = write_sidecar(shoot / "IMG_2.jpg", stars=2, flag=None, label=None)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o644  # other programs and users of a shared folder read it
+
+
 def test_a_sidecar_that_is_a_symbolic_link_is_never_written_through(shoot: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.xmp"  # e.g. a file of another program, or one outside the shoot
     elsewhere.write_text(rated("2"), encoding="utf-8")
