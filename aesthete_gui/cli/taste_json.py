@@ -9,7 +9,6 @@ if TYPE_CHECKING:
     from aesthete_gui.services.distill import DistillSummary
     from aesthete_gui.services.taste import (
         AdapterFigures,
-        Agreement,
         Ranking,
         SuggestedPair,
         TasteReport,
@@ -17,40 +16,22 @@ if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
 
-def agreement_json(value: Agreement | None) -> dict[str, float] | None:
-    """An agreement rounded for display; None when it was not measured."""
-    if value is None:
-        return None
-    return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
-
-
 def report_json(report: TasteReport) -> dict[str, Any]:
     """`taste train --json`: a training report; agreements null when too few choices were held out."""
-    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
-
-    return {
-        "name": report.name,
-        "base_scorer": report.base_scorer,
-        "choices": report.choices,
-        "train_choices": report.train_choices,
-        "held_out": report.held_out,
-        "min_held_out": MIN_HELD_OUT_CHOICES,
-        "base_agreement": agreement_json(report.base),
-        "adapter_agreement": agreement_json(report.adapter),
-        "active": report.active,
-        "seconds": round(report.seconds, 3),
-    }
+    return report.as_dict()
 
 
 def adapter_json(adapter: AdapterFigures) -> dict[str, Any]:
     """`taste list --json`: one adapter with its held-out figures and every stored metric."""
+    from aesthete_gui.services.taste import Agreement
+
     return {
         "name": adapter.name,
         "base_scorer": adapter.base_scorer,
         "active": adapter.active,
         "held_out": adapter.held_out,
-        "base_agreement": agreement_json(adapter.base),
-        "adapter_agreement": agreement_json(adapter.adapter),
+        "base_agreement": Agreement.rounded(adapter.base),
+        "adapter_agreement": Agreement.rounded(adapter.adapter),
         "metrics": dict(adapter.metrics),
     }
 

@@ -74,11 +74,12 @@ class Agreement:
         """The agreement kept in an adapter's stored metrics (None when it was not measured)."""
         return cls(float(stored["mean"]), float(stored["low"]), float(stored["high"])) if stored else None
 
-
-def _stored_agreement(value: Agreement | None) -> dict[str, float] | None:
-    if value is None:
-        return None
-    return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
+    @staticmethod
+    def rounded(value: Agreement | None) -> dict[str, float] | None:
+        """{mean, low, high} to 4 places, as stored and printed; None when not measured."""
+        if value is None:
+            return None
+        return {"mean": round(value.mean, 4), "low": round(value.low, 4), "high": round(value.high, 4)}
 
 
 @dataclass(frozen=True)
@@ -100,20 +101,29 @@ class TasteReport:
         """True when there were enough held-out choices for agreement figures."""
         return self.base is not None and self.adapter is not None
 
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready values (agreements None when too few choices were held out)."""
+        return {
+            "name": self.name,
+            "base_scorer": self.base_scorer,
+            "choices": self.choices,
+            "train_choices": self.train_choices,
+            "held_out": self.held_out,
+            "min_held_out": MIN_HELD_OUT_CHOICES,
+            "base_agreement": Agreement.rounded(self.base),
+            "adapter_agreement": Agreement.rounded(self.adapter),
+            "active": self.active,
+            "seconds": round(self.seconds, 3),
+        }
+
 
 
 def _stored_metrics(report: TasteReport, encoder: str) -> dict[str, Any]:
     """The metrics kept with a trained adapter; whether it is active lives in the adapters table."""
+    figures = report.as_dict()
+    del figures["active"]
     return {
-        "name": report.name,
-        "base_scorer": report.base_scorer,
-        "choices": report.choices,
-        "train_choices": report.train_choices,
-        "held_out": report.held_out,
-        "min_held_out": MIN_HELD_OUT_CHOICES,
-        "base_agreement": _stored_agreement(report.base),
-        "adapter_agreement": _stored_agreement(report.adapter),
-        "seconds": round(report.seconds, 3),
+        **figures,
         "encoder": encoder,
         "trained_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
