@@ -60,11 +60,11 @@ def _looks_alike(a: Frame, b: Frame, limit: int) -> bool:
     return hamming(a.phash, b.phash) <= limit
 
 
-class _Groups:
-    """Union-find over frame indices."""
+class UnionFind:
+    """Union-find over frame indices, optionally seeded with the group root of each index."""
 
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
+    def __init__(self, n: int, roots: Sequence[int] | None = None) -> None:
+        self.parent = list(roots) if roots is not None else list(range(n))
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -102,7 +102,7 @@ def group_bursts(
     """
     timed = [i for i, f in enumerate(frames) if f.capture_time is not None]
     timed.sort(key=lambda i: (frames[i].camera or "", frames[i].capture_time, frames[i].sequence_number or 0))
-    groups = _Groups(len(frames))
+    groups = UnionFind(len(frames))
     for pos, i in enumerate(timed):
         a = frames[i]
         for j in timed[pos + 1 :]:
@@ -149,7 +149,7 @@ def _distinct_shots(a: Frame, b: Frame) -> bool:
     return any(x is not None and y is not None and x != y for x, y in pairs)
 
 
-def _link_duplicates(frames: Sequence[Frame], groups: _Groups, matcher: FrameMatcher | None = None) -> None:
+def _link_duplicates(frames: Sequence[Frame], groups: UnionFind, matcher: FrameMatcher | None = None) -> None:
     """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata or, with a
     matcher, the pixels tell them apart.
 
@@ -177,7 +177,7 @@ def _link_duplicates(frames: Sequence[Frame], groups: _Groups, matcher: FrameMat
                     groups.join(i, j)
 
 
-def _link_untimed(frames: Sequence[Frame], groups: _Groups, strict_hamming: int) -> None:
+def _link_untimed(frames: Sequence[Frame], groups: UnionFind, strict_hamming: int) -> None:
     """Frames without a time: consecutive sequence numbers (same camera) with near-identical pHash."""
     untimed = [i for i, f in enumerate(frames) if f.capture_time is None and f.sequence_number is not None]
     untimed.sort(key=lambda i: (frames[i].camera or "", frames[i].sequence_number))

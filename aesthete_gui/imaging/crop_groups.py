@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from aesthete_gui.imaging.bursts import UnionFind
 from aesthete_gui.imaging.crop_match import MIN_CONTAINMENT, Thumb, containment, same_frame
 
 if TYPE_CHECKING:
@@ -52,24 +53,6 @@ def _same_moment_pairs(frames: Sequence[Frame]) -> list[tuple[int, int]]:
         end = bisect.bisect_left(times, time + SAME_MOMENT_S, lo=pos + 1)
         pairs += [(i, j) for _, j in timed[pos + 1 : end] if _compatible(frames[i], frames[j])]
     return pairs
-
-
-class _Roots:
-    """Union-find seeded with the groups found so far, so pairs already together are skipped."""
-
-    def __init__(self, roots: Sequence[int]) -> None:
-        self.parent = {i: r for i, r in enumerate(roots)}
-        for r in roots:
-            self.parent.setdefault(r, r)
-
-    def find(self, i: int) -> int:
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def join(self, i: int, j: int) -> None:
-        self.parent[self.find(i)] = self.find(j)
 
 
 class ThumbnailMatcher:
@@ -128,7 +111,7 @@ class ThumbnailMatcher:
     def crop_links(self, frames: Sequence[Frame], roots: Sequence[int]) -> list[tuple[int, int]]:
         """Index pairs of frames that are crops (or resized copies) of one frame; roots[i] is frame
         i's group so far (pairs within one group are not compared)."""
-        groups = _Roots(roots)
+        groups = UnionFind(len(roots), roots)  # pairs already together are skipped
         links: list[tuple[int, int]] = []
         candidates = _same_moment_pairs(frames)
         untimed = [i for i, f in enumerate(frames) if f.capture_time is None]
@@ -142,7 +125,7 @@ class ThumbnailMatcher:
 
 
 def _untimed_candidates(
-    frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: _Roots, per_frame: int
+    frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: UnionFind, per_frame: int
 ) -> list[tuple[int, int]]:
     """For each frame without capture time, its colour-closest compatible frames (pairs, no repeats)."""
     signatures = [matcher.histogram(f.key) for f in frames]
