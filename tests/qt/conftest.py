@@ -26,6 +26,22 @@ def qasync_loop(qapp) -> Iterator[asyncio.AbstractEventLoop]:
     asyncio.set_event_loop(None)
 
 
+def shown_main_window(qtbot, app_context, xmp: bool = True, size: tuple[int, int] | None = None):
+    """The real main window past the welcome page, shown, with its first (empty) load finished."""
+    from aesthete_gui.qt.main_window import MainWindow
+
+    app_context.settings["welcome_done"] = True
+    if not xmp:
+        app_context.settings["xmp_enabled"] = False
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    if size is not None:
+        main.resize(*size)
+    main.show()
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    return main
+
+
 def write_test_images(folder: Path, count: int, size: tuple[int, int] = (96, 64)) -> list[Path]:
     """Write `count` distinct small JPEGs (gradients with a moving square) into `folder`."""
     import numpy as np

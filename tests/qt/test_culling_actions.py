@@ -18,21 +18,16 @@ from aesthete_gui.qt.culling_actions import (
     suggested_in_view,
 )
 from aesthete_gui.qt.item_models import FilterState, ImageRow
-from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import ImageUpdate
+from tests.qt.conftest import shown_main_window
 
 REJECT = [{"name": "noise", "value": 20.0, "verdict": "reject", "reason": "heavy noise (σ 20.0 of 255)"}]
 
 
 @pytest.fixture
 def window(qtbot, app_context, tmp_path: Path):
-    app_context.settings["welcome_done"] = True
-    app_context.settings["xmp_enabled"] = False
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context, xmp=False)
     ids = app_context.profile.write_images(
         [ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
@@ -75,12 +70,7 @@ def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None
 
 @pytest.fixture
 def burst_window(qtbot, app_context, tmp_path: Path):
-    app_context.settings["welcome_done"] = True
-    app_context.settings["xmp_enabled"] = False
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context, xmp=False)
     ids = app_context.profile.write_images(
         [ImageUpdate(path=str(tmp_path / f"b{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
@@ -124,11 +114,7 @@ def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_win
 def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
     from PIL import Image
 
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context)
     paths = [tmp_path / f"c{n}.jpg" for n in range(3)]
     for n, path in enumerate(paths):
         Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(path)
@@ -146,11 +132,7 @@ def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path
 def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context, tmp_path: Path) -> None:
     from PIL import Image
 
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context)
     path = tmp_path / "portrait.jpg"
     Image.new("RGB", (200, 100), (90, 90, 90)).save(path)
     (image_id,) = app_context.profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])

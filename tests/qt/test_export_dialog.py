@@ -12,8 +12,8 @@ from aesthete_gui.imaging.xmp import write_sidecar
 from aesthete_gui.qt.culling_menu import EXPORT_FOLDER_SETTING, EXPORT_MOVE_SETTING
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
 from aesthete_gui.qt.item_models import ImageRow
-from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.store import ImageUpdate
+from tests.qt.conftest import shown_main_window
 
 
 def test_the_dialog_names_the_choice_and_needs_a_folder(qtbot) -> None:
@@ -34,11 +34,7 @@ def test_the_dialog_names_the_choice_and_needs_a_folder(qtbot) -> None:
 
 
 def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -> None:
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context)
     shoot = tmp_path / "shoot"
     shoot.mkdir()
     paths = [shoot / f"m{n}.jpg" for n in range(3)]
@@ -68,11 +64,7 @@ def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -
 
 
 def test_nothing_to_export_says_so(qtbot, app_context) -> None:
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context)
     assert main._choose_and_copy(picks_only=True) is None
     assert main.statusBar().currentMessage() == "Nothing to copy: no picks."
     main.marks.close()

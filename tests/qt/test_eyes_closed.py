@@ -17,6 +17,7 @@ from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.qt.widgets.grid_view import CLOSED_EYES_COLOUR
 from aesthete_gui.services.library_checks import check_row, checks_version
 from aesthete_gui.store import ImageUpdate, open_profile
+from tests.qt.conftest import shown_main_window
 
 CLOSED = [{"box": [0.3, 0.2, 0.25, 0.3], "eyes": "closed", "sharpness": 3.0, "openness": [0.05, 0.06]}]
 OPEN = [{"box": [0.3, 0.2, 0.25, 0.3], "eyes": "open", "sharpness": 3.0, "openness": [0.3, 0.28]}]
@@ -57,13 +58,7 @@ def _badge_pixels(main: MainWindow) -> int:
 
 @pytest.fixture
 def window(qtbot, app_context, tmp_path: Path):
-    app_context.settings["welcome_done"] = True
-    app_context.settings["xmp_enabled"] = False
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.resize(1280, 800)
-    main.show()
-    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    main = shown_main_window(qtbot, app_context, xmp=False, size=(1280, 800))
     yield main
     main.marks.close()
 
