@@ -105,8 +105,8 @@ class CatalogMixin(ProfileConnection):
 
     def file_states(self) -> dict[str, tuple[int, int | None, int | None, str]]:
         """{path: (id, size, mtime_ns, status)} for every image: what a rescan compares against."""
-        rows = self.conn.execute("SELECT path, id, size, mtime_ns, status FROM images")
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+        rows = self._rows("SELECT path, id, size, mtime_ns, status FROM images")
+        return {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["status"]) for r in rows}
 
     def ensure_image(self, path: str) -> int:
         """The id of the image at `path`, adding a bare row (not yet imported) when unknown."""
@@ -322,8 +322,8 @@ class CatalogMixin(ProfileConnection):
 
     def feature_image_ids(self, version: str) -> set[int]:
         """Ids of images that have a feature vector of `version`."""
-        rows = self.conn.execute("SELECT image_id FROM features WHERE version = ?", (str(version),))
-        return {r[0] for r in rows}
+        rows = self._rows("SELECT image_id FROM features WHERE version = ?", (str(version),))
+        return {r["image_id"] for r in rows}
 
     def features(self, version: str | None = None) -> tuple[list[int], list[str], np.ndarray]:
         """(image ids, feature names, float32 matrix n × d) for one feature version.

@@ -12,6 +12,7 @@ from typing import Any
 import sqlite_utils
 
 from aesthete_gui.store.errors import profile_errors
+from aesthete_gui.store.file_guard import FileGuard, guard_for, release_guard
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -23,6 +24,8 @@ class ProfileConnection:
     transaction that commits on leaving the block (so each user action is durable on its own and
     writers never deadlock on a lock upgrade). A full disk, a lock held too long, a damaged or
     read-only file surface as `store.errors.ProfileError` subclasses; other errors are bugs.
+    Before each write, the file guard (store/file_guard.py) makes sure the connections still use
+    the WAL on disk, reopening them all when it was deleted or replaced.
     """
 
     def __init__(self, path: Path) -> None:
@@ -31,9 +34,13 @@ class ProfileConnection:
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         self._closed = False
+        self._guard: FileGuard | None = None
+        self._guard_key: tuple[int, int] = (0, 0)
+        self._first_use = threading.Lock()
 
     # -- connections -------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> tuple[sqlite3.Connection, str]:
+        """A new connection that has read the file once (so its WAL is open), and the journal mode."""
         conn = sqlite3.connect(
             str(self.path),
             timeout=BUSY_TIMEOUT_MS / 1000,
@@ -42,28 +49,59 @@ class ProfileConnection:
         )
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except BaseException:
             conn.close()  # a file that is not a database, or cannot be written: keep no handle on it
             raise
-        return conn
+        with self._all_lock:
+            self._all.append(conn)
+        return conn, mode
+
+    def _file_guard(self) -> FileGuard:
+        """The guard of the file, opening this thread's first connection when there is none yet."""
+        if self._closed:
+            raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
+        guard = self._guard
+        if guard is not None:
+            return guard
+        with self._first_use:
+            if self._guard is not None:
+                return self._guard
+            with profile_errors(self.path):
+                conn, mode = self._connect()
+            guard, key = guard_for(self.path)
+            guard.note_journal_mode(mode)
+            guard.adopt(conn)
+            self._local.db = sqlite_utils.Database(conn)
+            self._local.generation = guard.generation
+            self._guard, self._guard_key = guard, key
+            return guard
+
+    def _thread_db(self, guard: FileGuard) -> sqlite_utils.Database:
+        """This thread's connection of the guard's current generation (reopened after a recovery)."""
+        database = getattr(self._local, "db", None)
+        if database is None or getattr(self._local, "generation", None) != guard.generation:
+            with profile_errors(self.path):
+                conn, _ = self._connect()
+            guard.adopt(conn)
+            database = sqlite_utils.Database(conn)
+            self._local.db, self._local.generation = database, guard.generation
+        return database
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, kept from a recovery while the block runs."""
+        guard = self._file_guard()
+        with guard.gate.use():
+            yield self._thread_db(guard).conn
 
     @property
     def db(self) -> sqlite_utils.Database:
         """This thread's sqlite_utils.Database (opened on first use)."""
-        if self._closed:
-            raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
-        database = getattr(self._local, "db", None)
-        if database is None:
-            with profile_errors(self.path):
-                conn = self._connect()
-            with self._all_lock:
-                self._all.append(conn)
-            database = sqlite_utils.Database(conn)
-            self._local.db = database
-        return database
+        return self._thread_db(self._file_guard())
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -74,7 +112,10 @@ class ProfileConnection:
         """Close every connection this profile opened, in any thread."""
         with self._all_lock:
             connections, self._all = self._all, []
-            self._closed = True
+            already, self._closed = self._closed, True
+        if self._guard is not None and not already:
+            release_guard(self._guard, self._guard_key, connections)
+            return
         for conn in connections:
             with suppress(sqlite3.Error):
                 conn.close()
@@ -93,8 +134,9 @@ class ProfileConnection:
         A failure leaves the file as the last commit left it: nothing of this transaction is kept,
         nothing committed before is touched.
         """
-        conn = self.conn
-        with profile_errors(self.path):
+        guard = self._file_guard()
+        guard.ensure_sound()  # never write into a WAL file that another process deleted
+        with self._using() as conn, profile_errors(self.path):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -106,8 +148,8 @@ class ProfileConnection:
                 raise
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with profile_errors(self.path):
-            cursor = self.conn.execute(sql, tuple(params))
+        with self._using() as conn, profile_errors(self.path):
+            cursor = conn.execute(sql, tuple(params))
             names = [d[0] for d in cursor.description or ()]
             return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
@@ -116,8 +158,8 @@ class ProfileConnection:
         return rows[0] if rows else None
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        with profile_errors(self.path):
-            row = self.conn.execute(sql, tuple(params)).fetchone()
+        with self._using() as conn, profile_errors(self.path):
+            row = conn.execute(sql, tuple(params)).fetchone()
         return None if row is None else row[0]
 
     def integrity_check(self) -> str:

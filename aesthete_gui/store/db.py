@@ -59,16 +59,18 @@ def open_profile(path: str | os.PathLike[str]) -> Profile:
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first bytes of every SQLite file (the import skips another profile's folders by it)."""
 
 
 def _check_is_ours(target: Path) -> None:
     """Refuse, before anything is written, a file that is not SQLite, another program's database,
-    or a profile from a newer Aesthete (a read-only look: the file keeps its journal mode)."""
+    or a profile from a newer Aesthete (a read-only look: the file keeps its journal mode).
+
+    Only SQLite reads the file: closing a descriptor this process opened on it would drop the locks
+    that another open profile of this process holds on the same file (store/file_guard.py).
+    """
     if not target.exists() or target.stat().st_size == 0:
         return  # a new profile
-    with target.open("rb") as handle:
-        if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
-            raise NotAProfileError(target)
     conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     try:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
