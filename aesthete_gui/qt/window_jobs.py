@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
+from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class JobMenuMixin:
 
     def choose_and_import(self) -> None:
         """Ask for a folder, then import it as a job."""
-        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs")
+        folder = choose_folder(self, "Open a folder of photographs")
         if folder:
             self.import_folders([Path(folder)])
 

@@ -48,7 +48,7 @@ def test_first_run_shows_welcome_and_open_folder_starts_import(qtbot, app_contex
     window.show()
     qtbot.waitUntil(lambda: window.current_view == "welcome", timeout=5000)
     monkeypatch.setattr(
-        "aesthete_gui.qt.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(image_folder)
+        "aesthete_gui.qt.window_jobs.choose_folder", lambda *a, **k: str(image_folder)
     )
     qtbot.mouseClick(window.welcome.open_button, Qt.MouseButton.LeftButton)
     assert window.current_view == "grid"

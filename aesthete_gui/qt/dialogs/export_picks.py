@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -14,6 +13,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from aesthete_gui.qt.file_dialogs import choose_folder
 
 COPY_HINT = "The originals stay where they are."
 MOVE_HINT = (
@@ -77,6 +78,6 @@ class ExportPicksDialog(QDialog):
         self.ok_button.setEnabled(bool(self.folder()))
 
     def _browse(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(self, "Destination folder", self.folder())
+        chosen = choose_folder(self, "Destination folder", self.folder())
         if chosen:
             self.folder_edit.setText(chosen)
