@@ -126,7 +126,7 @@ def run(count: int) -> dict:
         phases["import"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"import did not finish: {handle.state} {handle.error_text}")
-        imported = context.profile.image_count(status="ok")
+        imported = context.profile.catalog.image_count(status="ok")
 
         meter.start("score")
         t0 = time.perf_counter()
@@ -135,7 +135,7 @@ def run(count: int) -> dict:
         phases["score"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"scoring did not finish: {handle.state} {handle.error_text}")
-        scored = len(context.profile.scores("builtin"))
+        scored = len(context.profile.scores.of_scorer("builtin"))
         meter.start("settle")
         wait_until(lambda: not window.model.loading and not context.runner.active_jobs(), 30)
         wait_until(lambda: False, 0.5)
@@ -172,9 +172,9 @@ def open_large_library(rows: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="aesthete-open-") as tmp:
         path = Path(tmp) / "big.aesthete.db"
         profile = open_profile(path)
-        folder = profile.add_folder(str(Path(tmp) / "shoot"))
+        folder = profile.catalog.add_folder(str(Path(tmp) / "shoot"))
         for start in range(0, rows, 1000):
-            profile.write_images([
+            profile.catalog.write_images([
                 ImageUpdate(path=str(Path(tmp) / "shoot" / f"img_{i:05d}.jpg"), folder_id=folder,
                             status="ok", content_hash=f"{i:064x}", width=6000, height=4000,
                             capture_time=f"2026-06-13T15:{(i // 60) % 60:02d}:{i % 60:02d}")

@@ -21,15 +21,14 @@ def _finite(value: Any) -> Any:
 
 def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
     """Per image id: `scores` (the active scorer's, {} when none), `suggested_reject`, `checks`, `faces`."""
-    from aesthete_gui.services.library_checks import checks_version
     from aesthete_gui.services.scoring import default_scorer
 
-    scores = profile.scores(default_scorer(profile))
-    current = checks_version()  # older verdicts are listed as none until a rescan measures again
-    suggested = profile.suggested_rejects(current)
-    stored = profile.all_checks(current)
+    scores = profile.scores.of_scorer(default_scorer(profile))
+    # verdicts of an older checks version are listed as none until a rescan measures again
+    suggested = profile.checks.suggested_rejects()
+    stored = profile.checks.all()
     out: dict[int, dict[str, Any]] = {}
-    for image_id in profile.image_ids():
+    for image_id in profile.catalog.image_ids():
         checks, faces = stored.get(image_id, ([], []))
         out[image_id] = {
             "scores": {d: round(v, 4) for d, v in scores.get(image_id, {}).items() if v is not None},
@@ -49,13 +48,13 @@ def run_builtin_score(args: argparse.Namespace) -> int:
     try:
         image_ids = None
         if args.images:
-            records = [profile.image_by_path(str(path)) for path in args.images]
+            records = [profile.catalog.image_by_path(str(path)) for path in args.images]
             unknown = [str(p) for p, r in zip(args.images, records, strict=True) if r is None]
             if unknown:
                 raise UserError(f"not in the library (run `aesthete import` first): {', '.join(unknown)}")
             image_ids = [r.id for r in records if r is not None]
         scorer_id, scores = score_library(profile, BUILTIN, image_ids=image_ids)
-        paths = {r.id: r.path for r in profile.images()}
+        paths = {r.id: r.path for r in profile.catalog.images()}
     finally:
         profile.close()
     if args.json:

@@ -310,7 +310,7 @@ def run_score(args: argparse.Namespace) -> int:
     results = scorer.score_paths(images)
     with saved_profile(args) as profile:
         if profile is not None:
-            records = [profile.image_by_path(path) for path in images]
+            records = [profile.catalog.image_by_path(path) for path in images]
             stored = zip(records, results, strict=True)
             write_scores(
                 profile,

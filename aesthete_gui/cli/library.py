@@ -156,9 +156,9 @@ def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
     profile = open_cli_profile(args)
     try:
-        marks = profile.marks()
+        marks = profile.marks.all()
         status = None if args.status == "all" else args.status
-        rows = [_image_row(i, marks) for i in profile.images(status=status)]
+        rows = [_image_row(i, marks) for i in profile.catalog.images(status=status)]
         if args.json:
             from aesthete_gui.cli.culling import culling_fields
 
@@ -182,10 +182,10 @@ def cmd_bursts(args: argparse.Namespace) -> int:
     """List the bursts and their frames."""
     profile = open_cli_profile(args)
     try:
-        paths = {i.id: i.path for i in profile.images()}
+        paths = {i.id: i.path for i in profile.catalog.images()}
         bursts = [
             {"id": b.id, "edited": b.edited, "images": [{"id": i, "path": paths.get(i)} for i in b.image_ids]}
-            for b in profile.bursts()
+            for b in profile.catalog.bursts()
         ]
     finally:
         profile.close()
@@ -204,8 +204,8 @@ def cmd_bursts(args: argparse.Namespace) -> int:
 
 def cmd_mark(args: argparse.Namespace) -> int:
     """Set stars, pick/reject and colour label on one image (optionally its XMP sidecar too)."""
-    from aesthete_gui.services.library import SidecarNotWritten, resolve_image, set_mark
-    from aesthete_gui.store.catalog import UNSET
+    from aesthete_gui.services.library import SidecarNotWritten, mark_image, resolve_image
+    from aesthete_gui.store.records import UNSET
 
     flag: Any = UNSET
     if args.pick:
@@ -225,8 +225,8 @@ def cmd_mark(args: argparse.Namespace) -> int:
         except KeyError as error:
             raise UserError(_not_in_profile(args.image, error.args[0])) from error
         try:
-            mark = set_mark(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
-                            naming=args.xmp_naming)  # fmt: skip
+            mark = mark_image(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
+                              naming=args.xmp_naming)  # fmt: skip
         except ValueError as error:
             raise UserError(str(error)) from error
         except SidecarNotWritten as error:

@@ -54,7 +54,7 @@ def _score(args: argparse.Namespace) -> int:
     try:
         result = score_with(profile, args.scorer, args.image_id or None, args.preset or "",
                             vlm_model=args.model)  # fmt: skip
-        paths = {r.id: r.path for r in profile.images()}
+        paths = {r.id: r.path for r in profile.catalog.images()}
     except (ScorerNotFoundError, ScorerIdError) as error:
         raise UserError(str(error)) from error
     finally:

@@ -185,21 +185,18 @@ def load_rows(
     cancel: Any = None,
 ) -> list[ImageRow]:
     """Read every image with its marks and scores (runs in a worker thread)."""
-    images = profile.images()
-    marks = profile.marks()
+    images = profile.catalog.images()
+    marks = profile.marks.all()
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
-    scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
+    scores: Mapping[int, Mapping[str, float]] = profile.scores.of_scorer(scorer_id) if scorer_id else {}
     from aesthete_gui.imaging.bursts import stored_culling_rank
 
     personal_scorer_id = active_personal(profile)
-    from aesthete_gui.services.library_checks import checks_version
-
-    current = checks_version()  # older verdicts count as not checked until a rescan measures again
-    checks = profile.all_checks(current)
-    suggested = profile.suggested_rejects(current)
+    checks = profile.checks.all()  # older verdicts count as not checked until a rescan measures again
+    suggested = profile.checks.suggested_rejects()
     personal: Mapping[int, Mapping[str, float]] = (
-        profile.scores(personal_scorer_id) if personal_scorer_id else {}
+        profile.scores.of_scorer(personal_scorer_id) if personal_scorer_id else {}
     )
     rows = []
     for image in images:

@@ -1,13 +1,17 @@
 """One undo history for marks and choices across all views (the context's QUndoStack).
 
 Marks: the view changes at once, the profile (and XMP) is written in order by one background
-writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. Choices (a
+writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. Only the fields
+a key changed are written, so a field another program changed meanwhile is never written back with
+the window's older value; marks changed elsewhere (the command line, a sidecar sync) are read back
+into the view when the profile announces them. Choices (a
 Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand on the same
 stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was made."""
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -39,20 +43,29 @@ class MarkChange:
     after: Marks
 
 
-def write_mark_with_services(context: AppContext) -> Callable[[int, Marks], None]:
-    """The writer used by the app: services.library.set_mark (profile + XMP sidecar when enabled)."""
+MarkWriter = Callable[[int, Mapping[str, Any], str], None]
+"""Writes the changed fields (some of stars, flag, label) of one image, saying who changed them."""
+
+FIELDS = ("stars", "flag", "label")
+
+
+def changed_fields(before: Marks, after: Marks) -> dict[str, Any]:
+    """The fields that differ, by name, with their new values."""
+    return {name: new for name, old, new in zip(FIELDS, before, after, strict=True) if old != new}
+
+
+def write_mark_with_services(context: AppContext) -> MarkWriter:
+    """The writer used by the app: services.library.mark_image (profile + XMP sidecar when enabled)."""
     from aesthete_gui.services import library
 
-    def write(image_id: int, marks: Marks) -> None:
-        stars, flag, label = marks
-        library.set_mark(
+    def write(image_id: int, fields: Mapping[str, Any], source: str) -> None:
+        library.mark_image(
             context.profile,
             image_id,
-            stars=stars,
-            flag=flag,
-            label=label,
+            **fields,
             write_xmp=bool(context.settings.get("xmp_enabled", True)),
             naming=context.settings.get("xmp_naming") or "auto",
+            source=source,  # type: ignore[arg-type]
         )
 
     return write
@@ -63,12 +76,15 @@ class _MarkCommand(QUndoCommand):
         super().__init__(text)
         self._controller = controller
         self._changes = changes
+        self._done_once = False
 
     def redo(self) -> None:
-        self._controller._apply({c.image_id: c.after for c in self._changes})
+        source = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
+        self._done_once = True
+        self._controller._apply([(c.image_id, c.before, c.after) for c in self._changes], source)
 
     def undo(self) -> None:
-        self._controller._apply({c.image_id: c.before for c in self._changes})
+        self._controller._apply([(c.image_id, c.after, c.before) for c in self._changes], "undo")
 
 
 class MarkController(QObject):
@@ -83,7 +99,7 @@ class MarkController(QObject):
         self,
         context: AppContext,
         current: Callable[[int], Marks | None] | None = None,
-        writer: Callable[[int, Marks], None] | None = None,
+        writer: MarkWriter | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -92,8 +108,10 @@ class MarkController(QObject):
         self._writer = writer or write_mark_with_services(context)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aesthete-marks")
         self._futures: list[Future] = []
+        self._pending: Counter[int] = Counter()  # queued writes per image (UI thread only)
         self.undo_stack: QUndoStack = context.undo_stack
         self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+        context.signals.marks_changed.connect(self.reload_marks)
 
     def marks_of(self, image_id: int) -> Marks:
         """The marks shown for an image now (view state, which leads the background writes)."""
@@ -101,8 +119,21 @@ class MarkController(QObject):
             marks = self._current(image_id)
             if marks is not None:
                 return marks
-        record = self._context.profile.mark_for(image_id)
+        record = self._context.profile.marks.get(image_id)
         return (record.stars, record.flag, record.label)
+
+    @Slot(list)
+    def reload_marks(self, image_ids: Iterable[int]) -> None:
+        """Show the stored marks of these images where they differ from the view (a change made
+        elsewhere); images with a write of ours still queued wait for it."""
+        ids = [i for i in image_ids if not self._pending[i]]
+        if not ids:
+            return
+        stored = self._context.profile.marks.of(ids)
+        fresh = {i: (m.stars, m.flag, m.label) for i, m in stored.items()}
+        changed = {i: marks for i, marks in fresh.items() if self.marks_of(i) != marks}
+        if changed:
+            self.applied.emit(changed)
 
     def mark(
         self,
@@ -137,17 +168,19 @@ class MarkController(QObject):
         """Finish queued writes, then stop the writer thread."""
         self._executor.shutdown(wait=True)
 
-    def _apply(self, marks: Mapping[int, Marks]) -> None:
-        self.applied.emit(dict(marks))
-        items = list(marks.items())
-        future = self._executor.submit(self._write_all, items)
+    def _apply(self, changes: list[tuple[int, Marks, Marks]], source: str) -> None:
+        """Show `after` at once, then write, in the background, the fields that differ from `before`."""
+        self.applied.emit({image_id: after for image_id, _, after in changes})
+        items = [(image_id, changed_fields(before, after)) for image_id, before, after in changes]
+        self._pending.update(image_id for image_id, _ in items)
+        future = self._executor.submit(self._write_all, items, source)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _write_all(self, items: list[tuple[int, Marks]]) -> None:
+    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: str) -> None:
         errors = []
-        for image_id, marks in items:
+        for image_id, fields in items:
             try:
-                self._writer(image_id, marks)
+                self._writer(image_id, fields, source)
             except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
                 errors.append(f"mark saved in the profile; {exc}")
             except Exception as exc:  # one failing image must not lose the other marks
@@ -157,9 +190,12 @@ class MarkController(QObject):
 
     @Slot(list, str)
     def _on_done(self, image_ids: list, error: str) -> None:
+        self._pending.subtract(image_ids)
+        self._pending = +self._pending  # drop the images with nothing queued
         if error:
             self.failed.emit(error)
-        self.written.emit(image_ids)  # the service announced each mark (signals.marks_changed)
+        self.reload_marks(image_ids)  # fields changed elsewhere while the write waited show now
+        self.written.emit(image_ids)  # the profile announced each mark (signals.marks_changed)
 
 
 class _ChoiceCommand(QUndoCommand):

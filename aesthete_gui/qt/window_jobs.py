@@ -81,7 +81,7 @@ class JobMenuMixin:
 
     def rescan_library(self) -> JobHandle | None:
         """Import every known folder again (new, changed and vanished files)."""
-        folders = [Path(f.path) for f in self.context.profile.folders()]
+        folders = [Path(f.path) for f in self.context.profile.catalog.folders()]
         return self.import_folders(folders) if folders else None
 
     def _import_done(self, summary: object) -> None:

@@ -49,10 +49,10 @@ class CopiedPicks:
 
 def picked_image_ids(profile: Profile, flag: str | None = "pick") -> list[int]:
     """Ids of the usable images flagged `flag` (every usable image when None)."""
-    marks = profile.marks()
+    marks = profile.marks.all()
     return [
         image.id
-        for image in profile.images(status="ok")
+        for image in profile.catalog.images(status="ok")
         if flag is None or (marks.get(image.id) is not None and marks[image.id].flag == flag)
     ]
 
@@ -64,7 +64,7 @@ def _free_name(folder: Path, name: str, taken: set[str], profile: Profile) -> st
     while (
         candidate.casefold() in taken
         or os.path.lexists(folder / candidate)
-        or profile.image_by_path(str(folder / candidate)) is not None
+        or profile.catalog.image_by_path(str(folder / candidate)) is not None
     ):
         n += 1
         candidate = f"{stem} ({n}){suffix}"
@@ -97,7 +97,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
     """The images that can go, in order; the others in result.skipped with why."""
     items = []
     for image_id in image_ids:
-        record = profile.image_by_id(image_id)
+        record = profile.catalog.image_by_id(image_id)
         if record is None:
             continue
         path = Path(record.path)
@@ -179,7 +179,7 @@ def _finish_move(
         return False
     stat = target.stat()
     try:
-        profile.move_image(item.record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
+        profile.catalog.move_image(item.record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
         if item.sidecar is not None and sidecar_target is not None:
             _carry_sidecar_state(profile, item, sidecar_target)
     except BaseException:
@@ -198,15 +198,14 @@ def _finish_move(
 
 def _library_folder(profile: Profile, path: Path) -> int | None:
     """The imported folder that holds `path` (the innermost), or None."""
-    holders = [f for f in profile.folders() if under(str(path), f.path)]
+    holders = [f for f in profile.catalog.folders() if under(str(path), f.path)]
     return max(holders, key=lambda f: len(f.path)).id if holders else None
 
 
 def _carry_sidecar_state(profile: Profile, item: _Item, sidecar_target: Path) -> None:
     """The profile's record of the sidecar it last agreed with follows the sidecar to its new place."""
     from aesthete_gui.services.sidecar_sync import sidecar_state_now
-    from aesthete_gui.store.sidecar_sync import record_sidecar_state, sidecar_states
 
-    known = sidecar_states(profile, [item.record.id]).get(item.record.id)
+    known = profile.sidecars.states([item.record.id]).get(item.record.id)
     if known is not None and Path(known.sidecar_path) == item.sidecar:
-        record_sidecar_state(profile, sidecar_state_now(item.record.id, sidecar_target))
+        profile.sidecars.record(sidecar_state_now(item.record.id, sidecar_target))

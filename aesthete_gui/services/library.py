@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
-from aesthete_gui.services.events import ImagesImported, emit
-from aesthete_gui.services.library_checks import check_row, checks_version
-from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
+from aesthete_gui.services.library_checks import check_row
+from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, mark_image
 from aesthete_gui.services.library_scan import (
     FoundFile,
     display_path,
@@ -56,9 +55,9 @@ __all__ = [
     "SidecarNotWritten",
     "export",
     "import_folders",
+    "mark_image",
     "regroup_bursts",
     "resolve_image",
-    "set_mark",
 ]
 
 BATCH_SIZE = 16
@@ -142,7 +141,7 @@ class _Importer:
             insert_features(conn, [_feature_row(i, ingest.features) for i, ingest in read if ingest.features is not None])
             insert_checks(conn, [check_row(i, ingest.analysis) for i, ingest in read if ingest.analysis is not None])
 
-        _, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
+        _, marks_added = self.profile.catalog.write_import_batch(updates, also=measurements)  # one transaction
         self.summary.marks_from_xmp += marks_added
 
     def _update(
@@ -186,12 +185,12 @@ class _Importer:
 
     def _adopt_moved_file(self, update: ImageUpdate) -> None:
         """A new path whose bytes match an image whose file is gone: the same image, moved."""
-        if update.content_hash is None or self.profile.image_by_path(update.path) is not None:
+        if update.content_hash is None or self.profile.catalog.image_by_path(update.path) is not None:
             return
-        for candidate in self.profile.images_by_hash(update.content_hash):
+        for candidate in self.profile.catalog.images_by_hash(update.content_hash):
             if candidate.path in self.seen or os.path.lexists(candidate.path):
                 continue
-            self.profile.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
+            self.profile.catalog.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
                                     update.mtime_ns or 0)  # fmt: skip
             self.summary.moved += 1
             self.summary.imported -= 1
@@ -323,8 +322,8 @@ def import_folders(
             raise FileNotFoundError(f"not a folder: {root}")
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
     summary = ImportSummary()
-    profile.close_interrupted_runs("import")
-    summary.run_id = profile.create_run(
+    profile.runs.close_interrupted("import")
+    summary.run_id = profile.runs.create(
         "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
@@ -335,12 +334,11 @@ def import_folders(
         summary.seconds = time.monotonic() - start
         result = {**asdict(summary), "error": f"{type(error).__name__}: {error}"}
         with contextlib.suppress(Exception):  # the profile itself failed: report the first error
-            profile.update_run(summary.run_id, status=status, result=result)
+            profile.runs.update(summary.run_id, status=status, result=result)
         raise
     summary.seconds = time.monotonic() - start
-    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
+    profile.runs.update(summary.run_id, status="cancelled" if summary.cancelled else "done",
                        done=total, total=total, result=asdict(summary))  # fmt: skip
-    emit(profile, ImagesImported(summary.imported))
     return summary
 
 
@@ -353,14 +351,14 @@ def _run_import(
 ) -> int:
     """Walk `roots`, process what changed, mark vanished files, regroup bursts; return files read."""
     profile, summary = importer.profile, importer.summary
-    known = profile.file_states()
+    known = profile.catalog.file_states()
     have_features = _images_with_current_features(profile) if importer.features else None
-    have_checks = profile.checked_image_ids(checks_version())
+    have_checks = profile.checks.checked_ids()
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
-        folder_ids[root] = profile.add_folder(root)
+        folder_ids[root] = profile.catalog.add_folder(root)
         for found in scan_folder(root, cancel, own):
             summary.found += 1
             path = display_path(found.path)
@@ -393,7 +391,7 @@ def _run_import(
         _mark_vanished(profile, roots, importer.seen, summary)
         _sync_sidecars(profile, roots, summary, report, cancel)
         for folder_id in folder_ids.values():
-            profile.folder_scanned(folder_id)
+            profile.catalog.folder_scanned(folder_id)
         summary.bursts = regroup_bursts(profile)
     return total
 
@@ -401,18 +399,18 @@ def _run_import(
 def _images_with_current_features(profile: Profile) -> set[int]:
     from aesthete_gui.imaging.features import FEATURE_VERSION
 
-    return profile.feature_image_ids(str(FEATURE_VERSION))
+    return profile.catalog.feature_image_ids(str(FEATURE_VERSION))
 
 
 def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summary: ImportSummary) -> None:
     gone = [
         image_id
-        for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+        for path, (image_id, _size, _mtime, status) in profile.catalog.file_states().items()
         if status != "missing" and path not in seen and any(under(path, r) for r in roots)
         and not os.path.lexists(path)
     ]
     if gone:
-        profile.mark_missing(gone)
+        profile.catalog.record_missing(gone)
     summary.missing = len(gone)
 
 
@@ -423,7 +421,7 @@ def _sync_sidecars(
     """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync)."""
     from aesthete_gui.services.sidecar_sync import sync_sidecars
 
-    ids = [image.id for image in profile.images(status="ok") if any(under(image.path, r) for r in roots)]
+    ids = [image.id for image in profile.catalog.images(status="ok") if any(under(image.path, r) for r in roots)]
     synced = sync_sidecars(profile, ids, report, cancel)
     summary.marks_from_xmp += synced.adopted
     summary.sidecar_conflicts = synced.conflicts
@@ -435,7 +433,7 @@ def regroup_bursts(profile: Profile) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return the count."""
     from aesthete_gui.services.library_bursts import automatic_burst_groups
 
-    return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
+    return len(profile.catalog.replace_automatic_bursts(automatic_burst_groups(profile.catalog.images(status="ok"))))
 
 
 _SQLITE_MAX_ID = 2**63 - 1
@@ -457,9 +455,9 @@ def resolve_image(profile: Profile, image: int | str) -> int:
     if isinstance(image, int) or (isinstance(image, str) and image.isascii() and image.isdigit()
                                   and not _path_exists(image)):  # fmt: skip
         number = int(image)
-        record = profile.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
+        record = profile.catalog.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
     elif isinstance(image, str) and "\x00" not in image:
-        record = profile.image_by_path(image) or profile.image_by_path(
+        record = profile.catalog.image_by_path(image) or profile.catalog.image_by_path(
             os.path.abspath(os.path.expanduser(image))
         )
     if record is None:

@@ -13,7 +13,7 @@ from aesthete_gui.store.checks import CheckRow
 if TYPE_CHECKING:
     from aesthete_gui.store import ImageRecord, Profile
 
-__all__ = ["check_row", "checks_version", "scoring_arguments"]
+__all__ = ["check_row", "checks_version", "dismiss_suggestions", "restore_suggestions", "scoring_arguments"]
 
 
 def check_row(image_id: int, analysis: Analysis) -> CheckRow:
@@ -26,5 +26,15 @@ def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRe
     """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict."""
     if getattr(scorer, "scorer_id", None) != "builtin":
         return {}
-    rejected = profile.rejected_image_ids(checks_version())  # one query, not one per image
+    rejected = profile.checks.rejected_ids()  # one query, not one per image
     return {"rejected": np.array([record.id in rejected for record in images], dtype=bool)}
+
+
+def dismiss_suggestions(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Stop suggesting these images as rejects (their marks stay); the profile announces it."""
+    profile.checks.dismiss_suggestions(image_ids)
+
+
+def restore_suggestions(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Suggest these images as rejects again (undo of a dismissal)."""
+    profile.checks.restore_suggestions(image_ids)

@@ -22,19 +22,9 @@ from aesthete_gui.imaging.xmp import (
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
-from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.services.sidecar_sync import sidecar_state_now, sync_image, sync_sidecars
 from aesthete_gui.store import MarkRecord, Profile
-from aesthete_gui.store.catalog import UNSET, Unset
-from aesthete_gui.store.sidecar_sync import (
-    MarkHistoryEntry,
-    SidecarState,
-    SyncChange,
-    add_mark_history,
-    record_sidecar_state,
-    record_sidecar_states,
-    sidecar_states,
-)
+from aesthete_gui.store.records import UNSET, MarkSource, SidecarState, Unset
 
 ExportFormat = Literal["csv", "json", "xmp"]
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
@@ -51,7 +41,7 @@ class SidecarNotWritten(Exception):
         super().__init__(f"sidecar not written: {path}: {reason}")
 
 
-def set_mark(
+def mark_image(
     profile: Profile,
     image_id: int,
     stars: int | Unset | None = UNSET,
@@ -59,48 +49,36 @@ def set_mark(
     label: str | Unset | None = UNSET,
     write_xmp: bool = False,
     naming: Naming = "auto",
+    source: MarkSource | None = None,
 ) -> MarkRecord:
-    """Store marks in the profile (committed first), then merge them into the sidecar when asked.
+    """Mark an image as the user asked: the profile, and its XMP sidecar when `write_xmp`.
 
-    Before a sidecar write, edits another program made to the sidecar are taken into the profile
-    first (services.sidecar_sync), so the fields this mark does not change keep the newer sidecar
-    values; a sidecar value this mark replaces goes into the image's mark history.
-    Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot be written.
+    `profile.marks.set` is the database half. Before a sidecar write, edits another program made to
+    the sidecar are taken into the profile first (services.sidecar_sync), so the fields this mark
+    does not change keep the newer sidecar values, and a sidecar value this mark replaces goes into
+    the image's mark history. Only the fields given change. `source` says who marks (default: the
+    profile's actor). Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot
+    be written.
     """
-    before = profile.mark_for(image_id) if write_xmp else None
-    external = _take_sidecar_edits(profile, image_id) if write_xmp else None
-    mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
-    emit(profile, MarksChanged((image_id,)))
     if write_xmp:
-        if external is not None and before is not None and _overwrites_edit(before, external, mark):
-            when = external.state.mtime_ns / 1e9 if external.state else mark.updated_at
-            entry = MarkHistoryEntry(image_id, "sidecar", *external.marks, when,  # type: ignore[misc]
-                                     "replaced by a later mark made here")  # fmt: skip
-            add_mark_history(profile, [entry])
+        _take_sidecar_edits(profile, image_id)
+    mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
+    if write_xmp:
         _write_checked(profile, image_id, mark, naming)
     return mark
 
 
-def _overwrites_edit(before: MarkRecord, external: SyncChange, mark: MarkRecord) -> bool:
-    """True when the mark replaces a field that the sidecar edit had just changed."""
-    assert external.marks is not None
-    old = (before.stars, before.flag, before.label)
-    new = (mark.stars, mark.flag, mark.label)
-    return any(e != o and n != e for o, e, n in zip(old, external.marks, new, strict=True))
-
-
-def _take_sidecar_edits(profile: Profile, image_id: int) -> SyncChange | None:
-    """Sync the image's sidecar into the profile; the change when it brought marks from the sidecar."""
+def _take_sidecar_edits(profile: Profile, image_id: int) -> None:
+    """Sync the image's sidecar into the profile (the check before a write)."""
     try:
-        change = sync_image(profile, image_id)
+        sync_image(profile, image_id)
     except (XmpError, OSError):
-        return None  # the write below refuses an unreadable sidecar and says why
-    return change if change is not None and change.marks is not None else None
+        return  # the write below refuses an unreadable sidecar and says why
 
 
 def _write_checked(profile: Profile, image_id: int, mark: MarkRecord, naming: Naming) -> Path:
     """Write the marks into the sidecar and remember its new state; SidecarNotWritten on failure."""
-    image = profile.image_by_id(image_id)
+    image = profile.catalog.image_by_id(image_id)
     if image is None:
         raise KeyError(f"no image with id {image_id}")
     try:
@@ -108,7 +86,7 @@ def _write_checked(profile: Profile, image_id: int, mark: MarkRecord, naming: Na
     except SidecarWriteError as error:
         raise SidecarNotWritten(error.path, error.reason) from error
     with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
-        record_sidecar_state(profile, sidecar_state_now(image_id, target))
+        profile.sidecars.record(sidecar_state_now(image_id, target))
     return target
 
 
@@ -124,10 +102,10 @@ class ExportResult:
 
 def library_rows(profile: Profile) -> list[dict[str, Any]]:
     """One JSON-ready dict per image: file facts, marks, burst and every scorer's scores."""
-    marks = profile.marks()
-    scores = {scorer: profile.scores(scorer) for scorer in profile.scorers()}
+    marks = profile.marks.all()
+    scores = {scorer: profile.scores.of_scorer(scorer) for scorer in profile.scores.scorers()}
     rows = []
-    for image in profile.images():
+    for image in profile.catalog.images():
         mark = marks.get(image.id)
         rows.append(
             {
@@ -206,12 +184,12 @@ def _export_xmp(
     after that pass (its size or mtime moved) is synced once more right before its write, so an edit
     made during a long export is not overwritten either.
     """
-    ids = sorted(profile.marks())
+    ids = sorted(profile.marks.all())
     result = ExportResult(0, None)
     sync_sidecars(profile, ids, cancel=cancel)
-    marks = profile.marks()
-    images = {image.id: image for image in profile.images()}
-    seen = sidecar_states(profile, ids)
+    marks = profile.marks.all()
+    images = {image.id: image for image in profile.catalog.images()}
+    seen = profile.sidecars.states(ids)
     written: list[SidecarState] = []
     for done, image_id in enumerate(ids, start=1):
         if cancel is not None and cancel.cancelled:
@@ -223,7 +201,7 @@ def _export_xmp(
         mark = marks.get(image_id, MarkRecord(image_id))
         if _changed_since(seen.get(image_id), image.path):
             _take_sidecar_edits(profile, image_id)
-            mark = profile.mark_for(image_id)
+            mark = profile.marks.get(image_id)
         try:
             target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
             result.count += 1
@@ -236,11 +214,11 @@ def _export_xmp(
         with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
             written.append(sidecar_state_now(image_id, target))
         if len(written) >= STATE_BATCH:
-            record_sidecar_states(profile, written)
+            profile.sidecars.record_many(written)
             written = []
         if progress is not None:
             progress(Progress(done, len(ids), image.path))
-    record_sidecar_states(profile, written)
+    profile.sidecars.record_many(written)
     return result
 
 

@@ -25,7 +25,6 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import BUILTIN, ArrayScorer, ScorerId, ScorerKind, scorer_id
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import ScoresChanged, emit
 from aesthete_gui.services.library_checks import scoring_arguments
 from aesthete_gui.store import ImageRecord, Profile
 
@@ -77,7 +76,7 @@ def ensure_features(
         features_for_path,
     )
 
-    ids, names, matrix = profile.features(str(FEATURE_VERSION))
+    ids, names, matrix = profile.catalog.features(str(FEATURE_VERSION))
     stored = dict(zip(ids, matrix, strict=True)) if names == list(FEATURE_NAMES) else {}
     missing = [r for r in images if r.id not in stored]
     rows = []
@@ -93,10 +92,10 @@ def ensure_features(
         if progress is not None:
             progress(Progress(done, len(missing), f"image properties {done}/{len(missing)}"))
         if len(rows) >= 64:
-            profile.put_features_many(rows)
+            profile.catalog.put_features_many(rows)
             rows = []
     if rows:
-        profile.put_features_many(rows)
+        profile.catalog.put_features_many(rows)
     kept = [r for r in images if r.id in stored]
     features = np.stack([stored[r.id] for r in kept]).astype(float) if kept else np.zeros((0, len(FEATURE_NAMES)))
     return kept, list(FEATURE_NAMES), np.nan_to_num(features, nan=0.0, posinf=0.0, neginf=0.0)
@@ -194,10 +193,9 @@ def write_scores(
     preset_version: str = "",
 ) -> int:
     """The single writer of stored scores: one scorer's scores of several images in one transaction,
-    then a ScoresChanged event; returns how many images were written."""
+    which the scores repository announces (ScoresChanged); returns how many images were written."""
     rows = [(image_id, dict(values)) for image_id, values in scores if values]
-    profile.put_scores_many(scorer, rows, scorer_version=scorer_version, preset=preset, preset_version=preset_version)
-    emit(profile, ScoresChanged(scorer, tuple(image_id for image_id, _ in rows)))
+    profile.scores.put_many(scorer, rows, scorer_version=scorer_version, preset=preset, preset_version=preset_version)
     return len(rows)
 
 
@@ -230,8 +228,8 @@ def base_scores_for(
     """(n, 5) scores of `scorer_name` for the rows of `arrays`, scoring what is not stored yet or was
     stored by another version of the scorer (e.g. built-in rules-2 scores after the rules changed)."""
     scorer = load_array_scorer(profile, scorer_name)
-    stored = profile.scores(scorer.scorer_id)
-    versions = profile.scorer_versions(scorer.scorer_id)
+    stored = profile.scores.of_scorer(scorer.scorer_id)
+    versions = profile.scores.scorer_versions(scorer.scorer_id)
     if any(
         r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) or versions.get(r.id, "") != scorer.version
         for r in arrays.images
@@ -275,11 +273,11 @@ def registered_scorers(profile: Profile, vlm_models: Sequence[str] = ()) -> list
     entries = [ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
     for student in available_scorers(profile)[1:]:
         entries.append(ScorerEntry(student, f"Fast student {ScorerId.parse(student).name}", runs_model=True))
-    for adapter in profile.adapters():
+    for adapter in profile.adapters.all():
         entries.append(ScorerEntry(scorer_id(ScorerKind.TASTE, adapter.name), f"My ranking ({adapter.name})", runs_model=True))
     for model in dict.fromkeys(m for m in vlm_models if m):
         entries.append(ScorerEntry(vlm_scorer_id(model), f"Vision-language model {model}, single pass", runs_model=True))
-    for stored in profile.scorers():
+    for stored in profile.scores.scorers():
         parsed = ScorerId.parse(stored, bare=ScorerKind.STUDENT)
         if parsed.kind is ScorerKind.BRIDGE:
             entries.append(ScorerEntry(stored, f"Distillation pseudo-scores ({parsed.name})", runs_model=True, can_score=False))
@@ -318,7 +316,7 @@ def score_with(
 
 def _usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
     """The readable images of the profile, or of those among `image_ids` (in that order)."""
-    records = profile.images(status="ok")
+    records = profile.catalog.images(status="ok")
     if image_ids is None:
         return records
     by_id = {r.id: r for r in records}
@@ -361,5 +359,5 @@ def _score_personal(
 
 def personal_scorer_id(profile: Profile) -> str | None:
     """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
-    active = profile.active_adapter()
+    active = profile.adapters.active()
     return scorer_id(ScorerKind.TASTE, active.name) if active is not None else None

@@ -28,17 +28,8 @@ from aesthete_gui.imaging.xmp import (
     write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
-from aesthete_gui.store.sidecar_sync import (
-    MarkHistoryEntry,
-    Marks,
-    SidecarState,
-    SyncChange,
-    apply_sync_changes,
-    record_sidecar_state,
-    sidecar_states,
-)
+from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
 
 BATCH = 200
 """Decisions applied per committed transaction."""
@@ -136,17 +127,15 @@ def sync_image(profile: Profile, image_id: int) -> SyncChange | None:
 
     Raises XmpError / OSError when the sidecar exists but cannot be read (the write then refuses too).
     """
-    image = profile.image_by_id(image_id)
+    image = profile.catalog.image_by_id(image_id)
     if image is None:
         return None
     change = _decide(
-        image, profile.mark_for(image_id), sidecar_states(profile, [image_id]).get(image_id)
+        image, profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id)
     )
     if change is None:
         return None
-    changed = apply_sync_changes(profile, [change])
-    if changed:
-        emit(profile, MarksChanged(tuple(changed)))
+    profile.sidecars.apply_sync([change])  # the repository announces the marks it changed
     return change
 
 
@@ -161,12 +150,13 @@ def sync_sidecars(
     """Bring the profile and the images' sidecars together (all present images, or `image_ids`).
 
     With `write_back`, a sidecar that lost a conflict is rewritten with the profile's marks. An
-    unreadable sidecar is listed in `problems` and left alone. Emits MarksChanged for changed marks.
+    unreadable sidecar is listed in `problems` and left alone. Changed marks are announced by the
+    profile's sidecars repository, one event per batch.
     """
     wanted = None if image_ids is None else set(image_ids)
-    images = [i for i in profile.images(status="ok") if wanted is None or i.id in wanted]
-    marks = profile.marks()
-    known = sidecar_states(profile, wanted)
+    images = [i for i in profile.catalog.images(status="ok") if wanted is None or i.id in wanted]
+    marks = profile.marks.all()
+    known = profile.sidecars.states(wanted)
     summary = SyncSummary()
     pending: list[SyncChange] = []
     for done, image in enumerate(images, start=1):
@@ -186,8 +176,6 @@ def sync_sidecars(
         if progress is not None and (done % 100 == 0 or done == len(images)):
             progress(Progress(done, len(images), image.path))
     _apply(profile, pending, summary, write_back, naming)
-    if summary.changed_ids:
-        emit(profile, MarksChanged(tuple(summary.changed_ids)))
     return summary
 
 
@@ -195,7 +183,7 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
            naming: Naming) -> None:  # fmt: skip
     if not changes:
         return
-    changed = set(apply_sync_changes(profile, changes))
+    changed = set(profile.sidecars.apply_sync(changes))
     summary.changed_ids.extend(sorted(changed))
     summary.adopted += len(changed)
     for change in changes:
@@ -209,11 +197,11 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
 
 
 def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming) -> None:
-    image, mark = profile.image_by_id(image_id), profile.mark_for(image_id)
+    image, mark = profile.catalog.image_by_id(image_id), profile.marks.get(image_id)
     if image is None:
         return
     try:
         target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
-        record_sidecar_state(profile, sidecar_state_now(image_id, target))
+        profile.sidecars.record(sidecar_state_now(image_id, target))
     except (SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))

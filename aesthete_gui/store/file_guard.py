@@ -267,10 +267,19 @@ def guard_for(path: Path) -> tuple[FileGuard, tuple[int, int]]:
     key = (info.st_dev, info.st_ino)
     with _guards_lock:
         guard = _guards.get(key)
-        if guard is None or not guard.add_owner():
+        if guard is None or not _names_the_file(guard.path, key) or not guard.add_owner():
+            # none yet, or one left registered for another file that had this inode before
             guard = _guards[key] = FileGuard(path)
             guard.add_owner()
         return guard, key
+
+
+def _names_the_file(path: Path, key: tuple[int, int]) -> bool:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == key
 
 
 def release_guard(guard: FileGuard, key: tuple[int, int], connections: list[sqlite3.Connection]) -> None:

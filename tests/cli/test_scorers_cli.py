@@ -18,7 +18,7 @@ def test_list_then_score_with_a_registered_scorer(tmp_path: Path, capsys: pytest
     db = tmp_path / "profile.db"
     profile = open_profile(db)
     import_folders(profile, [str(tmp_path / "photos")])
-    first = profile.images()[0]
+    first = profile.catalog.images()[0]
     profile.close()
 
     assert main(["--profile", str(db), "scorers", "--json"]) == 0

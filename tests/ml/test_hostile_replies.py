@@ -33,7 +33,7 @@ def test_a_set_reply_with_an_impossible_best_is_kept_unparsed(
     payload = json.loads(capsys.readouterr().out)
     assert payload["parsed"] is False and payload["best"] is None and payload["worst"] is None
     assert payload["raw"] == reply
-    [stored] = open_profile(profile).judgments()
+    [stored] = open_profile(profile).judgments.records()
     assert stored.parsed is False and stored.raw == reply
 
 

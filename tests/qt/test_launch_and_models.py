@@ -163,7 +163,7 @@ def test_the_real_event_loop_starts_imports_and_quits(tmp_path, image_folder) ->
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     with open_profile(profile) as reopened:
-        assert reopened.image_count(status="ok") == 12
+        assert reopened.catalog.image_count(status="ok") == 12
 
 
 def test_switching_profile_from_the_library_panel_opens_it_in_a_new_window(qtbot, tmp_path) -> None:

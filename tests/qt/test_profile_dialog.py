@@ -51,7 +51,7 @@ def _cli_mark(profile: Path, image_id: int, stars: int) -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/locks is Linux's")
 def test_the_open_profile_dialog_keeps_every_mark(qtbot, app_context, tmp_path: Path) -> None:
     path = app_context.profile_path
-    ids = app_context.profile.write_images(
+    ids = app_context.profile.catalog.write_images(
         [ImageUpdate(path=str(tmp_path / f"IMG_{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
     window = shown_main_window(qtbot, app_context, xmp=False)
@@ -74,7 +74,7 @@ def test_the_open_profile_dialog_keeps_every_mark(qtbot, app_context, tmp_path: 
     qtbot.waitUntil(lambda: not app_context.runner.active_jobs(), timeout=10_000)
     app_context.close()
     reopened = open_profile(path)
-    assert [reopened.mark_for(i).stars for i in ids] == [1, 2, 3, 4]
+    assert [reopened.marks.get(i).stars for i in ids] == [1, 2, 3, 4]
     reopened.close()
 
 
@@ -83,7 +83,7 @@ def test_a_folder_chooser_in_the_profiles_folder_reads_none_of_its_files(qtbot, 
     from aesthete_gui.qt.file_dialogs import choose_folder
 
     path = app_context.profile_path
-    app_context.profile.image_count()
+    app_context.profile.catalog.image_count()
     locks = _posix_locks(path)
     seen: list[QFileDialog] = []
     QTimer.singleShot(0, lambda: _press_escape_in_the_dialog(qtbot, seen))

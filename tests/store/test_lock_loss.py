@@ -29,7 +29,7 @@ def _cli_mark(profile: Path, image_id: int, stars: int) -> None:
 
 def _profile_with_images(path: Path, count: int) -> list[int]:
     setup = open_profile(path)
-    ids = [setup.ensure_image(str(path.parent / f"IMG_{n}.jpg")) for n in range(count)]
+    ids = [setup.catalog.ensure_image(str(path.parent / f"IMG_{n}.jpg")) for n in range(count)]
     setup.close()
     return ids
 
@@ -37,7 +37,7 @@ def _profile_with_images(path: Path, count: int) -> list[int]:
 def _stars_in_a_fresh_process(path: Path, ids: list[int]) -> list[int]:
     code = (
         "import sys, json; from aesthete_gui.store import open_profile;"
-        "p = open_profile(sys.argv[1]); print(json.dumps([p.mark_for(int(i)).stars for i in sys.argv[2:]]))"
+        "p = open_profile(sys.argv[1]); print(json.dumps([p.marks.get(int(i)).stars for i in sys.argv[2:]]))"
     )
     done = subprocess.run([sys.executable, "-c", code, str(path), *map(str, ids)],
                           capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
@@ -64,20 +64,20 @@ def _stray_read(path: Path) -> None:
 
 def _interleave(holder: Profile, path: Path, ids: list[int]) -> None:
     """The window and the command line take turns marking; the window's file was opened elsewhere."""
-    holder.mark_for(ids[0])
+    holder.marks.get(ids[0])
     _stray_read(path)
     _cli_mark(path, ids[1], 1)
-    holder.set_mark(ids[2], stars=2)
+    holder.marks.set(ids[2], stars=2)
     assert _deleted_profile_files() == []
     _cli_mark(path, ids[3], 3)
-    holder.set_mark(ids[4], stars=4)
-    assert [holder.mark_for(i).stars for i in ids[1:]] == [1, 2, 3, 4]  # the window sees them all
+    holder.marks.set(ids[4], stars=4)
+    assert [holder.marks.get(i).stars for i in ids[1:]] == [1, 2, 3, 4]  # the window sees them all
 
 
 def _stars_after_closing(path: Path, ids: list[int]) -> list[int]:
     reopened = open_profile(path)
     try:
-        return [reopened.mark_for(i).stars for i in ids]
+        return [reopened.marks.get(i).stars for i in ids]
     finally:
         reopened.close()
 
@@ -111,11 +111,11 @@ def test_a_wal_deleted_by_hand_is_never_written_into(tmp_path: Path) -> None:
     path = tmp_path / "profile.db"
     ids = _profile_with_images(path, 2)
     holder = open_profile(path)
-    holder.set_mark(ids[0], stars=3)
+    holder.marks.set(ids[0], stars=3)
     holder.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink()
-    holder.set_mark(ids[1], stars=4)  # the guard reopens the connections first
+    holder.marks.set(ids[1], stars=4)  # the guard reopens the connections first
     assert _deleted_profile_files() == []
     assert _stars_in_a_fresh_process(path, ids) == [3, 4]  # another process sees the new mark at once
     holder.close()
@@ -126,7 +126,7 @@ def test_another_process_cannot_take_the_last_users_lock_after_a_stray_close(tmp
     path = tmp_path / "profile.db"
     _profile_with_images(path, 1)
     holder = open_profile(path)
-    holder.image_count()
+    holder.catalog.image_count()
     _stray_read(path)
     probe = (
         "import fcntl, struct, os, sys; fd = os.open(sys.argv[1], os.O_RDWR);"
@@ -148,14 +148,14 @@ def test_closing_one_of_two_profiles_on_a_file_keeps_the_others_hold(tmp_path: P
     path = tmp_path / "profile.db"
     ids = _profile_with_images(path, 1)
     first, second = open_profile(path), open_profile(path)
-    first.set_mark(ids[0], stars=1)
+    first.marks.set(ids[0], stars=1)
     first.close()
-    second.set_mark(ids[0], stars=2)
-    assert second.mark_for(ids[0]).stars == 2
+    second.marks.set(ids[0], stars=2)
+    assert second.marks.get(ids[0]).stars == 2
     second.close()
     assert not Path(f"{path}-wal").exists()  # the last one to close checkpoints and removes the WAL
     reopened = open_profile(path)
-    assert reopened.mark_for(ids[0]).stars == 2
+    assert reopened.marks.get(ids[0]).stars == 2
     reopened.close()
 
 

@@ -62,7 +62,7 @@ def _format_exif(key: str, value: Any) -> str:
 
 def _explanation_for(profile: Profile, path: str) -> str:
     """The most recent judge explanation that involves `path` (set stages, else a rationale)."""
-    judgment = profile.latest_explained_judgment(path)
+    judgment = profile.judgments.latest_explained(path)
     if judgment is None:
         return ""
     stages = getattr(judgment, "stages", ())
@@ -106,7 +106,7 @@ def gather_details(
     profile: Profile, image_id: int, scorer: str | None, progress: Any = None, cancel: Any = None
 ) -> ImageDetails:
     """Read everything the inspector shows about one image (runs in a worker)."""
-    record = profile.image_by_id(image_id)
+    record = profile.catalog.image_by_id(image_id)
     if record is None:
         return ImageDetails(image_id=image_id, status="missing", error="not in the profile")
     facts: list[tuple[str, str]] = [("File", Path(record.path).name), ("Folder", str(Path(record.path).parent))]
@@ -118,15 +118,13 @@ def gather_details(
         value = record.exif.get(key)
         if value not in (None, ""):
             facts.append((title, _format_exif(key, value)))
-    scores = profile.scores(scorer).get(image_id, {}) if scorer else {}
-    provenance = profile.score_provenance(image_id, scorer) if scores and scorer else None
+    scores = profile.scores.of_scorer(scorer).get(image_id, {}) if scorer else {}
+    provenance = profile.scores.provenance(image_id, scorer) if scores and scorer else None
     preset = ""
     if provenance and provenance["preset"]:
         version = provenance["preset_version"]
         preset = f"{provenance['preset']} v{version}" if version else provenance["preset"]
-    from aesthete_gui.imaging.checks import checks_version
-
-    stored = profile.stored_checks(image_id, checks_version())
+    stored = profile.checks.get(image_id)
     return ImageDetails(
         image_id=image_id,
         path=record.path,
