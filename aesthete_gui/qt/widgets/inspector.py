@@ -1,5 +1,6 @@
 """The inspector: the current image's file facts and EXIF, its five scores (scorer and preset named),
-the latest explanation a judge gave about it, and quick technical checks (clipping, sharpness)."""
+the latest explanation a judge gave about it, quick technical checks (clipping, sharpness), and its
+earlier mark values (who set each and when)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.widgets.earlier_values import earlier_values
 from aesthete_gui.qt.widgets.score_bars import ScoreBars
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ class ImageDetails:
     preset: str = ""
     explanation: str = ""
     checks: list[tuple[str, str]] = field(default_factory=list)
+    earlier: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _format_exif(key: str, value: Any) -> str:
@@ -136,6 +139,7 @@ def gather_details(
         preset=preset,
         explanation=_explanation_for(profile, record.path),
         checks=technical_checks(record.path, stored[0] if stored else None) if record.status == "ok" else [],
+        earlier=earlier_values(profile.marks.history(image_id)),
     )
 
 
@@ -170,11 +174,14 @@ class Inspector(QWidget):
         QVBoxLayout(self.explain_box).addWidget(self.explanation)
         self.checks_box = QGroupBox("Technical checks", self)
         self.checks = QFormLayout(self.checks_box)
+        self.earlier_box = QGroupBox("Earlier values", self)
+        self.earlier = QFormLayout(self.earlier_box)
 
         body = QWidget(self)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
-        for widget in (self.title, self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+        for widget in (self.title, self.facts_box, self.scores_box, self.checks_box, self.earlier_box,
+                       self.explain_box):  # fmt: skip
             layout.addWidget(widget)
         layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -191,6 +198,7 @@ class Inspector(QWidget):
         context.signals.scores_changed.connect(self._debounce.start)
         context.signals.adapters_changed.connect(self._debounce.start)  # the active ranking changed
         context.signals.settings_changed.connect(self._setting_changed)
+        context.signals.marks_changed.connect(self._marks_changed)
         self._show(None)
 
     def show_image(self, image_id: int | None) -> None:
@@ -200,6 +208,10 @@ class Inspector(QWidget):
 
     def _setting_changed(self, _key: str) -> None:
         self._debounce.start()
+
+    def _marks_changed(self, ids: list) -> None:
+        if self._image_id in ids:
+            self._debounce.start()
 
     def _selection_changed(self, ids: list) -> None:
         self.show_image(ids[-1] if ids else None)
@@ -224,7 +236,8 @@ class Inspector(QWidget):
         self.details = details
         _clear(self.facts)
         _clear(self.checks)
-        for box in (self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+        _clear(self.earlier)
+        for box in (self.facts_box, self.scores_box, self.checks_box, self.earlier_box, self.explain_box):
             box.setVisible(details is not None)
         if details is None:
             self.title.setText("No image selected")
@@ -249,6 +262,9 @@ class Inspector(QWidget):
         for name, value in details.checks:
             self.checks.addRow(name, _wrapping(value))
         self.checks_box.setVisible(bool(details.checks))
+        for when, value in details.earlier:
+            self.earlier.addRow(when, _wrapping(value))
+        self.earlier_box.setVisible(bool(details.earlier))
 
 
 def _wrapping(text: str) -> QLabel:
