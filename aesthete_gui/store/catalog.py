@@ -123,6 +123,7 @@ class CatalogRepository(Repository):
                 tx.announce(ImagesChanged((image_id,)))
         return image_id
 
+    @writes
     def image_id(self, image: int | str) -> int:
         """An image id from an id or a path (a path not yet in the profile is added bare)."""
         if isinstance(image, str):

@@ -191,14 +191,14 @@ class ProfileDatabase:
         """Write the events into the change log, for the profiles other processes have open."""
         if not events:
             return
-        now = time.time()
-        cursor = conn.executemany(
-            "INSERT INTO change_log (writer, event, created_at) VALUES (?, ?, ?)",
-            [(self.writer_id, event_json(e), now) for e in events],
-        )
-        last = cursor.lastrowid or conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0] or 0
+        now, last = time.time(), 0
+        for event in events:  # one or two per transaction: execute() keeps lastrowid at hand
+            last = conn.execute(
+                "INSERT INTO change_log (writer, event, created_at) VALUES (?, ?, ?)",
+                (self.writer_id, event_json(event), now),
+            ).lastrowid or 0
         if last % 256 < len(events):  # now and then, forget what every reader has long seen
-            conn.execute("DELETE FROM change_log WHERE seq <= ?", (int(last) - CHANGE_LOG_KEEP,))
+            conn.execute("DELETE FROM change_log WHERE seq <= ?", (last - CHANGE_LOG_KEEP,))
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Every row of a query, as dicts."""

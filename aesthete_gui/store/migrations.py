@@ -271,7 +271,8 @@ def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
     # Who set each image's current marks (window, cli, sidecar, undo, ...); the mark history now
     # keeps every earlier value with who set it, not only values that lost a sync conflict, so its
     # source is no longer limited to 'profile' / 'sidecar'. The change log carries each committed
-    # change's events to the profiles other processes have open (store/change_feed.py).
+    # change's events to the profiles other processes have open (store/change_feed.py); its seq
+    # only grows, because pruning never deletes the newest entry (no AUTOINCREMENT needed).
     _script(
         conn,
         """
@@ -293,7 +294,7 @@ def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
         ALTER TABLE mark_history_new RENAME TO mark_history;
         CREATE INDEX mark_history_image ON mark_history(image_id);
         CREATE TABLE change_log (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq INTEGER PRIMARY KEY,
             writer TEXT NOT NULL,
             event TEXT NOT NULL,
             created_at REAL NOT NULL

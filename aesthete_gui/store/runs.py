@@ -79,6 +79,7 @@ class RunsRepository(Repository):
             kind, now = tx.execute("SELECT kind, status FROM runs WHERE id = ?", (run_id,)).fetchone()
             tx.announce(RunChanged(run_id, str(kind), str(now)))
 
+    @writes
     def close_interrupted(self, kind: str) -> int:
         """Mark runs of `kind` still 'running' whose process is gone (kill -9, crash) 'interrupted'."""
         stale = []
