@@ -66,12 +66,17 @@ def _ofd_read_lock(path: str, start: int, length: int) -> tuple[int | None, bool
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None, False
+    return fd, _ofd_lock(fd, start, length)
+
+
+def _ofd_lock(fd: int, start: int, length: int) -> bool:
+    """Take an OFD read lock on the byte range of `fd`'s file; False when it cannot be had now."""
     try:
         fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_RDLCK, start, length))
     except OSError as error:  # a file system without OFD locks, or an exclusive lock held right now
-        log.info("no OFD lock on %s: %s", path, error)
-        return fd, False
-    return fd, True
+        log.info("no OFD lock on descriptor %s: %s", fd, error)
+        return False
+    return True
 
 
 def _ofd_unlock(fd: int, start: int, length: int) -> None:
@@ -148,6 +153,7 @@ class FileGuard:
         """Bumped by a recovery: a connection of an older generation was closed and is not used again."""
         self.gate = _Gate()
         self.ofd_locked = False
+        """True while this process holds its OFD read lock on the database (Linux)."""
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._owners = 0
@@ -193,8 +199,12 @@ class FileGuard:
     def ensure_sound(self) -> bool:
         """Recover when the files changed under the connections; True when a recovery ran.
 
-        Called by a thread that holds no connection in use (before a write transaction).
+        Called by a thread that holds no connection in use (before a write transaction). An OFD
+        lock that could not be had at open (another process was closing at that moment) is tried
+        again here.
         """
+        if self._db_fd is not None and not self.ofd_locked:
+            self.ofd_locked = _ofd_lock(self._db_fd, SHARED_FIRST, SHARED_SIZE)
         if self.gate.depth() or self.stale_reason() is None:
             return False
         with self.gate.alone():

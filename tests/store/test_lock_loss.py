@@ -127,6 +127,7 @@ def test_another_process_cannot_take_the_last_users_lock_after_a_stray_close(tmp
     _profile_with_images(path, 1)
     holder = open_profile(path)
     holder.catalog.image_count()
+    assert holder.database.guard.ofd_locked
     _stray_read(path)
     probe = (
         "import fcntl, struct, os, sys; fd = os.open(sys.argv[1], os.O_RDWR);"
