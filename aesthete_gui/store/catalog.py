@@ -68,7 +68,7 @@ class CatalogRepository(Repository):
     # -- images ------------------------------------------------------------------------------
     def images(self, status: str | None = None, folder_id: int | None = None) -> list[ImageRecord]:
         """Images ordered by path, optionally only those with `status` and/or in one folder."""
-        sql, params = "SELECT * FROM images WHERE 1", []
+        sql, params = "SELECT * FROM images WHERE 1", list[Any]()
         if status is not None:
             sql += " AND status = ?"
             params.append(status)

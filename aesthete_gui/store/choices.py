@@ -92,7 +92,7 @@ class ChoicesRepository(Repository):
 
     def judged_pairs(self, dimension: str | None = None) -> set[frozenset[int]]:
         """The unordered image-id pairs the user has already chosen between (cheap: ids only)."""
-        sql, params = "SELECT image_a, image_b FROM choices", ()
+        sql, params = "SELECT image_a, image_b FROM choices", tuple[Any, ...]()
         if dimension is not None:
             sql, params = sql + " WHERE dimension = ?", (dimension,)
         return {frozenset((r["image_a"], r["image_b"])) for r in self._db.rows(sql, params)}

@@ -81,7 +81,7 @@ class JudgmentsRepository(Repository):
 
     def stored(self, run_id: int | None = None, protocol: str | None = None) -> list[StoredJudgment]:
         """Judgments with their ids, run and preset, in the order stored."""
-        sql, params = "SELECT * FROM judgments WHERE 1", []
+        sql, params = "SELECT * FROM judgments WHERE 1", list[Any]()
         if run_id is not None:
             sql += " AND run_id = ?"
             params.append(run_id)

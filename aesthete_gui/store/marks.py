@@ -55,7 +55,7 @@ def store_marks(
     now = time.time()
     if row is not None and (new_stars, new_flag, new_label) != old:
         why = reason or f"replaced by {SOURCE_NAMES.get(source, source)}"
-        entry = MarkHistoryEntry(image_id, str(row[4] or ""), *old, float(row[3]), why)
+        entry = MarkHistoryEntry(image_id, str(row[4] or ""), old[0], old[1], old[2], float(row[3]), why)
         insert_history(tx.conn, [entry], now)
     tx.execute(
         "INSERT INTO marks (image_id, stars, flag, label, updated_at, source) VALUES (?, ?, ?, ?, ?, ?)"

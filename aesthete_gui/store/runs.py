@@ -62,7 +62,7 @@ class RunsRepository(Repository):
         result: Any = None,
     ) -> None:
         """Update a run's status, progress and/or result (arguments left None stay unchanged)."""
-        sets, params = ["updated_at = ?"], [time.time()]
+        sets, params = ["updated_at = ?"], list[Any]([time.time()])
         for column, value in (("status", status), ("done", done), ("total", total)):
             if value is not None:
                 sets.append(f"{column} = ?")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.store.catalog import CatalogRepository
@@ -43,13 +44,15 @@ class ScoresRepository(Repository):
     ) -> None:
         """Store (replace) one scorer's per-dimension scores of several images in one transaction."""
         now = time.time()
-        rows = []
+        rows: list[tuple[Any, ...]] = []
+        images: list[int] = []
         for image_id, scores in scores_by_image:
             unknown = set(scores) - set(DIMENSIONS)
             if unknown:
                 raise ValueError(f"unknown dimensions {sorted(unknown)}; expected {DIMENSIONS}")
             values = [None if scores.get(d) is None else float(scores[d]) for d in DIMENSIONS]  # type: ignore[arg-type]
             image = self._catalog.image_id(image_id)
+            images.append(image)
             rows.append((image, scorer_id, scorer_version, preset, preset_version, *values, now))
         if not rows:
             return
@@ -64,7 +67,7 @@ class ScoresRepository(Repository):
                 + ", updated_at = excluded.updated_at",
                 rows,
             )
-            tx.announce(ScoresChanged(scorer_id, tuple(r[0] for r in rows)))
+            tx.announce(ScoresChanged(scorer_id, tuple(images)))
 
     def of_scorer(self, scorer_id: str) -> dict[int, dict[str, float]]:
         """{image id: {dimension: score}} for one scorer (missing dimensions left out)."""
