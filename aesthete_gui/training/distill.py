@@ -152,9 +152,11 @@ def _measured(paths: Sequence[str], with_image: bool, workers: int) -> Iterator[
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from aesthete_gui.process_guard import exit_with_parent
+
     # spawn, not fork: the caller may hold threads (the GUI, CUDA) that a fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent) as pool:
         try:
             yield from enumerate(pool.map(partial(_measure, with_image=with_image), paths, chunksize=8))
         finally:

@@ -28,9 +28,9 @@ def test_ingest_copies_and_imports_then_skips_on_a_second_run(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "2 copied and verified, 0 already there" in out and "imported: 2 new" in out
-    assert sorted(p.name for p in (tmp_path / "photos").glob("*.jpg")) == [
-        "2023-01-01_01.jpg",
-        "2023-01-02_02.jpg",
+    assert sorted(p.name for p in (tmp_path / "photos").glob("*.JPG")) == [
+        "2023-01-01_01.JPG",
+        "2023-01-02_02.JPG",
     ]
     assert main([*args, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)

@@ -11,7 +11,7 @@ import xxhash
 from PIL import Image
 
 from aesthete_gui.jobs import CancelToken, Progress
-from aesthete_gui.services import card_ingest
+from aesthete_gui.services import card_ingest, verified_copy
 from aesthete_gui.services.card_ingest import IngestError, ingest_and_import, ingest_card
 from aesthete_gui.store import open_profile
 from tests.robustness.fs_faults import read_only_folder, small_disk
@@ -55,7 +55,7 @@ def test_copies_are_renamed_verified_backed_up_and_repeats_skipped(tmp_path: Pat
     )
     assert (summary.found, summary.copied, summary.backed_up, summary.skipped) == (3, 3, 3, 0)
     names = [p.relative_to(tmp_path / "photos").as_posix() for p in _payload(tmp_path / "photos")]
-    assert names == [f"2024-06-12/20240612_Canon-EOS-R5_000{n}.jpg" for n in (1, 2, 3)]
+    assert names == [f"2024-06-12/20240612_Canon-EOS-R5_000{n}.JPG" for n in (1, 2, 3)]  # the card's case
     for root in ("photos", "backup"):
         assert sorted(map(_digest, _payload(tmp_path / root))) == sorted(map(_digest, originals))
     assert seen and seen[-1].done == seen[-1].total == sum(p.stat().st_size for p in originals)
@@ -64,7 +64,7 @@ def test_copies_are_renamed_verified_backed_up_and_repeats_skipped(tmp_path: Pat
     assert (again.copied, again.skipped) == (0, 3)
     write_jpeg(originals[0].with_name("IMG_0009.JPG"), seed=9, when="2024:06:13 08:00:00")
     third = ingest_card(
-        tmp_path / "card", tmp_path / "photos", template="{date:%Y}/{name}_{seq:03d}{ext}"
+        tmp_path / "card", tmp_path / "photos", template="{date:%Y}/{name}_{seq:03d}{ext_lower}"
     )
     assert (third.copied, third.skipped) == (1, 3)
     assert (tmp_path / "photos" / "2024" / "IMG_0009_004.jpg").is_file()
@@ -80,7 +80,7 @@ def test_ingest_then_import_reads_in_camera_ratings(tmp_path: Path) -> None:
     try:
         summary = ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
         assert summary.imported is not None and summary.imported.imported == 2
-        copy = tmp_path / "photos" / "2024-06-12" / "20240612_Canon-EOS-R5_0002.jpg"
+        copy = tmp_path / "photos" / "2024-06-12" / "20240612_Canon-EOS-R5_0002.JPG"
         image = profile.image_by_path(str(copy))
         assert image is not None and profile.mark_for(image.id).stars == 4
     finally:
@@ -144,7 +144,7 @@ def test_cancel_stops_between_files_and_removes_the_partial_copy(tmp_path: Path)
         tmp_path / "card", tmp_path / "photos", progress=cancel_when_copying, cancel=token
     )
     assert summary.cancelled and summary.copied == 1
-    assert [p.name for p in _payload(tmp_path / "photos")] == ["20240612_Canon-EOS-R5_0001.jpg"]
+    assert [p.name for p in _payload(tmp_path / "photos")] == ["20240612_Canon-EOS-R5_0001.JPG"]
     assert not list((tmp_path / "photos").rglob("*.part"))
     rerun = ingest_card(tmp_path / "card", tmp_path / "photos")
     assert (rerun.copied, rerun.skipped) == (2, 1)
@@ -154,8 +154,8 @@ def test_a_mid_file_cancel_removes_the_temporary_copy(tmp_path: Path) -> None:
     originals = _card(tmp_path / "card", count=1)
     token = CancelToken()
     token.cancel()
-    target = tmp_path / "photos" / "x.jpg"
-    assert card_ingest._copy_verified(str(originals[0]), target, token) is None
+    (tmp_path / "photos").mkdir()
+    assert verified_copy.stage(str(originals[0]), tmp_path / "photos", token, "ingest") is None
     assert list((tmp_path / "photos").iterdir()) == []
 
 
@@ -174,9 +174,9 @@ def test_sidecars_on_the_card_follow_their_renamed_images(tmp_path: Path) -> Non
         day = tmp_path / "photos" / "2024-06-12"
         assert sorted(p.name for p in day.glob("*.xmp")) == [
             "20240612_Canon-EOS-R5_0001.xmp",
-            "20240612_Canon-EOS-R5_0002.jpg.xmp",
+            "20240612_Canon-EOS-R5_0002.JPG.xmp",
         ]
         stars = {Path(i.path).name: profile.mark_for(i.id).stars for i in profile.images()}
-        assert stars == {"20240612_Canon-EOS-R5_0001.jpg": 3, "20240612_Canon-EOS-R5_0002.jpg": 5}
+        assert stars == {"20240612_Canon-EOS-R5_0001.JPG": 3, "20240612_Canon-EOS-R5_0002.JPG": 5}
     finally:
         profile.close()

@@ -201,7 +201,7 @@ def test_a_failed_sidecar_copy_takes_back_its_image(library, tmp_path: Path, mon
 
     def failing_fsync(fd: int) -> None:
         calls.append(fd)
-        if len(calls) == 3:  # image, its folder entry, then the sidecar: the disk is full
+        if len(calls) == 2:  # the image is copied, then its sidecar's copy finds the disk full
             raise OSError(errno.ENOSPC, "No space left on device")
         real_fsync(fd)
 
