@@ -22,6 +22,7 @@ from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_names import check_name
 from aesthete_gui.training.reward import DEFAULT_TAU_W, ranking_fidelity_reward
 
 if TYPE_CHECKING:
@@ -359,6 +360,7 @@ def save_student(student: StudentScorer, models_dir: Path) -> Path:
     """Write `<name>.safetensors` and `<name>.json` into `models_dir`; return the weights path."""
     from safetensors.numpy import save_file
 
+    check_name(student.name, "student name")
     models_dir.mkdir(parents=True, exist_ok=True)
     weights = models_dir / f"{student.name}.safetensors"
     save_file({k: np.ascontiguousarray(v) for k, v in student.tensors.items()}, str(weights))
@@ -382,6 +384,7 @@ def load_student(models_dir: Path, name: str) -> StudentScorer:
 
     from aesthete_gui.ml.model_files import DamagedWeights, read_safetensors_header
 
+    check_name(name, "student name")
     card_path = models_dir / f"{name}.json"
     weights = models_dir / f"{name}.safetensors"
     if not card_path.is_file() or not weights.is_file():
