@@ -20,6 +20,7 @@ read is skipped and reported; the others go on. The card's extension case is kep
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import string
@@ -144,6 +145,16 @@ def _describe(path: str, size: int) -> _Source:
     return _Source(path, size, taken, camera)
 
 
+def _describe_unit(card_unit: CardUnit) -> _Source | None:
+    """Date and camera of the unit from its lead photograph (or another, when the lead vanished)."""
+    for card_file in sorted(card_unit.photos, key=lambda f: f is not card_unit.lead):
+        try:
+            return _describe(card_file.path, card_file.size)
+        except OSError:
+            continue
+    return None
+
+
 def _tail(card_file: CardFile, lower: bool) -> str:
     """The file's extension part as the destination writes it (`.JPG`, `.JPG.xmp`; lowered on request)."""
     tail = tail_of(card_file.name)
@@ -256,7 +267,10 @@ def _copy_unit(
     if not any(f.photo for f in card_unit.files if f.name in there or f in missing) or not missing:
         return []
     lead = card_unit.lead
-    described = _describe(lead.path, lead.size)
+    described = _describe_unit(card_unit)
+    if described is None:  # every photograph of the unit vanished (the card was pulled)
+        summary.problems += [(f.path, read_problem(OSError(errno.ENOENT, "gone", f.path))) for f in card_unit.photos]
+        return []
     try:
         stem = _fitted(root, render_stem(template, described, card_unit.unit.stem, journal.next_seq), card_unit, lower)
     except UnsafeName as error:
@@ -275,6 +289,10 @@ def _copy_unit(
     staged = _stage_all(missing, folder, cancel, summary)
     if staged is None:
         return None
+    if not any(f.photo for f, _ in staged.values()) and not any(f.photo for f in card_unit.files if f.name in there):
+        for _, copy in staged.values():  # its photographs vanished: a sidecar alone would be an orphan
+            discard(copy)
+        return []
     try:
         with folder_lock(root):
             journal.refresh()

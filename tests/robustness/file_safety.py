@@ -130,6 +130,27 @@ def make_library(folder: Path, profile: Path, count: int, *, seed: int = 0, padd
     return shoot
 
 
+@contextlib.contextmanager
+def disk_with_few_files(folder: Path, files: int):
+    """`folder` as a tmpfs that holds at most `files` files and folders (needs root): creating one more
+    fails with ENOSPC, the kernel's own "disk full", at a moment a test can predict. `grow(n)` gives it
+    room for `n` (space freed for a rerun)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size=64m,nr_inodes={files}", "tmpfs",
+                                            str(folder)], capture_output=True).returncode != 0:  # fmt: skip
+        import pytest
+
+        pytest.skip("a small tmpfs needs root and mount permission")
+
+    def grow(more: int) -> None:
+        subprocess.run(["mount", "-o", f"remount,nr_inodes={more}", str(folder)], check=True, capture_output=True)
+
+    try:
+        yield grow
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+
+
 # -- running the CLI -----------------------------------------------------------------------------
 def cli_env(marker: str | None = None) -> dict[str, str]:
     """The environment of a harness CLI run: the usual one plus a marker its helper processes inherit."""
