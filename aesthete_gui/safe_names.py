@@ -69,11 +69,15 @@ def check_relative(relative: str, what: str) -> str:
     return relative
 
 
+def _nearest_existing(path: Path) -> Path:
+    while path != path.parent and not os.path.lexists(path):  # lexists is False for a too-long path
+        path = path.parent
+    return path
+
+
 def name_max(folder: str | os.PathLike[str]) -> int:
     """The longest file name (in bytes) the file system at `folder` (or its nearest existing parent) takes."""
-    probe = Path(folder)
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = _nearest_existing(Path(folder))
     try:
         return int(os.pathconf(probe, "PC_NAME_MAX"))
     except (OSError, ValueError):
@@ -82,9 +86,7 @@ def name_max(folder: str | os.PathLike[str]) -> int:
 
 def path_max(folder: str | os.PathLike[str]) -> int:
     """The longest path (in bytes) the system takes below `folder`."""
-    probe = Path(folder)
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = _nearest_existing(Path(folder))
     try:
         return int(os.pathconf(probe, "PC_PATH_MAX"))
     except (OSError, ValueError):

@@ -61,6 +61,7 @@ EXTENSION_FIELDS = ("{ext}", "{ext_lower}")
 MANIFEST = JOURNAL
 NUMBERING = "-{n}"
 _RESERVED = 24  # bytes kept free in a file name for "-NN" and the longest extension plus ".xmp"
+_TEMP_NAME_BYTES = 48  # "/.aesthete-ingest-<pid>-XXXXXXXX.part"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -310,7 +311,9 @@ def _fitted(root: Path, stem: str, card_unit: CardUnit, lower: bool) -> str | No
     name = fit_name(name, name_max(root), reserve=_RESERVED)
     fitted = f"{head}/{name}" if head else name
     longest = max(len(os.fsencode(_tail(f, lower))) for f in card_unit.files)
-    if len(os.fsencode(str(root / fitted))) + longest + 8 >= path_max(root):
+    final = len(os.fsencode(str(root / fitted))) + longest + 8  # room for "-NN"
+    temporary = len(os.fsencode(str((root / fitted).parent))) + _TEMP_NAME_BYTES
+    if max(final, temporary) >= path_max(root):
         return None
     return fitted
 

@@ -217,7 +217,8 @@ def _export_unit(
     members = {tail_of(name): copy for name, copy in staged.items()}
     by_tail = {tail_of(name): name for name in staged}
     longest = max(len(os.fsencode(tail)) for tail in members)
-    if len(os.fsencode(str(folder / item.unit.stem))) + longest + 16 >= path_max(folder):
+    final = len(os.fsencode(str(folder / item.unit.stem))) + longest + 16  # room for " (NN)"
+    if max(final, len(os.fsencode(str(folder))) + 48) >= path_max(folder):  # and for a temporary name
         for copy in staged.values():
             discard(copy)
         result.skipped.append((str(item.path(item.chosen[0])), f"not copied: the destination path would be longer "
