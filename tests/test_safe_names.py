@@ -7,7 +7,14 @@ import os
 
 import pytest
 
-from aesthete_gui.safe_names import UnsafeName, check_name, check_relative, fit_name, name_problem, path_problem
+from aesthete_gui.safe_names import (
+    UnsafeName,
+    check_name,
+    check_relative,
+    fit_name,
+    name_problem,
+    path_problem,
+)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.services import verified_copy
-from aesthete_gui.services.verified_copy import clean_own_temps, copy_verified, folder_lock, place, stage, take_back
+from aesthete_gui.services.verified_copy import (
+    clean_own_temps,
+    copy_verified,
+    folder_lock,
+    place,
+    stage,
+    take_back,
+)
 
 
 def _no_renameat2(monkeypatch: pytest.MonkeyPatch) -> None:
