@@ -209,8 +209,8 @@ def test_helper_processes_end_when_a_killed_import_leaves_them(tmp_path: Path) -
 
     shoot = tmp_path / "shoot"
     shoot.mkdir()
-    for n in range(60):
-        write_jpeg(shoot / f"IMG_{n:04d}.jpg", seed=n, size=(640, 480))
+    for n in range(40):
+        write_jpeg(shoot / f"IMG_{n:04d}.jpg", seed=n, size=(480, 360))
     env = cli_env()
     marker = env["AESTHETE_HARNESS_RUN"]
     process = subprocess.Popen([*CLI, "--profile", str(tmp_path / "p.db"), "import", "--quiet", "--workers", "2", str(shoot)],
