@@ -424,9 +424,14 @@ def ingest_card(
         _check_destination(root, sum(sum(f.size for f in u.files) for u, needs in plan if needs[position]))
     total = sum(sum(f.size for f in u.files) for u, _ in plan)
     done = 0
-    for card_unit, needs in plan:
+    for position_in_plan, (card_unit, needs) in enumerate(plan):
         if cancel is not None and cancel.cancelled:
             summary.cancelled = True
+            break
+        if not os.path.isdir(source_root):  # the card was pulled: one line, not one per file
+            left = sum(len(u.photos) for u, _ in plan[position_in_plan:])
+            summary.problems.append((source_root, f"the card is gone (removed?): {left} photographs were not copied; "
+                                                  "put it back and run the ingest again to copy them"))  # fmt: skip
             break
         report(Progress(done, total, f"copying {card_unit.unit.lead}"))
         for position, target in enumerate(targets):
