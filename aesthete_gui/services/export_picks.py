@@ -190,7 +190,6 @@ def _stage_unit(item: _Unit, folder: Path, cancel: CancelToken | None, result: C
                 result.skipped.append((str(source), read_problem(error)))
                 if name in item.unit.sidecars:
                     continue  # a sidecar that vanished: the photographs go without it
-                copy = None
                 for done in staged.values():
                     discard(done)
                 return {}
@@ -270,11 +269,13 @@ def _report(item: _Unit, targets: dict[str, Path], placement: Placement, move: b
             continue
         pair = (str(item.path(name)), str(targets[name]))
         (result.already_there if tail_of(name) in placement.already else result.copied).append(pair)
+    if not placement.placed and not move:
+        return  # all already there: nothing went anywhere this time
     for chosen in item.chosen:
         note = describe_partners(item.unit, chosen, verb)
         if note and not any(p in item.chosen for p in item.unit.partners_of(chosen)):
             result.notes.append(note)
-    if placement.orphans:
+    if placement.orphans and placement.placed:
         left = ", ".join(sorted(placement.orphans))
         result.notes.append(f"left {left} in {folder} untouched (it belongs to no photograph {verb} here); "
                             f"{item.chosen[0]} went in as {targets[item.chosen[0]].name}")  # fmt: skip
