@@ -83,21 +83,36 @@ def run_copy_picks(args: argparse.Namespace) -> int:
             raise UserError(str(error)) from error
     finally:
         profile.close()
-    verb = "moved" if args.move else "copied"
-    print(f"{len(result.copied)} images {verb} to {result.destination}")
-    for path, reason in result.skipped:
-        print(f"  skipped {path}: {reason}")
-    for path, reason in result.left_behind:
-        print(f"  {path}: {reason}")
+    for line in copy_summary_lines(result):
+        print(line)
     return 0
+
+
+def copy_summary_lines(result: Any) -> list[str]:
+    """What `copy-picks` did, one fact a line: copied, already there, partners carried, orphans left, skipped."""
+    from aesthete_gui.safe_text import terminal_text
+
+    verb = "moved" if result.moved else "copied"
+    lines = [f"{len(result.copied)} images {verb} to {terminal_text(result.destination)}"]
+    if result.already_there:
+        done = "their move was finished" if result.moved else "not copied again"
+        lines.append(f"{len(result.already_there)} images already there with the same bytes ({done})")
+    lines += [f"  {terminal_text(note)}" for note in result.notes]
+    lines += [f"  skipped {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.skipped]
+    lines += [f"  {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.left_behind]
+    if result.cleaned:
+        lines.append(f"removed {result.cleaned} temporary files an interrupted copy had left")
+    return lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
-    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their XMP sidecars to a folder")
+    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their RAW/JPEG partners and XMP "
+                                                 "sidecars to a folder; files already there with the same bytes are skipped")
     p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
     p.add_argument("--move", action="store_true",
-                   help="move instead of copy: each original (and its sidecar) is removed only after its copy is "
-                        "verified, and the library follows the files (marks, scores and checks stay with them)")  # fmt: skip
+                   help="move instead of copy: each original (with its RAW/JPEG partner and sidecars) is removed only "
+                        "after its copy is verified, and the library follows the files (marks, scores and checks "
+                        "stay with them); a move a kill interrupted is finished by the next run")  # fmt: skip
     p.add_argument("--flag", choices=["pick", "reject", "any"], default="pick", help="which images (default: picks)")
     p.set_defaults(func=run_copy_picks)

@@ -117,6 +117,8 @@ def describe_copy(result: Any, move: bool = False) -> str:
     """One status-bar line about a finished copy or move."""
     verb = "Moved" if move else "Copied"
     text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    if getattr(result, "already_there", None):
+        text += f"; {len(result.already_there)} already there with the same bytes"
     if result.skipped:
         reasons = sorted({reason for _, reason in result.skipped})
         text += f"; {len(result.skipped)} skipped ({'; '.join(reasons[:2])}{'; …' if len(reasons) > 2 else ''})"

@@ -93,7 +93,7 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     # Never fork a process that may run Qt or other threads: use a fork server where there is one.
     if sys.platform.startswith("linux"):
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aesthete_gui.services.library_worker"])
+        context.set_forkserver_preload(["aesthete_gui.forkserver_guard", "aesthete_gui.services.library_worker"])
         return context
     return multiprocessing.get_context("spawn")
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
 from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar
 from aesthete_gui.imaging.xmp_embedded import read_embedded_marks
+from aesthete_gui.process_guard import exit_with_parent
 
 
 @dataclass
@@ -64,5 +65,7 @@ def failed_outcome(path: str, error: BaseException) -> FileOutcome:
 
 
 def ignore_interrupts() -> None:
-    """Pool initializer: Ctrl-C goes to the importing process, which cancels; workers finish their file."""
+    """Pool initializer: Ctrl-C goes to the importing process, which cancels; workers finish their file
+    and end when that process dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()

@@ -110,3 +110,16 @@ def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
     assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
     rows = _images(profile, capsys)
     assert rows["bright.jpg"]["suggested_reject"] is True and rows["bright.jpg"]["checks"]
+
+
+def test_a_student_name_that_would_leave_the_models_folder_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim.json"
+    victim.write_text("{}")
+    code = _run(tmp_path / "profiles" / "p.db", "distill", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m",
+                "--student", "../../victim")  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "student name '../../victim' cannot be used as a file name: it contains a folder separator" in err
+    assert victim.read_text() == "{}" and not list(tmp_path.rglob("victim.safetensors"))

@@ -15,10 +15,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-COPY_HINT = "The originals stay where they are."
+COPY_HINT = (
+    "The originals stay where they are. A RAW+JPEG pair and every sidecar go together; files "
+    "already there with the same bytes are not copied again."
+)
 MOVE_HINT = (
-    "Each original and its sidecar are removed once its copy is verified. The library follows "
-    "the files, so marks, scores and checks stay with them."
+    "A RAW+JPEG pair and every sidecar move together; each original is removed once its copy is "
+    "verified. The library follows the files, so marks, scores and checks stay with them."
 )
 
 
