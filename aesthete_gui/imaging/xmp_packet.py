@@ -161,7 +161,7 @@ class _Scanner:
         if parent is not None:
             parent.children += 1
         pairs = list(zip(attributes[::2], attributes[1::2], strict=True))
-        spans = self._attribute_spans(tag) if tag else []
+        spans: list = self._attribute_spans(tag) if tag else [((start, start), None)] * len(pairs)
         if kind == "rdf" and self.packet.rdf_prefix is None:
             self.packet.rdf_prefix = raw.decode("utf-8", "replace").partition(":")[0] if b":" in raw else ""
         elif kind == "desc":
@@ -385,10 +385,15 @@ def _insertions(packet: Packet, inserts: list[tuple[str, str]]) -> list[tuple[in
     if packet.editable is not None:
         raise PacketError(f"{packet.editable}; left as it is")
     if packet.descriptions:
-        target = next((d for d in packet.descriptions if all(FIELDS[k][0] in d.prefixes for k, _ in inserts)),
-                      packet.descriptions[0])  # fmt: skip
-        separator = target.indent or b" "
-        return [(target.tag_end, target.tag_end, _attributes(inserts, target.prefixes, separator))]
+        by_target: dict[int, list[tuple[str, str]]] = {}
+        for key, value in inserts:  # each field beside its namespace, else in the first description
+            index = next((i for i, d in enumerate(packet.descriptions) if FIELDS[key][0] in d.prefixes), 0)
+            by_target.setdefault(index, []).append((key, value))
+        out = []
+        for index, fields in by_target.items():
+            target = packet.descriptions[index]
+            out.append((target.tag_end, target.tag_end, _attributes(fields, target.prefixes, target.indent or b" ")))
+        return out
     if packet.rdf_close is None or packet.rdf_prefix is None:
         raise PacketError("has no rdf:RDF element to hold the marks (not an XMP packet); left as it is")
     rdf = f"{packet.rdf_prefix}:" if packet.rdf_prefix else ""

@@ -116,7 +116,7 @@ def test_a_rating_that_is_no_rating_is_unreadable_never_clamped_and_never_overwr
     assert marks.is_unreadable("xmp:Rating") and "xmp:Rating is not a number from -1 to 5" in marks.unreadable[0]
     before = sidecar.read_bytes()
     for kwargs in ({"stars": 4, "flag": None}, {"stars": 0, "flag": "reject"}):
-        with pytest.raises(SidecarWriteError, match="xmp:Rating is not a number from -1 to 5.*left as it is"):
+        with pytest.raises(SidecarWriteError, match=r"xmp:Rating is not a number from -1 to 5.*left as it is"):
             write_marks(image, label="Green", fields={"stars", "flag"}, **kwargs)  # type: ignore[arg-type]
         assert sidecar.read_bytes() == before
     write_marks(image, 0, None, "Blue", fields={"label"})  # another field may still change
