@@ -31,10 +31,12 @@ replaced either: SidecarWriteError says why, and nothing is written.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -113,13 +115,43 @@ class XmpMarks:
 
 
 # -- which sidecar ---------------------------------------------------------------------------
+_LISTINGS: contextvars.ContextVar[dict[Path, dict[str, list[str]]] | None] = contextvars.ContextVar(
+    "aesthete_folder_listings", default=None
+)
+
+
+@contextlib.contextmanager
+def folders_listed_once() -> Iterator[None]:
+    """Within the block each folder's image files are listed once (a sync or an export over many
+    images, during which the photographs themselves do not change): without it, every image's rule
+    lists its folder again."""
+    token = _LISTINGS.set({})
+    try:
+        yield
+    finally:
+        _LISTINGS.reset(token)
+
+
+def _images_by_stem(folder: Path) -> dict[str, list[str]]:
+    listings = _LISTINGS.get()
+    if listings is not None and folder in listings:
+        return listings[folder]
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        if _IMAGE_SUFFIXES.search(name):
+            by_stem.setdefault(Path(name).stem, []).append(name)
+    if listings is not None:
+        listings[folder] = by_stem
+    return by_stem
+
+
 def _same_stem_images(path: Path) -> list[str]:
     """Names of the other image files in the folder with the same stem."""
-    try:
-        siblings = os.listdir(path.parent)
-    except OSError:
-        return []
-    return [n for n in siblings if n != path.name and Path(n).stem == path.stem and _IMAGE_SUFFIXES.search(n)]
+    return [name for name in _images_by_stem(path.parent).get(path.stem, []) if name != path.name]
 
 
 def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> bool:

@@ -24,6 +24,7 @@ from aesthete_gui.imaging.xmp import (
     SidecarWriteError,
     XmpError,
     find_sidecar,
+    folders_listed_once,
     pairs_among,
     restore_sidecar,
     write_marks,
@@ -269,13 +270,14 @@ def mark_images(
         folders = (os.path.dirname(image.path) for i in ids if (image := profile.image_by_id(i)))
         clean_leftovers(folders, started)
     result = MarkedImages()
-    for image_id in ids:
-        try:
-            result.marks.append(set_mark(profile, image_id, stars, flag, label, write_xmp, naming,
-                                         pairs_as_one=pairs))  # fmt: skip
-        except SidecarNotWritten as error:
-            result.problems.append(error)
-            result.marks.append(profile.mark_for(image_id))
+    with folders_listed_once():
+        for image_id in ids:
+            try:
+                result.marks.append(set_mark(profile, image_id, stars, flag, label, write_xmp, naming,
+                                             pairs_as_one=pairs))  # fmt: skip
+            except SidecarNotWritten as error:
+                result.problems.append(error)
+                result.marks.append(profile.mark_for(image_id))
     return result
 
 
@@ -401,6 +403,13 @@ def _export_xmp(
     result = ExportResult(0, None)
     sync_sidecars(profile, ids, cancel=cancel)
     pairs = sidecar_rules(profile).pairs_as_one
+    with folders_listed_once():
+        _export_each(profile, ids, result, progress, cancel, naming, pairs)
+    return result
+
+
+def _export_each(profile: Profile, ids: list[int], result: ExportResult, progress: ProgressCallback | None,
+                 cancel: CancelToken | None, naming: Naming, pairs: bool) -> None:  # fmt: skip
     marks = profile.marks()
     images = {image.id: image for image in profile.images()}
     seen = sidecar_states(profile, ids)
@@ -437,7 +446,6 @@ def _export_xmp(
         if progress is not None:
             progress(Progress(done, len(ids), image.path))
     _apply_settled(profile, settled)
-    return result
 
 
 def _changed_since(known: SidecarState | None, image_path: str, pairs_as_one: bool) -> bool:

@@ -31,6 +31,7 @@ from aesthete_gui.imaging.xmp import (
     XmpError,
     XmpMarks,
     find_sidecar,
+    folders_listed_once,
     read_sidecar_bytes,
     read_xmp_bytes,
     write_sidecar,
@@ -213,6 +214,17 @@ def sync_sidecars(
     marks = profile.marks()
     known = sidecar_states(profile, wanted)
     summary = SyncSummary()
+    with folders_listed_once():
+        _sync_each(profile, images, marks, known, pairs_as_one, summary, progress, cancel, write_back, naming)
+    if summary.changed_ids:
+        emit(profile, MarksChanged(tuple(summary.changed_ids)))
+    return summary
+
+
+def _sync_each(profile: Profile, images: list[ImageRecord], marks: dict[int, MarkRecord],
+               known: dict[int, SidecarState], pairs_as_one: bool, summary: SyncSummary,
+               progress: ProgressCallback | None, cancel: CancelToken | None, write_back: bool,
+               naming: Naming) -> None:  # fmt: skip
     pending: list[SyncChange] = []
     for done, image in enumerate(images, start=1):
         if cancel is not None and cancel.cancelled:
@@ -234,9 +246,6 @@ def sync_sidecars(
         if progress is not None and (done % 100 == 0 or done == len(images)):
             progress(Progress(done, len(images), image.path))
     _apply(profile, pending, summary, write_back, naming)
-    if summary.changed_ids:
-        emit(profile, MarksChanged(tuple(summary.changed_ids)))
-    return summary
 
 
 def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, write_back: bool,
