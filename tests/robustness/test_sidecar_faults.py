@@ -183,30 +183,31 @@ def test_kill_9_during_sync_marks_and_export_leaves_whole_sidecars_and_a_rerun_c
     images = _shoot(folder, 40)
     profile_path = tmp_path / "kill.db"
     _registered(profile_path, images).close()
+    start = time.perf_counter()  # how long a batch takes here, to kill inside one
+    assert main(["--profile", str(profile_path), "mark", *map(str, images), "--label", "Purple"]) == 0
+    batch = time.perf_counter() - start
+    work = {"mark": batch, "export": batch, "sync": batch / 2}
     exiftool = ExifTool()
     kinds = ["mark", "export", "sync"] * (KILL_ROUNDS // 3)
     rng.shuffle(kinds)
-    work = {kind: 0.5 for kind in kinds}  # seconds of writing after start-up, measured on the reruns
-    killed_working = partly_written = left_temporary = 0
+    killed_working = partly_done = left_temporary = 0
     try:
         for number, kind in enumerate(kinds):
             where = f"seed {SEED}, round {number} ({kind})"
             args = _prepare(kind, number, images, profile_path, rng)
-            before = _state(folder)
+            before = {**_state(folder), **_state(profile_path.parent)}
+            sidecars_before = {p: p.read_bytes() for p in folder.glob("*.xmp")}
             process = _cli(profile_path, *args)
-            if kind == "sync":  # reads, then one transaction: a kill anywhere in the run
-                time.sleep(rng.uniform(0.5, 1.5))
-            else:  # wait for its first write, then kill somewhere inside the writing
-                deadline = time.monotonic() + 30
-                while process.poll() is None and _state(folder) == before and time.monotonic() < deadline:
-                    time.sleep(0.005)
-                time.sleep(rng.uniform(0, work[kind]))
+            deadline = time.monotonic() + 30  # start-up is most of a run: wait for its first write
+            while process.poll() is None and time.monotonic() < deadline and \
+                    {**_state(folder), **_state(profile_path.parent)} == before:
+                time.sleep(0.002)
+            time.sleep(rng.uniform(0, work[kind]))
             killed_working += process.poll() is None
             process.kill()
             process.wait()
             left_temporary += bool(temporary_files(folder))  # killed inside a write: the rerun must clean it
-            changed = [name for name, stat in _state(folder).items() if before.get(name) != stat]
-            partly_written += kind != "sync" and 0 < len([n for n in changed if n.endswith(".xmp")]) < len(images)
+            at_kill = {p: p.read_bytes() for p in folder.glob("*.xmp")}
             for n, image in enumerate(images):  # whole sidecars, the other program's keywords all there
                 sidecar = image.with_suffix(".xmp")
                 read_xmp_file(sidecar)
@@ -219,10 +220,11 @@ def test_kill_9_during_sync_marks_and_export_leaves_whole_sidecars_and_a_rerun_c
                                      f"{sorted(os.listdir(profile_path.parent))}") from error
             finally:
                 connection.close()
-            start = time.perf_counter()
             code = main(["--profile", str(profile_path), *args])  # the rerun, through the same CLI entry
-            work[kind] = max(work[kind], time.perf_counter() - start)
             assert code == 0, f"{where}: {capsys.readouterr().err}"
+            done_before_kill = any(at_kill[p] != sidecars_before.get(p) for p in at_kill)
+            left_for_rerun = any(p.read_bytes() != at_kill[p] for p in at_kill)
+            partly_done += done_before_kill and left_for_rerun  # the kill landed inside the batch
             assert temporary_files(folder) == [], f"{where}: leftovers {temporary_files(folder)}"
             profile = open_profile(profile_path)
             try:
@@ -239,6 +241,6 @@ def test_kill_9_during_sync_marks_and_export_leaves_whole_sidecars_and_a_rerun_c
         exiftool.close()
     with capsys.disabled():
         print(f"\nkill -9 harness, seed {SEED}: {len(kinds)} rounds (sync-xmp, mark on {len(images)} images, "
-              f"export), {killed_working} killed while running, {partly_written} left the batch half-way, "
+              f"export), {killed_working} killed while running, {partly_done} left the batch half-way, "
               f"{left_temporary} left a temporary file; 0 sidecars lost or half-written, 0 leftovers after the rerun")
     assert killed_working >= len(kinds) // 2, "most kills came after the command had finished"
