@@ -16,6 +16,10 @@ APP_NAME = "Aesthete"
 PROFILE_ENV = "AESTHETE_PROFILE"
 PROFILE_FILENAME = "profile.aesthete.db"
 STATE_ENV = "AESTHETE_STATE_FILE"
+XMP_ENABLED_KEY = "xmp_enabled"
+"""Profile setting: marks are written to XMP sidecars (default True), by the window and by `mark`."""
+PAIRS_AS_ONE_KEY = "raw_jpeg_pairs_as_one"
+"""Profile setting: a mark on either half of a RAW+JPEG pair applies to both (default False)."""
 """Overrides where the remembered window state and last profile are kept (tests point it at a temp dir)."""
 
 log = logging.getLogger(__name__)
@@ -41,6 +45,20 @@ def thumbnail_cache_dir(profile_path: Path) -> Path:
     if profile_path == default_profile_path():
         return user_cache_path(APP_NAME, appauthor=False) / "thumbnails"
     return profile_path.with_name(profile_path.name + ".thumbs")
+
+
+def profile_settings_path(profile_path: Path) -> Path:
+    """The settings of one profile, shared by the window and the command line: `<profile>.settings.json`."""
+    return profile_path.with_name(profile_path.name + ".settings.json")
+
+
+def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
+    """One value of the profile's settings file (the window writes it); `default` when unset or unreadable."""
+    try:
+        stored = json.loads(profile_settings_path(Path(profile_path)).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+    return stored.get(key, default) if isinstance(stored, dict) else default
 
 
 def user_state_path() -> Path:

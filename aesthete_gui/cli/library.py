@@ -203,8 +203,10 @@ def cmd_bursts(args: argparse.Namespace) -> int:
 
 
 def cmd_mark(args: argparse.Namespace) -> int:
-    """Set stars, pick/reject and colour label on one image (optionally its XMP sidecar too)."""
-    from aesthete_gui.services.library import SidecarNotWritten, resolve_image, set_mark
+    """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
+    from aesthete_gui.services.library import resolve_image
+    from aesthete_gui.services.library_marks import mark_images
+    from aesthete_gui.services.sidecar_sync import sidecar_rules
     from aesthete_gui.store.catalog import UNSET
 
     flag: Any = UNSET
@@ -220,22 +222,26 @@ def cmd_mark(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: give --stars, --pick/--reject/--unflag, --label or --xmp")
     profile = open_cli_profile(args)
     try:
+        ids = []
+        for given in args.images:
+            try:
+                ids.append(resolve_image(profile, given))
+            except KeyError as error:
+                raise UserError(_not_in_profile(given, error.args[0])) from error
+        rules = sidecar_rules(profile)
+        write_xmp = rules.write if args.xmp is None else args.xmp
         try:
-            image_id = resolve_image(profile, args.image)
-        except KeyError as error:
-            raise UserError(_not_in_profile(args.image, error.args[0])) from error
-        try:
-            mark = set_mark(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
-                            naming=args.xmp_naming)  # fmt: skip
+            result = mark_images(profile, ids, stars, flag, label, write_xmp=write_xmp,
+                                 naming=args.xmp_naming, pairs_as_one=args.pairs)  # fmt: skip
         except ValueError as error:
             raise UserError(str(error)) from error
-        except SidecarNotWritten as error:
-            print(f"aesthete: mark saved in the profile; {terminal_text(error)}", file=sys.stderr)
-            return 1
     finally:
         profile.close()
-    print(json.dumps({"id": mark.image_id, "stars": mark.stars, "flag": mark.flag, "label": mark.label}))
-    return 0
+    rows = [{"id": m.image_id, "stars": m.stars, "flag": m.flag, "label": m.label} for m in result.marks]
+    print(json.dumps(rows[0] if len(args.images) == 1 and len(rows) == 1 else rows))
+    for problem in result.problems:
+        print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
+    return 1 if result.problems else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -282,8 +288,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=cmd_bursts)
 
-    p = subparsers.add_parser("mark", help="set stars, pick/reject and colour label on an image")
-    p.add_argument("image", metavar="IMAGE", help="image path (or id) in the profile")
+    p = subparsers.add_parser(
+        "mark", help="set stars, pick/reject and colour label on images (and their XMP sidecars)",
+        description="Set marks in the profile and, like the window, merge them into each image's XMP "
+        "sidecar unless the profile's setting 'xmp_enabled' is off (Edit > Write marks to XMP sidecars "
+        "in the window) or --no-xmp is given. A RAW+JPEG pair is two photographs with a sidecar each "
+        "(IMG.xmp for the RAW, IMG.JPG.xmp for the JPEG) unless the profile's setting "
+        "'raw_jpeg_pairs_as_one' is on (Edit > Treat RAW+JPEG pairs as one): then a mark on either "
+        "half applies to both.")  # fmt: skip
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image path (or id) in the profile")
     p.add_argument("--stars", type=int, choices=range(6), metavar="N", help="0..5 stars")
     flags = p.add_mutually_exclusive_group()
     flags.add_argument("--pick", action="store_true", help="flag as pick")
@@ -291,9 +304,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     flags.add_argument("--unflag", action="store_true", help="remove the pick/reject flag")
     p.add_argument("--label", metavar="COLOR",
                    help=f"colour label: {', '.join(COLOR_LABELS)} or none")  # fmt: skip
-    p.add_argument("--xmp", action="store_true", help="also write the marks to the XMP sidecar")
+    xmp = p.add_mutually_exclusive_group()
+    xmp.add_argument("--xmp", dest="xmp", action="store_true", default=None,
+                     help="write the sidecars even if the profile's setting is off (alone: rewrite "
+                          "them from the profile)")  # fmt: skip
+    xmp.add_argument("--no-xmp", dest="xmp", action="store_false",
+                     help="change the profile only, no sidecar")  # fmt: skip
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names: IMG.xmp (stem), IMG.CR2.xmp (full) or auto")  # fmt: skip
+    pairs = p.add_mutually_exclusive_group()
+    pairs.add_argument("--pairs-as-one", dest="pairs", action="store_true", default=None,
+                       help="this time, mark both halves of a RAW+JPEG pair")  # fmt: skip
+    pairs.add_argument("--pairs-separate", dest="pairs", action="store_false",
+                       help="this time, mark only the half named")  # fmt: skip
     p.set_defaults(func=cmd_mark)
 
     p = subparsers.add_parser("export", help="export marks and scores as CSV, JSON or XMP sidecars")

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SETTINGS: dict[str, Any] = {
     "theme": "dark",  # "dark" | "light"
     "xmp_enabled": True,  # write marks to XMP sidecars
+    "raw_jpeg_pairs_as_one": False,  # a mark on either half of a RAW+JPEG pair applies to both
     "judge": None,  # None = no judge configured; else a model folder, hub id or server URL
     "scorer": BUILTIN,  # the scorer id used by "Score selection / library"
     "preset": "photography",  # rubric / domain preset
@@ -52,7 +53,9 @@ class AppSettings(MutableMapping[str, Any]):
     @classmethod
     def for_profile(cls, profile_path: Path) -> AppSettings:
         """The settings file that belongs to a profile: `<profile>.settings.json`."""
-        return cls(profile_path.with_name(profile_path.name + ".settings.json"))
+        from aesthete_gui.settings import profile_settings_path
+
+        return cls(profile_settings_path(profile_path))
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]

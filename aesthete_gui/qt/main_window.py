@@ -32,7 +32,7 @@ from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
-from aesthete_gui.qt.undo import MarkController
+from aesthete_gui.qt.undo import PAIRS_SETTING, MarkController
 from aesthete_gui.qt.widgets.compare_view import CompareView
 from aesthete_gui.qt.widgets.filter_bar import FilterBar
 from aesthete_gui.qt.widgets.grid_view import GridView
@@ -71,6 +71,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
         self.marks.failed.connect(self.show_message)
+        self.marks.notice.connect(self.show_message)
         self.sidecar_watch = SidecarWatcher(context, self)  # sidecar edits made elsewhere, on focus
 
         self.filter_bar = FilterBar(self)
@@ -213,6 +214,10 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
+        self.pairs_action = self._action(edit_menu, "Treat RAW+JPEG &pairs as one", self._toggle_pairs)
+        self.pairs_action.setCheckable(True)
+        self.pairs_action.setChecked(bool(self.context.settings.get(PAIRS_SETTING, False)))
+        self.pairs_action.setStatusTip("A mark on the RAW or the JPEG of a pair applies to both (and to the shared IMG.xmp)")
 
         view_menu = bar.addMenu("&View")
         for number, key in enumerate(VIEWS, start=1):
@@ -413,6 +418,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
     def _toggle_xmp(self, checked: bool) -> None:
         self.context.set_setting("xmp_enabled", bool(checked))
+
+    def _toggle_pairs(self, checked: bool) -> None:
+        self.context.set_setting(PAIRS_SETTING, bool(checked))
 
     # filters ---------------------------------------------------------------------------------
 

@@ -1,14 +1,21 @@
 """One undo history for marks and choices across all views (the context's QUndoStack).
 
 Marks: the view changes at once, the profile (and XMP) is written in order by one background
-writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. Choices (a
-Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand on the same
-stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was made."""
+writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. A write changes
+only the fields the key changed (services.library_marks.set_mark, the same path as the command
+line), so an edit another program made to the other fields survives; when that write finds such an
+edit, the view shows it afterwards. Undo also puts every sidecar the step wrote back to its bytes
+before the step (deleting the sidecars it created), unless another program changed the sidecar
+since: then only the marks are taken back in it, its other edits kept, and the status bar says so.
+Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand
+on the same stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was
+made."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from aesthete_gui.services.library_marks import SidecarNotWritten
+from aesthete_gui.services.library_marks import SidecarEdit, SidecarNotWritten
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -26,8 +33,15 @@ log = logging.getLogger(__name__)
 
 Marks = tuple[int, str | None, str | None]
 """(stars, flag, label) of one image."""
+Fields = dict[str, Any]
+"""The mark fields to set: any of "stars", "flag", "label"."""
+Writer = Callable[[int, Fields, list[SidecarEdit] | None, bool], Marks | None]
+"""(image id, fields, journal for undo, whether the sidecar may be written) -> the marks now."""
 
 _KEEP = object()
+_FIELD_NAMES = ("stars", "flag", "label")
+PAIRS_SETTING = "raw_jpeg_pairs_as_one"
+"""Setting: a mark on either half of a RAW+JPEG pair applies to both (the same key the CLI reads)."""
 
 
 @dataclass(frozen=True)
@@ -39,21 +53,27 @@ class MarkChange:
     after: Marks
 
 
-def write_mark_with_services(context: AppContext) -> Callable[[int, Marks], None]:
-    """The writer used by the app: services.library.set_mark (profile + XMP sidecar when enabled)."""
-    from aesthete_gui.services import library
+def _fields(old: Marks, new: Marks) -> Fields:
+    """The fields that differ between two marks, with their new values."""
+    return {name: n for name, o, n in zip(_FIELD_NAMES, old, new, strict=True) if o != n}
 
-    def write(image_id: int, marks: Marks) -> None:
-        stars, flag, label = marks
-        library.set_mark(
+
+def write_mark_with_services(context: AppContext) -> Writer:
+    """The writer used by the app: services.library_marks.set_mark (profile + XMP sidecar when
+    enabled), the one function the command line's `mark` uses too."""
+    from aesthete_gui.services import library_marks
+
+    def write(image_id: int, fields: Fields, journal: list[SidecarEdit] | None, sidecar: bool) -> Marks:
+        mark = library_marks.set_mark(
             context.profile,
             image_id,
-            stars=stars,
-            flag=flag,
-            label=label,
-            write_xmp=bool(context.settings.get("xmp_enabled", True)),
+            **fields,
+            write_xmp=sidecar and bool(context.settings.get("xmp_enabled", True)),
             naming=context.settings.get("xmp_naming") or "auto",
+            journal=journal,
+            pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
         )
+        return (mark.stars, mark.flag, mark.label)
 
     return write
 
@@ -63,12 +83,14 @@ class _MarkCommand(QUndoCommand):
         super().__init__(text)
         self._controller = controller
         self._changes = changes
+        self._journal: list[SidecarEdit] = []  # the sidecar writes of the latest redo
 
     def redo(self) -> None:
-        self._controller._apply({c.image_id: c.after for c in self._changes})
+        self._journal = []
+        self._controller._apply(self._changes, self._journal)
 
     def undo(self) -> None:
-        self._controller._apply({c.image_id: c.before for c in self._changes})
+        self._controller._revert(self._changes, self._journal)
 
 
 class MarkController(QObject):
@@ -77,13 +99,14 @@ class MarkController(QObject):
     applied = Signal(object)  # dict: image id -> Marks, emitted at once in the UI thread
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
     failed = Signal(str)  # a write failed: the reason, for the status bar
-    _done = Signal(list, str)  # worker -> UI
+    notice = Signal(str)  # something the user should know about a finished write or undo
+    _done = Signal(list, str, object, str)  # worker -> UI: ids, errors, marks now, notice
 
     def __init__(
         self,
         context: AppContext,
         current: Callable[[int], Marks | None] | None = None,
-        writer: Callable[[int, Marks], None] | None = None,
+        writer: Writer | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -92,6 +115,7 @@ class MarkController(QObject):
         self._writer = writer or write_mark_with_services(context)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aesthete-marks")
         self._futures: list[Future] = []
+        self._pending: Counter[int] = Counter()  # writes queued per image (UI thread only)
         self.undo_stack: QUndoStack = context.undo_stack
         self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
 
@@ -104,6 +128,15 @@ class MarkController(QObject):
         record = self._context.profile.mark_for(image_id)
         return (record.stars, record.flag, record.label)
 
+    def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
+        """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""
+        ids = list(image_ids)
+        if not self._context.settings.get(PAIRS_SETTING, False):
+            return ids
+        from aesthete_gui.services.library_marks import pair_partners
+
+        return pair_partners(self._context.profile, ids)
+
     def mark(
         self,
         image_ids: Iterable[int],
@@ -114,7 +147,7 @@ class MarkController(QObject):
     ) -> None:
         """Change the given marks of the images as one undoable step (toggle_label clears a same label)."""
         changes = []
-        for image_id in image_ids:
+        for image_id in self.with_pair_halves(image_ids):
             before = self.marks_of(image_id)
             new_label = before[2] if label is _KEEP else label
             if toggle_label and label is not _KEEP and before[2] == label:
@@ -137,28 +170,62 @@ class MarkController(QObject):
         """Finish queued writes, then stop the writer thread."""
         self._executor.shutdown(wait=True)
 
-    def _apply(self, marks: Mapping[int, Marks]) -> None:
-        self.applied.emit(dict(marks))
-        items = list(marks.items())
-        future = self._executor.submit(self._write_all, items)
+    def _submit(self, job: Callable[[], None]) -> None:
+        future = self._executor.submit(job)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _write_all(self, items: list[tuple[int, Marks]]) -> None:
+    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
+        self._pending.update(c.image_id for c in changes)
+        self.applied.emit({c.image_id: c.after for c in changes})
+        items = [(c.image_id, _fields(c.before, c.after)) for c in changes]
+        self._submit(lambda: self._write_all(items, journal, {c.image_id for c in changes}))
+
+    def _revert(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
+        self._pending.update(c.image_id for c in changes)
+        self.applied.emit({c.image_id: c.before for c in changes})
+        items = [(c.image_id, _fields(c.after, c.before)) for c in changes]
+        self._submit(lambda: self._undo_all(items, list(journal)))
+
+    def _write_all(self, items: list[tuple[int, Fields]], journal: list[SidecarEdit] | None,
+                   sidecar_ids: set[int], notice: str = "") -> None:  # fmt: skip
         errors = []
-        for image_id, marks in items:
+        now: dict[int, Marks] = {}
+        for image_id, fields in items:
             try:
-                self._writer(image_id, marks)
+                marks = self._writer(image_id, fields, journal, image_id in sidecar_ids)
+                if marks is not None:
+                    now[image_id] = marks
             except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
                 errors.append(f"mark saved in the profile; {exc}")
             except Exception as exc:  # one failing image must not lose the other marks
                 log.warning("writing marks of image %s failed: %s", image_id, exc)
                 errors.append(f"could not save the mark of image {image_id}: {exc}")
-        self._done.emit([i for i, _ in items], "; ".join(errors))
+        self._done.emit([i for i, _ in items], "; ".join(errors), now, notice)
 
-    @Slot(list, str)
-    def _on_done(self, image_ids: list, error: str) -> None:
+    def _undo_all(self, items: list[tuple[int, Fields]], journal: list[SidecarEdit]) -> None:
+        """Undo on the writer thread: sidecars back to their bytes, then the marks in the profile."""
+        from aesthete_gui.services.library_marks import undo_sidecar_edits
+
+        restored, changed = undo_sidecar_edits(self._context.profile, journal) if journal else (set(), set())
+        notice = ""
+        if changed:
+            count = len(changed)
+            notice = (f"{count} sidecar{'s were' if count > 1 else ' was'} changed by another program since "
+                      "the mark: only the marks were taken back there, its other edits kept")  # fmt: skip
+        self._write_all(items, None, {i for i, _ in items if i not in restored}, notice)
+
+    @Slot(list, str, object, str)
+    def _on_done(self, image_ids: list, error: str, now: object, notice: str) -> None:
         if error:
             self.failed.emit(error)
+        if notice:
+            self.notice.emit(notice)
+        self._pending.subtract(image_ids)
+        settled = {i: m for i, m in dict(now).items() if self._pending[i] <= 0}  # type: ignore[call-overload]
+        self._pending = +self._pending
+        shown = {i: m for i, m in settled.items() if m != self.marks_of(i)}
+        if shown:  # another program's edit found while writing: the view shows it now
+            self.applied.emit(shown)
         self.written.emit(image_ids)  # the service announced each mark (signals.marks_changed)
 
 

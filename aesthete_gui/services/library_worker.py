@@ -1,4 +1,5 @@
-"""The per-file import step run in worker processes: imaging's one-read ingest plus XMP marks (sidecar, else embedded)."""
+"""The per-file import step run in worker processes: imaging's one-read ingest plus XMP marks (sidecar,
+else embedded; the camera's EXIF rating where XMP has none)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import signal
 from dataclasses import dataclass
 
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
-from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar
+from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar, with_exif_rating
 from aesthete_gui.imaging.xmp_embedded import read_embedded_marks
 from aesthete_gui.process_guard import exit_with_parent
 
@@ -47,6 +48,11 @@ def process_file(
             outcome.xmp_problem = f"sidecar unreadable: {type(error).__name__}: {error}"
         if outcome.xmp is None and outcome.xmp_problem is None:
             outcome.xmp = _embedded_marks(path)
+        if outcome.xmp_problem is None:
+            meta = outcome.ingest.metadata
+            outcome.xmp = with_exif_rating(outcome.xmp, meta.rating if meta is not None else None)
+        if outcome.xmp is not None and outcome.xmp.unreadable:
+            outcome.xmp_problem = "sidecar value unreadable, left as it is: " + "; ".join(outcome.xmp.unreadable)
     return outcome
 
 

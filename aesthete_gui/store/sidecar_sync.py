@@ -52,6 +52,7 @@ class SyncChange:
     marks: Marks | None = None
     state: SidecarState | None = None
     history: tuple[MarkHistoryEntry, ...] = ()
+    unreadable: tuple[str, ...] = ()  # sidecar values that could not be read (the profile kept its own)
 
 
 def sidecar_states(
@@ -101,6 +102,15 @@ def mark_history(profile: ProfileConnection, image_id: int) -> list[MarkHistoryE
         (image_id,),
     )
     return [MarkHistoryEntry(**r) for r in rows]
+
+
+def forget_sidecar_states(profile: ProfileConnection, image_ids: Iterable[int]) -> None:
+    """Forget the recorded sidecar of these images (e.g. after undo deleted the sidecar we created)."""
+    ids = sorted(set(image_ids))
+    if not ids:
+        return
+    with profile._write() as conn:
+        conn.executemany("DELETE FROM sidecar_sync WHERE image_id = ?", [(i,) for i in ids])
 
 
 def apply_sync_changes(profile: ProfileConnection, changes: Sequence[SyncChange]) -> list[int]:
