@@ -302,7 +302,7 @@ def _pair(folder: Path, stem: str = "IMG_0001") -> tuple[Path, Path, Path]:
     jpeg, raw = folder / f"{stem}.JPG", folder / f"{stem}.CR2"
     Image.fromarray(skdata.chelsea()).save(jpeg, quality=85)
     raw.write_bytes(b"II*\x00" + os.urandom(5000))
-    write_sidecar(jpeg, 5, "pick", None, naming="stem")
+    write_sidecar(raw, 5, "pick", None, naming="stem")  # the RAW owns <stem>.xmp (the pair rule)
     return jpeg, raw, folder / f"{stem}.xmp"
 
 
