@@ -115,7 +115,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
         self.library = LibraryPanel(context, self.model, self)
         self.library.setMinimumWidth(200)
-        self.inspector = Inspector(context, self)
+        self.inspector = Inspector(context, self, shown_score=self._shown_score)
         self.inspector.setMinimumWidth(300)
         self.jobs = JobsPanel(context.runner, self)
         self.jobs.setMinimumHeight(110)
@@ -135,6 +135,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self._build_menus()
         self.filter_bar.filter_changed.connect(self.model.set_filter)
         self.filter_bar.sort_changed.connect(self.model.set_sort)
+        self.filter_bar.sort_changed.connect(self._score_source_changed)
         self.filter_bar.save_requested.connect(self.save_filter)
         self.filter_bar.control_used.connect(self.focus_current_view)
         self.key_router = CullingKeyRouter(self, self.key_target)
@@ -145,6 +146,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.grid.open_requested.connect(self.open_in_loupe)
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
         self.grid.survey_requested.connect(lambda: self.show_view("survey"))
+        self.grid.mark_note.connect(self._note_next_mark)
+        self.compare.inspected.connect(self._compare_inspected)
         self.survey.back_requested.connect(lambda: self.show_view("grid"))
         self.survey.open_requested.connect(self.open_in_loupe)
         self.welcome.open_folder_requested.connect(self.choose_and_import)
@@ -152,13 +155,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.welcome.model_manager_requested.connect(self.open_model_manager)
         self.model.loaded.connect(self._library_loaded)
         self.model.arranged.connect(self._update_counts)
-        self.marks.applied.connect(self._update_counts)
+        self.marks.applied.connect(self._marks_applied)
         context.selection.changed.connect(self._update_counts)
         context.signals.status_message.connect(self.show_message)
         context.signals.settings_changed.connect(self._setting_changed)
         context.runner.job_added.connect(self._job_added)
         context.runner.job_ended.connect(self._update_jobs)
         self._current_view = "grid"
+        self._picks_shown = 0  # the pick count last announced, to say how a mark changed it
+        self._mark_note = ""  # said with the next mark's pick count (frames reached, undo)
         self._last_partial_reload = 0.0
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
@@ -209,6 +214,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         edit_menu.addSeparator()
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
+        self._action(edit_menu, "&Invert selection", self.grid.invert_selection, "Ctrl+Shift+I")
         self._add_culling_actions(file_menu, edit_menu)
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
@@ -226,6 +232,11 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
         self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
+        quick = view_menu.addMenu("&Quick filters")
+        for text, name, key in (("Picks only", "picks", "Alt+P"), ("Hide rejects", "hide_rejects", "Alt+X"),
+                                ("Unrated only", "unrated", "Alt+U"), ("Suggested rejects only", "suggested", "Alt+R")):  # fmt: skip
+            self._action(quick, text, lambda _=False, n=name: self.filter_bar.toggle_quick(n), key)
+        self._action(quick, "Show all flags and stars", self.filter_bar.clear_quick, "Alt+0")
         view_menu.addSeparator()
         self.reset_state_action = self._action(view_menu, "&Reset layout, sort and filters", self.reset_remembered_state)
 
@@ -258,6 +269,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         if key not in self._pages:
             raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
         self._view_to_restore = None  # a view asked for now wins over the one remembered
+        if self._current_view == "compare" and key != "compare":
+            self.inspector.show_image(self.context.selection.current())  # back to the grid's frame
         self._current_view = key
         self.stack.setCurrentWidget(self._pages[key])
         if key in VIEWS:
@@ -275,6 +288,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             self.grid.setFocus()
         elif key == "compare":
             self.compare.setFocus()
+            self.inspector.show_image(self.compare.inspected_id())  # the pair, not the grid's frame
         elif key == "set":
             selected = self.context.selection.image_ids()
             if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
@@ -316,6 +330,31 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         if target is not None:
             target.setFocus(Qt.FocusReason.OtherFocusReason)
 
+    def refocus(self) -> None:
+        """Make this window active again with the keys on the current view (after a dialog closed:
+        without it the keys, Ctrl+Z included, may go nowhere until the window is clicked)."""
+        self.activateWindow()
+        self.raise_()
+        self.focus_current_view()
+
+    def compare_suggested_pairs(self) -> None:
+        """Compare on the taste service's suggested pairs from the whole library."""
+        self.show_view("compare")
+        self.compare.compare_suggested_pairs()
+        self.refocus()
+
+    def _compare_inspected(self, image_id: int) -> None:
+        if self._current_view == "compare":
+            self.inspector.show_image(image_id)
+
+    def _shown_score(self, image_id: int) -> tuple[float | None, str] | None:
+        row = self.model.row_for(image_id)
+        return None if row is None else (self.model.shown_score(row), self.model.score_label())
+
+    def _score_source_changed(self, *_args: object) -> None:
+        self.filter_bar.show_score_source(self.model.score_label())
+        self.inspector.refresh_score()
+
     def open_in_loupe(self, image_id: int) -> None:
         """Show one image large."""
         self.context.selection.set_image_ids([image_id])
@@ -324,6 +363,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
     def _library_loaded(self) -> None:
         self._update_counts()
+        self._picks_shown = self.model.flag_count("pick")
+        self.filter_bar.set_capture_times(r.capture_time for r in self.model.all_rows())
+        self._score_source_changed()
         empty = self.model.total_count() == 0
         view, self._view_to_restore = self._view_to_restore, None
         if empty and not self.context.settings.get("welcome_done"):
@@ -395,12 +437,29 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         row = self.model.row_for(image_id)
         return None if row is None else (row.stars, row.flag, row.label)
 
+    def _note_next_mark(self, text: str) -> None:
+        self._mark_note = text
+
+    def _marks_applied(self, *_args: object) -> None:
+        """Update the counts; when the pick count changed, say so ("picks 1 → 20")."""
+        self._update_counts()
+        picks = self.model.flag_count("pick")
+        note, self._mark_note = self._mark_note, ""
+        parts = [note] if note else []
+        if picks != self._picks_shown:
+            parts.append(f"picks {self._picks_shown} → {picks}")
+        self._picks_shown = picks
+        if parts:
+            self.show_message(" · ".join(parts))
+
     def undo(self) -> None:
         """Take back the last mark or choice, whichever view it was made in (one history)."""
         stack = self.context.undo_stack
         if stack.canUndo():
             self.show_message(f"Undo: {stack.undoText()}")
+            self._mark_note = f"Undo: {stack.undoText()}"
             stack.undo()
+            self._mark_note = ""
         else:
             self.show_message("Nothing to undo.")
 
@@ -409,7 +468,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         stack = self.context.undo_stack
         if stack.canRedo():
             self.show_message(f"Redo: {stack.redoText()}")
+            self._mark_note = f"Redo: {stack.redoText()}"
             stack.redo()
+            self._mark_note = ""
 
     def _toggle_xmp(self, checked: bool) -> None:
         self.context.set_setting("xmp_enabled", bool(checked))
@@ -488,7 +549,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             "  Arrows: move        Enter: loupe / back      Esc: back to grid\n"
             "  0–5: stars          P: pick   X: reject   U: unflag\n"
             "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
-            "  Ctrl+Z: undo        Ctrl+Shift+Z: redo\n\n"
+            "  W (or a click on a badge): why it is flagged, why a burst shows this frame\n"
+            "  Ctrl+Z: undo        Ctrl+Shift+Z: redo       Ctrl+Shift+I: invert selection\n"
+            "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
             "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
             "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"

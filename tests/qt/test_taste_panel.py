@@ -186,8 +186,11 @@ def test_too_few_held_out_choices_show_no_figure_and_the_base_stays(qtbot, panel
     wait_done(qtbot, job)
     assert job.state is JobState.FINISHED, job.error_text
     text = panel.agreement_label.text()
-    assert "not enough held-out choices to measure: 5 of 20" in text
+    assert "not enough held-out choices to measure: 5 of 20; about 15 more choices needed" in text
     assert "%" not in text and "CI" not in text  # no percentage, no interval
+    assert panel.compare_button.isVisible()  # the next pairs, one click away
+    with qtbot.waitSignal(panel.compare_requested):
+        panel.compare_button.click()
     assert app_context.profile.active_adapter() is None
     assert panel.adapter_combo.currentText() != "mine"
     assert panel.activate_button.isVisible()
