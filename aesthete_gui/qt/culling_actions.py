@@ -79,7 +79,7 @@ class BurstToThin:
     """One burst as "keep the best" would leave it: the frames kept and those it would reject."""
 
     burst_id: int
-    kept: list[ImageRow]  # the best frame first, then frames the user marked
+    kept: list[ImageRow]  # the best frame first, then frames the user marked (those already rejected left out)
     rejected: list[ImageRow]
 
 
@@ -96,7 +96,7 @@ def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
     out = []
     for burst_id, group in by_burst.items():
         best = best_of_burst(group)
-        kept = [best] + [r for r in group if r is not best and _judged_by_user(r)]
+        kept = [best] + [r for r in group if r is not best and _judged_by_user(r) and r.flag != "reject"]
         rejected = [r for r in group if r is not best and not _judged_by_user(r)]
         if rejected:
             out.append(BurstToThin(burst_id, kept, rejected))

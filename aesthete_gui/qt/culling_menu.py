@@ -60,7 +60,8 @@ class CullingMenuMixin:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
             return None
         settings = self.context.settings
-        dialog = ExportPicksDialog(count, "picks" if picks_only else "photographs shown",
+        what = ("pick" if picks_only else "photograph shown") if count == 1 else ("picks" if picks_only else "photographs shown")
+        dialog = ExportPicksDialog(count, what,
                                    str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self)  # fmt: skip
         dialog.accepted.connect(lambda: self._export_chosen(dialog, picks_only))
         dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]

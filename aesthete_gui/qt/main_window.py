@@ -65,7 +65,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.context = context
         self.setObjectName("mainWindow")
         self.setWindowTitle(self._title())
-        self.resize(1280, 800)
+        self.resize(self.default_size())
         self.setMinimumSize(QSize(960, 600))
         self.setAcceptDrops(True)  # drop a folder on the window to import it
         self.model = ImageListModel(context, self)
@@ -177,6 +177,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
     # building --------------------------------------------------------------------------------
 
+    def default_size(self) -> QSize:
+        """1280×800, or less on a smaller screen: a 1280×800 window on a 1280×800 laptop put its
+        status bar below the screen's edge (the title bar and a panel take room too)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return QSize(1280, 800)
+        room = screen.availableGeometry().size()
+        return QSize(min(1280, room.width()), min(800, room.height() - 48))
+
     def _title(self) -> str:
         path = self.context.profile_path
         return f"Aesthete — {path.name}" if path else "Aesthete"
@@ -234,7 +243,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
         quick = view_menu.addMenu("&Quick filters")
         for text, name, key in (("Picks only", "picks", "Alt+P"), ("Hide rejects", "hide_rejects", "Alt+X"),
-                                ("Unrated only", "unrated", "Alt+U"), ("Suggested rejects only", "suggested", "Alt+R")):  # fmt: skip
+                                ("Unrated only", "unrated", "Alt+U"), ("Suggested rejects only", "suggested", "Alt+R"),
+                                ("Collapse bursts", "bursts", "Alt+B")):  # fmt: skip
             self._action(quick, text, lambda _=False, n=name: self.filter_bar.toggle_quick(n), key)
         self._action(quick, "Show all flags and stars", self.filter_bar.clear_quick, "Alt+0")
         view_menu.addSeparator()
@@ -291,8 +301,10 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             self.inspector.show_image(self.compare.inspected_id())  # the pair, not the grid's frame
         elif key == "set":
             selected = self.context.selection.image_ids()
+            if not MIN_FRAMES <= len(selected) <= MAX_FRAMES:
+                selected = self.survey_frames()[0]  # one frame of a burst: its burst, as the survey does
             if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
-                self.set_view.use_selection()  # the set is what the user has selected now
+                self.set_view.set_images(selected)  # the set is what the user has selected now
             self.set_view.setFocus()
         elif key == "survey":
             self.survey.set_frames(*self.survey_frames())
@@ -352,7 +364,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         return None if row is None else (self.model.shown_score(row), self.model.score_label())
 
     def _score_source_changed(self, *_args: object) -> None:
-        self.filter_bar.show_score_source(self.model.score_label())
+        self._update_model_label()
         self.inspector.refresh_score()
 
     def open_in_loupe(self, image_id: int) -> None:
@@ -422,7 +434,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             dock.show()
         self.resizeDocks([self.library_dock, self.inspector_dock], [220, 320], Qt.Orientation.Horizontal)
         self.resizeDocks([self.inspector_dock, self.jobs_dock], [560, 160], Qt.Orientation.Vertical)
-        self.resize(1280, 800)
+        self.resize(self.default_size())
         self.show_view("grid")
         self.context.settings.pop("session", None)
         self.show_message("Remembered layout, sort and filters reset.")
@@ -525,9 +537,13 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.jobs_label.setText(f"{len(running)} job{'s' if len(running) != 1 else ''} running" if running else "")
 
     def _update_model_label(self) -> None:
+        """The status bar names the score every view shows (and its scorer) and the judge."""
         judge = self.context.settings.get("judge")
-        scorer = self.context.settings.get("scorer") or BUILTIN
-        self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge or 'none (optional)'}")
+        self.model_label.setText(f"Scores: {self.model.score_label()}  ·  Judge: {judge or 'none (optional)'}")
+        self.model_label.setToolTip(
+            f"The score the grid cells and the inspector show, and the scorer that gave it; "
+            f"Scoring ▸ Score with chooses the scorer (now {self.context.settings.get('scorer') or BUILTIN})"
+        )
 
     def _setting_changed(self, key: str) -> None:
         if key == "theme":
@@ -551,7 +567,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
             "  W (or a click on a badge): why it is flagged, why a burst shows this frame\n"
             "  Ctrl+Z: undo        Ctrl+Shift+Z: redo       Ctrl+Shift+I: invert selection\n"
-            "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n\n"
+            "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n"
+            "  Alt+B collapse bursts\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
             "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
             "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"

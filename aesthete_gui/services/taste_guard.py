@@ -98,6 +98,11 @@ def choices_still_needed(choices: int, held_out: int) -> int:
     return max(MIN_HELD_OUT_CHOICES + MIN_TRAIN_CHOICES - choices, MIN_HELD_OUT_CHOICES - held_out, 1)
 
 
+def expected_held_out(choices: int) -> int:
+    """How many of `choices` split_by_time would hold out when no group spans the cut."""
+    return min(max(round(HELD_OUT_FRACTION * choices), MIN_HELD_OUT_CHOICES), max(0, choices - MIN_TRAIN_CHOICES))
+
+
 def too_few_to_measure(choices: int, held_out: int) -> str:
     """What the window says instead of an agreement figure: how far it is, how many more to make."""
     more = choices_still_needed(choices, held_out)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from aesthete_gui.imaging.xmp import write_sidecar
 from aesthete_gui.qt.culling_menu import EXPORT_FOLDER_SETTING, EXPORT_MOVE_SETTING
@@ -29,8 +30,10 @@ def test_the_dialog_names_the_choice_and_needs_a_folder(qtbot) -> None:
     assert dialog.wants_move() and dialog.ok_button.text() == "Move"
     assert "removed once its copy is verified" in dialog.move_hint.text() and dialog.move_hint.isEnabled()
     assert not dialog.copy_hint.isEnabled()  # the choice not taken is muted, not hidden
-    remembered = ExportPicksDialog(1, "photographs shown", "/tmp/last", move=True)
+    remembered = ExportPicksDialog(1, "photograph shown", "/tmp/last", move=True)
     qtbot.addWidget(remembered)
+    assert remembered.findChild(QLabel).text() == "1 photograph shown and its XMP sidecar, to the folder:"
+    assert remembered.move_radio.shortcut().toString() == "Alt+M"  # Copy / Move from the keyboard
     assert remembered.wants_move() and remembered.folder() == "/tmp/last"
 
 

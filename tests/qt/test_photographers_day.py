@@ -200,3 +200,21 @@ def test_one_key_filters_toggle_on_and_off(qtbot, day) -> None:
     assert ids[2] in main.model.visible_ids()
     qtbot.keyClick(main.grid, Qt.Key.Key_0, Qt.KeyboardModifier.AltModifier)
     assert main.model.rowCount() == 9
+
+
+def test_the_window_opens_no_larger_than_the_screen(qtbot, app_context) -> None:
+    from aesthete_gui.qt.main_window import MainWindow
+
+    window = MainWindow(app_context)
+    qtbot.addWidget(window)
+    room = window.screen().availableGeometry()
+    size = window.default_size()
+    assert size.width() <= min(1280, room.width()) and size.height() <= min(800, room.height() - 48)
+    window.marks.close()
+
+
+def test_the_set_view_takes_the_burst_of_the_one_frame_selected(qtbot, day) -> None:
+    main, ids = day
+    main.grid.select_image(ids[1])
+    main.show_view("set")
+    assert sorted(main.set_view.image_ids()) == sorted(ids[:3])

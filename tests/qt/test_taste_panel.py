@@ -216,3 +216,14 @@ def test_an_adapter_measured_worse_shows_both_figures_and_stays_off(qtbot, panel
     assert "measured worse than the base scorer" in text
     assert app_context.profile.active_adapter() is None
     assert panel.activate_button.isVisible()
+
+
+def test_before_any_training_the_panel_says_how_many_more_choices_it_takes(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 10)
+    record_consistent_choices(app_context, ids, 23)
+    app_context.signals.choices_changed.emit()
+    assert panel.choices_label.text() == "23 choices recorded · about 17 more before agreement can be measured"
+    assert panel.compare_button.isVisible()
+    record_consistent_choices(app_context, ids, 45)  # 68 in all: enough to hold 20 out
+    app_context.signals.choices_changed.emit()
+    assert panel.choices_label.text() == "68 choices recorded" and not panel.compare_button.isVisible()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 TILE = 112
 """Thumbnail side in the preview (px): large enough to see which frame is soft."""
+PITCH = TILE + 58
+"""Horizontal room per tile in the preview (thumbnail, caption, frame, spacing)."""
 MAX_BURSTS_SHOWN = 200
 """A preview of more bursts than this lists the first ones and says how many more there are."""
 KEEP_STYLE = "QFrame#keep { border: 2px solid #5cb85c; border-radius: 4px; }"
@@ -35,7 +37,7 @@ REJECT_STYLE = "QFrame#reject { border: 2px solid #e0574f; border-radius: 4px; }
 class FrameTile(QFrame):
     """One frame: its thumbnail and name, outlined green (kept) or red (to be rejected)."""
 
-    def __init__(self, row: ImageRow, kept: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, row: ImageRow, kept: bool, best: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.row = row
         self.kept = kept
@@ -44,8 +46,9 @@ class FrameTile(QFrame):
         self.thumb = QLabel("…")
         self.thumb.setFixedSize(TILE, TILE)
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        caption = QLabel(("✔ keep  " if kept else "✖ reject  ") + row.name)
-        caption.setToolTip(row.path)
+        caption = QLabel(("✔ best  " if best else "✔ yours  " if kept else "✖ reject  ") + row.name)
+        why = "the best frame of the burst" if best else "marked by you: kept" if kept else "not the best, not marked by you"
+        caption.setToolTip("\n".join([row.path, why, *row.check_notes]))
         caption.setMaximumWidth(TILE + 40)
         caption.setText(caption.fontMetrics().elidedText(caption.text(), Qt.TextElideMode.ElideMiddle, TILE + 40))
         layout = QVBoxLayout(self)
@@ -74,29 +77,36 @@ class KeepBestDialog(QDialog):
         self.summary = QLabel(
             f"Reject {rejected} frame{'s' if rejected != 1 else ''} of {len(bursts)} "
             f"burst{'s' if len(bursts) != 1 else ''}, keeping {kept}: the best of each burst (in focus, "
-            "eyes open, no clipping, then the score) and every frame you flagged, starred or "
-            "labelled. Ctrl+Z undoes it in one step."
+            "eyes open, no clipping, then the score) and every frame you picked, starred or "
+            "labelled. Frames you rejected stay rejected. Ctrl+Z undoes it in one step."
         )
         self.summary.setWordWrap(True)
+        screen = parent.screen().availableGeometry().size() if parent is not None and parent.screen() else QSize(1280, 800)
+        widest = max((len(b.kept) + len(b.rejected) for b in bursts), default=1)
+        width = min(150 + widest * PITCH, int(screen.width() * 0.9))
+        per_line = max(2, (width - 120) // PITCH)  # a long burst wraps onto more lines: no sideways scrolling
         body = QWidget()
         grid = QGridLayout(body)
         grid.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        for line, burst in enumerate(bursts[:MAX_BURSTS_SHOWN]):
-            frames = len(burst.kept) + len(burst.rejected)
-            title = QLabel(f"Burst {line + 1}\n{frames} frames")
+        line = 0
+        for number, burst in enumerate(bursts[:MAX_BURSTS_SHOWN], 1):
+            frames = [(r, True) for r in burst.kept] + [(r, False) for r in burst.rejected]
+            title = QLabel(f"Burst {number}\n{len(frames)} frames")
             title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
             grid.addWidget(title, line, 0)
-            for column, (row, keep) in enumerate([(r, True) for r in burst.kept] + [(r, False) for r in burst.rejected], 1):
-                tile = FrameTile(row, keep)
+            for position, (row, keep) in enumerate(frames):
+                tile = FrameTile(row, keep, best=position == 0)
                 tile.set_pixmap(thumbnails.request(row.image_id))
-                grid.addWidget(tile, line, column)
+                grid.addWidget(tile, line + position // per_line, 1 + position % per_line)
                 self.tiles.append(tile)
+            line += (len(frames) + per_line - 1) // per_line
         if len(bursts) > MAX_BURSTS_SHOWN:
             more = QLabel(f"… and {len(bursts) - MAX_BURSTS_SHOWN} more bursts.")
-            grid.addWidget(more, MAX_BURSTS_SHOWN, 0, 1, -1)
+            grid.addWidget(more, line, 0, 1, -1)
         self.scroll = QScrollArea()
         self.scroll.setWidget(body)
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.reject_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.reject_button.setText(f"Reject {rejected} frame{'s' if rejected != 1 else ''}")
@@ -108,10 +118,8 @@ class KeepBestDialog(QDialog):
         layout.addWidget(self.buttons)
         thumbnails.ready.connect(self._thumbnail_ready)
         self.finished.connect(lambda _result: thumbnails.ready.disconnect(self._thumbnail_ready))
-        screen = parent.screen().availableGeometry() if parent is not None and parent.screen() else None
-        width = min(1100, int(screen.width() * 0.85)) if screen else 960
-        height = min(760, int(screen.height() * 0.8)) if screen else 640
-        self.resize(width, height)
+        lines = min(line, 4)
+        self.resize(width, min(130 + lines * (TILE + 56), int(screen.height() * 0.85)))
 
     def rejected_ids(self) -> list[int]:
         """The frames listed for rejection, in the order shown."""

@@ -83,9 +83,6 @@ class FilterBar(QWidget):
         self.captured = QComboBox(self)
         self.captured.setToolTip("Only photographs captured on this day or in this hour")
         self.captured.addItem("Any time", None)
-        self.score_source = QLabel(self)
-        self.score_source.setObjectName("muted")
-        self.score_source.setToolTip("The score the cells show, and the scorer that gave it (the inspector shows the same)")
 
         self.dimension = QComboBox(self)
         for key in DIMENSIONS:
@@ -128,7 +125,6 @@ class FilterBar(QWidget):
         second.addWidget(self.collapse)
         second.addWidget(self.eyes_closed)
         second.addStretch(1)
-        second.addWidget(self.score_source)
         second.addWidget(self.save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -244,8 +240,11 @@ class FilterBar(QWidget):
         self.filter_changed.emit(self._state)
 
     def toggle_quick(self, name: str) -> None:
-        """A one-key filter: "picks", "hide_rejects", "suggested" (the flag box) or "unrated" (the
-        stars box); the same key again shows everything again."""
+        """A one-key filter: "picks", "hide_rejects", "suggested" (the flag box), "unrated" (the
+        stars box) or "bursts" (collapse them); the same key again shows everything again."""
+        if name == "bursts":
+            self.collapse.toggle()
+            return
         if name == "unrated":
             box, value = self.stars, UNRATED
         else:
@@ -256,10 +255,6 @@ class FilterBar(QWidget):
         """Show every flag and any stars again (the quick filters off)."""
         self.flag.setCurrentIndex(0)
         self.stars.setCurrentIndex(0)
-
-    def show_score_source(self, text: str) -> None:
-        """Name the score the cells show ("Scores: overall · built-in")."""
-        self.score_source.setText(f"Scores: {text}")
 
     def set_capture_times(self, times: Iterable[str | None]) -> None:
         """List the days (and, for a short span, the hours) the library's photographs were taken,

@@ -121,7 +121,7 @@ class ThumbnailDelegate(QStyledItemDelegate):
         if row.eyes_closed:
             self._closed_eyes_badge(painter, image_rect.bottomLeft())
         burst = self._model.burst_size(row.burst_id)
-        if burst:
+        if burst > 1:  # a burst the filter narrowed to this frame hides nothing
             badge = f"{burst}"
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(0, 0, 0, 170))
@@ -146,7 +146,7 @@ class ThumbnailDelegate(QStyledItemDelegate):
             boxes.append(QRect(image.left(), image.top(), 18, 18))
         if row.eyes_closed:
             boxes.append(QRect(image.left(), image.bottom() - 17, 28, 18))
-        if self._model.burst_size(row.burst_id):
+        if self._model.burst_size(row.burst_id) > 1:
             boxes.append(QRect(image.right() - 60, image.top(), 61, 18))
         return any(box.adjusted(-2, -2, 2, 2).contains(point) for box in boxes)
 
@@ -269,6 +269,7 @@ class GridView(QListView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Culling keys act on the selection; Enter opens the loupe; W explains; the rest is QListView's."""
+        QToolTip.hideText()  # an explanation belongs to the frame it was asked for: the next key ends it
         marks = marks_for_key(event.key(), event.modifiers())
         if marks is not None:
             self.mark_selection(marks, event.text().upper() or "the key")
@@ -357,10 +358,25 @@ class GridView(QListView):
         self.scrollTo(self.currentIndex())
         self.viewport().update()
 
+    def paintEvent(self, event) -> None:
+        """The cells; when the filter hides every photograph, say so and how to see them again."""
+        super().paintEvent(event)
+        if self._model.rowCount() == 0 and self._model.total_count() > 0:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(self.palette().ColorRole.PlaceholderText))
+            painter.drawText(
+                self.viewport().rect().adjusted(24, 24, -24, -24),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                f"No photograph passes the filter ({self._model.total_count():,} in the library).\n"
+                "Alt+0 shows every flag and star again; View ▸ Reset layout, sort and filters clears the rest.",
+            )
+            painter.end()
+
     def _publish_selection(self) -> None:
         self._context.selection.set_image_ids(self.selected_ids())
 
     def _remember_selection(self) -> None:
+        QToolTip.hideText()  # the cell an explanation pointed at may move or vanish
         self._kept_selection = self.selected_ids()
         self._kept_scroll = self.verticalScrollBar().value()
         self._kept_is_refresh = self._model.refreshing

@@ -239,6 +239,9 @@ class Inspector(QWidget):
             self.headline.setVisible(False)
             return
         value, label = shown
+        if value is None and not details.scores:  # "Not scored yet" below says it
+            self.headline.setVisible(False)
+            return
         self.headline.setText(f"<b>{value:.2f}</b> · {label}" if value is not None else f"– · {label} (no score yet)")
         self.headline.setToolTip("The score the grid shows for this photograph, and which scorer gave it")
         self.headline.setVisible(True)

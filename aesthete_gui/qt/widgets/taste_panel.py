@@ -26,7 +26,11 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
 from aesthete_gui.qt.widgets.plots import CurvePoint, LearningCurvePlot, ScoreDistributionPlot
-from aesthete_gui.services.taste_guard import too_few_to_measure
+from aesthete_gui.services.taste_guard import (
+    choices_still_needed,
+    expected_held_out,
+    too_few_to_measure,
+)
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -175,6 +179,7 @@ class TastePanel(QWidget):
         self.compare_button.clicked.connect(self.compare_requested)
         self.compare_button.setVisible(False)
         self._shown_adapter: str | None = None
+        self._unmeasured_shown = False  # the figures shown say "not enough held-out choices"
         taste_layout = QGridLayout(taste_box)
         taste_layout.addWidget(self.choices_label, 0, 0)
         taste_layout.addWidget(QLabel("Active adapter:"), 0, 1, Qt.AlignmentFlag.AlignRight)
@@ -378,7 +383,8 @@ class TastePanel(QWidget):
         self._shown_adapter = name
         self.agreement_label.setText(text)
         self.activate_button.setVisible(not active)
-        self.compare_button.setVisible(not measured)
+        self._unmeasured_shown = not measured
+        self._refresh_counts()
 
     def _adapter_chosen(self) -> None:
         from aesthete_gui.services import taste
@@ -390,7 +396,9 @@ class TastePanel(QWidget):
     def _refresh_counts(self, *_: Any) -> None:
         total = self.context.profile.choice_count()
         selected = len(self.context.selection.image_ids())
-        self.choices_label.setText(f"{total} choices recorded")
+        more = choices_still_needed(total, expected_held_out(total))
+        self.choices_label.setText(f"{total} choices recorded" + (f" · about {more} more before agreement can be measured" if more else ""))
+        self.compare_button.setVisible(more > 0 or self._unmeasured_shown)
         self.score_selection_button.setText(f"Score selection ({selected})")
         running = self._job is not None and not self._job.done
         self.score_selection_button.setEnabled(selected > 0 and not running)
