@@ -207,7 +207,7 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
             keep_best.reject()
         export = window._choose_and_copy(picks_only=True)
         if export is not None and size == sizes[0]:
-            export.folder_edit.setText(str(Path.home() / "Pictures" / "2026-06-13 delivery"))
+            export.folder_edit.setText("/home/you/Pictures/2026-06-13 delivery")
             export.move_radio.setChecked(True)
             settle(window)
             path = out / "export-picks-dialog.png"
