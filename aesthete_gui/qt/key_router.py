@@ -1,6 +1,7 @@
 """Culling keys always reach the current image: a key pressed while a combo box, button, check box or
 tab bar of the window has focus is handed to the current view (and focus goes back to it). Text
-fields keep their keys; lists and trees outside the views keep their arrows."""
+fields keep their keys, except Ctrl+Z / Ctrl+Shift+Z when they have no typing of their own to undo
+(then it is the window's undo of the last mark); lists and trees outside the views keep their arrows."""
 
 from __future__ import annotations
 

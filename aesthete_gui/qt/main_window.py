@@ -44,6 +44,7 @@ from aesthete_gui.qt.widgets.set_view import SetView
 from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
+from aesthete_gui.qt.window_review import ReviewMixin
 from aesthete_gui.settings import UserState
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ VIEW_TITLES: dict[str, str] = {
 }  # fmt: skip
 
 
-class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
+class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
@@ -177,15 +178,6 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
     # building --------------------------------------------------------------------------------
 
-    def default_size(self) -> QSize:
-        """1280×800, or less on a smaller screen: a 1280×800 window on a 1280×800 laptop put its
-        status bar below the screen's edge (the title bar and a panel take room too)."""
-        screen = self.screen() or QApplication.primaryScreen()
-        if screen is None:
-            return QSize(1280, 800)
-        room = screen.availableGeometry().size()
-        return QSize(min(1280, room.width()), min(800, room.height() - 48))
-
     def _title(self) -> str:
         path = self.context.profile_path
         return f"Aesthete — {path.name}" if path else "Aesthete"
@@ -241,12 +233,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
         self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
-        quick = view_menu.addMenu("&Quick filters")
-        for text, name, key in (("Picks only", "picks", "Alt+P"), ("Hide rejects", "hide_rejects", "Alt+X"),
-                                ("Unrated only", "unrated", "Alt+U"), ("Suggested rejects only", "suggested", "Alt+R"),
-                                ("Collapse bursts", "bursts", "Alt+B")):  # fmt: skip
-            self._action(quick, text, lambda _=False, n=name: self.filter_bar.toggle_quick(n), key)
-        self._action(quick, "Show all flags and stars", self.filter_bar.clear_quick, "Alt+0")
+        self._add_quick_filters(view_menu)
         view_menu.addSeparator()
         self.reset_state_action = self._action(view_menu, "&Reset layout, sort and filters", self.reset_remembered_state)
 
@@ -342,31 +329,6 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         if target is not None:
             target.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def refocus(self) -> None:
-        """Make this window active again with the keys on the current view (after a dialog closed:
-        without it the keys, Ctrl+Z included, may go nowhere until the window is clicked)."""
-        self.activateWindow()
-        self.raise_()
-        self.focus_current_view()
-
-    def compare_suggested_pairs(self) -> None:
-        """Compare on the taste service's suggested pairs from the whole library."""
-        self.show_view("compare")
-        self.compare.compare_suggested_pairs()
-        self.refocus()
-
-    def _compare_inspected(self, image_id: int) -> None:
-        if self._current_view == "compare":
-            self.inspector.show_image(image_id)
-
-    def _shown_score(self, image_id: int) -> tuple[float | None, str] | None:
-        row = self.model.row_for(image_id)
-        return None if row is None else (self.model.shown_score(row), self.model.score_label())
-
-    def _score_source_changed(self, *_args: object) -> None:
-        self._update_model_label()
-        self.inspector.refresh_score()
-
     def open_in_loupe(self, image_id: int) -> None:
         """Show one image large."""
         self.context.selection.set_image_ids([image_id])
@@ -448,21 +410,6 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
     def _marks_shown(self, image_id: int) -> tuple[int, str | None, str | None] | None:
         row = self.model.row_for(image_id)
         return None if row is None else (row.stars, row.flag, row.label)
-
-    def _note_next_mark(self, text: str) -> None:
-        self._mark_note = text
-
-    def _marks_applied(self, *_args: object) -> None:
-        """Update the counts; when the pick count changed, say so ("picks 1 → 20")."""
-        self._update_counts()
-        picks = self.model.flag_count("pick")
-        note, self._mark_note = self._mark_note, ""
-        parts = [note] if note else []
-        if picks != self._picks_shown:
-            parts.append(f"picks {self._picks_shown} → {picks}")
-        self._picks_shown = picks
-        if parts:
-            self.show_message(" · ".join(parts))
 
     def undo(self) -> None:
         """Take back the last mark or choice, whichever view it was made in (one history)."""
