@@ -149,10 +149,10 @@ def describe_training(result: Any) -> str:
             f"Taste adapter trained ({state}): predicts your held-out choices {adapter.mean:.0%} "
             f"of the time (base scorer {base.mean:.0%})."
         )
-    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+    from aesthete_gui.services.taste_guard import too_few_to_measure
 
-    choices = getattr(result, "choices", None)
+    choices = int(getattr(result, "choices", 0) or 0)
     return (
-        f"Taste adapter trained on {choices} choices; not enough held-out choices to measure: "
-        f"{getattr(result, 'held_out', 0)} of {MIN_HELD_OUT_CHOICES}, so it is {state}."
+        f"Taste adapter trained on {choices} choices; {too_few_to_measure(choices, int(getattr(result, 'held_out', 0) or 0))}, "
+        f"so it is {state}. Scoring ▸ Taste and scores panel ▸ Compare suggested pairs shows the next pairs."
     )

@@ -44,6 +44,7 @@ class ImageRow:
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
     culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
+    check_notes: tuple[str, ...] = ()  # "✖ focus: …" / "⚠ noise: …": the checks that did not pass, why
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -60,8 +61,11 @@ class FilterState:
     """What the grid shows: a conjunction of the filter bar's and the library panel's choices."""
 
     min_stars: int = 0
-    flag: str | None = None  # None = any, "pick", "reject", "unflagged", "suggested"
+    flag: str | None = None  # None = any, "pick", "reject", "unflagged", "suggested", "not_reject"
     label: str | None = None  # None = any, else a colour label
+    unrated: bool = False  # only frames without stars
+    captured_from: str | None = None  # ISO capture time, inclusive ("2026-06-13T15:00")
+    captured_to: str | None = None  # ISO capture time, exclusive
     folder_id: int | None = None
     burst_id: int | None = None
     score_dimension: str = "overall"
@@ -83,7 +87,7 @@ class FilterState:
 
     def accepts(self, row: ImageRow) -> bool:
         """True when the row passes every part of the filter."""
-        if row.stars < self.min_stars:
+        if row.stars < self.min_stars or (self.unrated and row.stars):
             return False
         if self.flag == "unflagged":
             if row.flag is not None:
@@ -91,8 +95,17 @@ class FilterState:
         elif self.flag == "suggested":
             if not row.suggested_reject:
                 return False
+        elif self.flag == "not_reject":
+            if row.flag == "reject":
+                return False
         elif self.flag is not None and row.flag != self.flag:
             return False
+        if self.captured_from is not None or self.captured_to is not None:
+            when = row.capture_time
+            if when is None or (self.captured_from is not None and when < self.captured_from):
+                return False
+            if self.captured_to is not None and when >= self.captured_to:
+                return False
         if self.label is not None and row.label != self.label:
             return False
         if self.eyes_closed and not row.eyes_closed:
@@ -125,38 +138,82 @@ def sort_value(row: ImageRow, key: str) -> tuple:
     return (value is None, -(value if value is not None else 0.0))
 
 
-def cell_score(row: ImageRow, sort_key: str) -> float | None:
-    """The score a grid cell shows: the one the sort uses ("My ranking": the personal score; a
-    dimension: that dimension's score), otherwise the overall score."""
-    if sort_key == "personal":
+def cell_score(row: ImageRow, sort_key: str, personal_active: bool | None = None) -> float | None:
+    """The one score a view shows for a row (the grid cell and the inspector alike): the sorted
+    dimension's score when sorting by a dimension, else the personal score when a taste adapter is
+    active (`personal_active`; by default: the row has a personal score) or the sort is "My
+    ranking", else the scorer's overall score (see score_source)."""
+    active = row.personal is not None if personal_active is None else personal_active
+    source, dimension = score_source(sort_key, active)
+    if source == "personal":
         return row.personal
+    return row.scores.get(dimension)
+
+
+def score_source(sort_key: str, personal_active: bool) -> tuple[str, str]:
+    """Which score the views show: ("personal", "overall") or ("scorer", dimension)."""
     if sort_key in DIMENSIONS:
-        return row.scores.get(sort_key)
-    return row.scores.get("overall")
+        return "scorer", sort_key
+    if sort_key == "personal" or personal_active:
+        return "personal", "overall"
+    return "scorer", "overall"
+
+
+def scorer_title(scorer_id: str | None) -> str:
+    """A scorer as the window names it: "built-in", "My taste (name)", or its id."""
+    if not scorer_id or scorer_id == "builtin":
+        return "built-in"
+    if scorer_id.startswith("taste:"):
+        return f"My taste ({scorer_id.removeprefix('taste:')})"
+    return scorer_id
+
+
+def _merit(row: ImageRow) -> tuple:
+    overall = row.scores.get("overall")
+    return (
+        row.flag != "reject",
+        row.culling_rank,
+        overall if overall is not None else -math.inf,
+        row.flag == "pick",
+        row.stars,
+    )
 
 
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
-    """The frame shown for a collapsed burst: not rejected, then eyes not closed, subject in focus,
-    no clipping, no reject verdict (imaging.bursts), then best overall score, pick/stars, first."""
+    """The burst's technically best frame: not rejected, then eyes not closed, subject in focus, no
+    clipping, no reject verdict (imaging.bursts), then best overall score, pick/stars, first."""
+    return max(rows, key=_merit)
+
+
+def marked_by_user(row: ImageRow) -> bool:
+    """True when the user judged the frame: a pick, stars or a colour label (a reject is no choice)."""
+    return row.flag != "reject" and (row.flag == "pick" or row.stars > 0 or row.label is not None)
+
+
+def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
+    """The frame a collapsed burst shows: the one the user marked (a pick first, then the most stars,
+    then a colour label; ties go to the technically better frame), else best_of_burst."""
     candidates = list(rows)
+    marked = [r for r in candidates if marked_by_user(r)]
+    if not marked:
+        return best_of_burst(candidates)
+    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None, _merit(r)))
 
-    def merit(row: ImageRow) -> tuple:
-        overall = row.scores.get("overall")
-        return (
-            row.flag != "reject",
-            row.culling_rank,
-            overall if overall is not None else -math.inf,
-            row.flag == "pick",
-            row.stars,
-        )
 
-    return max(candidates, key=merit)
+def cover_reason(cover: ImageRow, frames: int) -> str:
+    """Why a collapsed burst shows this frame, in a few words (the grid's "why" popup)."""
+    if marked_by_user(cover):
+        what = "your pick" if cover.flag == "pick" else (f"your {cover.stars}★" if cover.stars else "your colour label")
+        return f"Burst of {frames}: shows {what}."
+    if cover.flag == "reject":
+        return f"Burst of {frames}: every frame is rejected; shows the best of them."
+    return f"Burst of {frames}: shows the technically best frame (eyes, focus, clipping, then score)."
 
 
 def arrange(
     rows: Iterable[ImageRow], state: FilterState, sort_key: str, descending: bool = False
 ) -> tuple[list[ImageRow], dict[int, int]]:
-    """Filter and sort rows; collapse bursts to their best frame. Returns (rows, burst sizes)."""
+    """Filter and sort rows; collapse bursts to their cover (burst_cover). Returns (rows, burst sizes)."""
     kept = [r for r in rows if state.accepts(r)]
     burst_sizes: dict[int, int] = {}
     if state.collapse_bursts and state.burst_id is None:
@@ -167,7 +224,7 @@ def arrange(
                 singles.append(row)
             else:
                 by_burst.setdefault(row.burst_id, []).append(row)
-        kept = singles + [best_of_burst(group) for group in by_burst.values()]
+        kept = singles + [burst_cover(group) for group in by_burst.values()]
         burst_sizes = {bid: len(group) for bid, group in by_burst.items()}
     # Scores sort best-first by default; "descending" flips whatever the natural order is.
     kept.sort(key=lambda r: sort_value(r, sort_key))
@@ -222,9 +279,20 @@ def load_rows(
                 suggested_reject=image.id in suggested,
                 eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
                 culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
+                check_notes=check_notes(checks[image.id][0]) if image.id in checks else (),
             )
         )
     return rows
+
+
+VERDICT_SIGNS = {"reject": "✖", "warn": "⚠"}
+
+
+def check_notes(checks: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The stored checks that did not pass, as "✖ focus: reason" lines (rejects first)."""
+    failed = [c for c in checks if c.get("verdict") in VERDICT_SIGNS]
+    failed.sort(key=lambda c: c.get("verdict") != "reject")
+    return tuple(f"{VERDICT_SIGNS[str(c['verdict'])]} {str(c.get('name', '')).replace('_', ' ')}: {c.get('reason', '')}" for c in failed)
 
 
 @dataclass
@@ -238,6 +306,7 @@ class LoadedRows:
     filter: FilterState
     sort_key: str
     descending: bool
+    personal_scorer: str | None = None  # the active adapter's ranking ("taste:<name>"), if any
 
 
 def load_and_arrange(
@@ -260,4 +329,11 @@ def load_and_arrange(
         filter=state,
         sort_key=sort_key,
         descending=descending,
+        personal_scorer=_personal_scorer_id(profile),
     )
+
+
+def _personal_scorer_id(profile: Profile) -> str | None:
+    from aesthete_gui.services.scoring import personal_scorer_id
+
+    return personal_scorer_id(profile)

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from aesthete_gui.engine.scorers import BUILTIN
@@ -46,10 +46,20 @@ class JobMenuMixin:
             self.import_folders(folders)
 
     def choose_and_import(self) -> None:
-        """Ask for a folder, then import it as a job."""
-        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs")
+        """Ask for a folder (starting in the last one opened, else the home folder), then import it."""
+        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs", self.start_folder())
+        self.refocus()  # type: ignore[attr-defined]
         if folder:
             self.import_folders([Path(folder)])
+
+    def start_folder(self) -> str:
+        """Where *Open folder* starts: the parent of the last folder opened when it still exists (its
+        siblings are the likely next shoots), else the home folder — never the program's folder."""
+        for recent in self.context.settings.get("recent_folders") or []:
+            parent = Path(str(recent)).expanduser().parent
+            if parent.is_dir():
+                return str(parent)
+        return str(Path.home())
 
     def import_folders(self, folders: list[Path]) -> JobHandle:
         """Import folders in the background; the grid fills as batches land."""
@@ -172,8 +182,20 @@ class JobMenuMixin:
     def show_taste_panel(self) -> None:
         """Open the taste / scores / distillation panel (plots, agreement)."""
         from aesthete_gui.qt.dialogs import open_taste_panel
+        from aesthete_gui.qt.widgets.taste_panel import TastePanel
 
-        open_taste_panel(self.context, self)
+        dialog = open_taste_panel(self.context, self)
+        # Esc closes it wherever the keyboard is inside; it takes the keyboard when it opens (a new
+        # window is not always made active, and Esc then reached the grid instead)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), dialog, dialog.reject, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        dialog.activateWindow()
+        dialog.raise_()
+        panel = dialog.findChild(TastePanel)
+        if panel is not None:
+            panel.compare_requested.connect(dialog.accept)
+            panel.compare_requested.connect(self.compare_suggested_pairs)  # type: ignore[attr-defined]
+        self.taste_dialog = dialog
 
     def open_model_manager(self) -> None:
         """Open the model manager dialog (judge and scorer choice)."""
