@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.engine.scorers import BUILTIN
+from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.ingest_action import ingest_from_card
@@ -464,9 +465,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.jobs_label.setText(f"{len(running)} job{'s' if len(running) != 1 else ''} running" if running else "")
 
     def _update_model_label(self) -> None:
-        judge = self.context.settings.get("judge")
+        judge = actions.judge_label(actions.configured_judge(self.context.settings))
         scorer = self.context.settings.get("scorer") or BUILTIN
-        self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge or 'none (optional)'}")
+        self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge}")
 
     def _setting_changed(self, key: str) -> None:
         if key == "theme":

@@ -61,12 +61,19 @@ def inspect_folder(
 
 
 def download_model(
-    model_id: str, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    model_id: str,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    *,
+    revision: str | None = None,
+    allow_pickle: bool = False,
 ) -> str:
     """Download a hub model into the standard cache (only when the user asked); returns its folder."""
     from aesthete_gui.ml.loading import resolve_model_path
 
-    return str(resolve_model_path(model_id, download=True, progress=progress, cancel=cancel))
+    folder = resolve_model_path(model_id, download=True, revision=revision, allow_pickle=allow_pickle,
+                                progress=progress, cancel=cancel)  # fmt: skip
+    return str(folder)
 
 
 def test_connection(

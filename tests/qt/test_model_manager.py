@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from aesthete_gui.qt.actions import configured_judge
 from aesthete_gui.qt.dialogs.model_manager import ModelManagerDialog, judge_source
 from tests.fixtures.tiny_models import build_tiny_qwen3_vl
 
@@ -83,9 +84,9 @@ def test_local_folder_is_inspected_and_saved(qtbot, dialog, app_context, tmp_pat
     assert "MiB on disk" in dialog.folder_info.text()
     with qtbot.waitSignal(app_context.signals.settings_changed):
         dialog.save()
-    assert app_context.settings["judge"] == str(folder)
+    assert app_context.settings["judge"] == {"model": str(folder)}  # a typed record
     assert app_context.settings["scorer"] == "builtin"
-    assert judge_source(app_context.settings["judge"]) == "folder"
+    assert judge_source(configured_judge(app_context.settings)) == "folder"
 
 
 def test_folder_without_a_model_is_refused_clearly(qtbot, dialog, tmp_path) -> None:
@@ -107,8 +108,9 @@ def test_server_connection_test_lists_models_and_saves(qtbot, dialog, app_contex
     assert "tiny-judge" in dialog.server_info.text()
     assert dialog.server_model_edit.text() == "tiny-judge"
     dialog.save()
-    assert app_context.settings["judge"] == models_server
-    assert app_context.settings["judge_server_model"] == "tiny-judge"
+    assert app_context.settings["judge"] == {"model": "tiny-judge", "endpoint": models_server}
+    judge = configured_judge(app_context.settings)
+    assert judge_source(judge) == "server" and judge.endpoints == (models_server,)
 
 
 def test_unreachable_server_reports_the_failure(qtbot, dialog) -> None:
