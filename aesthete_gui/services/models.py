@@ -39,8 +39,8 @@ def inspect_folder(
 ) -> str:
     """Parameters, disk size and memory estimate of a local model folder (reads headers only)."""
     from aesthete_gui.ml.loading import (
-        count_parameters,
         estimate_memory_bytes,
+        model_parameters,
         read_config,
         weight_files,
     )
@@ -50,7 +50,7 @@ def inspect_folder(
         raise FileNotFoundError(f"{path} is not a folder")
     config = read_config(path)
     weight_files(path)
-    parameters = count_parameters(path)
+    parameters = model_parameters(path)
     disk = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     model_type = config.get("model_type", "unknown type")
     return (
