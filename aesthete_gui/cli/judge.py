@@ -302,6 +302,9 @@ def run_models(args: argparse.Namespace) -> int:
                 "parameters_billion": card.parameters_billion,
                 "memory_gib_bf16": card.memory_gib_bf16,
                 "licence": card.licence,
+                "licence_allows_commercial_use": card.permissive,
+                "licence_source": card.licence_source,
+                "default_judge": card.default_judge,
                 "protocols_checked": list(card.protocols_checked),
                 "installed": str(location) if location else None,
             }

@@ -126,14 +126,49 @@ def resolve_model_path(
             )
     except LocalEntryNotFoundError as error:
         if download:
-            raise ModelLoadError(f"could not download {text!r}: {error}") from error
+            raise hub_failure(text, error) from error
         raise ModelLoadError(
             f"model {text!r} is not in the local model cache; download it with --download "
             "(or pass a local folder)"
         ) from error
     except (HfHubHTTPError, OSError) as error:
-        raise ModelLoadError(f"could not download {text!r}: {error}") from error
+        raise hub_failure(text, error) from error
     return Path(str(folder))
+
+
+_NETWORK_ERRORS = ("ConnectError", "ConnectTimeout", "ConnectionError", "NetworkError", "TimeoutException",
+                   "ProxyError", "gaierror")  # fmt: skip
+
+
+def hub_failure(model_id: str, error: BaseException) -> ModelLoadError:
+    """One line for a download that failed: no connection to the hub (and what to do), or the
+    hub's own first line of explanation — never its multi-line text."""
+    from huggingface_hub import constants
+
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    network = [e for e in chain if isinstance(e, ConnectionError | TimeoutError)
+               or any(name in type(e).__name__ for name in _NETWORK_ERRORS)]  # fmt: skip
+    if network:
+        reason = _first_line(network[-1]) or type(network[-1]).__name__
+        return ModelLoadError(
+            f"no connection to the model hub ({constants.ENDPOINT}): {reason}; connect to the "
+            f"network (check HF_ENDPOINT and proxy settings) and download {model_id} again, or "
+            "download it on another machine and give its folder"
+        )
+    return ModelLoadError(f"could not download {model_id!r}: {_first_line(error) or type(error).__name__}")
+
+
+def _first_line(error: BaseException) -> str:
+    """The error's first meaningful line, without the 'Got: …' prefixes some hub errors carry."""
+    for line in str(error).splitlines():
+        line = line.strip()
+        if line:
+            return line.removeprefix("Got: ")
+    return ""
 
 
 MODEL_FILE_SUFFIXES = (".json", ".txt", ".model", ".jinja", ".tiktoken", *SAFE_WEIGHT_SUFFIXES, *PICKLE_WEIGHT_SUFFIXES)

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
     from aesthete_gui.services.compare import JudgeSpec
+    from aesthete_gui.services.models import DeviceInfo
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ class ModelManagerDialog(QDialog):
             "Detect device",
             detect_device,
             on_done=self._show_device,
-            on_error=lambda error: self.device_label.setText(f"Device: unknown ({error})"),
+            on_error=self._device_unknown,
         )
 
     # -- layout --------------------------------------------------------------------------------
@@ -335,8 +336,13 @@ class ModelManagerDialog(QDialog):
             )
         )
 
-    def _show_device(self, text: str) -> None:
-        self.device_label.setText(f"Device: models would run on the {text}.")
+    def _show_device(self, device: DeviceInfo) -> None:
+        self.device_label.setText(f"Device: models would run on the {device}.")
+        self.hub_page.show_speeds(device)
+
+    def _device_unknown(self, error: BaseException) -> None:
+        self.device_label.setText(f"Device: unknown ({error})")
+        self.hub_page.show_speeds(None)
 
     def _show_server_models(self, models: list[str]) -> None:
         if not models:
