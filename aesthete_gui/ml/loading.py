@@ -60,6 +60,7 @@ __all__ = [
     "load_vision_model",
     "load_vlm",
     "looks_like_hub_id",
+    "matmul_flops",
     "model_parameters",
     "read_config",
     "resolve_model_path",
@@ -147,6 +148,24 @@ def available_memory_bytes(device: str) -> int | None:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def matmul_flops(device: str, dtype_name: str, seconds: float = 0.3) -> float:
+    """FLOP/s of square matrix multiplies on `device` at `dtype_name` (a measurement of `seconds`)."""
+    import time
+
+    import torch
+
+    size = 2048 if device != "cpu" else 512
+    a = torch.randn(size, size, device=device, dtype=_torch_dtype(dtype_name))
+    b = torch.randn(size, size, device=device, dtype=_torch_dtype(dtype_name))
+    done, started = 0, time.perf_counter()
+    while True:
+        (a @ b).sum().item()  # .item() waits for a GPU to finish
+        done += 1
+        elapsed = time.perf_counter() - started
+        if elapsed >= seconds or done >= 2000:
+            return 2 * size**3 * done / elapsed
 
 
 def check_fits(folder: Path, choice: DeviceChoice, available: int | None = None) -> int:

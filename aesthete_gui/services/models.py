@@ -44,35 +44,16 @@ class DeviceInfo:
         return f"{name} ({self.dtype}{memory})"
 
 
-def _matmul_flops(device: str, dtype_name: str, seconds: float = 0.3) -> float:
-    """FLOP/s of square matrix multiplies on `device` (a short measurement)."""
-    import time
-
-    import torch
-
-    size = 2048 if device != "cpu" else 512
-    dtype = getattr(torch, dtype_name)
-    a = torch.randn(size, size, device=device, dtype=dtype)
-    b = torch.randn(size, size, device=device, dtype=dtype)
-    done, started = 0, time.perf_counter()
-    while True:
-        (a @ b).sum().item()  # .item() waits for a GPU to finish
-        done += 1
-        elapsed = time.perf_counter() - started
-        if elapsed >= seconds or done >= 2000:
-            return 2 * size**3 * done / elapsed
-
-
 def detect_device(
     progress: ProgressCallback | None = None, cancel: CancelToken | None = None
 ) -> DeviceInfo:
     """Where models would run, with free memory and a short speed measurement (imports torch, so
     run it as a job); str() of it is a one-line description."""
-    from aesthete_gui.ml.loading import available_memory_bytes, choose_device
+    from aesthete_gui.ml.loading import available_memory_bytes, choose_device, matmul_flops
 
     choice = choose_device()
     free = available_memory_bytes(choice.device)
-    return DeviceInfo(choice.device.split(":")[0], choice.dtype, free, _matmul_flops(choice.device, choice.dtype))
+    return DeviceInfo(choice.device.split(":")[0], choice.dtype, free, matmul_flops(choice.device, choice.dtype))
 
 
 def expected_speed(card: ModelCard, device: DeviceInfo) -> str:
