@@ -13,7 +13,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.common import library_image_ids, open_cli_profile, write_progress
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
@@ -51,8 +51,7 @@ class _ProgressBar:
             text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
         else:
             text = terminal_text(progress.message)
-        self.stream.write("\r" + text[:100].ljust(100))
-        self.stream.flush()
+        write_progress(self.stream, text[:100].ljust(100))
         self.drawn = True
 
     def close(self) -> None:
@@ -204,7 +203,6 @@ def cmd_bursts(args: argparse.Namespace) -> int:
 
 def cmd_mark(args: argparse.Namespace) -> int:
     """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
-    from aesthete_gui.services.library import resolve_image
     from aesthete_gui.services.library_marks import mark_images
     from aesthete_gui.services.sidecar_sync import sidecar_rules
     from aesthete_gui.store.catalog import UNSET
@@ -222,12 +220,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: give --stars, --pick/--reject/--unflag, --label or --xmp")
     profile = open_cli_profile(args)
     try:
-        ids = []
-        for given in args.images:
-            try:
-                ids.append(resolve_image(profile, given))
-            except KeyError as error:
-                raise UserError(_not_in_profile(given, error.args[0])) from error
+        ids = library_image_ids(profile, args.images)
         rules = sidecar_rules(profile)
         write_xmp = rules.write if args.xmp is None else args.xmp
         try:
@@ -325,15 +318,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names for --format xmp")  # fmt: skip
     p.set_defaults(func=cmd_export)
-
-
-def _not_in_profile(given: str, message: str) -> str:
-    """Why `given` has no image in the profile: not an image at all, or not imported yet."""
-    from pathlib import Path
-
-    from aesthete_gui.services.library_scan import IMAGE_EXTENSIONS
-
-    suffix = Path(given).suffix.lower()
-    if suffix and not given.isdigit() and suffix not in IMAGE_EXTENSIONS:
-        return f"{terminal_text(given)} is not an image (Aesthete reads JPEG, PNG, TIFF, WebP, HEIC and camera RAW files)"
-    return f"{message} (import its folder first)"

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.engine.scorers import BUILTIN
+from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.ingest_action import ingest_from_card
@@ -493,8 +494,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
 
     def _update_model_label(self) -> None:
         """The status bar names the score every view shows (and its scorer) and the judge."""
-        judge = self.context.settings.get("judge")
-        self.model_label.setText(f"Scores: {self.model.score_label()}  ·  Judge: {judge or 'none (optional)'}")
+        judge = actions.judge_label(actions.configured_judge(self.context.settings))
+        self.model_label.setText(f"Scores: {self.model.score_label()}  ·  Judge: {judge}")
         self.model_label.setToolTip(
             f"The score the grid cells and the inspector show, and the scorer that gave it; "
             f"Scoring ▸ Score with chooses the scorer (now {self.context.settings.get('scorer') or BUILTIN})"

@@ -118,7 +118,7 @@ class JobMenuMixin:
             ids,
             scorer,
             self.context.settings.get("preset"),
-            judge=self.context.settings.get("judge"),
+            judge=actions.configured_judge(self.context.settings),
             on_done=self._scored,
             on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
             gpu=actions.scorer_uses_gpu(scorer),
@@ -134,7 +134,7 @@ class JobMenuMixin:
         """List every registered scorer that can score now; choosing one makes it the scorer used."""
         menu.clear()
         current = self.context.settings.get("scorer") or BUILTIN
-        for entry in actions.scorer_entries(self.context.profile, self.context.settings.get("judge")):
+        for entry in actions.scorer_entries(self.context.profile, actions.configured_judge(self.context.settings)):
             action = menu.addAction(entry.label)
             action.setCheckable(True)
             action.setChecked(entry.scorer_id == current)
@@ -143,8 +143,8 @@ class JobMenuMixin:
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge (a job)."""
-        judge = self.context.settings.get("judge")
-        if not judge:
+        judge = actions.configured_judge(self.context.settings)
+        if judge is None:
             QMessageBox.information(
                 self,
                 "Distil a fast scorer",
@@ -159,7 +159,6 @@ class JobMenuMixin:
             self.context.profile,
             judge,
             self.context.settings.get("preset"),
-            self.context.settings.get("judge_server_model"),
             on_done=lambda _r: self.show_message("Distillation finished."),
             on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
             gpu=True,

@@ -68,7 +68,7 @@ def test_score_model_builtin_scores_the_library(
     profile = tmp_path / "p.db"
     assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
     capsys.readouterr()
-    assert _run(profile, "score", "--model", "builtin", "--json") == 0
+    assert _run(profile, "score", "--model", "builtin", "--json", "--save") == 0
     scored = {Path(r["path"]).name: r["scores"] for r in json.loads(capsys.readouterr().out)}
     assert set(scored) == {"clean.jpg", "bright.jpg", "tiny.png"}
     assert scored["bright.jpg"]["technique"] < scored["clean.jpg"]["technique"]
@@ -78,9 +78,9 @@ def test_score_model_builtin_scores_the_library(
     assert set(rows["clean.jpg"]["scores"]) == {"technique", "coloration", "composition", "mood", "overall"}
 
 
-def test_score_without_images_needs_the_builtin_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path / "p.db", "score", "--model", "some/model") != 0
-    assert "only --model builtin scores the whole library" in capsys.readouterr().err
+def test_score_of_an_empty_library_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(tmp_path / "p.db", "score", "--model", "some/model") == 2
+    assert "has no images to score: import a folder first" in capsys.readouterr().err
 
 
 def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(

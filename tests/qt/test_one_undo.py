@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from aesthete_gui.imaging.xmp import XmpMarks, read_sidecar
 from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.qt.task_runner import JobState
-from aesthete_gui.services import events, scoring
+from aesthete_gui.services import events, scorer_registry
 from aesthete_gui.services.choices import ChoiceBatch, ChoiceDraft, add_choices
 from tests.imaging.test_xmp_cas import sidecar_text, write_by_rename
 from tests.qt.conftest import write_test_images
@@ -84,7 +84,7 @@ def test_changes_from_a_worker_thread_reach_the_views_on_the_ui_thread(qtbot, wi
     ids = [window.model.row_at(i).image_id for i in range(2)]
     seen_threads: list[threading.Thread] = []
     window.context.signals.scores_changed.connect(lambda: seen_threads.append(threading.current_thread()))
-    worker = threading.Thread(target=scoring.score_with, args=(profile, "builtin", ids))
+    worker = threading.Thread(target=scorer_registry.score_with, args=(profile, "builtin", ids))
     with qtbot.waitSignal(window.context.signals.scores_changed, timeout=30_000):
         worker.start()
         worker.join()

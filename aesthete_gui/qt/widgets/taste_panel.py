@@ -4,6 +4,7 @@ adapter — each a job with progress and Cancel — then show agreement and plot
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -233,14 +234,15 @@ class TastePanel(QWidget):
             self.job_label.setText("Select images in the grid first.")
             return None
         what = f"{len(ids)} selected images" if ids else "the library"
-        return self._start(f"Score {what} ({scorer})", actions.score_job, self.context.profile, ids,
+        job = partial(actions.score_job, judge=actions.configured_judge(self.context.settings))
+        return self._start(f"Score {what} ({scorer})", job, self.context.profile, ids,
                            scorer, self.context.settings.get("preset"),
                            gpu=actions.scorer_uses_gpu(scorer), on_done=self._scored)
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge, as a GPU job."""
-        judge = self.context.settings.get("judge")
-        if not judge:
+        judge = actions.configured_judge(self.context.settings)
+        if judge is None:
             self.job_label.setText("Distillation needs a judge: set one in the model manager.")
             return None
         return self._start("Distil fast scorer", actions.distil_job, self.context.profile, judge,
@@ -312,7 +314,7 @@ class TastePanel(QWidget):
         for button in (self.score_selection_button, self.score_library_button, self.train_button,
                        self.curve_button):
             button.setEnabled(not running)
-        self.distil_button.setEnabled(not running and bool(self.context.settings.get("judge")))
+        self.distil_button.setEnabled(not running and actions.configured_judge(self.context.settings) is not None)
         if not running and hasattr(self, "choices_label"):
             self._refresh_counts()
 
@@ -402,7 +404,7 @@ class TastePanel(QWidget):
         self.score_selection_button.setText(f"Score selection ({selected})")
         running = self._job is not None and not self._job.done
         self.score_selection_button.setEnabled(selected > 0 and not running)
-        judge = self.context.settings.get("judge")
+        judge = actions.configured_judge(self.context.settings)
         self.distil_label.setText(
             "Trains a fast single-pass scorer from the judge's comparisons of your library."
             if judge else "Needs a judge model (Models ▸ Model manager). The built-in scorer "
