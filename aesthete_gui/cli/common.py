@@ -72,8 +72,24 @@ class TerminalSafeStream:
     (tabs and line endings kept): what the CLI prints cannot move the cursor, recolour or clear the
     terminal, or reorder a line, whichever command printed it."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self.unfiltered = stream
+    def __init__(self, stream: TextIO, name: str = "") -> None:
+        self._stream = stream
+        self._name = name  # "stdout" / "stderr": after `detach()`, follow whatever sys.<name> is then
+        self._detached = False
+
+    @property
+    def unfiltered(self) -> TextIO:
+        """The stream written to: the wrapped one, or after `detach()` the current sys.<name>."""
+        if self._detached:
+            current = getattr(sys, self._name, None)
+            if current is not None and current is not self:
+                return current
+        return self._stream
+
+    def detach(self) -> None:
+        """Stop holding the wrapped stream: a logging handler created while the CLI ran (transformers
+        makes one on first use) keeps writing to the process's current stream, not a closed one."""
+        self._detached = bool(self._name)
 
     def write(self, text: str) -> int:
         self.unfiltered.write(terminal_lines(text))
@@ -91,12 +107,14 @@ class TerminalSafeStream:
 def terminal_safe_output() -> Iterator[None]:
     """While inside, sys.stdout and sys.stderr escape what they are given (TerminalSafeStream)."""
     previous = sys.stdout, sys.stderr
-    sys.stdout = TerminalSafeStream(sys.stdout)  # type: ignore[assignment]
-    sys.stderr = TerminalSafeStream(sys.stderr)  # type: ignore[assignment]
+    wrappers = TerminalSafeStream(sys.stdout, "stdout"), TerminalSafeStream(sys.stderr, "stderr")
+    sys.stdout, sys.stderr = wrappers  # type: ignore[assignment]
     try:
         yield
     finally:
         sys.stdout, sys.stderr = previous
+        for wrapper in wrappers:
+            wrapper.detach()
 
 
 def write_progress(stream: TextIO, text: str) -> None:

@@ -282,15 +282,19 @@ def _quiet_loading_report() -> Iterator[None]:
 
     from transformers.utils import logging as transformers_logging
 
-    report = logging.getLogger("transformers.utils.loading_report")
-    previous = report.level
+    # The table is logged through whichever logger the loading code passes (modeling_utils' in
+    # transformers 5.x), so the library's root logger is quietened for the load as well.
+    loggers = [logging.getLogger(name) for name in ("transformers", "transformers.utils.loading_report")]
+    previous = [logger.level for logger in loggers]
     bars = transformers_logging.is_progress_bar_enabled()
-    report.setLevel(logging.ERROR)
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
     transformers_logging.disable_progress_bar()
     try:
         yield
     finally:
-        report.setLevel(previous)
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.setLevel(level)
         if bars:
             transformers_logging.enable_progress_bar()
 

@@ -128,26 +128,7 @@ def copy_files_job(
     so the library panel lists where they went."""
     from aesthete_gui.services.export_picks import export_picks
 
-    result = export_picks(profile, image_ids, destination, move=move, progress=progress, cancel=cancel)
-    if move and result.copied:
-        adopt_destination(profile, [target for _, target in result.copied])
-    return result
-
-
-def adopt_destination(profile: Profile, moved_paths: Sequence[str]) -> int | None:
-    """Record the folder the moved photographs are in as a library folder when no imported folder
-    holds them, and file them under it; returns its id (None when they were already in one)."""
-    from pathlib import Path
-
-    from aesthete_gui.services.library_scan import normalize_root
-
-    records = [r for r in map(profile.image_by_path, moved_paths) if r is not None and r.folder_id is None]
-    if not records:
-        return None
-    folder_id = profile.add_folder(normalize_root(str(Path(records[0].path).parent)))
-    for record in records:
-        profile.move_image(record.id, record.path, folder_id, record.size or 0, record.mtime_ns or 0)
-    return folder_id
+    return export_picks(profile, image_ids, destination, move=move, progress=progress, cancel=cancel)
 
 
 def describe_copy(result: Any, move: bool = False) -> str:

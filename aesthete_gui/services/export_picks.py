@@ -174,7 +174,23 @@ def export_picks(
             result.cancelled = True
             break
         report(Progress(done + 1, len(units), item.chosen[0]))
+    if move and result.copied:
+        adopt_destination(profile, [target for _, target in result.copied])
     return result
+
+
+def adopt_destination(profile: Profile, moved_paths: Sequence[str]) -> int | None:
+    """Record the folder moved photographs are in as a library folder when no imported folder holds
+    them, and file them under it (so the library lists where they went); its id, or None."""
+    from aesthete_gui.services.library_scan import normalize_root
+
+    records = [r for r in map(profile.image_by_path, moved_paths) if r is not None and r.folder_id is None]
+    if not records:
+        return None
+    folder_id = profile.add_folder(normalize_root(str(Path(records[0].path).parent)))
+    for record in records:
+        profile.move_image(record.id, record.path, folder_id, record.size or 0, record.mtime_ns or 0)
+    return folder_id
 
 
 def _stage_unit(item: _Unit, folder: Path, cancel: CancelToken | None, result: CopiedPicks) -> dict[str, Staged] | None:
