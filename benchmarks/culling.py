@@ -26,7 +26,7 @@ import culling_data as data
 
 from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.imaging import faces as face_module
-from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
+from aesthete_gui.imaging.best_frame import BurstFrame, choose_representative
 from aesthete_gui.imaging.checks import (
     CHECK_NAMES,
     CHECK_SIDE,

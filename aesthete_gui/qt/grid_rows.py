@@ -43,7 +43,7 @@ class ImageRow:
     personal: float | None = None
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
-    culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
+    culling_rank: tuple[float, ...] = ()  # imaging.best_frame.stored_culling_rank: larger is better
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -190,7 +190,7 @@ def load_rows(
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
-    from aesthete_gui.imaging.bursts import stored_culling_rank
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
 
     personal_scorer_id = active_personal(profile)
     from aesthete_gui.services.library_checks import checks_version

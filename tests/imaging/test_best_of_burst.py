@@ -8,7 +8,7 @@ from pathlib import Path
 from PIL import Image
 from skimage import data as skdata
 
-from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
+from aesthete_gui.imaging.best_frame import BurstFrame, choose_representative
 from aesthete_gui.imaging.checks import Analysis, analyse_path
 from aesthete_gui.imaging.faces import Face
 
