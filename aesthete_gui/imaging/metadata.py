@@ -28,6 +28,7 @@ _MAKE, _MODEL, _DATETIME = 0x010F, 0x0110, 0x0132
 _EXPOSURE_TIME, _F_NUMBER, _ISO = 0x829A, 0x829D, 0x8827
 _FOCAL_LENGTH, _LENS_MAKE, _LENS_MODEL = 0x920A, 0xA433, 0xA434
 _IMAGE_NUMBER = 0x9211
+_EXPOSURE_BIAS, _EXPOSURE_MODE = 0x9204, 0xA402  # exposure brackets (imaging/sequences.py)
 # (date tag, sub-second tag, offset tag), best first.
 _TIME_TAGS = ((0x9003, 0x9291, 0x9011), (0x9004, 0x9292, 0x9012), (_DATETIME, 0x9290, 0x9010))
 _UPRIGHT_AT_OPEN = frozenset({"TIFF"})
@@ -52,6 +53,8 @@ class ImageMetadata:
     iso: int | None = None
     focal_length: float | None = None
     sequence_number: int | None = None
+    exposure_bias: float | None = None
+    exposure_mode: int | None = None
 
     @property
     def camera(self) -> str | None:
@@ -100,6 +103,15 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return number if math.isfinite(number) and number > 0 else None
+
+
+def _signed(value: Any) -> float | None:
+    """A finite number of either sign (an exposure bias), None when absent or unreadable."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def parse_exif_datetime(stamp: Any, subsec: Any = None, offset: Any = None) -> datetime | None:
@@ -161,6 +173,8 @@ def metadata_from_exif(
         iso=int(iso) if iso else None,
         focal_length=_number(exif_ifd.get(_FOCAL_LENGTH)),
         sequence_number=int(sequence) if isinstance(sequence, int) and sequence >= 0 else None,
+        exposure_bias=_signed(exif_ifd.get(_EXPOSURE_BIAS)),
+        exposure_mode=mode if isinstance(mode := exif_ifd.get(_EXPOSURE_MODE), int) else None,
     )
 
 

@@ -78,7 +78,8 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
 
 def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
     """Frames to reject when keeping the best of each burst: all but the best, and never a frame the
-    user already judged (a flag, stars or a colour label: a five-star frame is not thrown away)."""
+    user already judged (a flag, stars or a colour label: a five-star frame is not thrown away) nor
+    a frame of a bracket, panorama or focus stack (its frames are used together)."""
     from aesthete_gui.qt.grid_rows import best_of_burst
 
     by_burst: dict[int, list[ImageRow]] = {}
@@ -88,7 +89,7 @@ def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
     out = []
     for group in by_burst.values():
         best = best_of_burst(group)
-        out += [r.image_id for r in group if r is not best and not _judged_by_user(r)]
+        out += [r.image_id for r in group if r is not best and not _judged_by_user(r) and not r.in_set]
     return out
 
 

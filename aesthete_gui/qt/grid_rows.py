@@ -44,6 +44,7 @@ class ImageRow:
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
     culling_rank: tuple[float, ...] = ()  # imaging.best_frame.stored_culling_rank: larger is better
+    in_set: bool = False  # one frame of a bracket, panorama or focus stack (services/verdicts.py): never culled
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -222,6 +223,7 @@ def load_rows(
                 suggested_reject=image.id in suggested,
                 eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
                 culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
+                in_set=image.id in checks and any(c.get("name") == "sequence" for c in checks[image.id][0]),
             )
         )
     return rows
