@@ -144,3 +144,18 @@ def save(img: Image.Image, path: Path, quality: int | None = None) -> Path:
         path = path.with_suffix(".jpg")
         img.save(path, quality=quality)
     return path
+
+
+def load_corpus_photos(split: str = "tune", long_side: int | None = 1024, label: str | None = "clean") -> dict[str, Image.Image]:
+    """The calibration corpus's cached photographs of one half (benchmarks/corpus.py) as RGB, keyed by id.
+
+    Each is scaled down so its long side is at most `long_side` pixels (None: as shipped); `label`
+    picks the clean frames (the default), the rejects, or both (None).
+    """
+    import corpus
+
+    out: dict[str, Image.Image] = {}
+    for photo in corpus.load_corpus(split, label=label):
+        img = photo.open()
+        out[photo.id] = downscale(img, long_side) if long_side and max(img.size) > long_side else img
+    return out
