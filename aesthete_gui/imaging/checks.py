@@ -64,8 +64,6 @@ larger image is measured on the check frame and scaled back, because resampling 
 BICUBIC_NOISE_LOSS = 1.41
 """How much more the bicubic shrink of the check decode lowers the noise estimate than averaging
 does, at any shrink factor (measured on white noise; JPEG DCT scaling averages, so has none)."""
-SMOOTH_BRIGHT_LUMA = 215.0
-"""Blocks this bright with no more detail than noise are a bright smooth area (sky, snow, backdrop)."""
 _DCT_SCALED_FORMATS = frozenset({"JPEG", "MPO"})
 _JPEG_LUMA_SUM = 3640
 """Sum of the standard JPEG luminance table (Annex K) that encoders scale by quality."""
@@ -216,7 +214,7 @@ def measure(
     tiles = np.maximum(_block_means(response * response, tile) - _block_means(response, tile) ** 2, 0.0).ravel()
     corrected = np.maximum(tiles - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
     face_variances = _face_detail(response, faces)
-    spread = sharpness.measure_spread(grey, corrected, luma_noise)
+    sharp = sharpness.measure_sharpness(grey, corrected, luma_noise)
     face_spread = min((sharpness.face_spread(grey, box, luma_noise) for box in faces), default=float("nan"))
 
     noise_detail = luma_noise / noise_measures.MEAN_ABS_TO_SIGMA
@@ -224,18 +222,20 @@ def measure(
     crushed = tones.level_mask(luma, tones.CRUSHED_LEVEL, None)
     high = tones.lost_areas(tones.block_share(blown), grey_blocks, detail_blocks, noise_detail, bright=True)
     low = tones.lost_areas(tones.block_share(crushed), grey_blocks, detail_blocks, noise_detail, bright=False)
-    smooth_bright = (grey_blocks >= SMOOTH_BRIGHT_LUMA) & (detail_blocks <= tones.SMOOTH_DETAIL + noise_detail)
-    exposure = tones.exposure_levels(luma, smooth_bright)
+    exposure = tones.exposure_levels(luma)
+    blown_area = max(0.0, high["total"] - high["small"])
     detail = max([_sharpness(v, luma_noise) for v in face_variances] or [_sharpness(float(tiles.max()) if tiles.size else 0.0, luma_noise)])
     face_sharpness = {f"face_{i}": _sharpness(v, luma_noise) for i, v in enumerate(face_variances)}
     return face_sharpness | {
-        "focus": spread["spread"] if math.isnan(face_spread) else face_spread,
+        "focus": sharp["spread"] if math.isnan(face_spread) else face_spread,
         "focus.detail": detail,
         "focus.face": face_spread,
-        "focus.x": spread["x"],
-        "focus.y": spread["y"],
-        "motion_blur": spread["anisotropy"],
-        "motion_blur.background": spread["background"],
+        "focus.narrow": sharp["narrow"],
+        "focus.x": sharp["x"],
+        "focus.y": sharp["y"],
+        "motion_blur": sharp["width"],
+        "motion_blur.narrow": sharp["narrow"],
+        "motion_blur.background": sharp["background"],
         "highlights": high["detail"],
         "highlights.frame": high["total"],
         "highlights.smooth": high["smooth"],
@@ -247,15 +247,15 @@ def measure(
         "shadows.smooth": low["smooth"],
         "underexposure": exposure["p995"],
         "underexposure.median": exposure["median"],
-        "overexposure": exposure["content_median"],
+        "overexposure": blown_area,
         "overexposure.median": exposure["median"],
-        "overexposure.blown": high["total"],
+        "overexposure.unblown_median": exposure["unblown_median"],
         "overexposure.p10": exposure["p10"],
-        "overexposure.bright_smooth": float(smooth_bright.mean()) if smooth_bright.size else 0.0,
+        "overexposure.smooth": high["smooth"] / blown_area if blown_area > 0 else 0.0,
         # green: the channel a camera exposes best
         "brightened": _brightened(levels if levels is not None else rgb.getchannel("G").histogram()),
-        "noise": chroma_noise * view,
-        "noise.grain": luma_noise / noise_measures.LUMA_SHARE * view,
+        "noise": luma_noise / noise_measures.LUMA_SHARE * view,
+        "noise.chroma": chroma_noise * view,
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),
     }

@@ -104,36 +104,39 @@ class _Judge:
         return float(self.limits.get(name, {}).get(key, default))
 
     def focus(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        verdict = _level(value, rule)
-        faces = self.get("faces", 0.0) > 0
         face = self.get("focus.face")
-        subject = "the face" if faces and not math.isnan(face) else "the subject"
-        if faces and not math.isnan(face):
-            face_verdict = _level(face, {"warn": rule["warn"], "reject": rule.get("face_reject", rule["reject"])})
-            verdict = face_verdict
+        on_face = self.get("faces", 0.0) > 0 and not math.isnan(face)
+        subject = "the face" if on_face else "the subject"
+        if on_face:
+            verdict = _level(face, {"warn": rule.get("face_warn", rule["warn"]), "reject": rule.get("face_reject", rule["reject"])})
             value = face
-        detail = self.get("focus.detail")
+        else:
+            verdict = _level(value, rule)
+            narrow = self.get("focus.narrow")
+            if not math.isnan(narrow) and value >= float(rule.get("edge_spread", math.inf)):
+                edges = _level(narrow, {"warn": rule.get("edge_warn", math.inf), "reject": rule.get("edge_reject", math.inf)})
+                if VERDICT_RANK[edges] > VERDICT_RANK[verdict]:
+                    where = "even the crispest edges of the sharpest part of the frame"
+                    return edges, f"soft: {where} are {narrow:.1f} px wide (crisp ≈ 2)"
         if verdict == "ok":
-            return verdict, f"{subject} sharp (edge spread {value:.2f}; crisp ≈ 2)"
-        if not math.isnan(detail) and detail >= self.rule("focus", "detail_sharp", math.inf):
-            return _at_most(verdict, "warn"), f"{subject} a little soft (edge spread {value:.2f}) but full of fine detail"
-        where = "even the sharpest part of the frame" if not faces else subject
-        return verdict, f"{where} is soft (edge spread {value:.2f}; crisp ≈ 2, soft ≥ {float(rule['warn']):.1f})"
+            return "ok", f"{subject} sharp (edge spread {value:.2f}; crisp ≈ 2)"
+        where = subject if on_face else "even the sharpest part of the frame"
+        return verdict, f"{where} is soft (edge spread {value:.2f}; crisp ≈ 2, soft from {float(rule['warn']):.1f})"
 
     def motion_blur(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        verdict = _level(value, rule)
+        narrow = self.get("motion_blur.narrow")
+        ratio = value / narrow if narrow and not math.isnan(narrow) else 1.0
+        verdict = _level(value, rule) if ratio >= float(rule.get("min_ratio", 1.0)) else "ok"
         background = self.get("motion_blur.background", 0.0)
-        spread = self.get("focus", 2.0)
         exposure = self.get("motion_blur.exposure_s", 0.0)
         if verdict == "ok" and background >= float(rule.get("panning_background", math.inf)):
-            return "ok", "panning: the subject is sharp against a background streaked on purpose"
+            return "ok", f"panning: the subject is sharp against a background streaked on purpose (edges {background:.1f} px wide)"
         if verdict == "ok":
             return "ok", "no sign of motion blur"
-        if spread < float(rule.get("crisp_below", 0.0)):
-            return "ok", "no sign of motion blur (the subject's edges are crisp in every direction)"
         if exposure >= float(rule.get("long_exposure_s", math.inf)):
             return _at_most(verdict, "warn"), f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
-        return verdict, f"the subject is smeared in one direction: motion blur (anisotropy {value:.2f})"
+        return verdict, (f"motion blur: the subject's edges are smeared {value:.1f} px across the motion "
+                         f"and {narrow:.1f} px along it")
 
     def highlights(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)
@@ -175,25 +178,38 @@ class _Judge:
 
     def overexposure(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)
-        blown = self.get("overexposure.blown", 0.0)
-        if blown < float(rule.get("min_clipped", 0.0)):
-            verdict = "ok"
-        if verdict == "ok":
-            bright = self.get("overexposure.bright_smooth", 0.0)
-            if bright >= float(rule.get("high_key_share", math.inf)):
-                return "ok", f"high-key: bright smooth areas on {_pct(bright)} of the frame, the rest at {_pct(value)}"
-            return "ok", f"midtones at {_pct(value)}"
-        return verdict, f"over-exposed: the picture's content sits at {_pct(value)} with {_pct(blown)} clipped"
+        median = self.get("overexposure.median", 0.5)
+        if median >= float(rule.get("washed_median", math.inf)) and value >= float(rule.get("min_clipped", 0.0)):
+            return "reject", f"over-exposed: washed out, midtones at {_pct(median)} and {_pct(value)} blown"
+        smooth = self.get("overexposure.smooth", 0.0)
+        dark = self.get("overexposure.p10", 0.0)
+        rest = self.get("overexposure.unblown_median", 1.0)
+        high_key = (
+            smooth >= float(rule.get("high_key_smooth", math.inf))
+            and dark <= float(rule.get("high_key_p10", -1.0))
+            and rest <= float(rule.get("high_key_median", -1.0))
+        )
+        if verdict != "ok" and high_key:
+            return "warn", (f"high-key: a smooth bright background blown on {_pct(value)} of the frame; "
+                            "the subject keeps its dark tones")
+        if verdict != "ok":
+            return verdict, f"over-exposed: {_pct(value)} of the frame blown to white (midtones at {_pct(median)})"
+        return "ok", f"midtones at {_pct(median)}, {_pct(value)} of the frame blown"
 
     def noise(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        verdict = _level(value, rule)
-        grain = self.get("noise.grain", 0.0)
-        grain_verdict = _level(grain, {"warn": rule.get("grain_warn", math.inf), "reject": rule.get("grain_reject", math.inf)})
-        verdict = _worse(verdict, grain_verdict)
-        heavy = "heavy " if verdict == "reject" else ""
+        chroma = self.get("noise.chroma", 0.0)
+        coloured = chroma >= float(rule.get("chroma_present", 0.0))
+        verdict: Verdict = "ok"
+        if chroma >= float(rule["chroma_reject"]) or (coloured and value >= float(rule["reject"])) or value >= float(rule["mono_reject"]):
+            verdict = "reject"
+        elif chroma >= float(rule["chroma_warn"]) or (coloured and value >= float(rule["warn"])):
+            verdict = "warn"
+        numbers = f"σ {value:.1f} of 255 in brightness, {chroma:.1f} in colour, at normal viewing size"
         if verdict == "ok":
-            return "ok", f"little noise (colour σ {value:.1f}, grain σ {grain:.1f} of 255)"
-        return verdict, f"{heavy}noise as seen at normal viewing size (colour σ {value:.1f}, grain σ {grain:.1f} of 255)"
+            return "ok", f"little noise ({numbers})" if value >= 2 else f"clean ({numbers})"
+        if not coloured and verdict == "warn":
+            return "warn", f"grain or fine texture ({numbers})"
+        return verdict, f"{'heavy ' if verdict == 'reject' else ''}noise ({numbers})"
 
     def brightened(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         if math.isnan(value):

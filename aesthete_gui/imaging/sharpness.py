@@ -1,77 +1,48 @@
 """Focus, motion blur and panning on a check frame, judged where the subject is.
 
-Two measures per tile of an 8 x 8 grid:
-- the noise-corrected variance of the Laplacian (how much fine detail there is), which finds the
-  candidate subject: the face when there is one, else the tiles with the most detail;
-- the *edge spread* along four directions (across, down and both diagonals): the energy of two-pixel
-  differences over that of one-pixel differences. A crisp edge gives 2, an edge spread over many
-  pixels 4, whatever its contrast; sensor noise is removed from both first. A defocused subject
-  spreads in every direction; motion blur in one (the others stay crisp); a panned shot has a crisp
-  subject and a background spread in one direction.
-The subject is the set of detailed tiles whose edges are crispest in their worst direction, so a
-shallow depth of field with a sharp subject is not soft: only the subject is judged.
+The frame is cut into an 8 x 8 grid of tiles; the tiles with the most fine detail (variance of the
+Laplacian) are the candidates for the subject. Two measures per candidate tile:
+- *edge spread* in four directions (across, down and both diagonals): the energy of two-pixel
+  differences over that of one-pixel differences, sensor noise removed from both. A crisp edge gives
+  2, an edge spread over many pixels 4, whatever its contrast; a direction with next to no change
+  while the others have plenty counts as fully spread (detail smeared along it).
+- *edge width* per orientation: at edge pixels, the gradient over the tone range within 3 pixels
+  (a crisp step spans 2 pixels, a blurred one more); the sharpest edges of each orientation (95th
+  percentile) give its width. Motion blur widens the edges across the motion and leaves the others
+  crisp, so the widest orientation of the subject tells shake from sharpness.
+The subject is the few candidate tiles crispest in their worst direction (or the eyes of the
+sharpest face), so a shallow depth of field with a sharp subject is not soft. A sharp subject with
+the other tiles widened along one common orientation is panning, not motion blur.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 TILE_GRID = 8
 CANDIDATE_TILES = 24
-"""Tiles with the most detail whose edge spread is measured (of 64)."""
+"""Tiles with the most detail that are measured (of 64): about a third of the frame."""
 SUBJECT_TILES = 4
-"""Tiles taken as the subject when there is no face."""
+"""Candidate tiles taken as the subject when there is no face."""
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
 """(dy, dx) of the four directions: across, down, and the two diagonals."""
-DIRECTION_NAMES = ("horizontal", "vertical", "diagonal", "diagonal")
 MIN_EDGE_ENERGY = 4.0
 """Mean squared one-pixel difference (8-bit levels) a tile needs, after noise, to measure its spread."""
 FLAT_DIRECTION = 0.05
 """A direction whose one-pixel change has less than this share of the tile's strongest direction's
 is taken as fully spread: detail smeared along it leaves next to nothing to measure."""
-
-
-@dataclass(frozen=True)
-class TileSpread:
-    """Edge spread of one tile in each of the four directions (2 crisp .. 4 spread), nan: too flat."""
-
-    index: int
-    spread: tuple[float, float, float, float]
-
-    @property
-    def worst(self) -> float:
-        return float(np.nanmax(self.spread))
-
-    @property
-    def best(self) -> float:
-        return float(np.nanmin(self.spread))
-
-    @property
-    def direction(self) -> int:
-        return int(np.nanargmax(self.spread))
-
-
-def _spread(part: np.ndarray, noise_sigma: float) -> tuple[float, float, float, float]:
-    """Edge spread of a region in each of the four directions (2 crisp .. 4 spread; nan: too flat)."""
-    noise_energy = 2.0 * noise_sigma * noise_sigma  # a difference of two noisy pixels
-    energies = []
-    for dy, dx in DIRECTIONS:
-        one, n1 = _shifted_energy(part, dy, dx, 1)
-        two, n2 = _shifted_energy(part, dy, dx, 2)
-        if n1 == 0 or n2 == 0:
-            return (float("nan"),) * 4
-        energies.append((one / n1 - noise_energy, two / n2 - noise_energy))
-    strongest = max(e1 for e1, _ in energies)
-    if strongest < MIN_EDGE_ENERGY:
-        return (float("nan"),) * 4  # too flat to tell
-    # a direction with next to no one-pixel change while others have plenty is smeared along it
-    return tuple(
-        float(np.clip(e2 / e1, 1.0, 4.0)) if e1 >= max(MIN_EDGE_ENERGY, FLAT_DIRECTION * strongest) else 4.0
-        for e1, e2 in energies
-    )  # type: ignore[return-value]
+EDGE_CONTRAST = 30.0
+"""Tone range (8-bit levels, within 3 pixels) from which a pixel is on an edge worth measuring."""
+EDGE_REACH = 3
+EDGE_QUANTILE = 0.95
+MIN_EDGE_PIXELS = 10
+"""Edge pixels an orientation needs in a tile to have a width."""
+EYE_BAND = (0.15, 0.55)
+"""Rows of a face box (from its top) that hold the eyes and brows: where focus on a face is judged."""
+AGREEING = 2 / 3
+"""Share of the background tiles that must be widest along one orientation to call it streaked."""
 
 
 def _shifted_energy(part: np.ndarray, dy: int, dx: int, lag: int) -> tuple[float, int]:
@@ -86,80 +57,132 @@ def _shifted_energy(part: np.ndarray, dy: int, dx: int, lag: int) -> tuple[float
     return float(np.vdot(difference, difference)), difference.size
 
 
-def tile_spread(grey: np.ndarray, tile: int, noise_sigma: float, grid: int = TILE_GRID) -> TileSpread:
-    """Edge spread of one tile of a grid x grid partition of `grey` (8-bit levels, float32)."""
-    h, w = grey.shape
-    th, tw = max(1, h // grid), max(1, w // grid)
-    top, left = (tile // grid) * th, (tile % grid) * tw
-    return TileSpread(tile, _spread(grey[top: top + th, left: left + tw], noise_sigma))
+def spread(part: np.ndarray, noise_sigma: float) -> np.ndarray:
+    """Edge spread of a region in each of the four directions (2 crisp .. 4 spread; nan: too flat)."""
+    noise_energy = 2.0 * noise_sigma * noise_sigma  # a difference of two noisy pixels
+    energies = []
+    for dy, dx in DIRECTIONS:
+        one, n1 = _shifted_energy(part, dy, dx, 1)
+        two, n2 = _shifted_energy(part, dy, dx, 2)
+        if n1 == 0 or n2 == 0:
+            return np.full(4, np.nan)
+        energies.append((one / n1 - noise_energy, two / n2 - noise_energy))
+    strongest = max(e1 for e1, _ in energies)
+    if strongest < MIN_EDGE_ENERGY:
+        return np.full(4, np.nan)  # too flat to tell
+    floor = max(MIN_EDGE_ENERGY, FLAT_DIRECTION * strongest)
+    return np.array([min(max(e2 / e1, 1.0), 4.0) if e1 >= floor else 4.0 for e1, e2 in energies])
 
 
-EYE_BAND = (0.15, 0.55)
-"""Rows of a face box (from its top) that hold the eyes and brows: where focus on a face is judged."""
+def _running(values: np.ndarray, reach: int, axis: int, op: np.ufunc) -> np.ndarray:
+    """Running max or min over 2 * reach + 1 samples along an axis (the ends shrink the window)."""
+    out = values.copy()
+    size = values.shape[axis]
+    for shift in range(1, reach + 1):
+        if shift >= size:
+            break
+        head = [slice(None)] * values.ndim
+        tail = [slice(None)] * values.ndim
+        head[axis], tail[axis] = slice(shift, None), slice(None, -shift)
+        out[tuple(head)] = op(out[tuple(head)], values[tuple(tail)])
+        out[tuple(tail)] = op(out[tuple(tail)], values[tuple(head)])
+    return out
+
+
+def edge_widths(part: np.ndarray, margin: int) -> np.ndarray:
+    """Width (pixels) of the sharpest edges of each of four orientations (0°, 45°, 90°, 135° of the
+    gradient) inside `part` less a `margin` on every side; nan where an orientation has too few edges."""
+    dx = part[:, 2:] - part[:, :-2]
+    gx = (dx[:-2] + 2.0 * dx[1:-1] + dx[2:]) / 8.0
+    dy = part[2:] - part[:-2]
+    gy = (dy[:, :-2] + 2.0 * dy[:, 1:-1] + dy[:, 2:]) / 8.0
+    high = _running(_running(part, EDGE_REACH, 0, np.maximum), EDGE_REACH, 1, np.maximum)
+    low = _running(_running(part, EDGE_REACH, 0, np.minimum), EDGE_REACH, 1, np.minimum)
+    h, w = part.shape
+    inner = (slice(margin, h - margin), slice(margin, w - margin))
+    outer = (slice(margin - 1, h - margin - 1), slice(margin - 1, w - margin - 1))  # gx[i] is part[i + 1]
+    tone_range = (high - low)[inner]
+    ax, ay = np.abs(gx[outer]), np.abs(gy[outer])
+    if tone_range.shape != ax.shape:
+        return np.full(4, np.nan)
+    edge = tone_range >= EDGE_CONTRAST
+    steepness = np.hypot(ax, ay)[edge] / tone_range[edge]
+    ax, ay, signs = ax[edge], ay[edge], (gx[outer] * gy[outer])[edge]
+    orientation = np.where(ax > 2.414 * ay, 0, np.where(ay > 2.414 * ax, 2, np.where(signs > 0, 1, 3)))
+    widths = np.full(4, np.nan)
+    for bin_ in range(4):
+        values = steepness[orientation == bin_]
+        if values.size >= MIN_EDGE_PIXELS:
+            k = int(EDGE_QUANTILE * (values.size - 1))
+            widths[bin_] = 1.0 / max(float(np.partition(values, k)[k]), 1e-3)
+    return widths
+
+
+def _tile(grey: np.ndarray, tile: int, margin: int = 0, shape: tuple[int, int] | None = None) -> np.ndarray:
+    """A tile of the grid over a frame of `shape` (default: grey's), with `margin` pixels around it
+    taken from `grey` (which is then the frame padded by that margin)."""
+    h, w = shape or grey.shape
+    th, tw = max(1, h // TILE_GRID), max(1, w // TILE_GRID)
+    top, left = (tile // TILE_GRID) * th, (tile % TILE_GRID) * tw
+    return grey[top: top + th + 2 * margin, left: left + tw + 2 * margin]
 
 
 def face_spread(grey: np.ndarray, box: tuple[float, float, float, float], noise_sigma: float) -> float:
-    """Mean edge spread over the eye band of a face box (x, y, w, h in 0-1); nan when too small or flat."""
+    """Edge spread in the worst direction over the eye band of a face box (x, y, w, h in 0-1); nan
+    when the band is too small or flat."""
     h, w = grey.shape
     x, y, bw, bh = box
     top, bottom = int((y + EYE_BAND[0] * bh) * h), int((y + EYE_BAND[1] * bh) * h)
     part = grey[max(0, top): max(0, bottom), max(0, int(x * w)): max(0, int((x + bw) * w))]
     if part.shape[0] < 6 or part.shape[1] < 6:
         return float("nan")
-    spreads = _spread(part, noise_sigma)
-    return float("nan") if all(np.isnan(spreads)) else float(np.nanmean(spreads))
+    values = spread(part, noise_sigma)
+    return float("nan") if np.isnan(values).all() else float(np.nanmax(values))
 
 
-def tiles_in_boxes(boxes: Sequence[tuple[float, float, float, float]], grid: int = TILE_GRID) -> list[int]:
-    """Indices of the tiles whose centre lies inside any of the (x, y, w, h) boxes (0-1 of the frame)."""
-    out = []
-    for tile in range(grid * grid):
-        cy, cx = ((tile // grid) + 0.5) / grid, ((tile % grid) + 0.5) / grid
-        if any(x <= cx <= x + bw and y <= cy <= y + bh for x, y, bw, bh in boxes):
-            out.append(tile)
-    return out
+def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: float) -> dict[str, float]:
+    """The subject's edge spread and edge width, the background's streaking, and where the subject is.
 
-
-def measure_spread(
-    grey: np.ndarray,
-    tile_detail: np.ndarray,
-    noise_sigma: float,
-    faces: Sequence[tuple[float, float, float, float]] = (),
-) -> dict[str, float]:
-    """Subject edge spread, motion-blur anisotropy on the subject and in the background, and where
-    the subject is; `tile_detail` is each tile's noise-corrected Laplacian variance (row-major).
-
-    Keys: "spread" (subject, 2 crisp .. 4 spread), "anisotropy" (subject: worst minus best
-    direction), "background" (the same on the other detailed tiles, when they agree on one
-    direction, else 0), "x", "y" (the subject's centre, 0-1).
+    `tile_detail` is each tile's noise-corrected Laplacian variance (row-major, TILE_GRID squared).
+    Keys: "spread" (subject's worst direction, 2 crisp .. 4 spread), "width" and "narrow" (the
+    subject's widest and narrowest orientation, pixels: about 2 crisp), "background" (median widest-orientation width of the other
+    candidate tiles when they agree on one orientation, else 0), "x", "y" (subject centre, 0-1).
     """
-    order = np.argsort(tile_detail)[::-1][:CANDIDATE_TILES]
-    face_tiles = set(tiles_in_boxes(faces))
-    wanted = [int(t) for t in order if tile_detail[t] > 0] + [t for t in face_tiles if t not in set(order)]
-    spreads = [s for s in (tile_spread(grey, t, noise_sigma) for t in wanted) if not all(np.isnan(s.spread))]
-    if not spreads:
-        return {"spread": float("nan"), "anisotropy": 0.0, "background": 0.0, "x": 0.5, "y": 0.5}
-    on_face = [s for s in spreads if s.index in face_tiles]
-    subject = on_face or sorted(spreads, key=lambda s: s.worst)[:SUBJECT_TILES]
-    others = [s for s in spreads if s not in subject]
-    grid = TILE_GRID
+    order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
+    margin = EDGE_REACH + 1
+    padded = np.pad(grey, margin, mode="edge")
+    tiles = []
+    for tile in order:
+        spreads = spread(_tile(grey, tile), noise_sigma)
+        if np.isnan(spreads).all():
+            continue
+        widths = edge_widths(_tile(padded, tile, margin, grey.shape), margin)
+        tiles.append((tile, float(np.nanmax(spreads)), widths))
+    if not tiles:
+        return {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "background": 0.0, "x": 0.5, "y": 0.5}
+    subject = sorted(tiles, key=lambda t: t[1])[:SUBJECT_TILES]
+    measured = [t for t in tiles if np.isfinite(t[2]).sum() >= 2]
+    by_width = sorted(measured, key=lambda t: float(np.nanmax(t[2])))
+    sharp = by_width[:SUBJECT_TILES]
+    others = [t for t in measured if t not in sharp]
     return {
-        "spread": float(np.median([np.nanmean(s.spread) for s in subject])),
-        "anisotropy": float(np.median([s.worst - s.best for s in subject])),
-        "background": _agreeing_anisotropy(others),
-        "x": float(np.mean([(s.index % grid + 0.5) / grid for s in subject])),
-        "y": float(np.mean([(s.index // grid + 0.5) / grid for s in subject])),
+        "spread": float(np.median([t[1] for t in subject])),
+        "width": float(np.median([np.nanmax(t[2]) for t in sharp])) if sharp else float("nan"),
+        "narrow": float(np.median([np.nanmin(t[2]) for t in sharp])) if sharp else float("nan"),
+        "background": _streaked(others),
+        "x": float(np.mean([(t[0] % TILE_GRID + 0.5) / TILE_GRID for t in subject])),
+        "y": float(np.mean([(t[0] // TILE_GRID + 0.5) / TILE_GRID for t in subject])),
     }
 
 
-def _agreeing_anisotropy(tiles: Sequence[TileSpread]) -> float:
-    """Median anisotropy of the tiles when at least two thirds of them are spread most in one
-    direction (a streaked background), else 0."""
+def _streaked(tiles: Sequence[tuple[int, float, np.ndarray]]) -> float:
+    """Median widest-orientation edge width of the tiles when most of them are widest along one
+    orientation (a background streaked by panning), else 0."""
     if len(tiles) < 4:
         return 0.0
-    directions = [t.direction for t in tiles]
+    directions = [int(np.nanargmax(t[2])) for t in tiles]
     common = max(set(directions), key=directions.count)
-    agreeing = [t for t in tiles if t.direction == common]
-    if len(agreeing) < 2 * len(tiles) / 3:
+    agreeing = [t for t, d in zip(tiles, directions, strict=True) if d == common]
+    if len(agreeing) < AGREEING * len(tiles):
         return 0.0
-    return float(np.median([t.worst - t.best for t in agreeing]))
+    return float(np.median([np.nanmax(t[2]) for t in agreeing]))

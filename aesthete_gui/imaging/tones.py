@@ -22,10 +22,13 @@ from scipy import ndimage
 BLOCK = 8
 BLOWN_LEVEL = 250
 CRUSHED_LEVEL = 5
-LOST_BLOCK = 0.5
+LOST_BLOCK = 0.15
 """A block is lost when at least this share of its pixels is blown (or crushed)."""
 SMALL_AREA = 0.002
 """Lost areas smaller than this share of the frame are specular highlights or points of light."""
+LIGHT_AREA = 0.02
+"""A blown area up to this share of the frame with nothing bright around it is a light source or a
+window (a crushed one, a hole of black), not detail lost."""
 RING_BLOCKS = 2
 """Width of the surroundings examined around a lost area (blocks)."""
 BRIGHT_NEIGHBOUR = 170.0
@@ -84,7 +87,7 @@ def lost_areas(
         if size < SMALL_AREA:
             out["small"] += size
             continue
-        if ring_count[k] == 0:
+        if ring_count[k] == 0 and size < LIGHT_AREA:
             # nothing around it continues the tone: a light source or a window (bright), a hole of
             # black against light (dark): the edge of the scene's range, not a loss of its detail
             out["small" if bright else "smooth"] += size
@@ -109,20 +112,15 @@ def face_blown(blown: Image.Image, faces: Sequence[tuple[float, float, float, fl
     return worst
 
 
-def exposure_levels(luma: Image.Image, smooth_bright: np.ndarray | None = None) -> dict[str, float]:
-    """Tone percentiles of the luma (0-1): the 99.5th and median of the frame, the 10th, and the median
-    of the frame outside smooth bright areas (the content, when a sky, snow or backdrop is bright)."""
+def exposure_levels(luma: Image.Image) -> dict[str, float]:
+    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th percentile, and the
+    median of the pixels that are not blown."""
     counts = np.asarray(luma.histogram(), dtype=np.float64)
     tones = np.cumsum(counts) / max(1.0, float(counts.sum()))
-    levels = {
+    unblown = np.cumsum(counts[:BLOWN_LEVEL]) / max(1.0, float(counts[:BLOWN_LEVEL].sum()))
+    return {
         "p995": float(np.searchsorted(tones, 0.995)) / 255.0,
         "median": float(np.searchsorted(tones, 0.5)) / 255.0,
         "p10": float(np.searchsorted(tones, 0.10)) / 255.0,
+        "unblown_median": float(np.searchsorted(unblown, 0.5)) / 255.0,
     }
-    levels["content_median"] = levels["median"]
-    if smooth_bright is not None and smooth_bright.any():
-        block_values = np.asarray(luma.reduce(BLOCK, box=(0, 0, smooth_bright.shape[1] * BLOCK, smooth_bright.shape[0] * BLOCK)), dtype=np.float32)
-        rest = block_values[~smooth_bright]
-        if rest.size:
-            levels["content_median"] = float(np.median(rest)) / 255.0
-    return levels
