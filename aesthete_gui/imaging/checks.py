@@ -64,6 +64,8 @@ larger image is measured on the check frame and scaled back, because resampling 
 BICUBIC_NOISE_LOSS = 1.41
 """How much more the bicubic shrink of the check decode lowers the noise estimate than averaging
 does, at any shrink factor (measured on white noise; JPEG DCT scaling averages, so has none)."""
+BRIGHT_SMOOTH_LUMA = 215.0
+"""Blocks this bright with no more detail than noise are a bright smooth area (snow, sky, a backdrop)."""
 _DCT_SCALED_FORMATS = frozenset({"JPEG", "MPO"})
 _JPEG_LUMA_SUM = 3640
 """Sum of the standard JPEG luminance table (Annex K) that encoders scale by quality."""
@@ -195,7 +197,8 @@ def measure(
     `full_size` and `source_format` say how the frame was made from the file (its noise is scaled
     back to at most NOISE_VIEW_SIDE); `levels`, the file's green level counts as decoded, before
     resampling and colour conversion (Decoded.levels; empty: not judged). A check's value is under
-    its name, what else its verdict reads under "<check>.<what>"; "face_<i>" is each face's sharpness.
+    its name, what else its verdict reads under "<check>.<what>"; "face_<i>" is each face's edge
+    spread (its eye band; nan when too small to measure).
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
@@ -215,7 +218,8 @@ def measure(
     corrected = np.maximum(tiles - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
     face_variances = _face_detail(response, faces)
     sharp = sharpness.measure_sharpness(grey, corrected, luma_noise)
-    face_spread = min((sharpness.face_spread(grey, box, luma_noise) for box in faces), default=float("nan"))
+    face_spreads = [sharpness.face_spread(grey, box, luma_noise) for box in faces]
+    face_spread = min((v for v in face_spreads if not math.isnan(v)), default=float("nan"))
 
     noise_detail = luma_noise / noise_measures.MEAN_ABS_TO_SIGMA
     blown = tones.level_mask(luma, None, tones.BLOWN_LEVEL)
@@ -223,9 +227,10 @@ def measure(
     high = tones.lost_areas(tones.block_share(blown), grey_blocks, detail_blocks, noise_detail, bright=True)
     low = tones.lost_areas(tones.block_share(crushed), grey_blocks, detail_blocks, noise_detail, bright=False)
     exposure = tones.exposure_levels(luma)
+    bright_smooth = (grey_blocks >= BRIGHT_SMOOTH_LUMA) & (detail_blocks <= tones.SMOOTH_DETAIL + noise_detail)
     blown_area = max(0.0, high["total"] - high["small"])
     detail = max([_sharpness(v, luma_noise) for v in face_variances] or [_sharpness(float(tiles.max()) if tiles.size else 0.0, luma_noise)])
-    face_sharpness = {f"face_{i}": _sharpness(v, luma_noise) for i, v in enumerate(face_variances)}
+    face_sharpness = {f"face_{i}": v for i, v in enumerate(face_spreads)}
     return face_sharpness | {
         "focus": sharp["spread"] if math.isnan(face_spread) else face_spread,
         "focus.detail": detail,
@@ -252,6 +257,7 @@ def measure(
         "overexposure.unblown_median": exposure["unblown_median"],
         "overexposure.p10": exposure["p10"],
         "overexposure.smooth": high["smooth"] / blown_area if blown_area > 0 else 0.0,
+        "overexposure.bright_smooth": float(bright_smooth.mean()) if bright_smooth.size else 0.0,
         # green: the channel a camera exposes best
         "brightened": _brightened(levels if levels is not None else rgb.getchannel("G").histogram()),
         "noise": luma_noise / noise_measures.LUMA_SHARE * view,
@@ -292,9 +298,13 @@ def analyse_decoded(decoded: Decoded, data: bytes | None = None, shoot_type: str
     values["faces"] = float(len(found))
     values.update(eye_values(found))
     values["motion_blur.exposure_s"] = _exposure_seconds(decoded)
-    faces = [replace(f, sharpness=values.get(f"face_{i}", 0.0)) for i, f in enumerate(found)]
+    faces = [replace(f, sharpness=_finite(values.get(f"face_{i}"))) for i, f in enumerate(found)]
     stamp = judge_stamp(shoot_type, thresholds_version(), SetContext())
     return Analysis(judge(values, shoot_type=shoot_type, judged=stamp), faces, checks_version())
+
+
+def _finite(value: float | None) -> float:
+    return float(value) if value is not None and math.isfinite(value) else 0.0
 
 
 def _exposure_seconds(decoded: Decoded) -> float:

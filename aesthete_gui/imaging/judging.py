@@ -130,7 +130,8 @@ class _Judge:
         background = self.get("motion_blur.background", 0.0)
         exposure = self.get("motion_blur.exposure_s", 0.0)
         if verdict == "ok" and background >= float(rule.get("panning_background", math.inf)):
-            return "ok", f"panning: the subject is sharp against a background streaked on purpose (edges {background:.1f} px wide)"
+            return "ok", (f"no motion blur on the subject; the background is streaked along one direction "
+                          f"(edges {background:.1f} px wide): panning")
         if verdict == "ok":
             return "ok", "no sign of motion blur"
         if exposure >= float(rule.get("long_exposure_s", math.inf)):
@@ -163,7 +164,8 @@ class _Judge:
         if verdict != "ok":
             return verdict, f"shadow detail crushed to black on {_pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_note", math.inf)):
-            kind = "silhouette against a bright sky" if self.get("highlights.frame", 0.0) + self.get("underexposure", 0.0) > 1.0 else "low-key: a smooth black area"
+            lit = self.get("overexposure.median", 0.0) >= float(rule.get("silhouette_median", math.inf))
+            kind = "silhouette against a bright background" if lit else "low-key: a smooth black area"
             return "ok", f"{kind} ({_pct(smooth)} of the frame): intent, no detail lost"
         return "ok", "no shadow detail crushed"
 
@@ -179,7 +181,9 @@ class _Judge:
     def overexposure(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)
         median = self.get("overexposure.median", 0.5)
-        if median >= float(rule.get("washed_median", math.inf)) and value >= float(rule.get("min_clipped", 0.0)):
+        bright = self.get("overexposure.bright_smooth", 0.0)
+        scene = bright >= float(rule.get("bright_scene", math.inf))
+        if median >= float(rule.get("washed_median", math.inf)) and value >= float(rule.get("min_clipped", 0.0)) and not scene:
             return "reject", f"over-exposed: washed out, midtones at {_pct(median)} and {_pct(value)} blown"
         smooth = self.get("overexposure.smooth", 0.0)
         dark = self.get("overexposure.p10", 0.0)
@@ -194,6 +198,8 @@ class _Judge:
                             "the subject keeps its dark tones")
         if verdict != "ok":
             return verdict, f"over-exposed: {_pct(value)} of the frame blown to white (midtones at {_pct(median)})"
+        if scene:
+            return "ok", f"bright scene (snow, sky or a light backdrop on {_pct(bright)} of the frame); detail kept"
         return "ok", f"midtones at {_pct(median)}, {_pct(value)} of the frame blown"
 
     def noise(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
@@ -262,7 +268,9 @@ def judge(
             continue
         value = float(values[name])
         rule = rules[name]
-        measures = {k.split(".", 1)[1]: float(v) for k, v in values.items() if k.startswith(name + ".")}
+        measures = {
+            k.split(".", 1)[1]: float(v) for k, v in values.items() if k.startswith(name + ".") and math.isfinite(float(v))
+        }  # a measure that could not be taken is left out (NaN would make equal checks unequal)
         if rule.get("cap") == "off":
             out.append(Check(name, value, "ok", "not judged for this shoot type", measures, judged))
             continue

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 TILE_GRID = 8
-CANDIDATE_TILES = 24
-"""Tiles with the most detail that are measured (of 64): about a third of the frame."""
+CANDIDATE_TILES = 32
+"""Tiles with the most detail that are measured (of 64): half the frame, so a panned shot's streaked
+background is among them as well as its subject."""
 SUBJECT_TILES = 4
 """Candidate tiles taken as the subject when there is no face."""
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -39,10 +40,17 @@ EDGE_REACH = 3
 EDGE_QUANTILE = 0.95
 MIN_EDGE_PIXELS = 10
 """Edge pixels an orientation needs in a tile to have a width."""
+_LEVELS = 512
+"""Steepness levels (0-1) of the histogram edge widths are read from."""
 EYE_BAND = (0.15, 0.55)
 """Rows of a face box (from its top) that hold the eyes and brows: where focus on a face is judged."""
+STREAK_RATIO = 2.0
+"""A tile whose edges are this many times wider in one orientation than in another is streaked."""
+MIN_STREAKS = 6
+STREAKED_SHARE = 0.4
+"""Share of the background tiles (candidates other than the subject) that must be streaked."""
 AGREEING = 2 / 3
-"""Share of the background tiles that must be widest along one orientation to call it streaked."""
+"""Share of the streaked tiles that must stay crisp along one orientation to call the background panned."""
 
 
 def _shifted_energy(part: np.ndarray, dy: int, dx: int, lag: int) -> tuple[float, int]:
@@ -89,33 +97,33 @@ def _running(values: np.ndarray, reach: int, axis: int, op: np.ufunc) -> np.ndar
     return out
 
 
-def edge_widths(part: np.ndarray, margin: int) -> np.ndarray:
+def edge_widths(parts: np.ndarray, margin: int) -> np.ndarray:
     """Width (pixels) of the sharpest edges of each of four orientations (0°, 45°, 90°, 135° of the
-    gradient) inside `part` less a `margin` on every side; nan where an orientation has too few edges."""
-    dx = part[:, 2:] - part[:, :-2]
-    gx = (dx[:-2] + 2.0 * dx[1:-1] + dx[2:]) / 8.0
-    dy = part[2:] - part[:-2]
-    gy = (dy[:, :-2] + 2.0 * dy[:, 1:-1] + dy[:, 2:]) / 8.0
-    high = _running(_running(part, EDGE_REACH, 0, np.maximum), EDGE_REACH, 1, np.maximum)
-    low = _running(_running(part, EDGE_REACH, 0, np.minimum), EDGE_REACH, 1, np.minimum)
-    h, w = part.shape
-    inner = (slice(margin, h - margin), slice(margin, w - margin))
-    outer = (slice(margin - 1, h - margin - 1), slice(margin - 1, w - margin - 1))  # gx[i] is part[i + 1]
+    gradient) in each of a stack of tiles (n, h, w) less a `margin` on every side; (n, 4), nan where
+    a tile has too few edges of an orientation. Quantiles are read from one histogram of all tiles."""
+    n, h, w = parts.shape
+    dx = parts[:, :, 2:] - parts[:, :, :-2]
+    gx = (dx[:, :-2] + 2.0 * dx[:, 1:-1] + dx[:, 2:]) / 8.0
+    dy = parts[:, 2:] - parts[:, :-2]
+    gy = (dy[:, :, :-2] + 2.0 * dy[:, :, 1:-1] + dy[:, :, 2:]) / 8.0
+    high = _running(_running(parts, EDGE_REACH, 1, np.maximum), EDGE_REACH, 2, np.maximum)
+    low = _running(_running(parts, EDGE_REACH, 1, np.minimum), EDGE_REACH, 2, np.minimum)
+    inner = (slice(None), slice(margin, h - margin), slice(margin, w - margin))
+    outer = (slice(None), slice(margin - 1, h - margin - 1), slice(margin - 1, w - margin - 1))  # gx[i] is part[i + 1]
     tone_range = (high - low)[inner]
-    ax, ay = np.abs(gx[outer]), np.abs(gy[outer])
-    if tone_range.shape != ax.shape:
-        return np.full(4, np.nan)
+    gx, gy = gx[outer], gy[outer]
     edge = tone_range >= EDGE_CONTRAST
-    steepness = np.hypot(ax, ay)[edge] / tone_range[edge]
-    ax, ay, signs = ax[edge], ay[edge], (gx[outer] * gy[outer])[edge]
+    tile_index = np.broadcast_to(np.arange(n)[:, None, None], edge.shape)[edge]
+    ax, ay, signs = np.abs(gx[edge]), np.abs(gy[edge]), (gx * gy)[edge]
+    steepness = np.hypot(ax, ay) / tone_range[edge]
     orientation = np.where(ax > 2.414 * ay, 0, np.where(ay > 2.414 * ax, 2, np.where(signs > 0, 1, 3)))
-    widths = np.full(4, np.nan)
-    for bin_ in range(4):
-        values = steepness[orientation == bin_]
-        if values.size >= MIN_EDGE_PIXELS:
-            k = int(EDGE_QUANTILE * (values.size - 1))
-            widths[bin_] = 1.0 / max(float(np.partition(values, k)[k]), 1e-3)
-    return widths
+    level = np.minimum((steepness * _LEVELS).astype(np.int64), _LEVELS - 1)
+    counts = np.bincount((tile_index * 4 + orientation) * _LEVELS + level, minlength=n * 4 * _LEVELS)
+    counts = counts.reshape(n, 4, _LEVELS)
+    totals = counts.sum(axis=2)
+    below = np.cumsum(counts, axis=2) < EDGE_QUANTILE * totals[..., None]
+    quantile = (below.sum(axis=2) + 0.5) / _LEVELS  # the level where 95 % of the edges are reached
+    return np.where(totals >= MIN_EDGE_PIXELS, 1.0 / np.maximum(quantile, 1e-3), np.nan)
 
 
 def _tile(grey: np.ndarray, tile: int, margin: int = 0, shape: tuple[int, int] | None = None) -> np.ndarray:
@@ -151,13 +159,12 @@ def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: fl
     order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
     margin = EDGE_REACH + 1
     padded = np.pad(grey, margin, mode="edge")
+    all_widths = edge_widths(np.stack([_tile(padded, t, margin, grey.shape) for t in order]), margin) if order else []
     tiles = []
-    for tile in order:
+    for tile, widths in zip(order, all_widths, strict=True):
         spreads = spread(_tile(grey, tile), noise_sigma)
-        if np.isnan(spreads).all():
-            continue
-        widths = edge_widths(_tile(padded, tile, margin, grey.shape), margin)
-        tiles.append((tile, float(np.nanmax(spreads)), widths))
+        if not np.isnan(spreads).all():
+            tiles.append((tile, float(np.nanmax(spreads)), widths))
     if not tiles:
         return {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "background": 0.0, "x": 0.5, "y": 0.5}
     subject = sorted(tiles, key=lambda t: t[1])[:SUBJECT_TILES]
@@ -176,13 +183,15 @@ def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: fl
 
 
 def _streaked(tiles: Sequence[tuple[int, float, np.ndarray]]) -> float:
-    """Median widest-orientation edge width of the tiles when most of them are widest along one
-    orientation (a background streaked by panning), else 0."""
-    if len(tiles) < 4:
-        return 0.0
-    directions = [int(np.nanargmax(t[2])) for t in tiles]
-    common = max(set(directions), key=directions.count)
-    agreeing = [t for t, d in zip(tiles, directions, strict=True) if d == common]
-    if len(agreeing) < AGREEING * len(tiles):
+    """Median widest-orientation edge width of the streaked tiles (widest at least STREAK_RATIO times
+    their narrowest) when there are a few of them and most stay crisp along one common orientation
+    (the direction of the pan), else 0."""
+    streaks = [t for t in tiles if np.nanmax(t[2]) >= STREAK_RATIO * np.nanmin(t[2])]
+    if len(streaks) < max(MIN_STREAKS, STREAKED_SHARE * len(tiles)):
+        return 0.0  # a few streaky tiles are texture (grass, hair, a horizon), not a panned background
+    crisp = [int(np.nanargmin(t[2])) for t in streaks]
+    common = max(set(crisp), key=crisp.count)
+    agreeing = [t for t, d in zip(streaks, crisp, strict=True) if d == common]
+    if len(agreeing) < AGREEING * len(streaks):
         return 0.0
     return float(np.median([np.nanmax(t[2]) for t in agreeing]))

@@ -29,6 +29,8 @@ SMALL_AREA = 0.002
 LIGHT_AREA = 0.02
 """A blown area up to this share of the frame with nothing bright around it is a light source or a
 window (a crushed one, a hole of black), not detail lost."""
+SOLID = 0.8
+"""Share of a lost area's blocks lost entirely for it to be one smooth area rather than torn texture."""
 RING_BLOCKS = 2
 """Width of the surroundings examined around a lost area (blocks)."""
 BRIGHT_NEIGHBOUR = 170.0
@@ -78,8 +80,9 @@ def lost_areas(
     continuing = (block_luma >= BRIGHT_NEIGHBOUR) if bright else (block_luma <= DARK_NEIGHBOUR)
     ring = (grown > 0) & ~lost & continuing
     limit = SMOOTH_DETAIL + noise_detail
-    ring_detail = ndimage.median(block_detail, grown * ring, index=np.arange(1, count + 1)) if ring.any() else None
+    ring_detail = ndimage.mean(block_detail, grown * ring, index=np.arange(1, count + 1)) if ring.any() else None
     ring_count = ndimage.sum_labels(ring, grown, index=np.arange(1, count + 1))
+    solid = ndimage.mean(share >= 0.95, labels, index=np.arange(1, count + 1))
     rows = np.arange(share.shape[0])[:, None] / max(1, share.shape[0] - 1)
     centre_y = ndimage.mean(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
     for k in range(count):
@@ -92,8 +95,11 @@ def lost_areas(
             # black against light (dark): the edge of the scene's range, not a loss of its detail
             out["small" if bright else "smooth"] += size
             continue
-        detail = float(ring_detail[k]) if ring_detail is not None else 0.0  # type: ignore[index]
-        if detail <= limit:
+        # without neighbours continuing its tone, a large area meets other tones directly (snow
+        # against trees, a sky against a ridge): smooth when lost all through, torn when clipping
+        # cut through texture
+        smooth = solid[k] >= SOLID if ring_count[k] == 0 else float(ring_detail[k]) <= limit  # type: ignore[index]
+        if smooth:
             out["smooth"] += size
             out["smooth_top" if centre_y[k] < 0.5 else "smooth_bottom"] += size
         else:

@@ -200,6 +200,7 @@ def rejudge_library(
     result = Rejudged(chosen, sets=sorted({c.sequence for c in contexts.values() if c.sequence}),
                       copies=sum(bool(c.copy_of) for c in contexts.values()))  # fmt: skip
     rows = []
+    flipped = []  # images whose reject verdict came or went: their built-in scores are out of date
     thresholds = thresholds_version()
     for image_id, (checks, faces) in stored.items():
         if cancel is not None:
@@ -209,11 +210,26 @@ def rejudge_library(
         if checks and all(c.get("judged") == stamp for c in checks):
             continue
         judged = judge(values_of(checks, len(faces)), shoot_type=chosen, context=context, judged=stamp)
-        rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst_verdict(judged)))
+        worst = worst_verdict(judged)
+        if (worst == "reject") != any(c.get("verdict") == "reject" for c in checks):
+            flipped.append(image_id)
+        rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst))
     if rows:
         profile.put_checks_many(rows)
     result.judged = len(rows)
+    _rescore_builtin(profile, flipped)
     return result
+
+
+def _rescore_builtin(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Score again with the built-in scorer the images it scored whose reject verdict changed (it
+    keeps rejects below every frame without one; their properties are stored, nothing is decoded)."""
+    from aesthete_gui.services.scoring import BUILTIN, score_library
+
+    scored = profile.scores(BUILTIN)
+    again = [i for i in image_ids if i in scored]
+    if again:
+        score_library(profile, BUILTIN, image_ids=again)
 
 
 def suggested_reject_reasons(profile: Profile, image_ids: Iterable[int] | None = None) -> dict[int, list[str]]:
