@@ -41,7 +41,7 @@ SMILE_WIDTH = 0.63
 """Mouth width over the span of the outer eye corners from which the mouth is smiling (neutral mouths
 measure 0.50-0.60 on the benchmark faces, broad smiles 0.63-0.72)."""
 LAUGH_WIDTH = 0.58
-LAUGH_GAP = 0.15
+LAUGH_GAP = 0.2
 """A mouth at least this wide whose lips part by at least this share of its width is laughing."""
 KISS_WIDTH = 0.42
 KISS_GAP = 0.08

@@ -121,7 +121,8 @@ class _Judge:
         if verdict == "ok":
             return "ok", f"{subject} sharp (edge spread {value:.2f}; crisp ≈ 2)"
         where = subject if on_face else "even the sharpest part of the frame"
-        return verdict, f"{where} is soft (edge spread {value:.2f}; crisp ≈ 2, soft from {float(rule['warn']):.1f})"
+        soft_from = float(rule.get("face_warn", rule["warn"]) if on_face else rule["warn"])
+        return verdict, f"{where} is soft (edge spread {value:.2f}; crisp ≈ 2, soft from {soft_from:.1f})"
 
     def motion_blur(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         narrow = self.get("motion_blur.narrow")

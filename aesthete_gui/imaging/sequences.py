@@ -141,7 +141,8 @@ def _bracket_detail(run: Sequence[Shot]) -> str:
     biases = [s.exposure_bias for s in run]
     if any(b is None for b in biases) or len(set(biases)) < 2:
         return ""
-    return ", ".join("0" if b == 0 else f"{b:+g}" for b in biases) + " EV"  # type: ignore[union-attr]
+    steps = [round(b, 1) for b in biases]  # type: ignore[arg-type]
+    return ", ".join("0" if b == 0 else f"{b:+g}" for b in steps) + " EV"
 
 
 def _brackets(shots: Sequence[Shot]) -> list[FrameSet]:

@@ -37,6 +37,8 @@ is taken as fully spread: detail smeared along it leaves next to nothing to meas
 EDGE_CONTRAST = 30.0
 """Tone range (8-bit levels, within 3 pixels) from which a pixel is on an edge worth measuring."""
 EDGE_REACH = 3
+MIN_TILE_SIDE = 8
+"""Tiles narrower than this (frames under 64 px on a side) are not measured."""
 EDGE_QUANTILE = 0.95
 MIN_EDGE_PIXELS = 10
 """Edge pixels an orientation needs in a tile to have a width."""
@@ -156,6 +158,9 @@ def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: fl
     subject's widest and narrowest orientation, pixels: about 2 crisp), "background" (median widest-orientation width of the other
     candidate tiles when they agree on one orientation, else 0), "x", "y" (subject centre, 0-1).
     """
+    nothing = {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "background": 0.0, "x": 0.5, "y": 0.5}
+    if min(grey.shape) < MIN_TILE_SIDE * TILE_GRID:
+        return nothing  # a frame this small has no tiles to measure edges in
     order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
     margin = EDGE_REACH + 1
     padded = np.pad(grey, margin, mode="edge")
@@ -166,7 +171,7 @@ def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: fl
         if not np.isnan(spreads).all():
             tiles.append((tile, float(np.nanmax(spreads)), widths))
     if not tiles:
-        return {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "background": 0.0, "x": 0.5, "y": 0.5}
+        return nothing
     subject = sorted(tiles, key=lambda t: t[1])[:SUBJECT_TILES]
     measured = [t for t in tiles if np.isfinite(t[2]).sum() >= 2]
     by_width = sorted(measured, key=lambda t: float(np.nanmax(t[2])))

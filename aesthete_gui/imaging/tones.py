@@ -80,8 +80,9 @@ def lost_areas(
     continuing = (block_luma >= BRIGHT_NEIGHBOUR) if bright else (block_luma <= DARK_NEIGHBOUR)
     ring = (grown > 0) & ~lost & continuing
     limit = SMOOTH_DETAIL + noise_detail
-    ring_detail = ndimage.mean(block_detail, grown * ring, index=np.arange(1, count + 1)) if ring.any() else None
     ring_count = ndimage.sum_labels(ring, grown, index=np.arange(1, count + 1))
+    ring_sum = ndimage.sum_labels(block_detail, grown * ring, index=np.arange(1, count + 1))
+    ring_detail = ring_sum / np.maximum(ring_count, 1)  # mean detail around each area
     solid = ndimage.mean(share >= 0.95, labels, index=np.arange(1, count + 1))
     rows = np.arange(share.shape[0])[:, None] / max(1, share.shape[0] - 1)
     centre_y = ndimage.mean(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
@@ -98,7 +99,7 @@ def lost_areas(
         # without neighbours continuing its tone, a large area meets other tones directly (snow
         # against trees, a sky against a ridge): smooth when lost all through, torn when clipping
         # cut through texture
-        smooth = solid[k] >= SOLID if ring_count[k] == 0 else float(ring_detail[k]) <= limit  # type: ignore[index]
+        smooth = solid[k] >= SOLID if ring_count[k] == 0 else float(ring_detail[k]) <= limit
         if smooth:
             out["smooth"] += size
             out["smooth_top" if centre_y[k] < 0.5 else "smooth_bottom"] += size
