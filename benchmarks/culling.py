@@ -448,7 +448,7 @@ def main() -> None:
         *(["## Import cost", "", *speed, ""] if speed else []),
         f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; {time.monotonic() - started:.0f} s",
         f"- Machine: {machine}",
-        f"- Command: `python benchmarks/culling.py --split {args.split}{' --skip-slow' if args.skip_slow else ''} --write`",
+        f"- Command: `python benchmarks/culling.py --split {args.split}{' --skip-slow' if args.skip_slow else ''}{' --write' if args.write else ''}`",
         "",
     ])
     print(report)
