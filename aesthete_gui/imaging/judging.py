@@ -132,7 +132,7 @@ class _Judge:
         exposure = self.get("motion_blur.exposure_s", 0.0)
         if verdict == "ok" and background >= float(rule.get("panning_background", math.inf)):
             return "ok", (f"no motion blur on the subject; the background is streaked along one direction "
-                          f"(edges {background:.1f} px wide): panning")
+                          f"(edges {background:.1f} px wide), as in panning")
         if verdict == "ok":
             return "ok", "no sign of motion blur"
         if exposure >= float(rule.get("long_exposure_s", math.inf)):

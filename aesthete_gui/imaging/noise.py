@@ -19,6 +19,8 @@ MEAN_ABS_TO_SIGMA = float(np.sqrt(np.pi / 2 / LAPLACIAN_NOISE_GAIN))
 """White noise of sigma gives the Laplacian a mean absolute value of sqrt(2 / pi * 20) * sigma."""
 MIDTONE = (16.0, 239.0)
 """Near black and white, clipping hides noise: only blocks whose mean lies between these count."""
+MAX_CHROMA_BLOCKS = 192
+"""Flat blocks the colour noise is read in, at most."""
 LUMA_SHARE = float(np.sqrt(0.299**2 + 0.587**2 + 0.114**2))
 """Luma keeps this share of noise that is independent in R, G and B (0.67)."""
 
@@ -54,6 +56,9 @@ def chroma_sigma(rgb: np.ndarray, flat: np.ndarray, columns: int) -> float:
     rows_idx, cols_idx = rows_idx[keep], cols_idx[keep]
     if rows_idx.size == 0:
         return 0.0
+    if rows_idx.size > MAX_CHROMA_BLOCKS:  # an even sample of the flat blocks says as much, for less
+        keep = np.linspace(0, rows_idx.size - 1, MAX_CHROMA_BLOCKS).astype(np.int64)
+        rows_idx, cols_idx = rows_idx[keep], cols_idx[keep]
     total = 0.0
     green = rgb[..., 1].astype(np.int16)
     for channel in (0, 2):
