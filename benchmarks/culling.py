@@ -368,7 +368,8 @@ def check_cost(frames: list[Path], baseline_python: str | None) -> list[str]:
     import subprocess
 
     def run(python: str) -> float:
-        done = subprocess.run([python, "-c", _COST_SNIPPET, *map(str, frames)], capture_output=True, text=True, check=True)
+        # -P: the current folder is not put on sys.path, so each interpreter imports its own checkout
+        done = subprocess.run([python, "-P", "-c", _COST_SNIPPET, *map(str, frames)], capture_output=True, text=True, check=True)
         return float(json.loads(done.stdout.strip().splitlines()[-1]))
 
     ours = run(sys.executable)
