@@ -217,22 +217,29 @@ def score_rows(items: list[Measured], plot: Path | None) -> list[str]:
 
 
 def _plot(table: np.ndarray, rejected: np.ndarray, copies: np.ndarray, path: Path) -> None:
+    """Five histograms of the clean frames' scores, and the overall of clean frames against the
+    degraded copies that carry a reject (each panel on its own count scale)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(DIMENSIONS), figsize=(14, 3.2), sharey=True)
+    fig, axes = plt.subplots(1, len(DIMENSIONS) + 1, figsize=(16, 3.2))
     bins = np.linspace(1, 5, 33)
-    for i, (ax, d) in enumerate(zip(axes, DIMENSIONS, strict=True)):
-        ax.hist(table[~rejected, i], bins=bins, color="#4c8bbf", label="clean photographs")
-        if d in ("technique", "overall") and copies.size and d == "overall":
-            ax.hist(copies, bins=bins, color="#d9534f", alpha=0.7, label="degraded copies with a reject")
-        ax.set_title(d)
+    for i, (ax, d) in enumerate(zip(axes, DIMENSIONS, strict=False)):
+        ax.hist(table[~rejected, i], bins=bins, color="#4c8bbf")
+        ax.set_title(f"{d} (clean)")
+    last = axes[-1]
+    overall = table[~rejected, DIMENSIONS.index("overall")]
+    last.hist(copies, bins=bins, color="#d9534f", alpha=0.8, density=True, label="degraded copies with a reject")
+    last.hist(overall, bins=bins, color="#4c8bbf", alpha=0.8, density=True, label="clean photographs")
+    last.set_title("overall: clean vs rejects")
+    last.legend(loc="upper right", fontsize=7)
+    for ax in axes:
         ax.set_xlim(1, 5)
         ax.set_xlabel("built-in score")
     axes[0].set_ylabel("photographs")
-    axes[-1].legend(loc="upper left", fontsize=7)
+    last.set_ylabel("share")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
