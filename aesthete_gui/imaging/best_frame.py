@@ -2,7 +2,7 @@
 
 A group may hold one picture several times: the camera's file, a smaller export, a re-saved JPEG, a
 PNG made from it. Those are copies of the frame with the most pixels (then a camera's metadata, then
-the least recompression), and a copy is never chosen over its original. Among frames that are not
+a camera's format, then the least recompression), and a copy is never chosen over its original. Among frames that are not
 copies, the best has its eyes open, its subject in focus, no clipping, no reject verdict, the most
 pixels, then the highest score.
 """
@@ -45,9 +45,10 @@ class Edition:
         return self.width * self.height
 
     def rank(self) -> tuple[float, ...]:
-        """Larger is more original: more pixels, a camera's metadata, less recompression, a camera format."""
+        """Larger is more original: more pixels, a camera's metadata, a camera's format (a PNG or TIFF
+        of the same pixels was exported from it), then less recompression."""
         quality = 100.0 if self.quality is None or math.isnan(self.quality) else self.quality
-        return (float(self.pixels), float(bool(self.camera)), quality, float(self.format.upper() in _NATIVE_FORMATS))
+        return (float(self.pixels), float(bool(self.camera)), float(self.format.upper() in _NATIVE_FORMATS), quality)
 
     def describe(self) -> str:
         kind = f"JPEG quality {self.quality:.0f}" if self.quality is not None and not math.isnan(self.quality) else self.format or "file"
@@ -72,7 +73,7 @@ def find_copies(editions: Sequence[Edition]) -> dict[Hashable, str]:
             continue
         original = max(better, key=Edition.rank)
         smaller = original.pixels > edition.pixels
-        kind = "smaller copy" if smaller else "recompressed copy" if original.rank()[2] > edition.rank()[2] else "copy"
+        kind = "smaller copy" if smaller else "recompressed copy" if original.rank()[3] > edition.rank()[3] else "copy"
         out[edition.key] = (
             f"a {kind} ({edition.describe()}) of {original.name or original.key} ({original.describe()}): "
             "the original is kept"

@@ -4,7 +4,7 @@ A bracket is a run of frames seconds apart that differ only by exposure (EXIF ex
 exposure time at the same aperture and ISO, or the camera's auto-bracket mode) and show the same
 view. A panorama is a run with one exposure and focal length whose views are different but overlap
 their neighbours. A focus stack is a run of the same view and exposure whose sharp region moves from
-frame to frame. The frames of such a set are never suggested as rejects (the darkest frame of a
+frame to frame, every frame sharp somewhere. The frames of such a set are never suggested as rejects (the darkest frame of a
 bracket is dark on purpose) and the set is named on each frame.
 """
 
@@ -34,7 +34,9 @@ MIN_PANORAMA = 3
 """Frames of a panorama recognised from metadata alone; 2 when the thumbnails show the overlap."""
 MIN_STACK = 3
 MIN_FOCUS_SHIFT = 0.2
-"""The sharp region of a focus stack moves by at least this share of the frame across the set."""
+"""The sharp region of a focus stack moves by at least this share of the frame across the set ..."""
+STACK_STRAIGHTNESS = 0.7
+"""... and mostly one way: its first-to-last travel is at least this share of its whole path."""
 AUTO_BRACKET = 2
 """EXIF ExposureMode value for the camera's auto-bracket mode."""
 KIND_NAMES: dict[str, str] = {"bracket": "exposure bracket", "panorama": "panorama", "focus_stack": "focus stack"}
@@ -56,6 +58,8 @@ class Shot:
     phash: int | None = None
     sharp_at: tuple[float, float] | None = None
     """Where the frame is sharpest, (x, y) as fractions of the frame."""
+    crisp: bool | None = None
+    """Whether the frame is sharp somewhere (its focus check passed); None: not known."""
 
 
 @dataclass(frozen=True)
@@ -76,14 +80,13 @@ OverlapTest = Callable[[Hashable, Hashable], "bool | None"]
 
 
 def _ev(shot: Shot) -> float | None:
-    """The light the frame gathered, in stops from an arbitrary zero: exposure time, aperture and ISO
-    when recorded (whatever mode made them differ), else the exposure bias."""
+    """The light the frame gathered, in stops from an arbitrary zero: exposure time and aperture when
+    recorded, else the exposure bias. ISO is gain, not light: a frame at another ISO with the same
+    shutter and aperture is no bracket (the noisy high-ISO frame of a shoot is not kept as a set)."""
     if shot.exposure_time:
         stops = math.log2(shot.exposure_time)
         if shot.f_number:
             stops -= 2.0 * math.log2(shot.f_number)
-        if shot.iso:
-            stops += math.log2(shot.iso / 100.0)
         return stops
     return shot.exposure_bias
 
@@ -173,11 +176,13 @@ def _focus_stacks(shots: Sequence[Shot]) -> list[FrameSet]:
 
     out = []
     for run in _runs(shots, linked):
-        spots = np.array([s.sharp_at for s in run if s.sharp_at is not None], dtype=float)
-        if len(run) < MIN_STACK or len(spots) < MIN_STACK:
-            continue
-        spread = float(np.max(np.linalg.norm(spots[:, None, :] - spots[None, :, :], axis=2)))
-        if spread >= MIN_FOCUS_SHIFT:
+        if len(run) < MIN_STACK or any(s.sharp_at is None or s.crisp is False for s in run):
+            continue  # every frame of a stack is sharp somewhere; a burst with soft frames is no stack
+        spots = np.array([s.sharp_at for s in run], dtype=float)
+        travel = float(np.linalg.norm(spots[-1] - spots[0]))
+        steps = np.linalg.norm(np.diff(spots, axis=0), axis=1)
+        # the sharp region walks one way through the scene (near to far), not back and forth
+        if travel >= MIN_FOCUS_SHIFT and travel >= STACK_STRAIGHTNESS * float(steps.sum()):
             out.append(FrameSet("focus_stack", tuple(s.key for s in run)))
     return out
 

@@ -113,6 +113,7 @@ def shot_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) -> Sh
     """Set recognition's view of one stored image (metadata, pHash, where it is sharp)."""
     exif = image.exif or {}
     x, y = _measure(checks, "focus", "x"), _measure(checks, "focus", "y")
+    focus = next((c for c in checks if c.get("name") == "focus"), None)
     mode = exif.get("exposure_mode")
     return Shot(
         key=image.id,
@@ -126,6 +127,7 @@ def shot_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) -> Sh
         exposure_mode=mode if isinstance(mode, int) else None,
         phash=image.phash,
         sharp_at=(x, y) if x is not None and y is not None else None,
+        crisp=None if focus is None else focus.get("verdict") == "ok",
     )
 
 

@@ -78,6 +78,9 @@ def test_resized_recompressed_and_png_copies_name_their_original() -> None:
         "a smaller copy (900 × 1200, JPEG quality 80) of IMG_0001.jpg (1800 × 2400, JPEG quality 95): the original is kept"
     )
     assert copies["again"].startswith("a recompressed copy (1800 × 2400, JPEG quality 60) of IMG_0001.jpg")
+    # a PNG of the very same pixels that kept the camera's metadata is still the export, not the original
+    same_png = _edition("same.png", (1800, 2400), fmt="PNG", quality=None, camera="Canon EOS")
+    assert find_copies([original, same_png]) == {"same.png": "a copy (1800 × 2400, PNG) of IMG_0001.jpg (1800 × 2400, JPEG quality 95): the original is kept"}
     # another exposure of the same view (a burst neighbour) is no copy, whatever its size
     neighbour = Edition("next", "next.jpg", 900, 1200, "JPEG", 95.0, original.phash, capture_time=101.0)
     assert find_copies([original, neighbour]) == {}

@@ -40,6 +40,12 @@ def test_a_burst_of_one_exposure_is_no_set() -> None:
     assert find_sets(drifting) == []  # metering drift of a fraction of a stop is not a bracket
 
 
+def test_a_high_iso_frame_beside_a_clean_one_is_no_bracket() -> None:
+    # the same shutter and aperture at ISO 200 and 25600: gain, not light (the trial shoot's noisy copies)
+    shots = [_shot("clean", 0.0, iso=200.0), _shot("noisy", 3.0, iso=25600.0)]
+    assert find_sets(shots) == []
+
+
 def test_frames_of_another_camera_or_a_minute_later_are_not_in_the_set() -> None:
     shots = [_shot("a", 0.0, exposure_bias=-1.0), _shot("b", 0.5, exposure_bias=1.0, camera="Other"), _shot("c", 90.0, exposure_bias=1.0)]
     assert find_sets(shots) == []
@@ -51,6 +57,10 @@ def test_a_focus_stack_is_the_same_view_sharp_in_moving_places() -> None:
     assert [(s.kind, len(s.keys)) for s in find_sets(stack)] == [("focus_stack", 4)]
     still = [_shot(f"s{i}", i * 0.5, sharp_at=(0.5, 0.5)) for i in range(4)]
     assert find_sets(still) == []  # a burst of a still subject: the same place stays sharp
+    with_a_soft_frame = [_shot(f"b{i}", i * 0.5, sharp_at=spot, crisp=i != 2) for i, spot in enumerate(spots)]
+    assert find_sets(with_a_soft_frame) == []  # the blurred frame of a burst is no slice of a stack
+    wandering = [_shot(f"w{i}", i * 0.5, sharp_at=spot) for i, spot in enumerate(((0.5, 0.2), (0.5, 0.8), (0.5, 0.2), (0.5, 0.8)))]
+    assert find_sets(wandering) == []  # back and forth: a burst whose sharpest tile hops, not a stack
 
 
 def test_a_panorama_needs_overlapping_views_when_the_thumbnails_can_tell() -> None:
