@@ -31,11 +31,6 @@ PHOTOS: tuple[tuple[str, str], ...] = (
 )
 PORTRAITS: tuple[str, ...] = ("astronaut", "grace_hopper")
 """Photos above with one frontal face, eyes open."""
-HELD_OUT: frozenset[str] = frozenset({"coffee", "retina", "moon", "brick", "gravel", "ihc", "grace_hopper", "cell"})
-"""Photos the thresholds in resources/culling/checks.toml are not set on (version 2 onwards): their
-figures are reported apart. The two motorcycle views are one scene, so both stay on the tuning side."""
-
-
 def package_file(package: str, inner: str) -> Path | None:
     """A file shipped inside an installed package, None when the package is missing."""
     import importlib.util
@@ -138,32 +133,6 @@ def downscale(img: Image.Image, side: int) -> Image.Image:
     """A thumbnail whose long side is `side` pixels."""
     scale = side / max(img.size)
     return img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.LANCZOS)
-
-
-@dataclass(frozen=True)
-class Defect:
-    """One kind of degradation at its mild and strong level, and the checks that should catch it."""
-
-    name: str
-    checks: tuple[str, ...]
-    mild: Callable[[Image.Image], Image.Image]
-    strong: Callable[[Image.Image], Image.Image]
-    jpeg_quality: tuple[int, int] | None = None  # saved as JPEG at (mild, strong) quality
-
-
-DEFECTS: tuple[Defect, ...] = (
-    Defect("gaussian blur (σ 1.5 / 4 px)", ("focus", "motion_blur"),
-           lambda i: gaussian_blur(i, 1.5), lambda i: gaussian_blur(i, 4.0)),
-    Defect("motion blur (9 / 25 px)", ("focus", "motion_blur"),
-           lambda i: motion_blur(i, 9), lambda i: motion_blur(i, 25)),
-    Defect("under-exposure (x0.5 / x0.2)", ("underexposure", "shadows"),
-           lambda i: exposure(i, 0.5), lambda i: exposure(i, 0.2)),
-    Defect("over-exposure (x1.6 / x3)", ("overexposure", "highlights", "brightened"),
-           lambda i: exposure(i, 1.6), lambda i: exposure(i, 3.0)),
-    Defect("noise (σ 10 / 35)", ("noise",), lambda i: noise(i, 10.0), lambda i: noise(i, 35.0)),
-    Defect("downscale (64 / 32 px)", ("resolution",), lambda i: downscale(i, 64), lambda i: downscale(i, 32)),
-    Defect("heavy JPEG (q 20 / 6)", ("compression",), lambda i: i, lambda i: i, jpeg_quality=(20, 6)),
-)  # fmt: skip
 
 
 def save(img: Image.Image, path: Path, quality: int | None = None) -> Path:
