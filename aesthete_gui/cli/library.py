@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import library_image_ids, open_cli_profile, write_progress
+from aesthete_gui.cli.verdicts import add_shoot_type_option, use_shoot_type
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
@@ -90,6 +91,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     token = CancelToken()
     bar = _ProgressBar()
     try:
+        use_shoot_type(profile, args.shoot_type)  # the import's regrouping judges under it
         with _ctrl_c_cancels(token):
             summary = import_folders(profile, args.dirs, progress=None if args.quiet else bar,
                                      cancel=token, workers=args.workers, features=args.features,
@@ -155,6 +157,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
     profile = open_cli_profile(args)
     try:
+        use_shoot_type(profile, args.shoot_type)
         marks = profile.marks()
         status = None if args.status == "all" else args.status
         rows = [_image_row(i, marks) for i in profile.images(status=status)]
@@ -269,10 +272,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also build the ~1024 px previews now (default: when first shown)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_shoot_type_option(p)
     p.set_defaults(func=cmd_import)
 
     p = subparsers.add_parser("images", help="list the images in the profile")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    add_shoot_type_option(p)
     p.add_argument("--status", choices=["all", "ok", "error", "missing"], default="all",
                    help="only images with this status")  # fmt: skip
     p.set_defaults(func=cmd_images)

@@ -86,7 +86,8 @@ class BurstToThin:
 def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
     """What keeping the best of each burst does, burst by burst (in capture order): every frame but
     the best is rejected, never a frame the user already judged (a flag, stars or a colour label:
-    a five-star frame is not thrown away)."""
+    a five-star frame is not thrown away) nor a frame of a bracket, panorama or focus stack (its
+    frames are used together)."""
     from aesthete_gui.qt.grid_rows import best_of_burst
 
     by_burst: dict[int, list[ImageRow]] = {}
@@ -96,8 +97,8 @@ def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
     out = []
     for burst_id, group in by_burst.items():
         best = best_of_burst(group)
-        kept = [best] + [r for r in group if r is not best and _judged_by_user(r) and r.flag != "reject"]
-        rejected = [r for r in group if r is not best and not _judged_by_user(r)]
+        kept = [best] + [r for r in group if r is not best and ((_judged_by_user(r) and r.flag != "reject") or r.in_set)]
+        rejected = [r for r in group if r is not best and not _judged_by_user(r) and not r.in_set]
         if rejected:
             out.append(BurstToThin(burst_id, kept, rejected))
     return out

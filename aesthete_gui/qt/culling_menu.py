@@ -1,12 +1,14 @@
-"""The main window's culling menu entries: suggested rejects, burst marks, copying or moving picks."""
+"""The main window's culling menu entries: suggested rejects, burst marks, copying or moving picks,
+and the Culling ▸ Shoot type menu."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QActionGroup
 
+from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, shoot_types
 from aesthete_gui.qt.culling_actions import (
     BURST_MARKS_SETTING,
     accept_suggestions_in_view,
@@ -18,6 +20,7 @@ from aesthete_gui.qt.culling_actions import (
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
 from aesthete_gui.qt.dialogs.keep_best import KeepBestDialog
 from aesthete_gui.qt.task_runner import JobHandle
+from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
 
 EXPORT_FOLDER_SETTING = "export_folder"
 EXPORT_MOVE_SETTING = "export_move"
@@ -47,6 +50,43 @@ class CullingMenuMixin:
         self.burst_marks_action = action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
         self.burst_marks_action.setCheckable(True)
         self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, False)))
+        self._add_shoot_type_menu()
+
+    def _add_shoot_type_menu(self) -> None:
+        """Culling ▸ Shoot type: one radio entry per shoot type (resources/culling/shoot_types.toml)."""
+        culling_menu = self.menuBar().addMenu("&Culling")  # type: ignore[attr-defined]
+        menu = culling_menu.addMenu("Shoot &type")
+        group = QActionGroup(menu)
+        group.setExclusive(True)
+        current = self.context.settings.get(SHOOT_TYPE_SETTING) or profile_shoot_type(self.context.profile)
+        self.shoot_type_actions: dict[str, QAction] = {}
+        for name, kind in shoot_types().items():
+            entry = QAction(kind.label, menu)
+            entry.setCheckable(True)
+            entry.setChecked(name == current)
+            entry.setToolTip(kind.about)
+            entry.setStatusTip(kind.about)
+            entry.triggered.connect(lambda _=False, n=name: self.set_shoot_type(n))
+            group.addAction(entry)
+            menu.addAction(entry)
+            self.shoot_type_actions[name] = entry
+        menu.setToolTipsVisible(True)
+
+    def set_shoot_type(self, name: str) -> JobHandle | None:
+        """Make `name` the profile's shoot type and judge the stored checks again under it (a job)."""
+        kind = shoot_types().get(name) or shoot_types()[DEFAULT_SHOOT_TYPE]
+        self.context.set_setting(SHOOT_TYPE_SETTING, kind.name)
+        if kind.name in getattr(self, "shoot_type_actions", {}):
+            self.shoot_type_actions[kind.name].setChecked(True)
+
+        def done(result: Any) -> None:
+            self.context.signals.library_changed.emit()  # suggested rejects and reasons changed
+            self.show_message(f"Shoot type: {kind.label}. {kind.about}")
+
+        return self.context.runner.submit(
+            f"Judge the checks for {kind.label}", rejudge_library, self.context.profile, kind.name,
+            on_done=done, on_error=lambda exc: self.show_message(f"Judging the checks failed: {exc}"),
+        )  # fmt: skip
 
     def _export_ids(self, picks_only: bool) -> list[int]:
         if picks_only:

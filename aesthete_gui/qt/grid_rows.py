@@ -43,8 +43,9 @@ class ImageRow:
     personal: float | None = None
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
-    culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
+    culling_rank: tuple[float, ...] = ()  # imaging.best_frame.stored_culling_rank: larger is better
     check_notes: tuple[str, ...] = ()  # "✖ focus: …" / "⚠ noise: …": the checks that did not pass, why
+    in_set: bool = False  # one frame of a bracket, panorama or focus stack (services/verdicts.py): never culled
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -247,7 +248,7 @@ def load_rows(
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
-    from aesthete_gui.imaging.bursts import stored_culling_rank
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
 
     personal_scorer_id = active_personal(profile)
     from aesthete_gui.services.library_checks import checks_version
@@ -280,6 +281,7 @@ def load_rows(
                 eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
                 culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
                 check_notes=check_notes(checks[image.id][0]) if image.id in checks else (),
+                in_set=image.id in checks and any(c.get("name") == "sequence" for c in checks[image.id][0]),
             )
         )
     return rows

@@ -435,7 +435,11 @@ def regroup_bursts(profile: Profile) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return the count."""
     from aesthete_gui.services.library_bursts import automatic_burst_groups
 
-    return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
+    count = len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
+    from aesthete_gui.services.verdicts import rejudge_library
+
+    rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
+    return count
 
 
 _SQLITE_MAX_ID = 2**63 - 1

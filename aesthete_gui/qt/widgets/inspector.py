@@ -89,7 +89,7 @@ CHECK_TITLES: dict[str, str] = {
     "focus": "Focus", "motion_blur": "Motion blur", "highlights": "Blown highlights",
     "shadows": "Crushed shadows", "underexposure": "Under-exposure", "overexposure": "Over-exposure",
     "noise": "Noise", "resolution": "Size", "compression": "JPEG quality",
-    "brightened": "Brightened after capture",
+    "brightened": "Brightened after capture", "eyes": "Eyes", "sequence": "Set", "copy": "Copy",
 }  # fmt: skip
 VERDICT_MARKS: dict[str, str] = {"ok": "", "warn": "⚠ ", "reject": "✖ "}
 
