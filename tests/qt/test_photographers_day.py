@@ -64,6 +64,7 @@ def test_the_inspector_describes_the_pair_in_compare_not_the_grid_frame(qtbot, d
     main, ids = day
     main.grid.select_image(ids[7])
     inspected(qtbot, main, ids[7])
+    main.compare.rejects_check.setChecked(True)  # the smooth test gradients read as soft: suggested rejects
     main.show_view("compare")
     qtbot.waitUntil(lambda: main.compare.current_pair() is not None)
     pair = main.compare.current_pair()
