@@ -45,8 +45,9 @@ def test_one_undo_reverts_a_mark_a_choice_and_a_set_verdict_made_in_three_views(
     window.marks.wait_written()
     qtbot.waitUntil(lambda: profile.mark_for(ids[0]).flag == "pick")
 
-    window.show_view("compare")  # 2. a choice in Compare
     compare = window.compare
+    compare.rejects_check.setChecked(True)  # the smooth test gradients read as soft: suggested rejects
+    window.show_view("compare")  # 2. a choice in Compare
     qtbot.waitUntil(lambda: compare.current_pair() is not None)
     compare.setFocus()
     qtbot.keyClick(compare, Qt.Key.Key_Left)
