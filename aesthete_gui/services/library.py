@@ -46,6 +46,7 @@ from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
 from aesthete_gui.store.checks import insert_checks
+from aesthete_gui.store.grouping import insert_signatures
 
 if TYPE_CHECKING:
     import numpy as np
@@ -141,6 +142,8 @@ class _Importer:
             ]
             insert_features(conn, [_feature_row(i, ingest.features) for i, ingest in read if ingest.features is not None])
             insert_checks(conn, [check_row(i, ingest.analysis) for i, ingest in read if ingest.analysis is not None])
+            insert_signatures(conn, [(ingest.content_hash, ingest.signature) for _, ingest in read
+                                     if ingest.signature is not None and ingest.content_hash])  # fmt: skip
 
         _, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
         self.summary.marks_from_xmp += marks_added
@@ -394,7 +397,7 @@ def _run_import(
         _sync_sidecars(profile, roots, summary, report, cancel)
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
-        summary.bursts = regroup_bursts(profile)
+        summary.bursts = regroup_bursts(profile, importer.cache_dir)
     return total
 
 
@@ -431,11 +434,27 @@ def _sync_sidecars(
     summary.sidecar_problems.extend(p for p in synced.problems if p[0] not in known)
 
 
-def regroup_bursts(profile: Profile) -> int:
-    """Group the profile's images into bursts again (edited bursts are kept); return the count."""
-    from aesthete_gui.services.library_bursts import automatic_burst_groups
+GROUPING_STATE = "burst_grouping"
+"""library_state key: the fingerprint of the library the stored automatic bursts were grouped from."""
+GROUPING_VERSION = "2"
+"""Changes whenever grouping itself changes, so that every library is grouped again once."""
 
-    return len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
+
+def regroup_bursts(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False) -> int:
+    """Group the profile's images into bursts again (edited bursts are kept); return how many
+    automatic bursts there are. A library unchanged since its last grouping is left as it is."""
+    from aesthete_gui.services.library_bursts import library_burst_groups
+
+    if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
+        return sum(1 for burst in profile.bursts() if not burst.edited)
+    groups, _ = library_burst_groups(profile, cache_dir)
+    created = len(profile.replace_automatic_bursts(groups))
+    profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
+    return created
+
+
+def _grouping_fingerprint(profile: Profile) -> str:
+    return f"{GROUPING_VERSION}/{profile.library_fingerprint()}"
 
 
 _SQLITE_MAX_ID = 2**63 - 1
