@@ -113,6 +113,8 @@ class _Importer:
         self.batch: list[tuple[FoundFile, int, FileOutcome | None, str | None]] = []
         self.batch_started = time.monotonic()
         self.seen: set[str] = set()
+        self.sidecar_folders: set[str] = set()
+        """Folders where the walk saw an XMP file: only images there can have a sidecar to sync."""
 
     def add(self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None) -> None:
         """Queue one file's result; writes the batch when it is full or old enough."""
@@ -364,7 +366,7 @@ def _run_import(
     folder_ids: dict[str, int] = {}
     for root in roots:
         folder_ids[root] = profile.add_folder(root)
-        for found in scan_folder(root, cancel, own):
+        for found in scan_folder(root, cancel, own, importer.sidecar_folders):
             summary.found += 1
             path = display_path(found.path)
             importer.seen.add(path)
@@ -394,7 +396,7 @@ def _run_import(
     summary.cancelled = bool(cancel is not None and cancel.cancelled)
     if not summary.cancelled:
         _mark_vanished(profile, roots, importer.seen, summary)
-        _sync_sidecars(profile, roots, summary, report, cancel)
+        _sync_sidecars(profile, importer.sidecar_folders, summary, report, cancel)
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
         summary.bursts = regroup_bursts(profile, importer.cache_dir)
@@ -420,13 +422,17 @@ def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summa
 
 
 def _sync_sidecars(
-    profile: Profile, roots: list[str], summary: ImportSummary, report: ProgressCallback,
+    profile: Profile, sidecar_folders: set[str], summary: ImportSummary, report: ProgressCallback,
     cancel: CancelToken | None,
 ) -> None:
-    """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync)."""
+    """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync), for
+    the images in folders that hold XMP files (an image without a sidecar has nothing to sync)."""
     from aesthete_gui.services.sidecar_sync import sync_sidecars
 
-    ids = [image.id for image in profile.images(status="ok") if any(under(image.path, r) for r in roots)]
+    ids = [image_id for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+           if status == "ok" and os.path.dirname(path) in sidecar_folders]  # fmt: skip
+    if not ids:
+        return
     synced = sync_sidecars(profile, ids, report, cancel)
     summary.marks_from_xmp += synced.adopted
     summary.sidecar_conflicts = synced.conflicts
@@ -443,10 +449,10 @@ GROUPING_VERSION = "2"
 def regroup_bursts(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return how many
     automatic bursts there are. A library unchanged since its last grouping is left as it is."""
-    from aesthete_gui.services.library_bursts import library_burst_groups
-
     if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
         return sum(1 for burst in profile.bursts() if not burst.edited)
+    from aesthete_gui.services.library_bursts import library_burst_groups
+
     groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.replace_automatic_bursts(groups))
     profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
