@@ -14,17 +14,10 @@ need thumbnails, so they are counted and their cost is measured apart, on real t
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import io
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np

@@ -24,7 +24,11 @@ from aesthete_gui.imaging.bursts import (
 from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
 from aesthete_gui.imaging.crop_match import Thumb, load_thumb
 from aesthete_gui.imaging.hashing import hamming, perceptual_hash
-from aesthete_gui.imaging.signature_index import SignatureIndex, candidate_pairs, exhaustive_candidates
+from aesthete_gui.imaging.signature_index import (
+    SignatureIndex,
+    candidate_pairs,
+    exhaustive_candidates,
+)
 from tests.imaging.conftest import photo
 
 SOURCES = ("astronaut", "coffee", "chelsea", "rocket", "hubble_deep_field")
@@ -125,7 +129,7 @@ def _library(sources: list[Image.Image], rng: np.random.Generator) -> tuple[list
     for burst in range(24):  # timed bursts: small shifts of one view, 0.2-2 s apart, two cameras
         base = _variant(rng, sources[burst % len(sources)])
         camera = ("A7 IV", "R5", None)[burst % 3]
-        for shot in range(int(rng.integers(2, 7))):
+        for _shot in range(int(rng.integers(2, 7))):
             clock += float(rng.choice([0.2, 0.4, 1.2, 2.0, 6.0]))
             dx = int(rng.integers(0, 6))
             add(base.crop((dx, 0, base.width - 6 + dx, base.height)), capture_time=clock, camera=camera,
