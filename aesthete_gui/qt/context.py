@@ -17,6 +17,7 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
+from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -32,6 +33,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
     "recent_folders": [],
+    "thumbnail_cache_mb": DEFAULT_THUMBNAIL_CACHE_MB,  # the thumbnail cache's size limit (least recently used go)
 }
 
 

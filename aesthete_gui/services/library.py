@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aesthete_gui.imaging.thumbnails import CacheTrim, claim_cache, trim_cache
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.events import ImagesImported, emit
@@ -42,7 +43,7 @@ from aesthete_gui.services.library_worker import (
     ignore_interrupts,
     process_file,
 )
-from aesthete_gui.settings import thumbnail_cache_dir
+from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
 from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
 from aesthete_gui.store.checks import insert_checks
@@ -60,6 +61,7 @@ __all__ = [
     "regroup_bursts",
     "resolve_image",
     "set_mark",
+    "tidy_thumbnail_cache",
 ]
 
 BATCH_SIZE = 16
@@ -400,6 +402,8 @@ def _run_import(
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
         summary.bursts = regroup_bursts(profile, importer.cache_dir)
+        if summary.imported or summary.moved or summary.missing:
+            tidy_thumbnail_cache(profile, importer.cache_dir)
     return total
 
 
@@ -438,6 +442,19 @@ def _sync_sidecars(
     summary.sidecar_conflicts = synced.conflicts
     known = {path for path, _ in summary.sidecar_problems}
     summary.sidecar_problems.extend(p for p in synced.problems if p[0] not in known)
+
+
+def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], limit_bytes: int | None = None) -> CacheTrim:
+    """Keep the thumbnail cache under its limit (the profile's `thumbnail_cache_mb` setting), least
+    recently used first; in a cache the profile owns, files of content no present image has (an
+    edited or deleted photo) go first, with what grouping remembered about that content."""
+    limit = limit_bytes if limit_bytes is not None else thumbnail_cache_limit_bytes(profile.path)
+    own_folder = os.path.abspath(cache_dir) == os.path.abspath(thumbnail_cache_dir(profile.path))
+    owned = claim_cache(cache_dir, profile.path, own=own_folder)
+    trimmed = trim_cache(cache_dir, limit, profile.present_content_hashes() if owned else None)
+    if owned:
+        profile.forget_unused_grouping_data()
+    return trimmed
 
 
 GROUPING_STATE = "burst_grouping"

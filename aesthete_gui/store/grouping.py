@@ -1,4 +1,5 @@
-"""What burst grouping remembers between runs: colour signatures, pixel verdicts and named state."""
+"""What burst grouping remembers between runs (colour signatures, pixel verdicts), the content the
+thumbnail cache must keep, and named library state."""
 
 from __future__ import annotations
 
@@ -37,15 +38,20 @@ class GroupingMixin(ProfileConnection):
             )
 
     def forget_unused_grouping_data(self) -> int:
-        """Drop signatures and verdicts of content no image has any more (re-edited or removed
-        files); returns how many rows went."""
+        """Drop signatures and verdicts of content no present image has any more (files edited,
+        deleted or gone); returns how many rows went."""
         with self._write() as conn:
-            used = "SELECT content_hash FROM images WHERE content_hash IS NOT NULL"
+            used = "SELECT content_hash FROM images WHERE content_hash IS NOT NULL AND status != 'missing'"
             gone = conn.execute(f"DELETE FROM colour_signatures WHERE content_hash NOT IN ({used})").rowcount
             gone += conn.execute(
                 f"DELETE FROM crop_verdicts WHERE first NOT IN ({used}) OR second NOT IN ({used})"
             ).rowcount
         return int(gone)
+
+    def present_content_hashes(self) -> set[str]:
+        """Content hashes of the images whose files are still there (every status but "missing")."""
+        rows = self.conn.execute("SELECT DISTINCT content_hash FROM images WHERE content_hash IS NOT NULL AND status != 'missing'")
+        return {r[0] for r in rows}
 
     def library_fingerprint(self) -> str:
         """Changes whenever an image row is written, moved or marked missing, or a burst is edited."""
