@@ -5,13 +5,13 @@ Pure Python so it runs in workers and tests alike; `item_models.ImageListModel` 
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.services.burst_choice import burst_merit
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -136,21 +136,10 @@ def cell_score(row: ImageRow, sort_key: str) -> float | None:
 
 
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
-    """The frame shown for a collapsed burst: not rejected, then eyes not closed, subject in focus,
-    no clipping, no reject verdict (imaging.bursts), then best overall score, pick/stars, first."""
-    candidates = list(rows)
-
-    def merit(row: ImageRow) -> tuple:
-        overall = row.scores.get("overall")
-        return (
-            row.flag != "reject",
-            row.culling_rank,
-            overall if overall is not None else -math.inf,
-            row.flag == "pick",
-            row.stars,
-        )
-
-    return max(candidates, key=merit)
+    """The frame shown for a collapsed burst: services.burst_choice.burst_merit (not rejected, then
+    eyes not closed, subject in focus, no clipping, no reject verdict, then best overall score,
+    pick/stars), the first on a tie; `aesthete bursts` names the same frame."""
+    return max(rows, key=lambda row: burst_merit(row.flag, row.culling_rank, row.scores.get("overall"), row.stars))
 
 
 def arrange(

@@ -1,5 +1,5 @@
 """Burst grouping of the profile's images: stored records turned into imaging.bursts frames, with
-crops of one frame recognised on the stored thumbnails."""
+crops of one frame recognised on the stored thumbnails; and the best frame of each burst."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from aesthete_gui.imaging.bursts import Frame, group_bursts
 from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
 from aesthete_gui.imaging.crop_match import Thumb, load_thumb
 from aesthete_gui.imaging.thumbnails import ensure_thumbnail
+from aesthete_gui.services.burst_choice import burst_merit
 from aesthete_gui.store import ImageRecord, Profile
 
 
@@ -142,3 +143,27 @@ def library_burst_groups(
     if verdicts.learnt:
         profile.put_crop_verdicts(verdicts.learnt)
     return groups, matcher
+
+
+def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
+    """The best frame (burst_merit, the overall score of `scorer_id`) of every burst, by burst id;
+    ties go to the first frame by path, as in the grid."""
+    from aesthete_gui.imaging.bursts import stored_culling_rank
+    from aesthete_gui.services.library_checks import checks_version
+
+    marks = profile.marks()
+    checks = profile.all_checks(checks_version())
+    scores = profile.scores(scorer_id) if scorer_id else {}
+    paths = {image.id: image.path for image in profile.images()}
+    best: dict[int, int] = {}
+    for burst in profile.bursts():
+        def merit(image_id: int) -> tuple:
+            mark = marks.get(image_id)
+            rank = stored_culling_rank(*checks[image_id]) if image_id in checks else ()
+            return burst_merit(mark.flag if mark else None, rank, (scores.get(image_id) or {}).get("overall"),
+                               mark.stars if mark else 0)  # fmt: skip
+
+        frames = sorted(burst.image_ids, key=lambda i: paths.get(i, ""))
+        if frames:
+            best[burst.id] = max(frames, key=merit)
+    return best
