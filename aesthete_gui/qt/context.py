@@ -117,6 +117,7 @@ class AppSignals(QObject):
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
     choices_changed = Signal()  # the user's A/B choices changed (compare, set, undo)
     marks_changed = Signal(list)  # image ids whose stars / flag / label changed
+    checks_changed = Signal(list)  # image ids whose technical checks and faces were measured
     adapters_changed = Signal()  # a taste adapter was trained, activated or deactivated
     settings_changed = Signal(str)  # the settings key that changed (theme, scorer, judge, ...)
     status_message = Signal(str)  # a short line for the status bar

@@ -44,6 +44,7 @@ class ImageRow:
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
     culling_rank: tuple[float, ...] = ()  # imaging.bursts.stored_culling_rank: larger is better
+    checked: bool = True  # False while the import's second pass has not measured its checks yet
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -211,9 +212,32 @@ def load_rows(
                 suggested_reject=image.id in suggested,
                 eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
                 culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
+                checked=image.status != "ok" or image.id in checks,
             )
         )
     return rows
+
+
+CheckState = tuple[bool, bool, tuple[float, ...], bool]
+"""What the checks decide about a row: (suggested_reject, eyes_closed, culling_rank, checked)."""
+
+
+def load_check_states(profile: Profile, image_ids: Iterable[int], progress: Any = None, cancel: Any = None) -> dict[int, CheckState]:
+    """The check-derived fields of some rows, read again after their checks were measured (a worker)."""
+    from aesthete_gui.imaging.bursts import stored_culling_rank
+    from aesthete_gui.services.library_checks import checks_version
+
+    current = checks_version()
+    suggested = profile.suggested_rejects(current)
+    states: dict[int, CheckState] = {}
+    for image_id in image_ids:
+        stored = profile.stored_checks(image_id, current)
+        if stored is None:
+            states[image_id] = (False, False, (), False)
+            continue
+        closed = any(f.get("eyes") == "closed" for f in stored[1])
+        states[image_id] = (image_id in suggested, closed, stored_culling_rank(*stored), True)
+    return states
 
 
 @dataclass

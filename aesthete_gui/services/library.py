@@ -11,14 +11,10 @@ the reason; the import goes on.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import sqlite3
-import sys
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 from aesthete_gui.imaging.thumbnails import CacheTrim, claim_cache, trim_cache
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
-from aesthete_gui.services.events import ImagesImported, emit
+from aesthete_gui.services.events import ChecksMeasured, ImagesImported, emit
 from aesthete_gui.services.library_checks import check_row, checks_version
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
+from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.services.library_scan import (
     FoundFile,
     display_path,
@@ -38,15 +35,16 @@ from aesthete_gui.services.library_scan import (
     under,
 )
 from aesthete_gui.services.library_worker import (
+    CheckOutcome,
     FileOutcome,
+    check_file,
     failed_outcome,
-    ignore_interrupts,
     process_file,
 )
 from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
 from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
-from aesthete_gui.store.checks import insert_checks
+from aesthete_gui.store.checks import CheckRow, insert_checks
 from aesthete_gui.store.grouping import insert_signatures
 
 if TYPE_CHECKING:
@@ -85,20 +83,15 @@ class ImportSummary:
     marks_from_xmp: int = 0
     sidecar_conflicts: int = 0
     bursts: int = 0
+    browsable_seconds: float = 0.0
+    """From the start until every file read was in the profile with its thumbnail (the grid complete)."""
+    checked_seconds: float = 0.0
+    """From the start until the last checks and faces were stored."""
     sidecar_problems: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
     seconds: float = 0.0
     run_id: int | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    # Never fork a process that may run Qt or other threads: use a fork server where there is one.
-    if sys.platform.startswith("linux"):
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aesthete_gui.services.library_worker"])
-        return context
-    return multiprocessing.get_context("spawn")
 
 
 class _Importer:
@@ -116,6 +109,10 @@ class _Importer:
         self.batch_started = time.monotonic()
         self.seen: set[str] = set()
         self.sidecar_folders: set[str] = set()
+        """Folders where the walk saw an XMP file: only images there can have a sidecar to sync."""
+        self.read_ids: list[tuple[int, str]] = []
+        """(image id, path) of every file read and stored as ok (their checks come in the second pass)."""
+        self.started = time.monotonic()
         """Folders where the walk saw an XMP file: only images there can have a sidecar to sync."""
 
     def add(self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None) -> None:
@@ -149,7 +146,9 @@ class _Importer:
             insert_signatures(conn, [(ingest.content_hash, ingest.signature) for _, ingest in read
                                      if ingest.signature is not None and ingest.content_hash])  # fmt: skip
 
-        _, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
+        ids, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
+        self.read_ids += [(image_id, found.path) for image_id, update, (found, _, _, _) in zip(ids, updates, batch, strict=True)
+                          if update.status == "ok"]  # fmt: skip
         self.summary.marks_from_xmp += marks_added
 
     def _update(
@@ -223,84 +222,90 @@ def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str
     return image_id, list(FEATURE_NAMES), as_vector(values), str(FEATURE_VERSION)
 
 
-def _process_all(
+def _read_files(
     importer: _Importer,
     work: list[tuple[FoundFile, int]],
-    workers: int,
+    pool: WorkerPool,
     progress: ProgressCallback,
     cancel: CancelToken | None,
-    done: int,
-    total: int,
-) -> int:
-    """Run the per-file step for `work` (pool or in-process); returns the new done count."""
-    if workers <= 1 or len(work) < SERIAL_BELOW:
+) -> None:
+    """The first pass: each file's hash, metadata, thumbnail and marks (checks only with features,
+    which decode at the size the checks need anyway)."""
+    total = len(work)
+    done = 0
+    with_checks = importer.features
+
+    def arrived(item: tuple[FoundFile, int], outcome: FileOutcome | None, problem: str | None = None) -> None:
+        nonlocal done
+        importer.add(item[0], item[1], outcome, problem)
+        done += 1
+        progress(Progress(done, total, display_path(item[0].path)))
+
+    def failed(item: tuple[FoundFile, int], error: BaseException | None) -> None:
+        if error is None:
+            arrived(item, None, "the decoder crashed on this file")
+        else:
+            arrived(item, failed_outcome(item[0].path, error))
+
+    if pool.workers <= 1 or len(work) < SERIAL_BELOW:
         for found, folder_id in work:
             if cancel is not None and cancel.cancelled:
-                return done
-            outcome = process_file(found.path, importer.cache_dir, importer.features, importer.previews)
-            importer.add(found, folder_id, outcome, None)
-            done += 1
-            progress(Progress(done, total, display_path(found.path)))
-        return done
-    attempts: dict[str, int] = {}
-    queue = list(reversed(work))
-    while queue:
-        executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=_pool_context(), initializer=ignore_interrupts
-        )
-        in_flight: dict[Future[FileOutcome], tuple[FoundFile, int]] = {}
-        broken = False
-        try:
-            while (queue or in_flight) and not broken:
-                while queue and len(in_flight) < workers * 4 and not (cancel and cancel.cancelled):
-                    found, folder_id = queue[-1]
-                    try:
-                        future = executor.submit(
-                            process_file, found.path, importer.cache_dir, importer.features,
-                            importer.previews,
-                        )
-                    except BrokenProcessPool:
-                        broken = True
-                        break
-                    queue.pop()
-                    in_flight[future] = (found, folder_id)
-                if broken:
-                    break
-                if not in_flight:
-                    break
-                finished, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    found, folder_id = in_flight.pop(future)
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        attempts[found.path] = attempts.get(found.path, 0) + 1
-                        if attempts[found.path] >= 2:
-                            importer.add(found, folder_id, None, "the decoder crashed on this file")
-                            done += 1
-                        else:
-                            queue.append((found, folder_id))
-                        continue
-                    except Exception as error:  # a result that cannot come back (e.g. unpicklable)
-                        outcome = failed_outcome(found.path, error)
-                    importer.add(found, folder_id, outcome, None)
-                    done += 1
-                    progress(Progress(done, total, display_path(found.path)))
-                if cancel is not None and cancel.cancelled and not broken:
-                    for future in list(in_flight):
-                        if future.cancel():
-                            in_flight.pop(future)
-                    queue.clear()
-            if broken:  # every file still in flight may have been the one that crashed the pool
-                for found, folder_id in in_flight.values():
-                    attempts[found.path] = attempts.get(found.path, 0) + 1
-                    queue.append((found, folder_id))
-        finally:
-            executor.shutdown(wait=True, cancel_futures=True)
-        if cancel is not None and cancel.cancelled:
-            break
-    return done
+                return
+            arrived((found, folder_id), process_file(found.path, importer.cache_dir, importer.features,
+                                                     importer.previews, with_checks))  # fmt: skip
+        return
+    pool.run(work, process_file,
+             lambda item: (item[0].path, importer.cache_dir, importer.features, importer.previews, with_checks),
+             arrived, failed, cancel)  # fmt: skip
+
+
+def _check_files(
+    importer: _Importer,
+    work: list[tuple[int, str]],
+    pool: WorkerPool,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> None:
+    """The second pass: faces and technical checks of (image id, path), written and announced in small
+    batches as they arrive, so verdicts appear while the user already browses the thumbnails."""
+    total = len(work)
+    done = 0
+    batch: list[CheckRow] = []
+    started = time.monotonic()
+
+    def write() -> None:
+        nonlocal batch, started
+        if batch:
+            rows, batch = batch, []
+            importer.profile.put_checks_many(rows)
+            emit(importer.profile, ChecksMeasured(tuple(row[0] for row in rows)))
+        started = time.monotonic()
+
+    def arrived(item: tuple[int, str], outcome: CheckOutcome) -> None:
+        nonlocal done
+        if outcome.analysis is not None:
+            batch.append(check_row(item[0], outcome.analysis))
+        else:
+            importer.summary.problems.append((item[1], f"checks not measured: {outcome.error}"))
+        if len(batch) >= BATCH_SIZE or time.monotonic() - started > BATCH_SECONDS:
+            write()
+        done += 1
+        progress(Progress(done, total, f"checking {item[1]}"))
+
+    def failed(item: tuple[int, str], error: BaseException | None) -> None:
+        reason = "the decoder crashed on this file" if error is None else f"{type(error).__name__}: {error}"
+        arrived(item, CheckOutcome(error=reason))
+
+    try:
+        if pool.workers <= 1 or len(work) < SERIAL_BELOW:
+            for item in work:
+                if cancel is not None and cancel.cancelled:
+                    return
+                arrived(item, check_file(item[1]))
+            return
+        pool.run(work, check_file, lambda item: (item[1],), arrived, failed, cancel)
+    finally:
+        write()
 
 
 def import_folders(
@@ -358,13 +363,15 @@ def _run_import(
     report: ProgressCallback,
     cancel: CancelToken | None,
 ) -> int:
-    """Walk `roots`, process what changed, mark vanished files, regroup bursts; return files read."""
+    """Walk `roots`; read what changed (thumbnails first: the grid can be browsed once they are in),
+    mark vanished files, regroup bursts, then measure the checks of what has none; return files read."""
     profile, summary = importer.profile, importer.summary
     known = profile.file_states()
     have_features = _images_with_current_features(profile) if importer.features else None
     have_checks = profile.checked_image_ids(checks_version())
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
+    unchecked: list[tuple[int, str]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
         folder_ids[root] = profile.add_folder(root)
@@ -383,27 +390,45 @@ def _run_import(
                 and state[3] == "ok"
                 and (state[1], state[2]) == (found.size, found.mtime_ns)
                 and (have_features is None or state[0] in have_features)
-                and state[0] in have_checks
             ):
                 summary.unchanged += 1
+                if state[0] not in have_checks:  # measured by older checks: only they run again
+                    unchecked.append((state[0], found.path))
                 continue
             work.append((found, folder_ids[root]))
     importer.flush()
     total = len(work)
     report(Progress(0, total, f"{summary.found} files found, {total} to read"))
+    pool = WorkerPool(workers or os.cpu_count() or 1)
     try:
-        _process_all(importer, work, workers or os.cpu_count() or 1, report, cancel, 0, total)
-    finally:
-        importer.flush()
-    summary.cancelled = bool(cancel is not None and cancel.cancelled)
-    if not summary.cancelled:
+        try:
+            _read_files(importer, work, pool, report, cancel)
+        finally:
+            importer.flush()
+        summary.cancelled = bool(cancel is not None and cancel.cancelled)
+        if summary.cancelled:
+            return total
         _mark_vanished(profile, roots, importer.seen, summary)
         _sync_sidecars(profile, importer.sidecar_folders, summary, report, cancel)
         for folder_id in folder_ids.values():
             profile.folder_scanned(folder_id)
+        summary.browsable_seconds = time.monotonic() - importer.started
+        if summary.imported or summary.moved or summary.missing:
+            emit(profile, ImagesImported(summary.imported))  # the grid shows them now
+        before = profile.library_state(GROUPING_STATE)
         summary.bursts = regroup_bursts(profile, importer.cache_dir)
+        if profile.library_state(GROUPING_STATE) != before:
+            emit(profile, ImagesImported(0))  # new bursts
+        unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
+        if unchecked:
+            report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
+            _check_files(importer, unchecked, pool, report, cancel)
+            summary.cancelled = bool(cancel is not None and cancel.cancelled)
+        summary.checked_seconds = time.monotonic() - importer.started
         if summary.imported or summary.moved or summary.missing:
             tidy_thumbnail_cache(profile, importer.cache_dir)
+    finally:
+        pool.close()
     return total
 
 
