@@ -328,11 +328,35 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
+OPEN_TARGET_S = 1.0
+ACTION_TARGET_MS = 200.0
+
+
+def open_verdict(result: dict) -> dict[str, bool]:
+    """Which large-library targets were met."""
+    return {
+        "open": result["grid_filled_s"] <= OPEN_TARGET_S,
+        "filter and sort": max(result["actions_ms"].values()) <= ACTION_TARGET_MS,
+        "scroll": result["stalls"]["scroll"]["p99_ms"] <= P99_TARGET_MS,
+    }
+
+
 def open_table(result: dict) -> str:
-    """Markdown table of the large-library open test."""
+    """Markdown tables of the large-library test."""
+    met = open_verdict(result)
+    yes = {True: "met", False: "**missed**"}
     lines = [
-        f"Opening a profile of {result['rows']:,} images: window shown after "
-        f"{result['window_shown_s']} s, grid filled after {result['grid_filled_s']} s.",
+        f"Opening a profile of {result['rows']:,} images: window shown after {result['window_shown_s']} s, "
+        f"grid filled after {result['grid_filled_s']} s (target ≤ {OPEN_TARGET_S:g} s: {yes[met['open']]}). "
+        f"Resident memory {result['resident_mb']['before_open']} MB before opening, "
+        f"{result['resident_mb']['open']} MB with the library open and scrolled through.",
+        "",
+        f"| action on {result['rows']:,} rows (UI thread, repaint included) | ms |",
+        "|---|---:|",
+    ]
+    lines += [f"| {name} | {ms} |" for name, ms in result["actions_ms"].items()]
+    lines += [
+        f"| target ≤ {ACTION_TARGET_MS:g} ms each | {yes[met['filter and sort']]} |",
         "",
         "| phase | ticks | p50 ms | p95 ms | p99 ms | max ms |",
         "|---|---:|---:|---:|---:|---:|",
@@ -342,6 +366,7 @@ def open_table(result: dict) -> str:
             f"| {name} | {stats['ticks']} | {stats['p50_ms']} | {stats['p95_ms']} | {stats['p99_ms']} "
             f"| {stats['max_ms']} |"
         )
+    lines.append(f"\nScroll p99 target ≤ {P99_TARGET_MS:g} ms: {yes[met['scroll']]}.")
     return "\n".join(lines)
 
 
@@ -359,15 +384,21 @@ def write_doc(result: dict, info: dict[str, str]) -> None:
         f"(p99 {result['overall']['p99_ms']} ms, max {result['overall']['max_ms']} ms).\n\n"
         f"Imported {result['imported']}, scored {result['scored']}.\n\n"
         + table(result)
-        + "\n\n## Opening a large library\n\n"
-        "The profile is catalogued but its files are absent (placeholders instead of thumbnails), so "
-        "this measures the window, the rows and the virtualised grid alone; then the scroll bar "
-        "jumps through the whole grid in 40 steps.\n\n"
+        + "\n\n## A large library\n\n"
+        "Importing tens of thousands of real files takes hours on this machine, so the profile is "
+        "synthesised as an import leaves it, through the store's own write functions: images with "
+        "paths, capture times and EXIF in 25 folders, small real thumbnails (1,000 files of 256 × 192 px "
+        "shared round-robin), marks on one image in ten, built-in scores and current checks on all "
+        "(one in 17 a reject), a burst of five frames in every fifty. Then the real window opens it "
+        "(1280×800, offscreen); each filter and sort is applied through the grid's model and timed "
+        "until its repaint; the scroll bar jumps through the whole grid in 40 steps and then pages "
+        "down 60 times while the thumbnails load.\n\n"
         + open_table(result["open"])
         + "\n\n"
         f"Machine: `{info['uname']}`, nproc {info['nproc']}, Python {info['python']}, "
-        f"PySide6 {info['pyside6']}; {info['date']}. The machine is shared with other jobs, so "
-        "stalls include time the process waited for a CPU.\n\n"
+        f"PySide6 {info['pyside6']}; {info['date']}; 1-minute load average {info['load_before']} before and "
+        f"{info['load_after']} after. The machine is shared with other jobs, so stalls include time the "
+        "process waited for a CPU.\n\n"
         "Run: `QT_QPA_PLATFORM=offscreen python benchmarks/ui_stall.py [--images N] [--json]`\n",
         encoding="utf-8",
     )
@@ -377,19 +408,28 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table (or JSON) and update docs/benchmarks/ui_stall.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int, default=2000)
+    parser.add_argument("--only-large", action="store_true", help="run only the large-library part")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-write", action="store_true", help="do not update the markdown file")
-    parser.add_argument("--open-rows", type=int, default=10_000, help="rows of the large-library open test")
+    parser.add_argument("--open-rows", type=int, default=50_000, help="images in the large-library test")
     args = parser.parse_args(argv)
     info = machine()
+    info["load_before"] = f"{os.getloadavg()[0]:.1f}"
+    if args.only_large:
+        large = open_large_library(args.open_rows)
+        info["load_after"] = f"{os.getloadavg()[0]:.1f}"
+        print(json.dumps({**large, "machine": info}, indent=2) if args.json else open_table(large))
+        return 0
     result = run(args.images)
     result["open"] = open_large_library(args.open_rows)
+    info["load_after"] = f"{os.getloadavg()[0]:.1f}"
     if args.json:
         print(json.dumps({**result, "machine": info}, indent=2))
     else:
         print(table(result))
         print(open_table(result["open"]))
         print(f"pass: {result['pass']}  (p99 <= {P99_TARGET_MS} ms, max <= {MAX_TARGET_MS} ms)")
+        print(f"large library: {open_verdict(result['open'])}")
     if not args.no_write:
         write_doc(result, info)
     return 0 if result["pass"] else 1
