@@ -96,7 +96,7 @@ class ThumbnailMatcher:
             self._views.move_to_end(key)
             return self._views[key]
         view = self._views[key] = self._load(key)
-        if self._histograms.get(key) is None:  # a stored signature stays what the index saw
+        if self._signatures is None:  # signatures come from the thumbnails: keep each one seen
             self._histograms[key] = view.histogram if view is not None else None
         if len(self._views) > _RECENT_VIEWS:
             self._views.popitem(last=False)
@@ -106,16 +106,20 @@ class ThumbnailMatcher:
         """The frame's colour signature (kept for every frame seen)."""
         if key not in self._histograms:
             stored = self._signatures(key) if self._signatures is not None else None
-            if stored is not None:
-                self._histograms[key] = stored
-            else:
-                self.view(key)
+            if stored is None:  # none stored: the thumbnail's, whether or not its view was loaded before
+                view = self.view(key)
+                stored = view.histogram if view is not None else None
+            self._histograms[key] = stored
         return self._histograms[key]
+
+    def pair(self, a: Frame, b: Frame) -> tuple[Hashable, Hashable]:
+        """The key a pair's verdict is kept under: both frames' identities, in order."""
+        first_id, second_id = self._identity(a.key), self._identity(b.key)
+        return (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
 
     def same_picture(self, a: Frame, b: Frame) -> bool | None:
         """Whether one frame is a crop or a resized copy of the other; None without both thumbnails."""
-        first_id, second_id = self._identity(a.key), self._identity(b.key)
-        pair = (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
+        pair = self.pair(a, b)
         if pair not in self._verdicts:
             first, second = self.view(a.key), self.view(b.key)
             verdict = None
@@ -139,6 +143,28 @@ class ThumbnailMatcher:
                 groups.join(i, j)
                 links.append((i, j))
         return links
+
+
+class DeferringMatcher(ThumbnailMatcher):
+    """A ThumbnailMatcher that compares nothing itself: a pair without a verdict is noted in `asked`
+    (frame keys) and answered False for now. Grouping again once the asked pairs are compared (in
+    worker processes, say) gives the very groups a comparing matcher gives, as soon as a grouping
+    asks nothing new."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.asked: list[tuple[Hashable, Hashable]] = []
+        self._asked_pairs: set[tuple[Hashable, Hashable]] = set()
+
+    def same_picture(self, a: Frame, b: Frame) -> bool | None:
+        """The remembered verdict, or False (and the pair noted) when there is none yet."""
+        pair = self.pair(a, b)
+        if pair in self._verdicts:
+            return self._verdicts[pair]
+        if pair not in self._asked_pairs:
+            self._asked_pairs.add(pair)
+            self.asked.append((a.key, b.key))
+        return False
 
 
 def _untimed_candidates(

@@ -416,7 +416,7 @@ def _run_import(
         if summary.imported or summary.moved or summary.missing:
             emit(profile, ImagesImported(summary.imported))  # the grid shows them now
         before = profile.library_state(GROUPING_STATE)
-        summary.bursts = regroup_bursts(profile, importer.cache_dir)
+        summary.bursts = regroup_bursts(profile, importer.cache_dir, pool=pool)
         if profile.library_state(GROUPING_STATE) != before:
             emit(profile, ImagesImported(0))  # new bursts
         unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
@@ -488,17 +488,41 @@ GROUPING_VERSION = "2"
 """Changes whenever grouping itself changes, so that every library is grouped again once."""
 
 
-def regroup_bursts(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False) -> int:
+def regroup_bursts(
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False, pool: WorkerPool | None = None
+) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return how many
-    automatic bursts there are. A library unchanged since its last grouping is left as it is."""
+    automatic bursts there are. A library unchanged since its last grouping is left as it is. With
+    a `pool`, the pixel comparisons run in its worker processes."""
     if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
         return sum(1 for burst in profile.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
 
-    groups, _ = library_burst_groups(profile, cache_dir)
+    compare = _pool_comparer(pool, cache_dir) if pool is not None and pool.workers > 1 else None
+    groups, _ = library_burst_groups(profile, cache_dir, compare=compare)
     created = len(profile.replace_automatic_bursts(groups))
     profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
     return created
+
+
+COMPARISONS_PER_TASK = 16
+"""Pixel comparisons sent to a worker at once (neighbouring pairs share a frame, so its view is reused)."""
+
+
+def _pool_comparer(pool: WorkerPool, cache_dir: str | os.PathLike[str] | None) -> Any:
+    """A library_bursts.PairComparer that runs the comparisons in the import's worker processes."""
+    from aesthete_gui.services.library_bursts import compare_frames
+
+    def compare(pairs: list[Any]) -> list[bool | None]:
+        if len(pairs) < COMPARISONS_PER_TASK:
+            return compare_frames(pairs, cache_dir)
+        chunks = [pairs[k : k + COMPARISONS_PER_TASK] for k in range(0, len(pairs), COMPARISONS_PER_TASK)]
+        found: dict[int, list[bool | None]] = {}
+        pool.run(list(range(len(chunks))), compare_frames, lambda k: (chunks[k], cache_dir),
+                 found.__setitem__, lambda k, _error: found.__setitem__(k, [None] * len(chunks[k])), None)  # fmt: skip
+        return [verdict for k in range(len(chunks)) for verdict in found[k]]
+
+    return compare
 
 
 def _grouping_fingerprint(profile: Profile) -> str:

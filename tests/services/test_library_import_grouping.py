@@ -127,3 +127,24 @@ def test_a_comparison_remakes_a_thumbnail_dropped_from_the_cache(profile: Profil
     assert len(groups) == 1 and matcher.comparisons >= 1
     remade = {Path(image.path).name for image in profile.images() if Path(image.thumb_path).is_file()}
     assert {"cat.jpg", "cat_crop.jpg"} <= remade
+
+
+def test_the_import_compares_pixels_in_its_worker_processes(profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aesthete_gui.services import library
+
+    _crops(tmp_path / "shoot")
+    for n, seed in enumerate((3, 4, 5)):  # more frames, so that the pool starts
+        write_jpeg(tmp_path / "shoot" / f"extra_{n}.jpg", seed=seed)
+    monkeypatch.setattr(library, "COMPARISONS_PER_TASK", 1)  # every comparison its own task
+    sent: list[int] = []
+    real_run = library.WorkerPool.run
+
+    def counted(self, items, task, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if task.__name__ == "compare_frames":
+            sent.append(len(items))
+        return real_run(self, items, task, *args, **kwargs)
+
+    monkeypatch.setattr(library.WorkerPool, "run", counted)
+    summary = import_folders(profile, [tmp_path / "shoot"], workers=2)
+    assert sent and summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
+    assert True in profile.crop_verdicts().values()
