@@ -145,28 +145,6 @@ class ThumbnailMatcher:
         return links
 
 
-class DeferringMatcher(ThumbnailMatcher):
-    """A ThumbnailMatcher that compares nothing itself: a pair without a verdict is noted in `asked`
-    (frame keys) and answered False for now. Grouping again once the asked pairs are compared (in
-    worker processes, say) gives the very groups a comparing matcher gives, as soon as a grouping
-    asks nothing new."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.asked: list[tuple[Hashable, Hashable]] = []
-        self._asked_pairs: set[tuple[Hashable, Hashable]] = set()
-
-    def same_picture(self, a: Frame, b: Frame) -> bool | None:
-        """The remembered verdict, or False (and the pair noted) when there is none yet."""
-        pair = self.pair(a, b)
-        if pair in self._verdicts:
-            return self._verdicts[pair]
-        if pair not in self._asked_pairs:
-            self._asked_pairs.add(pair)
-            self.asked.append((a.key, b.key))
-        return False
-
-
 def _untimed_candidates(
     frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: UnionFind, per_frame: int
 ) -> list[tuple[int, int]]:

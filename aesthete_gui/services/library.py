@@ -493,36 +493,27 @@ def regroup_bursts(
 ) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return how many
     automatic bursts there are. A library unchanged since its last grouping is left as it is. With
-    a `pool`, the pixel comparisons run in its worker processes."""
+    a `pool` of several processes, the grouping runs in one of them (the window stays responsive)."""
     if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
         return sum(1 for burst in profile.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
 
-    compare = _pool_comparer(pool, cache_dir) if pool is not None and pool.workers > 1 else None
-    groups, _ = library_burst_groups(profile, cache_dir, compare=compare)
+    groups = _groups_in_worker(profile, cache_dir, pool) if pool is not None and pool.workers > 1 else None
+    if groups is None:
+        groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.replace_automatic_bursts(groups))
     profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
     return created
 
 
-COMPARISONS_PER_TASK = 16
-"""Pixel comparisons sent to a worker at once (neighbouring pairs share a frame, so its view is reused)."""
+def _groups_in_worker(profile: Profile, cache_dir: str | os.PathLike[str] | None, pool: WorkerPool) -> list[list[int]] | None:
+    """The library's groups computed in one of the pool's processes (None when that process failed)."""
+    from aesthete_gui.services.library_bursts import group_profile
 
-
-def _pool_comparer(pool: WorkerPool, cache_dir: str | os.PathLike[str] | None) -> Any:
-    """A library_bursts.PairComparer that runs the comparisons in the import's worker processes."""
-    from aesthete_gui.services.library_bursts import compare_frames
-
-    def compare(pairs: list[Any]) -> list[bool | None]:
-        if len(pairs) < COMPARISONS_PER_TASK:
-            return compare_frames(pairs, cache_dir)
-        chunks = [pairs[k : k + COMPARISONS_PER_TASK] for k in range(0, len(pairs), COMPARISONS_PER_TASK)]
-        found: dict[int, list[bool | None]] = {}
-        pool.run(list(range(len(chunks))), compare_frames, lambda k: (chunks[k], cache_dir),
-                 found.__setitem__, lambda k, _error: found.__setitem__(k, [None] * len(chunks[k])), None)  # fmt: skip
-        return [verdict for k in range(len(chunks)) for verdict in found[k]]
-
-    return compare
+    found: list[list[list[int]]] = []
+    pool.run([str(profile.path)], group_profile, lambda path: (path, None if cache_dir is None else str(cache_dir)),
+             lambda _path, groups: found.append(groups), lambda _path, _error: None, None)  # fmt: skip
+    return found[0] if found else None
 
 
 def _grouping_fingerprint(profile: Profile) -> str:

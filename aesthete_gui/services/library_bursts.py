@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache, partial
 
@@ -13,8 +13,8 @@ import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.bursts import Frame, group_bursts
-from aesthete_gui.imaging.crop_groups import DeferringMatcher, ThumbnailMatcher
-from aesthete_gui.imaging.crop_match import Thumb, load_thumb, same_frame
+from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
+from aesthete_gui.imaging.crop_match import Thumb, load_thumb
 from aesthete_gui.imaging.thumbnails import ensure_thumbnail
 from aesthete_gui.services.burst_choice import burst_merit
 from aesthete_gui.store import ImageRecord, Profile
@@ -106,48 +106,22 @@ def _identity(image: ImageRecord) -> str:
     return image.content_hash or f"image:{image.id}"
 
 
-FrameFiles = tuple[str | None, str, str | None]
-"""What a pixel comparison needs of a frame, picklable: (thumbnail path, file path, content hash)."""
-PairComparer = Callable[[list[tuple[FrameFiles, FrameFiles]]], list[bool | None]]
-"""Compares pairs of frames (in worker processes, say); one verdict per pair, in order."""
-MAX_ROUNDS = 50
-"""Groupings with comparisons deferred before the rest is compared in this process."""
-
-
-def frame_view(files: FrameFiles, cache_dir: str | os.PathLike[str] | None) -> Thumb | None:
-    """A frame's matching view from its thumbnail, made again from its file when the cache dropped it."""
-    thumb_path, path, content_hash = files
-    view = thumb_view(thumb_path)
-    if view is None and cache_dir is not None and content_hash and os.path.isfile(path):
+def frame_view(image: ImageRecord, cache_dir: str | os.PathLike[str] | None) -> Thumb | None:
+    """An image's matching view from its thumbnail, made again from its file when the cache dropped it."""
+    view = thumb_view(image.thumb_path)
+    if view is None and cache_dir is not None and image.content_hash and os.path.isfile(image.path):
         with contextlib.suppress(Exception):  # an unreadable file: no comparison, as before
-            view = thumb_view(str(ensure_thumbnail(path, content_hash, cache_dir)))
+            view = thumb_view(str(ensure_thumbnail(image.path, image.content_hash, cache_dir)))
     return view
 
 
-def compare_frames(pairs: Sequence[tuple[FrameFiles, FrameFiles]], cache_dir: str | os.PathLike[str] | None) -> list[bool | None]:
-    """Pixel verdicts of pairs of frames (None where a thumbnail is missing); runs in any process."""
-    verdicts: list[bool | None] = []
-    for first, second in pairs:
-        a, b = frame_view(first, cache_dir), frame_view(second, cache_dir)
-        verdicts.append(None if a is None or b is None else same_frame(a, b))
-    return verdicts
-
-
 def library_burst_groups(
-    profile: Profile,
-    cache_dir: str | os.PathLike[str] | None = None,
-    matcher_options: Mapping[str, object] | None = None,
-    compare: PairComparer | None = None,
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, object] | None = None
 ) -> tuple[list[list[int]], ThumbnailMatcher]:
     """automatic_burst_groups over the profile's images with what the profile remembers: each image's
     colour signature (the candidate search reads no thumbnail) and every pixel verdict made before
     (only new pairs are compared, and what they show is stored). A thumbnail dropped from the cache
-    is made again from its file when a comparison needs it.
-
-    The pixel comparisons are collected by grouping with them deferred, handed to `compare` all at
-    once (the import passes its worker pool; by default they run here), and grouping runs again
-    until it asks nothing new: the groups are those of comparing pair by pair. Returns the groups
-    and the last matcher (its `comparisons`: every comparison made)."""
+    is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
     images = profile.images(status="ok")
     records = {image.id: image for image in images}
     signatures = profile.signatures()
@@ -157,37 +131,32 @@ def library_burst_groups(
         measured = {h: view.histogram for h, path in missing.items() if (view := thumb_view(path)) is not None}
         profile.put_signatures(measured.items())
         signatures.update(measured)
-    files = {image.id: (image.thumb_path, image.path, image.content_hash) for image in images}
-    compare = compare or partial(compare_frames, cache_dir=cache_dir)
 
     def signature(key: Hashable) -> np.ndarray | None:
         content = records[key].content_hash  # type: ignore[index]
         return signatures.get(content) if content else None
 
-    def load(key: Hashable) -> Thumb | None:
-        return frame_view(files[key], cache_dir)  # type: ignore[index]
-
     verdicts = _RememberedVerdicts(profile.crop_verdicts())
     identities = {image.id: _identity(image) for image in images}
-    options = {"verdicts": verdicts, "identity": identities.__getitem__, "signatures": signature, **dict(matcher_options or {})}
-    compared = 0
-    for _ in range(MAX_ROUNDS):
-        deferring = DeferringMatcher(load, **options)  # type: ignore[arg-type]
-        groups = automatic_burst_groups(images, deferring)
-        if not deferring.asked:
-            break
-        found = compare([(files[a], files[b]) for a, b in deferring.asked])  # type: ignore[index]
-        for (a, b), verdict in zip(deferring.asked, found, strict=True):
-            verdicts[deferring.pair(Frame(a), Frame(b))] = verdict
-        compared += len(found)
-    else:  # still asking: compare the rest here, pair by pair
-        matcher = ThumbnailMatcher(load, **options)  # type: ignore[arg-type]
-        groups = automatic_burst_groups(images, matcher)
-        compared += matcher.comparisons
+    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,  # type: ignore[index]
+                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # type: ignore[arg-type]  # fmt: skip
+    groups = automatic_burst_groups(images, matcher)
     if verdicts.learnt:
         profile.put_crop_verdicts(verdicts.learnt)
-    deferring.comparisons = compared
-    return groups, deferring
+    return groups, matcher
+
+
+def group_profile(profile_path: str, cache_dir: str | os.PathLike[str] | None) -> list[list[int]]:
+    """library_burst_groups of the profile at `profile_path`, opened here: the import runs it in one
+    of its worker processes, so the pixel comparisons never compete with a window for the
+    interpreter of the process that shows it."""
+    from aesthete_gui.store import open_profile
+
+    profile = open_profile(profile_path)
+    try:
+        return library_burst_groups(profile, cache_dir)[0]
+    finally:
+        profile.close()
 
 
 def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:

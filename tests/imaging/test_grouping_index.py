@@ -160,22 +160,3 @@ def test_grouping_through_the_indexes_equals_the_all_pairs_reference(sources) ->
     assert any(all(frames[k].capture_time is None for k in g) for g in reference)  # untimed crops grouped
     assert 0 < matcher.signatures_fetched < len(frames) ** 2 // 2
 
-
-def test_comparisons_made_apart_give_the_groups_of_comparing_pair_by_pair(sources) -> None:
-    from aesthete_gui.imaging.crop_groups import DeferringMatcher
-    from aesthete_gui.imaging.crop_match import same_frame
-
-    frames, views = _library(sources, np.random.default_rng(12))
-    serial = ThumbnailMatcher(views.get)
-    expected = group_bursts(frames, matcher=serial)
-    verdicts: dict[tuple[Hashable, Hashable], bool | None] = {}
-    rounds = 0
-    while True:
-        deferring = DeferringMatcher(views.get, verdicts=verdicts)
-        groups = group_bursts(frames, matcher=deferring)
-        if not deferring.asked:
-            break
-        rounds += 1
-        for a, b in deferring.asked:  # as a worker pool would: all at once, in any order
-            verdicts[deferring.pair(Frame(a), Frame(b))] = same_frame(views[a], views[b])
-    assert groups == expected and 1 <= rounds <= 5

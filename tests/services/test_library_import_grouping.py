@@ -129,22 +129,22 @@ def test_a_comparison_remakes_a_thumbnail_dropped_from_the_cache(profile: Profil
     assert {"cat.jpg", "cat_crop.jpg"} <= remade
 
 
-def test_the_import_compares_pixels_in_its_worker_processes(profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from aesthete_gui.services import library
 
     _crops(tmp_path / "shoot")
     for n, seed in enumerate((3, 4, 5)):  # more frames, so that the pool starts
         write_jpeg(tmp_path / "shoot" / f"extra_{n}.jpg", seed=seed)
-    monkeypatch.setattr(library, "COMPARISONS_PER_TASK", 1)  # every comparison its own task
-    sent: list[int] = []
+    tasks: list[str] = []
     real_run = library.WorkerPool.run
 
     def counted(self, items, task, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if task.__name__ == "compare_frames":
-            sent.append(len(items))
+        tasks.append(task.__name__)
         return real_run(self, items, task, *args, **kwargs)
 
     monkeypatch.setattr(library.WorkerPool, "run", counted)
+    library_bursts._thumb_view.cache_clear()
     summary = import_folders(profile, [tmp_path / "shoot"], workers=2)
-    assert sent and summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
-    assert True in profile.crop_verdicts().values()
+    assert "group_profile" in tasks and library_bursts._thumb_view.cache_info().currsize == 0  # not compared here
+    assert summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
+    assert True in profile.crop_verdicts().values()  # what the worker learnt is in the profile
