@@ -493,17 +493,24 @@ def regroup_bursts(
 ) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return how many
     automatic bursts there are. A library unchanged since its last grouping is left as it is. With
-    a `pool` of several processes, the grouping runs in one of them (the window stays responsive)."""
+    a `pool` of several processes, a large library is grouped in one of them (the window stays
+    responsive)."""
     if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
         return sum(1 for burst in profile.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
 
-    groups = _groups_in_worker(profile, cache_dir, pool) if pool is not None and pool.workers > 1 else None
+    in_worker = pool is not None and pool.workers > 1 and profile.image_count(status="ok") >= GROUP_IN_WORKER_FROM
+    groups = _groups_in_worker(profile, cache_dir, pool) if in_worker else None  # type: ignore[arg-type]
     if groups is None:
         groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.replace_automatic_bursts(groups))
     profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
     return created
+
+
+GROUP_IN_WORKER_FROM = 1000
+"""Libraries of at least this many images are grouped in a worker process (a smaller one is grouped
+here, quicker than that process can load the grouping code)."""
 
 
 def _groups_in_worker(profile: Profile, cache_dir: str | os.PathLike[str] | None, pool: WorkerPool) -> list[list[int]] | None:

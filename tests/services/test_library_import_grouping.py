@@ -143,6 +143,7 @@ def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_
         return real_run(self, items, task, *args, **kwargs)
 
     monkeypatch.setattr(library.WorkerPool, "run", counted)
+    monkeypatch.setattr(library, "GROUP_IN_WORKER_FROM", 2)  # as if the library were large
     library_bursts._thumb_view.cache_clear()
     summary = import_folders(profile, [tmp_path / "shoot"], workers=2)
     assert "group_profile" in tasks and library_bursts._thumb_view.cache_info().currsize == 0  # not compared here
