@@ -19,12 +19,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aesthete_gui.imaging.thumbnails import CacheTrim, claim_cache, trim_cache
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
-from aesthete_gui.services.events import ChecksMeasured, ImagesImported, emit
+from aesthete_gui.services.events import ImagesImported, emit
 from aesthete_gui.services.library_checks import check_row, checks_version
 from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
+from aesthete_gui.services.library_passes import BATCH_SECONDS, BATCH_SIZE, check_files, read_files
 from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.services.library_scan import (
     FoundFile,
@@ -34,17 +34,16 @@ from aesthete_gui.services.library_scan import (
     scan_folder,
     under,
 )
-from aesthete_gui.services.library_worker import (
-    CheckOutcome,
-    FileOutcome,
-    check_file,
-    failed_outcome,
-    process_file,
+from aesthete_gui.services.library_upkeep import (
+    GROUPING_STATE,
+    regroup_bursts,
+    tidy_thumbnail_cache,
 )
-from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
+from aesthete_gui.services.library_worker import FileOutcome
+from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
-from aesthete_gui.store.checks import CheckRow, insert_checks
+from aesthete_gui.store.checks import insert_checks
 from aesthete_gui.store.grouping import insert_signatures
 
 if TYPE_CHECKING:
@@ -61,14 +60,6 @@ __all__ = [
     "set_mark",
     "tidy_thumbnail_cache",
 ]
-
-BATCH_SIZE = 16
-"""Results per committed transaction: a kill -9 loses at most this many files' work."""
-BATCH_SECONDS = 1.0
-"""A partial batch is written after this long, so slow files still reach the profile promptly."""
-SERIAL_BELOW = 4
-"""Fewer files than this are processed in this process (starting workers would cost more)."""
-
 
 @dataclass
 class ImportSummary:
@@ -222,92 +213,6 @@ def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str
     return image_id, list(FEATURE_NAMES), as_vector(values), str(FEATURE_VERSION)
 
 
-def _read_files(
-    importer: _Importer,
-    work: list[tuple[FoundFile, int]],
-    pool: WorkerPool,
-    progress: ProgressCallback,
-    cancel: CancelToken | None,
-) -> None:
-    """The first pass: each file's hash, metadata, thumbnail and marks (checks only with features,
-    which decode at the size the checks need anyway)."""
-    total = len(work)
-    done = 0
-    with_checks = importer.features
-
-    def arrived(item: tuple[FoundFile, int], outcome: FileOutcome | None, problem: str | None = None) -> None:
-        nonlocal done
-        importer.add(item[0], item[1], outcome, problem)
-        done += 1
-        progress(Progress(done, total, display_path(item[0].path)))
-
-    def failed(item: tuple[FoundFile, int], error: BaseException | None) -> None:
-        if error is None:
-            arrived(item, None, "the decoder crashed on this file")
-        else:
-            arrived(item, failed_outcome(item[0].path, error))
-
-    if pool.workers <= 1 or len(work) < SERIAL_BELOW:
-        for found, folder_id in work:
-            if cancel is not None and cancel.cancelled:
-                return
-            arrived((found, folder_id), process_file(found.path, importer.cache_dir, importer.features,
-                                                     importer.previews, with_checks))  # fmt: skip
-        return
-    pool.run(work, process_file,
-             lambda item: (item[0].path, importer.cache_dir, importer.features, importer.previews, with_checks),
-             arrived, failed, cancel)  # fmt: skip
-
-
-def _check_files(
-    importer: _Importer,
-    work: list[tuple[int, str]],
-    pool: WorkerPool,
-    progress: ProgressCallback,
-    cancel: CancelToken | None,
-) -> None:
-    """The second pass: faces and technical checks of (image id, path), written and announced in small
-    batches as they arrive, so verdicts appear while the user already browses the thumbnails."""
-    total = len(work)
-    done = 0
-    batch: list[CheckRow] = []
-    started = time.monotonic()
-
-    def write() -> None:
-        nonlocal batch, started
-        if batch:
-            rows, batch = batch, []
-            importer.profile.put_checks_many(rows)
-            emit(importer.profile, ChecksMeasured(tuple(row[0] for row in rows)))
-        started = time.monotonic()
-
-    def arrived(item: tuple[int, str], outcome: CheckOutcome) -> None:
-        nonlocal done
-        if outcome.analysis is not None:
-            batch.append(check_row(item[0], outcome.analysis))
-        else:
-            importer.summary.problems.append((item[1], f"checks not measured: {outcome.error}"))
-        if len(batch) >= BATCH_SIZE or time.monotonic() - started > BATCH_SECONDS:
-            write()
-        done += 1
-        progress(Progress(done, total, f"checking {item[1]}"))
-
-    def failed(item: tuple[int, str], error: BaseException | None) -> None:
-        reason = "the decoder crashed on this file" if error is None else f"{type(error).__name__}: {error}"
-        arrived(item, CheckOutcome(error=reason))
-
-    try:
-        if pool.workers <= 1 or len(work) < SERIAL_BELOW:
-            for item in work:
-                if cancel is not None and cancel.cancelled:
-                    return
-                arrived(item, check_file(item[1]))
-            return
-        pool.run(work, check_file, lambda item: (item[1],), arrived, failed, cancel)
-    finally:
-        write()
-
-
 def import_folders(
     profile: Profile,
     dirs: Sequence[str | os.PathLike[str]],
@@ -402,7 +307,7 @@ def _run_import(
     pool = WorkerPool(workers or os.cpu_count() or 1)
     try:
         try:
-            _read_files(importer, work, pool, report, cancel)
+            read_files(importer, work, pool, report, cancel)
         finally:
             importer.flush()
         summary.cancelled = bool(cancel is not None and cancel.cancelled)
@@ -422,7 +327,7 @@ def _run_import(
         unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
         if unchecked:
             report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
-            _check_files(importer, unchecked, pool, report, cancel)
+            check_files(importer, unchecked, pool, report, cancel)
             summary.cancelled = bool(cancel is not None and cancel.cancelled)
         summary.checked_seconds = time.monotonic() - importer.started
         if summary.imported or summary.moved or summary.missing:
@@ -467,64 +372,6 @@ def _sync_sidecars(
     summary.sidecar_conflicts = synced.conflicts
     known = {path for path, _ in summary.sidecar_problems}
     summary.sidecar_problems.extend(p for p in synced.problems if p[0] not in known)
-
-
-def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], limit_bytes: int | None = None) -> CacheTrim:
-    """Keep the thumbnail cache under its limit (the profile's `thumbnail_cache_mb` setting), least
-    recently used first; in a cache the profile owns, files of content no present image has (an
-    edited or deleted photo) go first, with what grouping remembered about that content."""
-    limit = limit_bytes if limit_bytes is not None else thumbnail_cache_limit_bytes(profile.path)
-    own_folder = os.path.abspath(cache_dir) == os.path.abspath(thumbnail_cache_dir(profile.path))
-    owned = claim_cache(cache_dir, profile.path, own=own_folder)
-    trimmed = trim_cache(cache_dir, limit, profile.present_content_hashes() if owned else None)
-    if owned:
-        profile.forget_unused_grouping_data()
-    return trimmed
-
-
-GROUPING_STATE = "burst_grouping"
-"""library_state key: the fingerprint of the library the stored automatic bursts were grouped from."""
-GROUPING_VERSION = "2"
-"""Changes whenever grouping itself changes, so that every library is grouped again once."""
-
-
-def regroup_bursts(
-    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False, pool: WorkerPool | None = None
-) -> int:
-    """Group the profile's images into bursts again (edited bursts are kept); return how many
-    automatic bursts there are. A library unchanged since its last grouping is left as it is. With
-    a `pool` of several processes, a large library is grouped in one of them (the window stays
-    responsive)."""
-    if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
-        return sum(1 for burst in profile.bursts() if not burst.edited)
-    from aesthete_gui.services.library_bursts import library_burst_groups
-
-    in_worker = pool is not None and pool.workers > 1 and profile.image_count(status="ok") >= GROUP_IN_WORKER_FROM
-    groups = _groups_in_worker(profile, cache_dir, pool) if in_worker else None  # type: ignore[arg-type]
-    if groups is None:
-        groups, _ = library_burst_groups(profile, cache_dir)
-    created = len(profile.replace_automatic_bursts(groups))
-    profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
-    return created
-
-
-GROUP_IN_WORKER_FROM = 1000
-"""Libraries of at least this many images are grouped in a worker process (a smaller one is grouped
-here, quicker than that process can load the grouping code)."""
-
-
-def _groups_in_worker(profile: Profile, cache_dir: str | os.PathLike[str] | None, pool: WorkerPool) -> list[list[int]] | None:
-    """The library's groups computed in one of the pool's processes (None when that process failed)."""
-    from aesthete_gui.services.library_bursts import group_profile
-
-    found: list[list[list[int]]] = []
-    pool.run([str(profile.path)], group_profile, lambda path: (path, None if cache_dir is None else str(cache_dir)),
-             lambda _path, groups: found.append(groups), lambda _path, _error: None, None)  # fmt: skip
-    return found[0] if found else None
-
-
-def _grouping_fingerprint(profile: Profile) -> str:
-    return f"{GROUPING_VERSION}/{profile.library_fingerprint()}"
 
 
 _SQLITE_MAX_ID = 2**63 - 1

@@ -14,7 +14,7 @@ from PIL import Image
 
 from aesthete_gui.imaging.bursts import Frame, group_bursts
 from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
-from aesthete_gui.imaging.crop_match import Thumb, load_thumb
+from aesthete_gui.imaging.crop_match import COLOUR_BINS, LUMA_BINS, Thumb, load_thumb
 from aesthete_gui.imaging.thumbnails import ensure_thumbnail
 from aesthete_gui.services.burst_choice import burst_merit
 from aesthete_gui.store import ImageRecord, Profile
@@ -124,7 +124,8 @@ def library_burst_groups(
     is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
     images = profile.images(status="ok")
     records = {image.id: image for image in images}
-    signatures = profile.signatures()
+    length = COLOUR_BINS**3 + LUMA_BINS  # a stored signature of another length is measured again
+    signatures = {h: v for h, v in profile.signatures().items() if v.size == length}
     missing = {image.content_hash: image.thumb_path for image in images
                if image.content_hash and image.content_hash not in signatures}  # fmt: skip
     if missing:  # a profile imported before signatures were stored: measured once, from the thumbnails

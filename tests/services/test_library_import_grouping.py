@@ -103,7 +103,8 @@ def test_a_profile_without_signatures_measures_them_once(profile: Profile, tmp_p
     _crops(tmp_path / "shoot")
     import_folders(profile, [tmp_path / "shoot"], workers=1)
     stored = profile.signatures()
-    profile.conn.execute("DELETE FROM colour_signatures")  # as an older profile would be
+    profile.conn.execute("DELETE FROM colour_signatures")  # as an older profile would be ...
+    profile.put_signatures([(next(iter(stored)), b"\x00" * 12)])  # ... with one damaged row
     groups, _ = library_burst_groups(profile)
     assert len(groups) == 1
     measured = profile.signatures()  # from the thumbnails: as the import measures them, give or take JPEG
@@ -130,7 +131,7 @@ def test_a_comparison_remakes_a_thumbnail_dropped_from_the_cache(profile: Profil
 
 
 def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from aesthete_gui.services import library
+    from aesthete_gui.services import library, library_upkeep
 
     _crops(tmp_path / "shoot")
     for n, seed in enumerate((3, 4, 5)):  # more frames, so that the pool starts
@@ -143,7 +144,7 @@ def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_
         return real_run(self, items, task, *args, **kwargs)
 
     monkeypatch.setattr(library.WorkerPool, "run", counted)
-    monkeypatch.setattr(library, "GROUP_IN_WORKER_FROM", 2)  # as if the library were large
+    monkeypatch.setattr(library_upkeep, "GROUP_IN_WORKER_FROM", 2)  # as if the library were large
     library_bursts._thumb_view.cache_clear()
     summary = import_folders(profile, [tmp_path / "shoot"], workers=2)
     assert "group_profile" in tasks and library_bursts._thumb_view.cache_info().currsize == 0  # not compared here

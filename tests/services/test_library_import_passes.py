@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aesthete_gui.services import events, library
+from aesthete_gui.services import events, library_passes
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import Profile, open_profile
@@ -56,7 +56,7 @@ def test_only_the_checks_run_again_when_they_changed(profile: Profile, tmp_path:
     def must_not_run(*_args: object) -> None:
         raise AssertionError("a thumbnail was made again")
 
-    monkeypatch.setattr(library, "process_file", must_not_run)
+    monkeypatch.setattr(library_passes, "process_file", must_not_run)
     summary = import_folders(profile, [shoot], workers=1)
     assert (summary.unchanged, summary.imported) == (3, 0)
     assert len(profile.checked_image_ids(checks_version())) == 3
@@ -68,14 +68,14 @@ def test_a_file_whose_checks_cannot_be_measured_is_reported_and_stays_unchecked(
     shoot = tmp_path / "shoot"
     shoot.mkdir()
     files = [write_jpeg(shoot / f"IMG_{n}.jpg", seed=n) for n in range(2)]
-    real = library.check_file
+    real = library_passes.check_file
 
     def vanishing(path: str) -> object:
         if path.endswith("IMG_1.jpg"):
             Path(path).unlink()  # gone between the two passes
         return real(path)
 
-    monkeypatch.setattr(library, "check_file", vanishing)
+    monkeypatch.setattr(library_passes, "check_file", vanishing)
     summary = import_folders(profile, [shoot], workers=1)
     assert summary.imported == 2
     assert [Path(p).name for p, _ in summary.problems] == ["IMG_1.jpg"]
