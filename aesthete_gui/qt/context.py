@@ -17,6 +17,7 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
+from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -33,6 +34,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
     "recent_folders": [],
+    "thumbnail_cache_mb": DEFAULT_THUMBNAIL_CACHE_MB,  # the thumbnail cache's size limit (least recently used go)
 }
 
 
@@ -118,6 +120,7 @@ class AppSignals(QObject):
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
     choices_changed = Signal()  # the user's A/B choices changed (compare, set, undo)
     marks_changed = Signal(list)  # image ids whose stars / flag / label changed
+    checks_changed = Signal(list)  # image ids whose technical checks and faces were measured
     adapters_changed = Signal()  # a taste adapter was trained, activated or deactivated
     settings_changed = Signal(str)  # the settings key that changed (theme, scorer, judge, ...)
     status_message = Signal(str)  # a short line for the status bar

@@ -42,5 +42,7 @@ class ProfileEventRelay(QObject):
             signals.scores_changed.emit()
         elif isinstance(event, events.ImagesImported):
             signals.library_changed.emit()
+        elif isinstance(event, events.ChecksMeasured):
+            signals.checks_changed.emit(list(event.image_ids))
         elif isinstance(event, events.AdaptersChanged):
             signals.adapters_changed.emit()

@@ -48,11 +48,18 @@ class ImagesImported:
 
 
 @dataclass(frozen=True)
+class ChecksMeasured:
+    """The technical checks and faces of these images were stored (an import's second pass)."""
+
+    image_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class AdaptersChanged:
     """A taste adapter was trained, switched on or off, or removed."""
 
 
-ProfileEvent = MarksChanged | ChoicesChanged | ScoresChanged | ImagesImported | AdaptersChanged
+ProfileEvent = MarksChanged | ChoicesChanged | ScoresChanged | ImagesImported | ChecksMeasured | AdaptersChanged
 Subscriber = Callable[[ProfileEvent], None]
 
 _lock = threading.Lock()

@@ -14,11 +14,13 @@ from aesthete_gui.store.errors import (
     ProfileTooNewError,
     profile_errors,
 )
+from aesthete_gui.store.grouping import GroupingMixin
+from aesthete_gui.store.library_reads import LibraryReadsMixin
 from aesthete_gui.store.migrations import latest_version, migrate, schema_version
 from aesthete_gui.store.opinions import OpinionsMixin
 
 
-class Profile(ChecksMixin, OpinionsMixin):
+class Profile(ChecksMixin, GroupingMixin, LibraryReadsMixin, OpinionsMixin):
     """The personal profile: library, marks, choices, judgments, scores, runs, adapters.
 
     Thread-safe: each thread gets its own SQLite connection on first use. Every public method that
