@@ -163,7 +163,7 @@ def group_profile(profile_path: str, cache_dir: str | os.PathLike[str] | None) -
 def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
     """The best frame (burst_merit, the overall score of `scorer_id`) of every burst, by burst id;
     ties go to the first frame by path, as in the grid."""
-    from aesthete_gui.imaging.bursts import stored_culling_rank
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
     from aesthete_gui.services.library_checks import checks_version
 
     marks = profile.marks()

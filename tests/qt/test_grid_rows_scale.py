@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.imaging.bursts import stored_culling_rank
+from aesthete_gui.imaging.best_frame import stored_culling_rank
 from aesthete_gui.qt.grid_rows import (
     SORT_KEYS,
     FilterState,
