@@ -329,6 +329,10 @@ def _run_import(
             report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
             check_files(importer, unchecked, pool, report, cancel)
             summary.cancelled = bool(cancel is not None and cancel.cancelled)
+            from aesthete_gui.services.verdicts import rejudge_library
+
+            if not summary.cancelled and rejudge_library(profile).judged:
+                emit(profile, ImagesImported(0))  # verdicts that see the new frames' sets and copies
         summary.checked_seconds = time.monotonic() - importer.started
         if summary.imported or summary.moved or summary.missing:
             tidy_thumbnail_cache(profile, importer.cache_dir)
