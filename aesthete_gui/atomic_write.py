@@ -1,12 +1,25 @@
-"""Write a small text file atomically: a reader sees the old file or the complete new one."""
+"""Write files atomically: a reader sees the old file or the complete new one.
+
+`write_text_atomically` replaces a file of our own. For files other programs write too (XMP
+sidecars) the compare-and-swap pieces below let a writer put its file in place only if the file it
+read is still the one there: `exchange` swaps two names in one step (Linux renameat2), so the file
+that was displaced is in hand and can be checked; where the system cannot swap, the check is made
+right before a rename (a window of microseconds instead of none)."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import hashlib
 import os
+import re
 import stat
+import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:
@@ -36,3 +49,193 @@ def write_text_atomically(path: str | os.PathLike[str], text: str, durable: bool
             os.unlink(temporary)
         raise
     return target
+
+
+# -- compare-and-swap replacement of files other programs may write too ------------------------
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_exchange_unsupported: set[int] = set()  # devices whose file system refused RENAME_EXCHANGE
+TEMP_PREFIX = ".aesthete-"
+_LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file as it was read: identity (device, inode), size, modification time and content hash."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's bytes with the state they were read in; `dangling` for a symbolic link to nothing."""
+
+    data: bytes
+    state: FileState
+    dangling: bool = False
+
+    def same_as(self, other: Snapshot | None) -> bool:
+        """Whether both are the same file with the same bytes (identity, size, mtime and content)."""
+        return other is not None and self.state == other.state and self.data == other.data
+
+
+def _state(info: os.stat_result, data: bytes) -> FileState:
+    return FileState(info.st_dev, info.st_ino, len(data), info.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def read_snapshot(path: str | os.PathLike[str], limit: int) -> Snapshot | None:
+    """The file's bytes (at most `limit` + 1) and state, read consistently; None when there is no file.
+
+    Identity comes from the name itself (a symbolic link is its own identity); OSError when the
+    file exists but cannot be read.
+    """
+    for _ in range(5):
+        try:
+            link = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        try:
+            with open(path, "rb") as stream:
+                before = os.fstat(stream.fileno())
+                data = stream.read(limit + 1)
+                after = os.fstat(stream.fileno())
+        except FileNotFoundError:
+            if stat.S_ISLNK(link.st_mode):
+                return Snapshot(b"", _state(link, b""), dangling=True)
+            continue  # replaced between lstat and open: read again
+        if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
+            continue  # written while we read: read again
+        try:
+            again = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if (again.st_ino, again.st_dev) == (link.st_ino, link.st_dev):
+            identity = link if stat.S_ISLNK(link.st_mode) else after
+            return Snapshot(data, _state(identity, data))
+    raise OSError(f"{os.fspath(path)} kept changing while it was read")
+
+
+def write_temporary(folder: Path, data: bytes, mode: int, group: int | None = None) -> Path:
+    """A fsynced temporary file in `folder` holding `data`, named `.aesthete-<pid>-….xmp.tmp` so
+    that a later run can tell it is a leftover of ours."""
+    handle, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".xmp.tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(name, mode)
+        if group is not None:
+            with contextlib.suppress(OSError):  # not in that group: ours, as for any new file
+                os.chown(name, -1, group)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return Path(name)
+
+
+def _renameat2() -> Any:
+    library = ctypes.CDLL(None, use_errno=True)
+    function = getattr(library, "renameat2", None)
+    if function is not None:
+        function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return function
+
+
+_RENAMEAT2 = _renameat2() if sys.platform.startswith("linux") else None
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two names atomically (Linux renameat2 RENAME_EXCHANGE); False where the system or the
+    file system cannot, OSError for any other failure (e.g. `second` vanished)."""
+    if _RENAMEAT2 is None:
+        return False
+    try:
+        device = os.stat(first.parent).st_dev
+    except OSError:
+        device = -1
+    if device in _exchange_unsupported:
+        return False
+    result = _RENAMEAT2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        _exchange_unsupported.add(device)
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(second))
+
+
+def link_new(temporary: Path, target: Path) -> bool:
+    """Give the temporary file the name `target` only if that name is free (never replaces a file);
+    False when it is taken. File systems without hard links fall back to a checked rename."""
+    try:
+        os.link(temporary, target, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        if os.path.lexists(target):
+            return False
+        os.rename(temporary, target)  # no hard links here: the name was free a moment ago
+        return True
+    os.unlink(temporary)
+    return True
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename) to disk; folders that cannot be opened are skipped."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
+def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[Path]:
+    """Delete this program's temporary files left in `folder` by a run that was killed: named
+    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last changed before `older_than` (a
+    time.time() value) and whose writing process is gone. Returns what was removed."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _LEFTOVER.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mtime >= older_than:
+            continue
+        if match.group(1) is not None and _process_alive(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed

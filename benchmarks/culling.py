@@ -1,10 +1,12 @@
-"""Culling benchmark: technical verdicts, built-in scores, faces, best of burst and import cost.
+"""Culling benchmark: verdicts and built-in scores on the calibration corpus, faces, copies, import cost.
 
-Real photographs that installed packages ship (scikit-image, matplotlib) and degraded copies of
-them with known truth (benchmarks/culling_data.py). Prints Markdown tables; --write puts them into
-docs/benchmarks/culling.md with the machine and date.
+The corpus half (benchmarks/corpus.py; `--split held` by default) and moderate defects made from its
+clean photographs (benchmarks/culling_data.py) give the verdict and score figures
+(benchmarks/culling_corpus.py); the photographs installed packages ship give the face, grouping and
+import-cost figures. Prints Markdown; --write puts it into docs/benchmarks/culling.md with a plot of
+the built-in scores, the machine and the date.
 
-    python benchmarks/culling.py [--write] [--speed-count 12]
+    python benchmarks/culling.py [--split held|tune] [--write] [--skip-slow] [--baseline-python PYTHON]
 """
 
 from __future__ import annotations
@@ -24,111 +26,16 @@ from PIL import Image, ImageOps
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import culling_data as data
 
-from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.imaging import faces as face_module
-from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
-from aesthete_gui.imaging.checks import (
-    CHECK_NAMES,
-    CHECK_SIDE,
-    Analysis,
-    analyse_decoded,
-    analyse_path,
-    decode_for_checks,
-)
+from aesthete_gui.imaging.checks import CHECK_SIDE, analyse_decoded, decode_for_checks
 from aesthete_gui.imaging.ingest import ingest_file
 from aesthete_gui.services.library_worker import process_file
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "culling.md"
 
 
-def _flagged(analysis: Analysis, checks: tuple[str, ...], level: str) -> bool:
-    """Strong defects must be rejected; mild ones at least warned about."""
-    wanted = ("reject",) if level == "strong" else ("warn", "reject")
-    return any(c.name in checks and c.verdict in wanted for c in analysis.checks)
-
-
 def _rate(hits: int, total: int) -> str:
     return f"{hits / total:.2f} ({hits}/{total})" if total else "n/a"
-
-
-def _verdict_rows(
-    outcomes: dict[tuple[str, str], dict[str, tuple[bool, bool, bool, bool]]],
-    clean: dict[str, Analysis],
-    stems: list[str],
-) -> list[str]:
-    """One table (recall, precision, score pairs per defect and level) over the photos `stems`."""
-    lines = [
-        "| defect | level | recall | precision | technique below original | overall below original |",
-        "|---|---|---|---|---|---|",
-    ]
-    for defect in data.DEFECTS:
-        for level in ("mild", "strong"):
-            rows = [outcomes[(defect.name, level)][s] for s in stems]
-            found = sum(r[0] for r in rows)
-            false = sum(_flagged(clean[s], defect.checks, level) for s in stems)
-            tech, over, n = sum(r[1] for r in rows), sum(r[2] for r in rows), len(rows)
-            lines.append(
-                f"| {defect.name} | {level} | {_rate(found, n)} | {_rate(found, found + false)} "
-                f"| {_rate(tech, n)} | {_rate(over, n)} |"
-            )
-    rejects = [s for s in stems if any(c.verdict == "reject" for c in clean[s].checks)]
-    warned = {name: sum(any(c.name == name and c.verdict != "ok" for c in clean[s].checks) for s in stems) for name in CHECK_NAMES}
-    # every copy carrying a reject verdict against an original carrying none, over all defects and levels
-    pairs = [o[s] for o in outcomes.values() for s in stems if o[s][3] and s not in rejects]
-    lines += [
-        "",
-        f"Suggested rejects on the {len(stems)} clean originals: {_rate(len(rejects), len(stems))}"
-        + (f" ({', '.join(rejects)})" if rejects else "") + " (target <= 0.05).",
-        "Warnings on clean originals per check: "
-        + (", ".join(f"{k} {v}" for k, v in warned.items() if v) or "none") + ".",
-        f"Copies with a reject verdict (original without one), scored at or above the original: technique "
-        f"{sum(not p[1] for p in pairs)}, overall {sum(not p[2] for p in pairs)} of {len(pairs)} (target 0).",
-    ]
-    return lines
-
-
-def verdicts_and_scores(photos: dict[str, Image.Image], folder: Path) -> tuple[list[str], dict[str, object]]:
-    """Precision/recall of the verdicts per defect and level, built-in score pairs; tuning and held-out photos apart."""
-    scorer = BuiltinScorer()
-    originals = {stem: data.save(img, folder / stem) for stem, img in photos.items()}
-    clean = {stem: analyse_path(p) for stem, p in originals.items()}
-    clean_scores = dict(zip(originals, scorer.score_paths(list(originals.values())), strict=True))
-    # (defect, level) -> stem -> (caught, technique below original, overall below original, copy rejected)
-    outcomes: dict[tuple[str, str], dict[str, tuple[bool, bool, bool, bool]]] = {}
-    summary: dict[str, object] = {}
-    for number, defect in enumerate(data.DEFECTS):
-        for index, level in enumerate(("mild", "strong")):
-            transform = defect.mild if level == "mild" else defect.strong
-            quality = defect.jpeg_quality[index] if defect.jpeg_quality else None
-            paths = {s: data.save(transform(img), folder / f"{s}_{level}_{number}", quality) for s, img in photos.items()}
-            scores = dict(zip(paths, scorer.score_paths(list(paths.values())), strict=True))
-            analyses = {s: analyse_path(p) for s, p in paths.items()}
-            outcomes[(defect.name, level)] = {
-                s: (
-                    _flagged(analyses[s], defect.checks, level),
-                    scores[s]["technique"] < clean_scores[s]["technique"],
-                    scores[s]["overall"] < clean_scores[s]["overall"],
-                    any(c.verdict == "reject" for c in analyses[s].checks),
-                )
-                for s in paths
-            }
-            summary[f"{defect.name}/{level}"] = outcomes[(defect.name, level)]
-    tuning = [s for s in photos if s not in data.HELD_OUT]
-    held_out = [s for s in photos if s in data.HELD_OUT]
-    lines = [
-        f"### Tuning photos (in-sample: {', '.join(tuning)})",
-        "",
-        *_verdict_rows(outcomes, clean, tuning),
-        "",
-        f"### Held-out photos ({', '.join(held_out)}): the noise and brightened thresholds were not set on these",
-        "",
-        *_verdict_rows(outcomes, clean, held_out),
-        "",
-        "### All photos",
-        "",
-        *_verdict_rows(outcomes, clean, list(photos)),
-    ]
-    return lines, summary
 
 
 def _lfw_faces() -> list[Image.Image]:
@@ -180,36 +87,6 @@ def face_figures(photos: dict[str, Image.Image]) -> list[str]:
         f"{np.mean(cost[False] or [0]):.1f} ms on the {len(cost[False])} without.",
     ]
     return rows
-
-
-def burst_figures(photos: dict[str, Image.Image], folder: Path) -> list[str]:
-    """Top-1 agreement of the representative on bursts of one clean frame and degraded variants."""
-    scorer = BuiltinScorer()
-    chosen: dict[str, str] = {}
-    for stem, img in photos.items():
-        shifted = img.crop((6, 4, img.width, img.height)).resize(img.size, Image.Resampling.BICUBIC)
-        variants = {
-            "clean": img,
-            "blurred": data.gaussian_blur(img, 2.5),
-            "shaken": data.motion_blur(img, 15),
-            "clipped": data.exposure(img, 2.5),
-            "shifted+blurred": data.gaussian_blur(shifted, 2.0),
-        }
-        paths = {k: data.save(v, folder / f"burst_{stem}_{k}") for k, v in variants.items()}
-        scores = scorer.score_paths(list(paths.values()))
-        frames = [
-            BurstFrame(key=k, analysis=analyse_path(p), overall=s.get("overall"))
-            for (k, p), s in zip(paths.items(), scores, strict=True)
-        ]
-        chosen[stem] = str(choose_representative(frames))
-    parts = []
-    for label, stems in (("tuning", [s for s in chosen if s not in data.HELD_OUT]), ("held-out", [s for s in chosen if s in data.HELD_OUT]), ("all", list(chosen))):
-        agree = sum(chosen[s] == "clean" for s in stems)
-        parts.append(f"{label} {_rate(agree, len(stems))}")
-    misses = [f"{s}: {k}" for s, k in chosen.items() if k != "clean"]
-    return [f"Best of burst: top-1 agreement {', '.join(parts)} on bursts of one clean frame and "
-            "four variants (Gaussian blur σ 2.5, 15 px motion blur, exposure x2.5, shifted+blurred) (target >= 0.90)"
-            + (f"; chosen instead of the clean frame: {', '.join(misses)}." if misses else ".")]
 
 
 def _big_jpegs(photo: Image.Image, folder: Path, count: int, size: tuple[int, int]) -> list[Path]:
@@ -465,34 +342,101 @@ def _grouping_speed(photos: dict[str, Image.Image], folder: Path, count: int) ->
     return lines
 
 
+_COST_SNIPPET = """
+import sys, time, json
+from PIL import Image
+from aesthete_gui.imaging.checks import measure
+frames = [Image.open(p).convert("RGB") for p in sys.argv[1:]]
+for f in frames:
+    measure(f)
+best = []
+for f in frames:
+    times = []
+    for _ in range(5):
+        start = time.process_time()
+        measure(f, (f.width * 4, f.height * 4), 90.0, [], "JPEG", None)
+        times.append(time.process_time() - start)
+    best.append(min(times))
+print(json.dumps(sum(best) / len(best) * 1000))
+"""
+
+
+def check_cost(frames: list[Path], baseline_python: str | None) -> list[str]:
+    """CPU time of measuring every check on one check frame (768 px), best of 5 per frame; with
+    `baseline_python`, the same frames measured by another checkout's code in the same run."""
+    import json
+    import subprocess
+
+    def run(python: str) -> float:
+        # -P: the current folder is not put on sys.path, so each interpreter imports its own checkout
+        done = subprocess.run([python, "-P", "-c", _COST_SNIPPET, *map(str, frames)], capture_output=True, text=True, check=True)
+        return float(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    ours = run(sys.executable)
+    line = (f"Measuring every check of one check frame (the {len(frames)} corpus photographs shrunk to 768 px, "
+            f"faces not included): {ours:.1f} ms of one core per frame, best of 5")  # fmt: skip
+    if baseline_python:
+        before = run(baseline_python)
+        line += f"; the code before this change, same frames, same run: {before:.1f} ms ({ours / before:.2f} ×)"
+    return [line + "."]
+
+
 def main() -> None:
     """Run every section and print (or --write) the Markdown report."""
+    import culling_corpus
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="write docs/benchmarks/culling.md")
+    parser.add_argument("--write", action="store_true", help="write docs/benchmarks/culling.md and its plot")
+    parser.add_argument("--split", choices=["tune", "held"], default="held",
+                        help="the corpus half judged (tune thresholds on `tune` only; report `held`)")  # fmt: skip
     parser.add_argument("--speed-count", type=int, default=12)
     parser.add_argument("--grouping-count", type=int, default=2000, help="library size for the grouping speed figure")
+    parser.add_argument("--skip-slow", action="store_true", help="leave out the import-cost and grouping sections")
+    parser.add_argument("--baseline-python", metavar="PYTHON", help="another checkout's interpreter: its check cost is measured too")
     args = parser.parse_args()
     photos = data.load_photos()
     load_before = os.getloadavg()[0]
+    started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        table, _ = verdicts_and_scores(photos, folder)
+        measured = culling_corpus.measure_split(args.split, folder)
+        plot = DOC.with_name("culling-scores.png") if args.write else None
+        corpus_lines = [
+            "## Clean photographs", "", *culling_corpus.clean_rows(measured), "",
+            "## Moderate defects", "", *culling_corpus.defect_rows(measured), "",
+            "## Shoot types", "",
+            "The same measurements judged under each shoot type (resources/culling/shoot_types.toml), as the app does "
+            "when the shoot type changes; columns: share of the degraded copies suggested as rejects.", "",
+            *culling_corpus.shoot_type_rows(measured), "",
+            "## Built-in scores", "", *culling_corpus.score_rows(measured, plot), "",
+            "## Originals over copies", "", *culling_corpus.copy_rows(measured, folder), "",
+        ]  # fmt: skip
+        cost_frames = []
+        for item in measured[:16]:
+            path = folder / f"cost_{item.photo.id}.png"
+            data.downscale(item.photo.open(), CHECK_SIDE).save(path)
+            cost_frames.append(path)
+        cost = check_cost(cost_frames, args.baseline_python)
         faces = face_figures(photos)
-        bursts = burst_figures(photos, folder)
-        speed = speed_figures(photos, folder, args.speed_count)
-        grouping = grouping_figures(photos, folder, args.grouping_count)
+        speed = [] if args.skip_slow else speed_figures(photos, folder, args.speed_count)
+        grouping = [] if args.skip_slow else grouping_figures(photos, folder, args.grouping_count)
     load_after = os.getloadavg()[0]
     machine = f"{platform.platform()}, nproc = {os.cpu_count()}, 1-minute load {load_before:.1f} before and {load_after:.1f} after"
+    clean = sum(m.photo.label == "clean" for m in measured)
     report = "\n".join([
         "# Culling benchmark (`benchmarks/culling.py`)",
         "",
-        f"{len(photos)} photographs shipped by installed packages ({', '.join(sorted(photos))}) and degraded "
-        "copies of each at a mild and a strong level (benchmarks/culling_data.py). Recall: degraded copies the "
-        "defect's checks catch (strong: a reject verdict; mild: a warning or a reject). Precision: of the images "
-        "those checks flag at that level, clean originals counted as false alarms. Score columns: pairs in which "
-        "the built-in scorer rates the degraded copy below its original.",
+        f"The {args.split} half of the calibration corpus (benchmarks/corpus/: {len(measured)} real photographs the project did "
+        f"not make, labelled by eye; {clean} clean), and five moderate defects made from each clean one "
+        f"(benchmarks/culling_data.py: {', '.join(d.name for d in data.MODERATE)}; frames larger than "
+        f"{data.WORK_SIDE} px are shrunk to it first and every copy is a JPEG of quality {data.CAMERA_QUALITY}). "
+        + ("The thresholds were set on the tune half only; these photographs were not looked at while tuning."
+           if args.split == "held" else "The thresholds were set on these photographs: in-sample figures."),
         "",
-        *table,
+        *corpus_lines,
+        "## Check cost",
+        "",
+        *cost,
         "",
         "## Faces",
         "",
@@ -501,26 +445,11 @@ def main() -> None:
         "the 'closed' threshold (both eyes' lid gap under 0.10 of the eye width) sits below the lowest open eye "
         "measured on these faces, with a margin; no open-eyed face here is called closed.",
         "",
-        "## Best of burst",
-        "",
-        *bursts,
-        "",
-        "## Crops and other sizes of one frame",
-        "",
-        *grouping,
-        "",
-        "## Import cost",
-        "",
-        *speed,
-        "",
-        "Held out, honestly: the noise and brightened thresholds (checks.toml version 2) were set on the tuning "
-        "photos only, but the other thresholds date from version 1, set on all 16 photos before the split (only "
-        "cell.png is new to them), and the held-out photos were looked at while finding why verdicts missed. "
-        "Even the held-out figures flatter the checks: expect lower recall and precision on a real shoot.",
-        "",
-        f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        *(["## Crops and other sizes of one frame", "", *grouping, ""] if grouping else []),
+        *(["## Import cost", "", *speed, ""] if speed else []),
+        f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; {time.monotonic() - started:.0f} s",
         f"- Machine: {machine}",
-        "- Command: `python benchmarks/culling.py --write`",
+        f"- Command: `python benchmarks/culling.py --split {args.split}{' --skip-slow' if args.skip_slow else ''}{' --write' if args.write else ''}`",
         "",
     ])
     print(report)

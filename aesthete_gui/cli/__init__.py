@@ -100,7 +100,14 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `aesthete` console script."""
+    """Entry point of the `aesthete` console script; everything it prints is escaped on the way out."""
+    from aesthete_gui.cli.common import terminal_safe_output
+
+    with terminal_safe_output():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

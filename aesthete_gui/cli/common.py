@@ -1,13 +1,16 @@
-"""Helpers the sub-commands share: opening the profile named on the command line."""
+"""Helpers the sub-commands share: the profile named on the command line, the images named on it,
+and the one filter every line the CLI prints goes through."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aesthete_gui.cli import UserError
+from aesthete_gui.safe_text import terminal_lines, terminal_text
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -37,3 +40,87 @@ def saved_profile(args: argparse.Namespace) -> Iterator[Profile | None]:
         yield profile
     finally:
         profile.close()
+
+
+def not_in_library(given: str, message: str) -> str:
+    """Why `given` has no image in the profile: not an image at all, or not imported yet."""
+    from pathlib import Path
+
+    from aesthete_gui.services.library_scan import IMAGE_EXTENSIONS
+
+    suffix = Path(given).suffix.lower()
+    if suffix and not given.isdigit() and suffix not in IMAGE_EXTENSIONS:
+        return f"{terminal_text(given)} is not an image (Aesthete reads JPEG, PNG, TIFF, WebP, HEIC and camera RAW files)"
+    return f"{message} (import its folder first)"
+
+
+def library_image_ids(profile: Profile, names: Sequence[str]) -> list[int]:
+    """The image ids of images named on the command line (an id, a stored path, or a path on disk
+    relative to the current folder), resolved the same way by every command; UserError names the
+    first one that is not in the library."""
+    from aesthete_gui.services.library import resolve_image
+
+    ids = []
+    for name in names:
+        try:
+            ids.append(resolve_image(profile, name))
+        except KeyError as error:
+            raise UserError(not_in_library(name, error.args[0])) from error
+    return ids
+
+
+class TerminalSafeStream:
+    """A text stream that escapes control, escape and bidirectional characters in everything written
+    (tabs and line endings kept): what the CLI prints cannot move the cursor, recolour or clear the
+    terminal, or reorder a line, whichever command printed it."""
+
+    def __init__(self, stream: TextIO, name: str = "") -> None:
+        self._stream = stream
+        self._name = name  # "stdout" / "stderr": after `detach()`, follow whatever sys.<name> is then
+        self._detached = False
+
+    @property
+    def unfiltered(self) -> TextIO:
+        """The stream written to: the wrapped one, or after `detach()` the current sys.<name>."""
+        if self._detached:
+            current = getattr(sys, self._name, None)
+            if current is not None and current is not self:
+                return current
+        return self._stream
+
+    def detach(self) -> None:
+        """Stop holding the wrapped stream: a logging handler created while the CLI ran (transformers
+        makes one on first use) keeps writing to the process's current stream, not a closed one."""
+        self._detached = bool(self._name)
+
+    def write(self, text: str) -> int:
+        self.unfiltered.write(terminal_lines(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, buffer, ...
+        return getattr(self.unfiltered, name)
+
+
+@contextmanager
+def terminal_safe_output() -> Iterator[None]:
+    """While inside, sys.stdout and sys.stderr escape what they are given (TerminalSafeStream)."""
+    previous = sys.stdout, sys.stderr
+    wrappers = TerminalSafeStream(sys.stdout, "stdout"), TerminalSafeStream(sys.stderr, "stderr")
+    sys.stdout, sys.stderr = wrappers  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = previous
+        for wrapper in wrappers:
+            wrapper.detach()
+
+
+def write_progress(stream: TextIO, text: str) -> None:
+    """Redraw a one-line progress message in place: a carriage return, then `text` escaped."""
+    target = getattr(stream, "unfiltered", stream)
+    target.write("\r" + terminal_text(text))
+    target.flush()

@@ -1,14 +1,12 @@
-"""Culling fields of `aesthete images --json` and `aesthete score --model builtin` (a stable contract)."""
+"""Culling fields of `aesthete images --json` (a stable contract) and `aesthete copy-picks`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli.common import UserError, open_cli_profile
-from aesthete_gui.engine.dimensions import DIMENSIONS
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -40,34 +38,6 @@ def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
     return out
 
 
-def run_builtin_score(args: argparse.Namespace) -> int:
-    """Score the library (or the given images, which must be in it) with the built-in scorer."""
-    from aesthete_gui.services.scoring import BUILTIN, score_library
-
-    profile = open_cli_profile(args)
-    try:
-        image_ids = None
-        if args.images:
-            records = [profile.catalog.image_by_path(str(path)) for path in args.images]
-            unknown = [str(p) for p, r in zip(args.images, records, strict=True) if r is None]
-            if unknown:
-                raise UserError(f"not in the library (run `aesthete import` first): {', '.join(unknown)}")
-            image_ids = [r.id for r in records if r is not None]
-        scorer_id, scores = score_library(profile, BUILTIN, image_ids=image_ids)
-        paths = {r.id: r.path for r in profile.catalog.images()}
-    finally:
-        profile.close()
-    if args.json:
-        rows = [{"path": paths[i], "scores": s} for i, s in scores.items()]
-        print(json.dumps(rows, ensure_ascii=False))
-        return 0
-    print("image\t" + "\t".join(DIMENSIONS))
-    for image_id, values in scores.items():
-        print(paths[image_id] + "\t" + "\t".join(f"{values[d]:.2f}" for d in DIMENSIONS))
-    print(f"{len(scores)} images scored with {scorer_id}")
-    return 0
-
-
 def run_copy_picks(args: argparse.Namespace) -> int:
     """Copy (or move) the picked images, or those with another flag, and their sidecars to a folder."""
     from aesthete_gui.services.export_picks import ExportPicksError, export_picks, picked_image_ids
@@ -82,21 +52,36 @@ def run_copy_picks(args: argparse.Namespace) -> int:
             raise UserError(str(error)) from error
     finally:
         profile.close()
-    verb = "moved" if args.move else "copied"
-    print(f"{len(result.copied)} images {verb} to {result.destination}")
-    for path, reason in result.skipped:
-        print(f"  skipped {path}: {reason}")
-    for path, reason in result.left_behind:
-        print(f"  {path}: {reason}")
+    for line in copy_summary_lines(result):
+        print(line)
     return 0
+
+
+def copy_summary_lines(result: Any) -> list[str]:
+    """What `copy-picks` did, one fact a line: copied, already there, partners carried, orphans left, skipped."""
+    from aesthete_gui.safe_text import terminal_text
+
+    verb = "moved" if result.moved else "copied"
+    lines = [f"{len(result.copied)} images {verb} to {terminal_text(result.destination)}"]
+    if result.already_there:
+        done = "their move was finished" if result.moved else "not copied again"
+        lines.append(f"{len(result.already_there)} images already there with the same bytes ({done})")
+    lines += [f"  {terminal_text(note)}" for note in result.notes]
+    lines += [f"  skipped {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.skipped]
+    lines += [f"  {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.left_behind]
+    if result.cleaned:
+        lines.append(f"removed {result.cleaned} temporary files an interrupted copy had left")
+    return lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
-    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their XMP sidecars to a folder")
+    p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their RAW/JPEG partners and XMP "
+                                                 "sidecars to a folder; files already there with the same bytes are skipped")
     p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
     p.add_argument("--move", action="store_true",
-                   help="move instead of copy: each original (and its sidecar) is removed only after its copy is "
-                        "verified, and the library follows the files (marks, scores and checks stay with them)")  # fmt: skip
+                   help="move instead of copy: each original (with its RAW/JPEG partner and sidecars) is removed only "
+                        "after its copy is verified, and the library follows the files (marks, scores and checks "
+                        "stay with them); a move a kill interrupted is finished by the next run")  # fmt: skip
     p.add_argument("--flag", choices=["pick", "reject", "any"], default="pick", help="which images (default: picks)")
     p.set_defaults(func=run_copy_picks)

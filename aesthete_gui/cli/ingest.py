@@ -5,23 +5,70 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from aesthete_gui.jobs import CancelToken
+from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_text
 
+if TYPE_CHECKING:
+    from aesthete_gui.services.card_ingest import IngestSummary
+
 EXIT_INTERRUPTED = 130
+
+
+class _FinishingBar:
+    """The progress bar, which is drawn full and its line ended before the summary is printed."""
+
+    def __init__(self) -> None:
+        from aesthete_gui.cli.library import _ProgressBar
+
+        self.bar = _ProgressBar()
+        self.last: Progress | None = None
+
+    def __call__(self, progress: Progress) -> None:
+        self.last = progress
+        self.bar(progress)
+
+    def finish(self, complete: bool) -> None:
+        """Draw the last step as done (unless the job stopped early), then end the line."""
+        last = self.last
+        if complete and last is not None and last.total:
+            self.bar(Progress(last.total, last.total, last.message))
+        self.bar.close()
+        self.bar.stream.flush()
+
+
+def summary_lines(summary: IngestSummary, backup: bool) -> list[str]:
+    """The summary a photographer reads after an ingest (one fact a line; only the facts that apply)."""
+    copied = f", {summary.backed_up} backed up" if backup else ""
+    lines = [f"{summary.found} photographs on the card: {summary.copied} copied and verified{copied}, "
+             f"{summary.skipped} already there (same bytes)"]  # fmt: skip
+    if summary.sidecars:
+        lines.append(f"{summary.sidecars} XMP sidecars copied with their photographs")
+    if summary.completed:
+        lines.append(f"{summary.completed} photographs an earlier ingest left half-done were completed "
+                     "(their sidecar or RAW/JPEG partner was missing)")  # fmt: skip
+    if summary.not_copied:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(summary.not_copied.items()))
+        lines.append(f"not copied (not photographs): {kinds}")
+    if summary.cleaned:
+        lines.append(f"removed {summary.cleaned} temporary files an interrupted ingest had left")
+    if summary.imported is not None:
+        lines.append(f"imported: {summary.imported.imported} new, {summary.imported.marks_from_xmp} marks read from XMP")
+    return lines
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Copy, verify, skip what is already there, and import the destination."""
     from aesthete_gui.cli.common import open_cli_profile
-    from aesthete_gui.cli.library import _ctrl_c_cancels, _ProgressBar
+    from aesthete_gui.cli.library import _ctrl_c_cancels
     from aesthete_gui.services.card_ingest import ingest_and_import, ingest_card
 
     token = CancelToken()
-    bar = _ProgressBar()
+    bar = _FinishingBar()
     progress = None if args.quiet else bar
     profile = None if args.no_import else open_cli_profile(args)
+    summary = None
     try:
         with _ctrl_c_cancels(token):
             if profile is None:
@@ -31,7 +78,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 summary = ingest_and_import(profile, args.source, args.destination, args.template,
                                             args.backup, progress, token, workers=args.workers)  # fmt: skip
     finally:
-        bar.close()
+        bar.finish(summary is not None and not summary.cancelled)
         if profile is not None:
             profile.close()
     if args.json:
@@ -41,13 +88,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         data["imported"] = import_json(summary.imported) if summary.imported is not None else None
         print(json.dumps(data, indent=2, default=str))
     else:
-        backup = f", {summary.backed_up} backed up" if args.backup else ""
-        print(f"{summary.found} files on the card: {summary.copied} copied and verified{backup}, "
-              f"{summary.skipped} already there")  # fmt: skip
-        if summary.imported is not None:
-            print(
-                f"imported: {summary.imported.imported} new, {summary.imported.marks_from_xmp} marks read from XMP"
-            )
+        for line in summary_lines(summary, bool(args.backup)):
+            print(line)
         for path, reason in summary.problems:
             print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)
     if summary.cancelled:
@@ -70,8 +112,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")
     p.add_argument("--backup", metavar="DIR", help="also copy every file to this second folder")
     p.add_argument("--template", default=DEFAULT_TEMPLATE,
-                   help=f"renaming template with {{{'}, {'.join(TEMPLATE_FIELDS)}}} "
-                        f"(default: {DEFAULT_TEMPLATE.replace('%', '%%')})")  # fmt: skip
+                   help=f"renaming template with {{{'}, {'.join(TEMPLATE_FIELDS)}}}, ending with {{ext}} "
+                        f"(the card's extension as written) or {{ext_lower}}; a RAW+JPEG pair and its "
+                        f"sidecars share one name (default: {DEFAULT_TEMPLATE.replace('%', '%%')})")  # fmt: skip
     p.add_argument(
         "--no-import", action="store_true", help="only copy; do not import into the profile"
     )

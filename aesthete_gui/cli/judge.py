@@ -1,8 +1,9 @@
-"""`aesthete judge pair|set`, `aesthete score` and `aesthete models`: ask a judge from the command line.
+"""`aesthete judge pair|set` and `aesthete models`: ask a judge from the command line.
 
 A judge is a local model (`--model DIR_OR_ID`) or an OpenAI-compatible server (`--endpoint URL
---model NAME`). Exit status 0 whenever the judge answered, parsed or not; a judge that could not
-be loaded or reached is a user error (exit 2) with a message that says what to do.
+--model NAME`; several URLs, repeated or comma-separated, share the work). Exit status 0 whenever
+the judge answered, parsed or not; a judge that could not be loaded or reached is a user error
+(exit 2) with a message that says what to do. `aesthete score` lives in cli/scorers.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import saved_profile
+from aesthete_gui.cli.common import saved_profile, write_progress
 
 DIMENSION_KEYS = ("technique", "coloration", "composition", "mood", "overall")
 
@@ -31,7 +32,9 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
         parser.add_argument(
             "--endpoint",
             metavar="URL",
-            help="OpenAI-compatible server base URL, e.g. http://localhost:8000/v1",
+            action="append",
+            help="OpenAI-compatible server base URL, e.g. http://localhost:8000/v1 (repeat it, or "
+            "separate URLs with commas, to share the work between servers)",
         )
         parser.add_argument(
             "--api-key-env",
@@ -81,7 +84,7 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `judge pair`, `judge set`, `score` and `models`."""
+    """Add `judge pair`, `judge set` and `models`."""
     judge = subparsers.add_parser(
         "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
     )
@@ -118,14 +121,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _judge_options(chosen)
     chosen.set_defaults(func=run_set)
 
-    score = subparsers.add_parser(
-        "score", help="score images 1-5 on five dimensions with a local model in one pass each"
-    )
-    score.add_argument("images", nargs="*", metavar="IMG", help="images to score (--model builtin: default the whole library)")
-    score.add_argument("--batch-size", type=int, default=8, help="images per forward pass (default 8)")
-    _judge_options(score, local_only=True)
-    score.set_defaults(func=run_score)
-
     models = subparsers.add_parser("models", help="list known judge and encoder models and which are installed")
     models.add_argument("--json", action="store_true", help="print JSON")
     models.set_defaults(func=run_models)
@@ -157,7 +152,7 @@ def _spec(args: argparse.Namespace, **extra: Any):
         raise UserError("--max-new-tokens must be at least 1")
     return JudgeSpec(
         model=args.model,
-        endpoint=getattr(args, "endpoint", None),
+        endpoint=endpoint_option(args),
         api_key_env=getattr(args, "api_key_env", None),
         preset=args.preset,
         max_new_tokens=args.max_new_tokens,
@@ -166,6 +161,13 @@ def _spec(args: argparse.Namespace, **extra: Any):
         **_concurrency(args),
         **extra,
     )
+
+
+def endpoint_option(args: argparse.Namespace) -> str | None:
+    """The --endpoint URLs (repeated or comma-separated) as one comma-separated string, or None."""
+    values = getattr(args, "endpoint", None) or []
+    joined = ",".join(v.strip() for v in values if v and v.strip())
+    return joined or None
 
 
 def _concurrency(args: argparse.Namespace) -> dict[str, int]:
@@ -196,16 +198,17 @@ def _call(function, *call_args, **kwargs):
     return record
 
 
-def _download_progress(progress: Any) -> None:
+def download_progress(progress: Any) -> None:
+    """Show a download's progress in place on stderr."""
     total = f"/{progress.total}" if progress.total else ""
-    print(f"\r{progress.message}: {progress.done}{total}", end="", file=sys.stderr, flush=True)
+    write_progress(sys.stderr, f"{progress.message}: {progress.done}{total}")
 
 
 def _preload(judge_or_scorer: Any, args: argparse.Namespace) -> None:
     """Load local weights now (showing download progress with --download); servers need nothing."""
     if getattr(args, "endpoint", None):
         return
-    _call(judge_or_scorer.load, progress=_download_progress if args.download else None)
+    _call(judge_or_scorer.load, progress=download_progress if args.download else None)
     if args.download:
         print(file=sys.stderr)
 
@@ -284,52 +287,6 @@ def _print_stage(event: Any) -> None:
     print(f"--- {title} (ordering {event.ordering_index + 1}) ---\n{event.text}\n", flush=True)
 
 
-def run_score(args: argparse.Namespace) -> int:
-    """Single-pass scores (expected value of the digits 1..5) for each image."""
-    from aesthete_gui.engine.prompts import PromptBook
-    from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
-    from aesthete_gui.services.scoring import write_scores
-
-    if args.model == "builtin":
-        from aesthete_gui.cli.culling import run_builtin_score
-
-        return run_builtin_score(args)
-    if not args.images:
-        raise UserError("name the images to score (only --model builtin scores the whole library)")
-    images = _existing(args.images)
-    if args.batch_size < 1:
-        raise UserError("--batch-size must be at least 1")
-    scorer = _call(
-        VLMSinglePassScorer,
-        args.model,
-        prompts=_call(PromptBook.for_preset, args.preset),
-        batch_size=args.batch_size,
-        load_options=_load_options(args),
-    )
-    _preload(scorer, args)
-    results = scorer.score_paths(images)
-    with saved_profile(args) as profile:
-        if profile is not None:
-            records = [profile.catalog.image_by_path(path) for path in images]
-            stored = zip(records, results, strict=True)
-            write_scores(
-                profile,
-                scorer.scorer_id,
-                [(record.id, scores) for record, scores in stored if record is not None and scores],
-                scorer_version=scorer.version,
-                preset=args.preset,
-                preset_version=str(scorer.prompts.preset.version),
-            )
-    if args.json:
-        print(json.dumps([{"path": p, "scores": s or None} for p, s in zip(images, results, strict=True)]))
-        return 0
-    print("image\t" + "\t".join(DIMENSION_KEYS))
-    for path, scores in zip(images, results, strict=True):
-        cells = [f"{scores[k]:.2f}" if scores else "unreadable" for k in DIMENSION_KEYS]
-        print(path + "\t" + "\t".join(cells))
-    return 0
-
-
 def run_models(args: argparse.Namespace) -> int:
     """The model cards, with where each is installed (offline check of the standard cache)."""
     from aesthete_gui.ml.registry import installed_path, list_cards
@@ -345,6 +302,9 @@ def run_models(args: argparse.Namespace) -> int:
                 "parameters_billion": card.parameters_billion,
                 "memory_gib_bf16": card.memory_gib_bf16,
                 "licence": card.licence,
+                "licence_allows_commercial_use": card.permissive,
+                "licence_source": card.licence_source,
+                "default_judge": card.default_judge,
                 "protocols_checked": list(card.protocols_checked),
                 "installed": str(location) if location else None,
             }

@@ -13,7 +13,8 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.common import library_image_ids, open_cli_profile, write_progress
+from aesthete_gui.cli.verdicts import add_shoot_type_option, use_shoot_type
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
@@ -51,8 +52,7 @@ class _ProgressBar:
             text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
         else:
             text = terminal_text(progress.message)
-        self.stream.write("\r" + text[:100].ljust(100))
-        self.stream.flush()
+        write_progress(self.stream, text[:100].ljust(100))
         self.drawn = True
 
     def close(self) -> None:
@@ -91,6 +91,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     token = CancelToken()
     bar = _ProgressBar()
     try:
+        use_shoot_type(profile, args.shoot_type)  # the import's regrouping judges under it
         with _ctrl_c_cancels(token):
             summary = import_folders(profile, args.dirs, progress=None if args.quiet else bar,
                                      cancel=token, workers=args.workers, features=args.features,
@@ -156,6 +157,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
     profile = open_cli_profile(args)
     try:
+        use_shoot_type(profile, args.shoot_type)
         marks = profile.marks.all()
         status = None if args.status == "all" else args.status
         rows = [_image_row(i, marks) for i in profile.catalog.images(status=status)]
@@ -179,14 +181,21 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_bursts(args: argparse.Namespace) -> int:
-    """List the bursts and their frames."""
+    """List the bursts and their frames, the best frame of each marked (as the grid's collapsed bursts show)."""
+    from aesthete_gui.engine.scorers import BUILTIN
+    from aesthete_gui.services.library_bursts import best_frames
+    from aesthete_gui.settings import profile_setting
+
     profile = open_cli_profile(args)
     try:
+        scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
+        best = best_frames(profile, scorer if isinstance(scorer, str) else None)
         paths = {i.id: i.path for i in profile.catalog.images()}
         bursts = [
-            {"id": b.id, "edited": b.edited, "images": [{"id": i, "path": paths.get(i)} for i in b.image_ids]}
+            {"id": b.id, "edited": b.edited, "best": best.get(b.id),
+             "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
             for b in profile.catalog.bursts()
-        ]
+        ]  # fmt: skip
     finally:
         profile.close()
     if args.json:
@@ -196,15 +205,19 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         edited = ", edited" if burst["edited"] else ""
         print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
         for image in burst["images"]:
-            print(f"  {terminal_text(image['path'])}")
-    if not bursts:
+            marker = "* " if image["best"] else "  "
+            print(f"  {marker}{terminal_text(image['path'])}{'  (best)' if image['best'] else ''}")
+    if bursts:
+        print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
+    else:
         print("no bursts")
     return 0
 
 
 def cmd_mark(args: argparse.Namespace) -> int:
-    """Set stars, pick/reject and colour label on one image (optionally its XMP sidecar too)."""
-    from aesthete_gui.services.library import SidecarNotWritten, mark_image, resolve_image
+    """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
+    from aesthete_gui.services.library_marks import mark_images
+    from aesthete_gui.services.sidecar_sync import sidecar_rules
     from aesthete_gui.store.records import UNSET
 
     flag: Any = UNSET
@@ -220,22 +233,21 @@ def cmd_mark(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: give --stars, --pick/--reject/--unflag, --label or --xmp")
     profile = open_cli_profile(args)
     try:
+        ids = library_image_ids(profile, args.images)
+        rules = sidecar_rules(profile)
+        write_xmp = rules.write if args.xmp is None else args.xmp
         try:
-            image_id = resolve_image(profile, args.image)
-        except KeyError as error:
-            raise UserError(_not_in_profile(args.image, error.args[0])) from error
-        try:
-            mark = mark_image(profile, image_id, stars=stars, flag=flag, label=label, write_xmp=args.xmp,
-                              naming=args.xmp_naming)  # fmt: skip
+            result = mark_images(profile, ids, stars, flag, label, write_xmp=write_xmp,
+                                 naming=args.xmp_naming, pairs_as_one=args.pairs)  # fmt: skip
         except ValueError as error:
             raise UserError(str(error)) from error
-        except SidecarNotWritten as error:
-            print(f"aesthete: mark saved in the profile; {terminal_text(error)}", file=sys.stderr)
-            return 1
     finally:
         profile.close()
-    print(json.dumps({"id": mark.image_id, "stars": mark.stars, "flag": mark.flag, "label": mark.label}))
-    return 0
+    rows = [{"id": m.image_id, "stars": m.stars, "flag": m.flag, "label": m.label} for m in result.marks]
+    print(json.dumps(rows[0] if len(args.images) == 1 and len(rows) == 1 else rows))
+    for problem in result.problems:
+        print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
+    return 1 if result.problems else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -270,20 +282,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also build the ~1024 px previews now (default: when first shown)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_shoot_type_option(p)
     p.set_defaults(func=cmd_import)
 
     p = subparsers.add_parser("images", help="list the images in the profile")
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    add_shoot_type_option(p)
     p.add_argument("--status", choices=["all", "ok", "error", "missing"], default="all",
                    help="only images with this status")  # fmt: skip
     p.set_defaults(func=cmd_images)
 
-    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession)")
+    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession) and the best frame of each")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=cmd_bursts)
 
-    p = subparsers.add_parser("mark", help="set stars, pick/reject and colour label on an image")
-    p.add_argument("image", metavar="IMAGE", help="image path (or id) in the profile")
+    p = subparsers.add_parser(
+        "mark", help="set stars, pick/reject and colour label on images (and their XMP sidecars)",
+        description="Set marks in the profile and, like the window, merge them into each image's XMP "
+        "sidecar unless the profile's setting 'xmp_enabled' is off (Edit > Write marks to XMP sidecars "
+        "in the window) or --no-xmp is given. A RAW+JPEG pair is two photographs with a sidecar each "
+        "(IMG.xmp for the RAW, IMG.JPG.xmp for the JPEG) unless the profile's setting "
+        "'raw_jpeg_pairs_as_one' is on (Edit > Treat RAW+JPEG pairs as one): then a mark on either "
+        "half applies to both.")  # fmt: skip
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image path (or id) in the profile")
     p.add_argument("--stars", type=int, choices=range(6), metavar="N", help="0..5 stars")
     flags = p.add_mutually_exclusive_group()
     flags.add_argument("--pick", action="store_true", help="flag as pick")
@@ -291,9 +312,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     flags.add_argument("--unflag", action="store_true", help="remove the pick/reject flag")
     p.add_argument("--label", metavar="COLOR",
                    help=f"colour label: {', '.join(COLOR_LABELS)} or none")  # fmt: skip
-    p.add_argument("--xmp", action="store_true", help="also write the marks to the XMP sidecar")
+    xmp = p.add_mutually_exclusive_group()
+    xmp.add_argument("--xmp", dest="xmp", action="store_true", default=None,
+                     help="write the sidecars even if the profile's setting is off (alone: rewrite "
+                          "them from the profile)")  # fmt: skip
+    xmp.add_argument("--no-xmp", dest="xmp", action="store_false",
+                     help="change the profile only, no sidecar")  # fmt: skip
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names: IMG.xmp (stem), IMG.CR2.xmp (full) or auto")  # fmt: skip
+    pairs = p.add_mutually_exclusive_group()
+    pairs.add_argument("--pairs-as-one", dest="pairs", action="store_true", default=None,
+                       help="this time, mark both halves of a RAW+JPEG pair")  # fmt: skip
+    pairs.add_argument("--pairs-separate", dest="pairs", action="store_false",
+                       help="this time, mark only the half named")  # fmt: skip
     p.set_defaults(func=cmd_mark)
 
     p = subparsers.add_parser("export", help="export marks and scores as CSV, JSON or XMP sidecars")
@@ -302,15 +333,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names for --format xmp")  # fmt: skip
     p.set_defaults(func=cmd_export)
-
-
-def _not_in_profile(given: str, message: str) -> str:
-    """Why `given` has no image in the profile: not an image at all, or not imported yet."""
-    from pathlib import Path
-
-    from aesthete_gui.services.library_scan import IMAGE_EXTENSIONS
-
-    suffix = Path(given).suffix.lower()
-    if suffix and not given.isdigit() and suffix not in IMAGE_EXTENSIONS:
-        return f"{terminal_text(given)} is not an image (Aesthete reads JPEG, PNG, TIFF, WebP, HEIC and camera RAW files)"
-    return f"{message} (import its folder first)"

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.common import open_cli_profile, write_progress
 from aesthete_gui.cli.taste_json import (
     adapter_json,
     distill_json,
@@ -32,8 +32,7 @@ def _progress_printer(quiet: bool) -> Any:
         if quiet or progress.message == last["message"]:
             return
         last["message"] = progress.message
-        sys.stderr.write("\r" + progress.message[:100].ljust(100))
-        sys.stderr.flush()
+        write_progress(sys.stderr, progress.message[:100].ljust(100))
 
     return report
 

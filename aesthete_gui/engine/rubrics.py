@@ -10,6 +10,7 @@ from pathlib import Path
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.resources import resource_dir
+from aesthete_gui.safe_names import name_problem
 
 LEVEL_COUNT = 5
 
@@ -65,6 +66,8 @@ def list_presets(folder: Path | None = None) -> list[str]:
 def load_preset(name: str, folder: Path | None = None) -> RubricPreset:
     """Load and validate the preset `name` (e.g. "photography"); raise RubricError on any problem."""
     folder = folder or rubrics_dir()
+    if name_problem(name) is not None:
+        raise RubricError(f"unknown rubric preset {name!r}: a preset is named, not a path ({name_problem(name)})")
     path = folder / f"{name}.toml"
     if not path.is_file():
         available = ", ".join(list_presets(folder)) or "none"

@@ -1,8 +1,8 @@
 """Scorer ids and the Scorer protocols: the one place that spells and parses "kind:name" ids.
 
 A scorer turns images into five-dimension scores on 1–5 (docs/method.md §6). Its id is stored with
-every score: `builtin`, `student:<name>`, `bridge:<judge>`, `taste:<adapter>` or
-`vlm-single-pass:<model>`. Everything that builds or reads such an id goes through `ScorerId`.
+every score: `builtin`, `student:<name>`, `bridge:<judge>`, `taste:<adapter>`,
+`vlm-single-pass:<model>` or `server:<model>`. Everything that builds or reads such an id goes through `ScorerId`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class ScorerKind(StrEnum):
     BRIDGE = "bridge"  # calibrated pseudo-scores of a distillation run, named by its judge
     TASTE = "taste"  # the personal ranking of a taste adapter
     VLM = "vlm-single-pass"  # a vision-language model read without generation
+    SERVER = "server"  # the same reading from an OpenAI-compatible server's log-probabilities
 
 
 BUILTIN = ScorerKind.BUILTIN.value

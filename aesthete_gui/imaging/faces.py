@@ -1,4 +1,5 @@
-"""Faces and whether their eyes are open or closed (the optional "faces" extra: the LiteRT interpreter).
+"""Faces, whether their eyes are open or closed, and the mouth's expression (the optional "faces"
+extra: the LiteRT interpreter).
 
 A face detector finds the faces on the whole frame and a landmark network measures each one's eyelids
 (imaging/face_models.py; the weights ship with the package, nothing is fetched at run time). An eye's
@@ -6,6 +7,10 @@ openness is the gap between its lids over its width. Eyes are "closed" only when
 shut, "open" when they are clearly open, and "unknown" when the measure cannot be trusted: a face too
 small for its lids to be seen, a head turned to profile, a face the landmark network doubts. Without
 the interpreter package `detect_faces` returns no faces and `unavailable_reason` says how to install it.
+
+The same mesh gives the mouth: its width against the span of the eyes, and the gap between the lips.
+A wide mouth is a smile, a wide and open one a laugh, a narrow pursed one a kiss; eyes closed in such
+a moment are an expression, not a blink (imaging/judging.py only warns about them).
 """
 
 from __future__ import annotations
@@ -32,31 +37,52 @@ CLOSED_BELOW = 0.10
 OPEN_FROM = 0.18
 """Eye openness from which an eye counts as open; between the two the eye is undecided."""
 
+SMILE_WIDTH = 0.63
+"""Mouth width over the span of the outer eye corners from which the mouth is smiling (neutral mouths
+measure 0.50-0.60 on the benchmark faces, broad smiles 0.63-0.72)."""
+LAUGH_WIDTH = 0.58
+LAUGH_GAP = 0.2
+"""A mouth at least this wide whose lips part by at least this share of its width is laughing."""
+KISS_WIDTH = 0.42
+KISS_GAP = 0.08
+"""A closed mouth narrower than this (lips pursed) is a kiss; no benchmark face measures under 0.44."""
+MOUTH_CORNERS = (61, 291)
+INNER_LIPS = (13, 14)
+EYE_CORNERS = (33, 263)
+
 # Mesh points of each eye: the two corners, then three upper-lid points facing three lower-lid points.
 RIGHT_EYE = {"corners": (33, 133), "upper": (160, 159, 158), "lower": (144, 145, 153)}
 LEFT_EYE = {"corners": (263, 362), "upper": (387, 386, 385), "lower": (373, 374, 380)}
 
 EyeState = Literal["open", "closed", "unknown"]
+Expression = Literal["laughing", "smiling", "kissing"]
 
 
 @dataclass(frozen=True)
 class Face:
-    """One face: box (x, y, width, height) as fractions of the frame, eye state, sharpness, eye openness."""
+    """One face: box (x, y, width, height) as fractions of the frame, eye state, sharpness (the edge
+    spread of its eye band, imaging/sharpness.py: about 2 crisp, 3.3 and up soft; 0 not measured),
+    eye openness, and the mouth's expression."""
 
     box: tuple[float, float, float, float]
     eyes: EyeState
     sharpness: float = 0.0
     openness: tuple[float, float] | None = None
     """(right, left) lid gap / eye width, None when the eyes were not measured."""
+    expression: Expression | None = None
+    mouth: tuple[float, float] | None = None
+    """(mouth width / eye span, lip gap / mouth width), None when not measured."""
 
     def as_dict(self) -> dict[str, Any]:
-        """The stored / CLI form: {box, eyes, sharpness, openness}."""
+        """The stored / CLI form: {box, eyes, sharpness, openness, expression, mouth}."""
         openness = None if self.openness is None else [round(v, 3) for v in self.openness]
         return {
             "box": [round(v, 4) for v in self.box],
             "eyes": self.eyes,
             "sharpness": round(self.sharpness, 3),
             "openness": openness,
+            "expression": self.expression,
+            "mouth": None if self.mouth is None else [round(v, 3) for v in self.mouth],
         }
 
 
@@ -81,6 +107,27 @@ def eye_openness(points: np.ndarray, eye: dict[str, tuple[int, ...]]) -> tuple[f
     width = float(np.linalg.norm(xy[eye["corners"][0]] - xy[eye["corners"][1]]))
     gaps = np.linalg.norm(xy[list(eye["upper"])] - xy[list(eye["lower"])], axis=1)
     return float(gaps.mean()) / max(width, 1e-6), width
+
+
+def mouth_shape(points: np.ndarray) -> tuple[float, float]:
+    """(mouth width / span of the outer eye corners, gap between the inner lips / mouth width)."""
+    xy = points[:, :2]
+    width = float(np.linalg.norm(xy[MOUTH_CORNERS[0]] - xy[MOUTH_CORNERS[1]]))
+    span = float(np.linalg.norm(xy[EYE_CORNERS[0]] - xy[EYE_CORNERS[1]]))
+    gap = float(np.linalg.norm(xy[INNER_LIPS[0]] - xy[INNER_LIPS[1]]))
+    return width / max(span, 1e-6), gap / max(width, 1e-6)
+
+
+def expression_of(mouth: tuple[float, float]) -> Expression | None:
+    """Laughing, smiling or kissing from the mouth's shape; None for a neutral (or talking) mouth."""
+    width, gap = mouth
+    if width >= LAUGH_WIDTH and gap >= LAUGH_GAP:
+        return "laughing"
+    if width >= SMILE_WIDTH:
+        return "smiling"
+    if width <= KISS_WIDTH and gap <= KISS_GAP:
+        return "kissing"
+    return None
 
 
 def eye_state(
@@ -120,5 +167,7 @@ def detect_faces(image: Image.Image) -> list[Face]:
         if x1 <= x0 or y1 <= y0:
             continue
         box = (x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height)
-        faces.append((w * h, Face(box, eyes, openness=(right, left))))
+        mouth = mouth_shape(mesh.points)
+        expression = expression_of(mouth) if eyes != "unknown" or max(w, h) >= MIN_EYE_FACE_PX else None
+        faces.append((w * h, Face(box, eyes, openness=(right, left), expression=expression, mouth=mouth)))
     return [face for _, face in sorted(faces, key=lambda item: -item[0])]

@@ -28,6 +28,8 @@ _MAKE, _MODEL, _DATETIME = 0x010F, 0x0110, 0x0132
 _EXPOSURE_TIME, _F_NUMBER, _ISO = 0x829A, 0x829D, 0x8827
 _FOCAL_LENGTH, _LENS_MAKE, _LENS_MODEL = 0x920A, 0xA433, 0xA434
 _IMAGE_NUMBER = 0x9211
+_RATING, _RATING_PERCENT = 0x4746, 0x4749  # IFD0, written by Windows and by Sony and Canon bodies
+_EXPOSURE_BIAS, _EXPOSURE_MODE = 0x9204, 0xA402  # exposure brackets (imaging/sequences.py)
 # (date tag, sub-second tag, offset tag), best first.
 _TIME_TAGS = ((0x9003, 0x9291, 0x9011), (0x9004, 0x9292, 0x9012), (_DATETIME, 0x9290, 0x9010))
 _UPRIGHT_AT_OPEN = frozenset({"TIFF"})
@@ -52,6 +54,9 @@ class ImageMetadata:
     iso: int | None = None
     focal_length: float | None = None
     sequence_number: int | None = None
+    rating: int | None = None  # in-camera stars 0..5 from EXIF Rating (or RatingPercent); None if absent or unreadable
+    exposure_bias: float | None = None
+    exposure_mode: int | None = None
 
     @property
     def camera(self) -> str | None:
@@ -100,6 +105,25 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return number if math.isfinite(number) and number > 0 else None
+
+
+def exif_rating(rating: Any, percent: Any = None) -> int | None:
+    """Stars 0..5 from EXIF `Rating` (0x4746), else from `RatingPercent` (0x4749, 1/25/50/75/99 for
+    1..5 stars); None when neither holds a value in range (never clamped)."""
+    if isinstance(rating, int) and not isinstance(rating, bool):
+        return rating if 0 <= rating <= 5 else None
+    if isinstance(percent, int) and not isinstance(percent, bool) and 0 <= percent <= 100:
+        return next(stars for stars, floor in ((5, 99), (4, 75), (3, 50), (2, 25), (1, 1), (0, 0)) if percent >= floor)
+    return None
+
+
+def _signed(value: Any) -> float | None:
+    """A finite number of either sign (an exposure bias), None when absent or unreadable."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def parse_exif_datetime(stamp: Any, subsec: Any = None, offset: Any = None) -> datetime | None:
@@ -161,6 +185,9 @@ def metadata_from_exif(
         iso=int(iso) if iso else None,
         focal_length=_number(exif_ifd.get(_FOCAL_LENGTH)),
         sequence_number=int(sequence) if isinstance(sequence, int) and sequence >= 0 else None,
+        rating=exif_rating(exif.get(_RATING), exif.get(_RATING_PERCENT)),
+        exposure_bias=_signed(exif_ifd.get(_EXPOSURE_BIAS)),
+        exposure_mode=mode if isinstance(mode := exif_ifd.get(_EXPOSURE_MODE), int) else None,
     )
 
 

@@ -1,70 +1,84 @@
-"""XMP sidecars: read and merge-write stars, pick/reject and colour label the way photo tools read them.
+"""XMP sidecars: which sidecar holds an image's marks, reading them, and writing them safely.
 
-Fields written (each is what Lightroom, darktable, digiKam and Capture One read):
+Fields (each is what Lightroom, darktable, digiKam and Capture One read):
 - stars: `xmp:Rating` 0..5; a reject is `xmp:Rating = -1` (the common convention of all four).
 - pick / reject: `digiKam:PickLabel` (3 = accepted, 1 = rejected, removed when unflagged). Lightroom
   keeps its pick flag in its catalogue only, so no XMP field carries it there; a pick therefore
   leaves `xmp:Rating` at the stars and is visible in digiKam (and to exiftool) only.
 - colour label: `xmp:Label` with the English names Red, Yellow, Green, Blue, Purple.
 
-Sidecar names: `IMG_0001.CR2.xmp` (darktable, digiKam) and `IMG_0001.xmp` (Lightroom, Capture One,
-digiKam) are both read, the full name first. Writing updates the sidecar that exists; a new one is
-named `IMG_0001.xmp` unless another image in the folder shares the stem (a RAW+JPEG pair), in
-which case `IMG_0001.CR2.xmp` keeps the two apart; `naming="full"` / `"stem"` forces a style.
+Which sidecar (the rule, docs/user-guide.md "Which sidecar holds a mark"): `NAME.EXT.xmp`
+(darktable, digiKam) belongs to exactly `NAME.EXT` and is read first. `NAME.xmp` (Lightroom,
+Capture One) belongs to the photo with that stem when it is the only one, and to the RAW when a RAW
+and a JPEG/HEIC/TIFF share the stem (Lightroom and Capture One treat the RAW as the master); the
+JPEG of such a pair reads and writes `NAME.JPG.xmp`, so a mark on one half never changes the other.
+When several RAWs (or several non-RAW files and no RAW) share a stem, `NAME.xmp` belongs to none of
+them. With `pairs_as_one` (the setting "Treat RAW+JPEG pairs as one") both halves of a pair share
+`NAME.xmp` as well.
 
-An existing sidecar is merged: every other field, namespace and element is kept. Writes go to a
-temporary file that is fsynced and renamed over the sidecar, so a crash leaves the old or the new
-sidecar, never half of one. Original image files are never opened for writing.
+Writing changes only the bytes of our three fields inside the existing packet (imaging.xmp_packet):
+everything else stays byte-for-byte. The write is a compare-and-swap (imaging.xmp_write): if
+another program changed the sidecar between our read and our write, its content is read again and
+our fields are put on top of it. Original image files are never opened for writing.
 
 Reading is total: a sidecar that is not XML, larger than MAX_SIDECAR_BYTES, nested deeper than
-MAX_XML_DEPTH, or whose rating is not a number from -1 to 5 raises XmpError ("sidecar unreadable:
-…"), and such a sidecar is never rewritten. A sidecar owned by another user, read-only, or in a
-read-only folder is never replaced either: SidecarWriteError says why, and nothing is written.
+MAX_XML_DEPTH or holding a document type raises XmpError ("sidecar unreadable: …") and is never
+rewritten. A field whose value cannot be read (a rating of 99, -7, 1e400 or "abc"; a label Aesthete
+does not know) is listed in `XmpMarks.unreadable`, never clamped or guessed, and a write that would
+change it is refused. A sidecar owned by another user, read-only, or in a read-only folder is never
+replaced either: SidecarWriteError says why, and nothing is written.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
+import contextvars
 import os
 import re
 import stat
-import tempfile
-import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XMP = "http://ns.adobe.com/xap/1.0/"
-DIGIKAM = "http://www.digikam.org/ns/1.0/"
+from aesthete_gui.atomic_write import FileState, Snapshot, read_snapshot
+from aesthete_gui.imaging.hashing import content_hash_bytes
+from aesthete_gui.imaging.raw import is_raw_name
+from aesthete_gui.imaging.xmp_packet import (
+    DIGIKAM,
+    LABELS,
+    MAX_XML_DEPTH,
+    RDF,
+    XMP,
+    Packet,
+    PacketError,
+    edit,
+    field_meaning,
+    label_meaning,
+    new_packet,
+    pick_meaning,
+    rating_meaning,
+    scan,
+)
+from aesthete_gui.imaging.xmp_write import FileChanged, restore_file, swap_file
+
+__all__ = ["DIGIKAM", "LABELS", "MAX_XML_DEPTH", "RDF", "XMP"]
+
 X = "adobe:ns:meta/"
-_KNOWN_PREFIXES = {"rdf": RDF, "xmp": XMP, "digiKam": DIGIKAM, "x": X}
-LABELS = ("Red", "Yellow", "Green", "Blue", "Purple")
 PICK_LABEL = {"reject": "1", "pick": "3"}
 Naming = Literal["auto", "full", "stem"]
+MarkField = Literal["stars", "flag", "label"]
+ALL_FIELDS: frozenset[str] = frozenset({"stars", "flag", "label"})
 _IMAGE_SUFFIXES = re.compile(
     r"\.(jpe?g|jpe|png|tiff?|webp|bmp|gif|heic|heif|hif|avif|3fr|ari|arw|bay|cr2|cr3|crw|dcr|dng"
     r"|erf|fff|iiq|k25|kdc|mef|mos|mrw|nef|nrw|orf|pef|raf|raw|rw2|rwl|sr2|srf|srw|x3f)$",
     re.IGNORECASE,
 )
-_XPACKET_BEGIN = '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
-_XPACKET_END = '\n<?xpacket end="w"?>\n'
-
-
 MAX_SIDECAR_BYTES = 8 * 1024 * 1024
 """Larger sidecars are not read (real ones, develop history included, stay far below)."""
-MAX_XML_DEPTH = 100
-"""Deeper element nesting is refused (real XMP nests about ten levels)."""
-_RATING_TEXT = re.compile(r"[+-]?\d{1,3}(?:\.\d{1,6})?")
 _NAME_MAX_FALLBACK = 255
 NEW_SIDECAR_MODE = 0o644
 """Permissions of a sidecar written where there was none (a replaced one keeps its own)."""
-
-
-def _shown(value: str, limit: int = 40) -> str:
-    """A short, escaped quotation of untrusted text for a message."""
-    return ascii(value[:limit] + ("…" if len(value) > limit else ""))
 
 
 class XmpError(Exception):
@@ -87,17 +101,100 @@ class SidecarWriteError(Exception):
 
 @dataclass(frozen=True)
 class XmpMarks:
-    """Marks found in a sidecar; None where the sidecar says nothing."""
+    """Marks found in a sidecar; None where the sidecar says nothing. `unreadable` names each field
+    whose value is there but cannot be read (with the value), e.g. a rating of 99."""
 
     stars: int | None = None
     flag: Literal["pick", "reject"] | None = None
     label: str | None = None
+    unreadable: tuple[str, ...] = ()
+
+    def is_unreadable(self, name: str) -> bool:
+        """Whether the field `name` ("xmp:Rating", "xmp:Label", "digiKam:PickLabel") is there but unreadable."""
+        return any(reason.startswith(name + " ") for reason in self.unreadable)
 
 
-def sidecar_candidates(image_path: str | os.PathLike[str]) -> list[Path]:
-    """Possible sidecars of an image, in reading order: `<name>.<ext>.xmp`, then `<stem>.xmp`."""
+# -- which sidecar ---------------------------------------------------------------------------
+_LISTINGS: contextvars.ContextVar[dict[Path, dict[str, list[str]]] | None] = contextvars.ContextVar(
+    "aesthete_folder_listings", default=None
+)
+
+
+@contextlib.contextmanager
+def folders_listed_once() -> Iterator[None]:
+    """Within the block each folder's image files are listed once (a sync or an export over many
+    images, during which the photographs themselves do not change): without it, every image's rule
+    lists its folder again."""
+    token = _LISTINGS.set({})
+    try:
+        yield
+    finally:
+        _LISTINGS.reset(token)
+
+
+def _images_by_stem(folder: Path) -> dict[str, list[str]]:
+    listings = _LISTINGS.get()
+    if listings is not None and folder in listings:
+        return listings[folder]
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        if _IMAGE_SUFFIXES.search(name):
+            by_stem.setdefault(Path(name).stem, []).append(name)
+    if listings is not None:
+        listings[folder] = by_stem
+    return by_stem
+
+
+def _same_stem_images(path: Path) -> list[str]:
+    """Names of the other image files in the folder with the same stem."""
+    return [name for name in _images_by_stem(path.parent).get(path.stem, []) if name != path.name]
+
+
+def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> bool:
+    """Whether `NAME.xmp` belongs to this image (see the module's rule)."""
     path = Path(image_path)
-    names = [path.name + ".xmp", path.name + ".XMP", path.stem + ".xmp", path.stem + ".XMP"]
+    others = _same_stem_images(path)
+    if not others:
+        return True
+    raws = [name for name in [path.name, *others] if is_raw_name(name)]
+    if len(raws) != 1:
+        return False  # no master among several JPEGs, or several RAWs: NAME.xmp is nobody's
+    return raws[0] == path.name or pairs_as_one
+
+
+def pairs_among(names: Iterable[str]) -> dict[str, list[str]]:
+    """For file names of one folder: each image that belongs to a RAW+JPEG pair (same stem, exactly
+    one RAW among the images with that stem) -> the names of the other halves."""
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        if _IMAGE_SUFFIXES.search(name):
+            by_stem.setdefault(Path(name).stem, []).append(name)
+    out: dict[str, list[str]] = {}
+    for group in by_stem.values():
+        if len(group) > 1 and sum(map(is_raw_name, group)) == 1:
+            for name in group:
+                out[name] = [other for other in group if other != name]
+    return out
+
+
+def same_stem_pair(image_path: str | os.PathLike[str]) -> list[str]:
+    """Names of the other halves of the image's RAW+JPEG pair (same folder and stem, exactly one
+    RAW among them); empty when the image is not part of such a pair."""
+    path = Path(image_path)
+    return pairs_among([path.name, *_same_stem_images(path)]).get(path.name, [])
+
+
+def sidecar_candidates(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> list[Path]:
+    """The sidecars a mark of this image reads, in order: `NAME.EXT.xmp`, then `NAME.xmp` when it
+    belongs to the image."""
+    path = Path(image_path)
+    names = [path.name + ".xmp", path.name + ".XMP"]
+    if owns_stem_sidecar(path, pairs_as_one):
+        names += [path.stem + ".xmp", path.stem + ".XMP"]
     seen: list[Path] = []
     for name in names:
         candidate = path.with_name(name)
@@ -106,27 +203,15 @@ def sidecar_candidates(image_path: str | os.PathLike[str]) -> list[Path]:
     return seen
 
 
-def find_sidecar(image_path: str | os.PathLike[str]) -> Path | None:
-    """The existing sidecar that belongs to the image, or None."""
-    for candidate in sidecar_candidates(image_path):
+def find_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> Path | None:
+    """The existing sidecar that holds the image's marks, or None."""
+    for candidate in sidecar_candidates(image_path, pairs_as_one):
         try:
             if candidate.is_file():
                 return candidate
         except OSError:  # e.g. a name longer than the file system allows: no such sidecar
             continue
     return None
-
-
-def _stem_is_shared(path: Path) -> bool:
-    """True when another image file in the folder has the same stem (RAW + JPEG pair)."""
-    try:
-        siblings = os.listdir(path.parent)
-    except OSError:
-        return False
-    return any(
-        name != path.name and Path(name).stem == path.stem and _IMAGE_SUFFIXES.search(name)
-        for name in siblings
-    )
 
 
 def _name_max(folder: Path) -> int:
@@ -136,29 +221,33 @@ def _name_max(folder: Path) -> int:
         return _NAME_MAX_FALLBACK
 
 
-def sidecar_path_for_writing(image_path: str | os.PathLike[str], naming: Naming = "auto") -> Path:
+def sidecar_path_for_writing(
+    image_path: str | os.PathLike[str], naming: Naming = "auto", pairs_as_one: bool = False
+) -> Path:
     """Where a write goes: the existing sidecar, else a new name chosen by `naming`.
 
-    A `<name>.<ext>.xmp` name longer than the file system allows falls back to `<stem>.xmp` when
-    no other image shares the stem; SidecarWriteError when neither name is possible.
+    `auto` gives `NAME.xmp` to the image that owns that name and `NAME.EXT.xmp` to any other;
+    `stem` asks for `NAME.xmp` but never takes it from the image it belongs to. A `NAME.EXT.xmp`
+    longer than the file system allows falls back to `NAME.xmp` when the image owns it;
+    SidecarWriteError when neither name is possible.
     """
     path = Path(image_path)
     full, short = path.with_name(path.name + ".xmp"), path.with_name(path.stem + ".xmp")
     if naming == "auto":
-        existing = find_sidecar(path)
+        existing = find_sidecar(path, pairs_as_one)
         if existing is not None:
             return existing
     limit = _name_max(path.parent)
-    full_fits = len(os.fsencode(full.name)) <= limit
-    if naming == "stem" or (naming == "auto" and not _stem_is_shared(path)):
+    owner = owns_stem_sidecar(path, pairs_as_one)
+    if naming != "full" and owner:
         chosen = short
-    elif full_fits:
+    elif len(os.fsencode(full.name)) <= limit:
         chosen = full
-    elif not _stem_is_shared(path):
+    elif owner:
         chosen = short
     else:
         raise SidecarWriteError(full, f"the name is longer than {limit} bytes, the limit of this file system, "
-                                      "and another image shares the shorter name; rename the image")  # fmt: skip
+                                      "and the shorter name belongs to another image; rename the image")  # fmt: skip
     if len(os.fsencode(chosen.name)) > limit:
         raise SidecarWriteError(chosen, f"the name is longer than {limit} bytes, the limit of this file "
                                         "system; rename the image")  # fmt: skip
@@ -166,7 +255,45 @@ def sidecar_path_for_writing(image_path: str | os.PathLike[str], naming: Naming 
 
 
 # -- reading ----------------------------------------------------------------------------------
-def _read_limited(sidecar: Path) -> bytes:
+def _marks_of(packet: Packet) -> XmpMarks:
+    unreadable: list[str] = []
+
+    def meaning(key: str, read: object) -> object:
+        occurrence = packet.value(key)
+        if occurrence is None:
+            return None
+        if occurrence.problem is not None:
+            unreadable.append(f"{'digiKam:PickLabel' if key == 'PickLabel' else 'xmp:' + key} {occurrence.problem}")
+            return None
+        try:
+            return read(occurrence.value)  # type: ignore[operator]
+        except ValueError as error:
+            unreadable.append(str(error))
+            return None
+
+    rating = meaning("Rating", rating_meaning)
+    flag: Literal["pick", "reject"] | None = "reject" if rating == -1 else None
+    stars = rating if isinstance(rating, int) and rating >= 0 else None
+    pick = meaning("PickLabel", pick_meaning)
+    if pick == "reject":
+        flag = "reject"
+    elif pick == "pick" and flag is None:
+        flag = "pick"
+    label = meaning("Label", label_meaning)
+    return XmpMarks(stars, flag, label if isinstance(label, str) else None, tuple(unreadable))
+
+
+def _scanned(path: Path, data: bytes) -> Packet:
+    if len(data) > MAX_SIDECAR_BYTES:
+        raise XmpError(path, f"larger than {MAX_SIDECAR_BYTES // (1024 * 1024)} MiB")
+    try:
+        return scan(data)
+    except PacketError as error:
+        raise XmpError(path, str(error)) from None
+
+
+def read_sidecar_bytes(sidecar: str | os.PathLike[str]) -> bytes:
+    """A sidecar's bytes (at most MAX_SIDECAR_BYTES + 1); XmpError when it cannot be read."""
     try:
         with open(sidecar, "rb") as stream:
             data = stream.read(MAX_SIDECAR_BYTES + 1)
@@ -177,137 +304,35 @@ def _read_limited(sidecar: Path) -> bytes:
     return data
 
 
-def _parse(sidecar: Path, text: bytes) -> tuple[ET.Element, dict[str, str]]:
-    """The XML tree and namespace prefixes of a sidecar; XmpError for anything that is not sane XML."""
-    namespaces: dict[str, str] = {}
-    depth = 0
-    try:
-        events = ET.iterparse(io.BytesIO(text), events=("start", "end", "start-ns"))
-        for event, item in events:
-            if event == "start":
-                depth += 1
-                if depth > MAX_XML_DEPTH:
-                    raise XmpError(sidecar, f"elements nested more than {MAX_XML_DEPTH} deep")
-            elif event == "end":
-                depth -= 1
-            else:
-                prefix, uri = item  # type: ignore[misc]
-                namespaces.setdefault(prefix, uri)
-        root = events.root  # type: ignore[attr-defined]
-    except ET.ParseError as error:
-        raise XmpError(sidecar, f"not valid XML ({error})") from None
-    except (ValueError, RecursionError, MemoryError, UnicodeError) as error:
-        raise XmpError(sidecar, f"cannot be parsed ({type(error).__name__}: {error})") from None
-    return root, namespaces
-
-
-def _descriptions(root: ET.Element) -> list[ET.Element]:
-    return list(root.iter(f"{{{RDF}}}Description"))
-
-
-def _get(root: ET.Element, ns: str, name: str) -> str | None:
-    key = f"{{{ns}}}{name}"
-    for description in _descriptions(root):
-        if key in description.attrib:
-            return description.attrib[key].strip()
-        child = description.find(key)
-        if child is not None and child.text is not None:
-            return child.text.strip()
-    return None
-
-
-def _marks_from_root(sidecar: Path, root: ET.Element) -> XmpMarks:
-    stars: int | None = None
-    flag: Literal["pick", "reject"] | None = None
-    rating = _get(root, XMP, "Rating")
-    if rating:
-        if not _RATING_TEXT.fullmatch(rating):
-            raise XmpError(sidecar, f"xmp:Rating is not a number from -1 to 5: {_shown(rating)}")
-        value = round(float(rating))
-        if value < 0:
-            flag = "reject"
-        else:
-            stars = min(5, value)
-    pick_label = _get(root, DIGIKAM, "PickLabel")
-    if pick_label == "1":
-        flag = "reject"
-    elif pick_label == "3" and flag is None:
-        flag = "pick"
-    label = _get(root, XMP, "Label")
-    canonical = next((name for name in LABELS if label and name.lower() == label.lower()), None)
-    return XmpMarks(stars=stars, flag=flag, label=canonical)
+def read_xmp_bytes(source: str | os.PathLike[str], data: bytes) -> XmpMarks:
+    """Marks in an XMP packet already read from `source` (named in errors); XmpError when unreadable."""
+    return _marks_of(_scanned(Path(source), data))
 
 
 def read_xmp_file(sidecar: str | os.PathLike[str]) -> XmpMarks:
     """Marks stored in one sidecar file; XmpError when it is not readable XMP."""
-    path = Path(sidecar)
-    return read_xmp_bytes(path, _read_limited(path))
+    return read_xmp_bytes(sidecar, read_sidecar_bytes(sidecar))
 
 
-def read_sidecar_bytes(sidecar: str | os.PathLike[str]) -> bytes:
-    """A sidecar's bytes (at most MAX_SIDECAR_BYTES); XmpError when it cannot be read."""
-    return _read_limited(Path(sidecar))
-
-
-def read_xmp_bytes(source: str | os.PathLike[str], data: bytes) -> XmpMarks:
-    """Marks in an XMP packet already read from `source` (named in errors); XmpError when unreadable."""
-    path = Path(source)
-    if len(data) > MAX_SIDECAR_BYTES:
-        raise XmpError(path, f"larger than {MAX_SIDECAR_BYTES // (1024 * 1024)} MiB")
-    root, _ = _parse(path, data)
-    return _marks_from_root(path, root)
-
-
-def read_sidecar(image_path: str | os.PathLike[str]) -> XmpMarks | None:
+def read_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> XmpMarks | None:
     """Marks from the image's sidecar; None when it has none. XmpError when it is unreadable."""
-    sidecar = find_sidecar(image_path)
+    sidecar = find_sidecar(image_path, pairs_as_one)
     return None if sidecar is None else read_xmp_file(sidecar)
 
 
+def with_exif_rating(marks: XmpMarks | None, exif_rating: int | None) -> XmpMarks | None:
+    """Marks read at import: the XMP marks, with the camera's EXIF rating as the stars when XMP
+    holds no rating at all (XMP wins when both exist; an unreadable XMP rating is not replaced)."""
+    if exif_rating is None:
+        return marks
+    if marks is None:
+        return XmpMarks(stars=exif_rating)
+    if marks.stars is not None or marks.flag == "reject" or marks.is_unreadable("xmp:Rating"):
+        return marks
+    return XmpMarks(exif_rating, marks.flag, marks.label, marks.unreadable)
+
+
 # -- writing ----------------------------------------------------------------------------------
-def _new_root() -> ET.Element:
-    root = ET.Element(f"{{{X}}}xmpmeta")
-    rdf = ET.SubElement(root, f"{{{RDF}}}RDF")
-    ET.SubElement(rdf, f"{{{RDF}}}Description", {f"{{{RDF}}}about": ""})
-    return root
-
-
-def _set(root: ET.Element, ns: str, name: str, value: str | None) -> None:
-    """Set (or remove, for None) a simple property where it already is, else as an attribute."""
-    key = f"{{{ns}}}{name}"
-    descriptions = _descriptions(root)
-    if not descriptions:
-        rdf = root if root.tag == f"{{{RDF}}}RDF" else root.find(f"{{{RDF}}}RDF")
-        if rdf is None:
-            rdf = ET.SubElement(root, f"{{{RDF}}}RDF")
-        descriptions = [ET.SubElement(rdf, f"{{{RDF}}}Description", {f"{{{RDF}}}about": ""})]
-    placed = False
-    for description in descriptions:
-        if key in description.attrib:
-            if value is None or placed:
-                del description.attrib[key]
-            else:
-                description.attrib[key] = value
-                placed = True
-        for child in list(description.findall(key)):
-            if value is None or placed:
-                description.remove(child)
-            else:
-                child.text = value
-                placed = True
-    if value is not None and not placed:
-        descriptions[0].set(key, value)
-
-
-def _serialize(root: ET.Element, namespaces: dict[str, str]) -> bytes:
-    for prefix, uri in {**namespaces, **_KNOWN_PREFIXES}.items():
-        if prefix and not re.fullmatch(r"ns\d+", prefix):
-            ET.register_namespace(prefix, uri)
-    ET.indent(root, space=" ")
-    body = ET.tostring(root, encoding="unicode")
-    return (_XPACKET_BEGIN + body + _XPACKET_END).encode("utf-8")
-
-
 def _write_problem(target: Path) -> str | None:
     """Why the sidecar at `target` must not be replaced, or None when we may write it."""
     try:
@@ -338,40 +363,154 @@ def _write_problem(target: Path) -> str | None:
     return None
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    """Write via a fsynced temporary file renamed over `target`, keeping its mode and group."""
-    try:
-        original = os.stat(target)
-    except OSError:
-        original = None
-    handle, temp_name = tempfile.mkstemp(prefix=".aesthete-", suffix=".xmp.tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if original is not None:
-            os.chmod(temp_name, original.st_mode & 0o7777)
-            with contextlib.suppress(OSError):  # not in that group: ours, as for any new file
-                os.chown(temp_name, -1, original.st_gid)
-        else:  # a new sidecar is readable like the photograph beside it (the temporary file is 0600)
-            os.chmod(temp_name, NEW_SIDECAR_MODE)
-        problem = _write_problem(target)  # checked again: the file may have changed meanwhile
+def sidecar_fields(
+    stars: int, flag: str | None, label: str | None, fields: Iterable[str] = ALL_FIELDS
+) -> dict[str, str | None]:
+    """The sidecar fields a change of the given mark fields sets (None removes one)."""
+    fields = set(fields)
+    wanted: dict[str, str | None] = {}
+    if fields & {"stars", "flag"}:
+        wanted["Rating"] = "-1" if flag == "reject" else str(int(stars))
+    if "label" in fields:
+        wanted["Label"] = label
+    if "flag" in fields:
+        wanted["PickLabel"] = PICK_LABEL.get(flag or "")
+    return wanted
+
+
+@dataclass(frozen=True)
+class SidecarWrite:
+    """One finished sidecar write: where, the bytes it replaced (None: it created the file), the
+    file as written (None: the sidecar already held these marks), the marks found in the sidecar
+    the write was merged onto (None: new), and the marks the sidecar holds now."""
+
+    path: Path
+    before: bytes | None
+    written: FileState | None
+    found: XmpMarks | None
+    marks: XmpMarks
+    data: bytes = b""  # the sidecar's bytes now
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """What the profile believes a sidecar holds: its marks (stars, flag, label) and the content hash
+    of the sidecar it last reconciled with (imaging.hashing.content_hash_bytes), if any."""
+
+    marks: tuple[int, str | None, str | None]
+    content_hash: str | None = None
+
+
+def _checked(stars: int, flag: str | None, label: str | None) -> str | None:
+    if not 0 <= int(stars) <= 5:
+        raise ValueError(f"stars must be 0..5, got {stars}")
+    if flag not in (None, "pick", "reject"):
+        raise ValueError(f"flag must be 'pick', 'reject' or None, got {flag!r}")
+    canonical = next((n for n in LABELS if label and n.lower() == label.lower()), None)
+    if label and canonical is None:
+        raise ValueError(f"unknown colour label {label!r}; expected one of {', '.join(LABELS)}")
+    return canonical
+
+
+_PRODUCED_BY = {"Rating": {"stars", "flag"}, "PickLabel": {"flag"}, "Label": {"label"}}
+"""Which mark fields set each sidecar field."""
+
+
+def _believed(marks: tuple[int, str | None, str | None]) -> dict[str, object]:
+    """The sidecar field meanings that profile marks correspond to."""
+    stars, flag, label = marks
+    return {"Rating": -1 if flag == "reject" else (stars or None), "PickLabel": flag, "Label": label}
+
+
+def _comparable(key: str, meaning: object) -> object:
+    return (meaning or 0) if key == "Rating" else meaning
+
+
+def _meanings(packet: Packet | None) -> dict[str, object]:
+    """Each sidecar field's meaning (or a marker for an unreadable one); all None for no sidecar."""
+    out: dict[str, object] = {}
+    for key in _PRODUCED_BY:
+        try:
+            out[key] = field_meaning(packet, key) if packet is not None else None
+        except ValueError:
+            out[key] = ("unreadable", packet.value(key).value if packet is not None else None)  # type: ignore[union-attr]
+    return out
+
+
+def write_marks(
+    image_path: str | os.PathLike[str],
+    stars: int,
+    flag: Literal["pick", "reject"] | None,
+    label: str | None,
+    fields: Iterable[str] = ALL_FIELDS,
+    naming: Naming = "auto",
+    pairs_as_one: bool = False,
+    insist: Iterable[str] | None = None,
+    agreed: Agreement | None = None,
+) -> SidecarWrite:
+    """Set the given mark `fields` (of stars / flag / label) in the image's sidecar, compare-and-swap.
+
+    Only the bytes of those fields change; a new sidecar gets all three. When another program
+    changes the sidecar while we write, its newer content is read again: a field it changed keeps
+    its value unless the field is in `insist` (default: all of `fields`, the user's new marks),
+    which go on top. "Changed" means: differs from the content the profile last reconciled
+    (`agreed.content_hash`), or, when the sidecar is no longer that content, from `agreed.marks`;
+    without `agreed`, from the sidecar as first read here. SidecarWriteError (nothing written) when the sidecar is unreadable, protected,
+    changed by another program over and over, holds an unreadable value in a field we would change,
+    or when no sidecar name fits.
+    """
+    canonical = _checked(stars, flag, label)
+    fields = set(fields)
+    insisted = fields if insist is None else set(insist)
+    target = sidecar_path_for_writing(image_path, naming, pairs_as_one)
+    if target.suffix.lower() != ".xmp" or target.resolve() == Path(image_path).resolve():
+        raise ValueError(f"refusing to write XMP anywhere but a .xmp sidecar: {target}")
+    wanted = sidecar_fields(stars, flag, canonical, fields)
+    first: list[dict[str, object]] = []  # field meanings in the sidecar as first read
+    found: list[XmpMarks | None] = [None]
+
+    def build(current: Snapshot | None) -> bytes:
+        problem = _write_problem(target)  # checked on every round: the file may have changed
         if problem is not None:
             raise SidecarWriteError(target, problem)
-        os.replace(temp_name, target)
-    except BaseException:
-        if os.path.exists(temp_name):
-            os.unlink(temp_name)
-        raise
+        try:
+            packet = None if current is None else _scanned(target, current.data)
+        except XmpError as error:
+            raise SidecarWriteError(target, f"unreadable, left as it is ({error.reason})") from None
+        meanings = _meanings(packet)
+        if not first:
+            settled = agreed is None or (current is not None and agreed.content_hash is not None
+                                         and content_hash_bytes(current.data) == agreed.content_hash)  # fmt: skip
+            first.append(meanings if settled or agreed is None else _believed(agreed.marks))
+        found[0] = None if packet is None else _marks_of(packet)
+        if packet is None:
+            return new_packet(sidecar_fields(stars, flag, canonical))
+        insisted_keys = {key for key, made_by in _PRODUCED_BY.items() if made_by & insisted}
+        if "stars" not in insisted and flag != "reject" and meanings["Rating"] != -1:
+            insisted_keys.discard("Rating")  # a pick or unflag leaves a rating that is no reject alone
+        this_round = {key: value for key, value in wanted.items()
+                      if key in insisted_keys
+                      or (not isinstance(meanings[key], tuple)
+                          and _comparable(key, meanings[key]) == _comparable(key, first[0][key]))}  # fmt: skip
+        try:
+            return edit(packet, this_round)
+        except PacketError as error:
+            raise SidecarWriteError(target, str(error)) from None
+
+    problem = _write_problem(target)
+    if problem is not None:
+        raise SidecarWriteError(target, problem)
     try:
-        directory = os.open(target.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+        result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE)
+    except FileChanged as error:
+        raise SidecarWriteError(target, str(error)) from None
+    except OSError as error:
+        raise SidecarWriteError(target, f"the write failed ({error.strerror or error})") from None
+    final = result.after or result.before
+    marks = read_xmp_bytes(target, final.data) if final is not None else XmpMarks()
+    return SidecarWrite(target, result.before.data if result.before else None,
+                        result.after.state if result.after else None, found[0], marks,
+                        final.data if final is not None else b"")  # fmt: skip
 
 
 def write_sidecar(
@@ -380,39 +519,27 @@ def write_sidecar(
     flag: Literal["pick", "reject"] | None,
     label: str | None,
     naming: Naming = "auto",
+    pairs_as_one: bool = False,
 ) -> Path:
-    """Merge the marks into the image's sidecar (created when missing), atomically; return its path.
+    """Merge all three marks into the image's sidecar (created when missing); return its path.
 
-    SidecarWriteError (nothing written) when the existing sidecar is unreadable, owned by another
-    user, read-only or in a read-only folder, when no sidecar name fits, or when the write fails.
-    """
-    if not 0 <= int(stars) <= 5:
-        raise ValueError(f"stars must be 0..5, got {stars}")
-    if flag not in (None, "pick", "reject"):
-        raise ValueError(f"flag must be 'pick', 'reject' or None, got {flag!r}")
-    canonical = next((n for n in LABELS if label and n.lower() == label.lower()), None)
-    if label and canonical is None:
-        raise ValueError(f"unknown colour label {label!r}; expected one of {', '.join(LABELS)}")
-    target = sidecar_path_for_writing(image_path, naming)
-    if target.suffix.lower() != ".xmp" or target.resolve() == Path(image_path).resolve():
-        raise ValueError(f"refusing to write XMP anywhere but a .xmp sidecar: {target}")
-    problem = _write_problem(target)
-    if problem is not None:
-        raise SidecarWriteError(target, problem)
-    namespaces: dict[str, str] = {}
-    if target.exists():
-        try:
-            root, namespaces = _parse(target, _read_limited(target))
-            _marks_from_root(target, root)
-        except XmpError as error:
-            raise SidecarWriteError(target, f"unreadable, left as it is ({error.reason})") from None
-    else:
-        root = _new_root()
-    _set(root, XMP, "Rating", "-1" if flag == "reject" else str(int(stars)))
-    _set(root, XMP, "Label", canonical)
-    _set(root, DIGIKAM, "PickLabel", PICK_LABEL.get(flag or ""))
+    See write_marks, which this is with every field."""
+    return write_marks(image_path, stars, flag, label, ALL_FIELDS, naming, pairs_as_one).path
+
+
+def restore_sidecar(path: str | os.PathLike[str], before: bytes | None, written: FileState) -> bool:
+    """Undo one write: put `before` back (delete the sidecar when None) if the file is still exactly
+    what that write left (`written`); False, nothing changed, when another program edited it since."""
+    target = Path(path)
+    if _write_problem(target) is not None:
+        return False
     try:
-        _atomic_write(target, _serialize(root, namespaces))
-    except OSError as error:
-        raise SidecarWriteError(target, f"the write failed ({error.strerror or error})") from None
-    return target
+        return restore_file(target, before, written, MAX_SIDECAR_BYTES)
+    except OSError:
+        return False
+
+
+def sidecar_state(path: str | os.PathLike[str]) -> FileState | None:
+    """The sidecar's state now (None when it is gone); OSError when it cannot be read."""
+    snapshot = read_snapshot(path, MAX_SIDECAR_BYTES)
+    return None if snapshot is None else snapshot.state

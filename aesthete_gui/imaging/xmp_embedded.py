@@ -85,6 +85,6 @@ def read_embedded_marks(path: str | os.PathLike[str]) -> XmpMarks | None:
         end = packet.rfind(_END)
         packet = packet[start : end + len(_END)] if end > start else packet[start:]
     marks = read_xmp_bytes(text, packet)
-    if marks.stars is None and marks.flag is None and marks.label is None:
+    if marks.stars is None and marks.flag is None and marks.label is None and not marks.unreadable:
         return None
     return marks

@@ -35,11 +35,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Reply:
-    """The text a backend got back, or the reason it got none (`text` None)."""
+    """The text a backend got back, or the reason it got none (`text` None; `raw` keeps what came
+    instead of text, e.g. a server's content that was not a string, as JSON)."""
 
     text: str | None
     error: str = ""
     seconds: float = 0.0
+    raw: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,8 @@ def pairwise_record(first: str, second: str, reply: Reply, judge_id: str) -> Pai
     """The judgment of (first, second) from one reply, or a recorded failure when none came."""
     if reply.text is None:
         return PairwiseJudgment(
-            first, second, dict.fromkeys(DIMENSIONS), False, "", judge_id,
-            NO_ANSWER + reply.error, reply.seconds,
+            first, second, dict.fromkeys(DIMENSIONS), False, reply.raw, judge_id,
+            _why_no_text(reply), reply.seconds,
         )  # fmt: skip
     result = parse_pairwise(reply.text)
     rationale = _with_notes(result.rationale, result.notes)
@@ -83,8 +85,8 @@ def pointwise_record(item: str, reply: Reply, judge_id: str) -> PointwiseJudgmen
     """The scores of one item from one reply, or a recorded failure when none came."""
     if reply.text is None:
         return PointwiseJudgment(
-            item, dict.fromkeys(DIMENSIONS), False, "", judge_id,
-            NO_ANSWER + reply.error, reply.seconds,
+            item, dict.fromkeys(DIMENSIONS), False, reply.raw, judge_id,
+            _why_no_text(reply), reply.seconds,
         )  # fmt: skip
     result = parse_pointwise(reply.text)
     return PointwiseJudgment(
@@ -103,12 +105,15 @@ def vote_orderings(
     """Best and worst of a set by majority over the replies for its orderings (per dimension too)."""
     votes: list[tuple[str | None, str | None]] = []
     dimension_votes: dict[str, list[tuple[str | None, str | None]]] = {}
-    rationale = ""
+    rationale = unusable = ""
     failures = []
     for ordering, reply in zip(orderings, replies, strict=True):
         if reply.text is None:
             votes.append((None, None))
-            failures.append(reply.error)
+            if reply.raw:  # answered, but not with text: an unparsed vote
+                unusable = unusable or reply.error
+            else:
+                failures.append(reply.error)
             continue
         result = parse_set(reply.text, len(ordering))
         best = ordering[result.best] if result.best is not None else None
@@ -132,8 +137,8 @@ def vote_orderings(
     if not valid:
         rationale = NO_ANSWER + failures[0] if len(failures) == len(replies) else rationale
         if not rationale:
-            rationale = "no ordering gave a valid best and worst"
-    raw = "\n\n----- next ordering -----\n\n".join(r.text or "" for r in replies)
+            rationale = unusable or "no ordering gave a valid best and worst"
+    raw = "\n\n----- next ordering -----\n\n".join(r.text if r.text is not None else r.raw for r in replies)
     return VotedSetJudgment(
         items=items,
         best=best if parsed else None,
@@ -190,6 +195,11 @@ def combine_orders(forward: PairwiseJudgment, reverse: PairwiseJudgment) -> Orde
         consistency=agreements / answered_both if answered_both else None,
         reverse_raw=reverse.raw,
     )
+
+
+def _why_no_text(reply: Reply) -> str:
+    """A reply that kept raw content answered unparsed; one with nothing is a failure (NO_ANSWER)."""
+    return reply.error if reply.raw else NO_ANSWER + reply.error
 
 
 def _with_notes(rationale: str, notes: tuple[str, ...]) -> str:

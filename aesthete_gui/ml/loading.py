@@ -2,15 +2,20 @@
 
 Rules (docs/method.md §8): a hub id is resolved from the standard Hugging Face cache without network access
 unless the user asked for a download; safetensors only unless pickle files are explicitly allowed;
-`trust_remote_code` only when allowed; CUDA > MPS > CPU with bf16 on CUDA and float32 elsewhere; a
-clear message when the model needs more memory than the device has. Finding and checking a model's
-files (without loading a tensor) lives in ml/model_files.py; its names are importable from here too.
+`trust_remote_code` only when allowed; CUDA > MPS > CPU with bf16 on CUDA and float32 elsewhere.
+Before anything is allocated, the model's size — the larger of what its config describes and what
+its weights hold — is checked against the free memory (and, on a GPU, the GPU's free memory too,
+since the weights pass through RAM on their way there); a model that does not fit is refused with
+one line. Loading is strict: weights that lack tensors the model has, or hold tensors it does not
+have, are refused with their names instead of running with random weights. Finding and checking a
+model's files (without loading a tensor) lives in ml/model_files.py; its names are importable here.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,7 @@ from aesthete_gui.ml.model_files import (
     check_remote_code,
     count_parameters,
     looks_like_hub_id,
+    model_parameters,
     read_config,
     resolve_model_path,
     weight_files,
@@ -54,6 +60,8 @@ __all__ = [
     "load_vision_model",
     "load_vlm",
     "looks_like_hub_id",
+    "matmul_flops",
+    "model_parameters",
     "read_config",
     "resolve_model_path",
     "weight_files",
@@ -142,10 +150,33 @@ def available_memory_bytes(device: str) -> int | None:
         return None
 
 
+def matmul_flops(device: str, dtype_name: str, seconds: float = 0.3) -> float:
+    """FLOP/s of square matrix multiplies on `device` at `dtype_name` (a measurement of `seconds`)."""
+    import time
+
+    import torch
+
+    size = 2048 if device != "cpu" else 512
+    a = torch.randn(size, size, device=device, dtype=_torch_dtype(dtype_name))
+    b = torch.randn(size, size, device=device, dtype=_torch_dtype(dtype_name))
+    done, started = 0, time.perf_counter()
+    while True:
+        (a @ b).sum().item()  # .item() waits for a GPU to finish
+        done += 1
+        elapsed = time.perf_counter() - started
+        if elapsed >= seconds or done >= 2000:
+            return 2 * size**3 * done / elapsed
+
+
 def check_fits(folder: Path, choice: DeviceChoice, available: int | None = None) -> int:
-    """Raise ModelTooLarge when the model will not fit on the device; return the estimate in bytes."""
-    needed = estimate_memory_bytes(count_parameters(folder), choice.dtype)
+    """Raise ModelTooLarge when the model will not fit on the device (and, for a GPU, in RAM on its
+    way there); return the device estimate in bytes. `available` overrides the device's free memory."""
+    parameters = model_parameters(folder)
+    needed = estimate_memory_bytes(parameters, choice.dtype)
     _compare(folder.name, needed, choice, available)
+    if not choice.device.startswith("cpu") and available is None:
+        staged = parameters * _BYTES_PER_DTYPE.get(choice.dtype, 4)
+        _compare(folder.name, staged, DeviceChoice("cpu", choice.dtype), None, "in RAM on its way to the GPU")
     return needed
 
 
@@ -163,11 +194,12 @@ def check_card_fits(
     return needed
 
 
-def _compare(name: str, needed: int, choice: DeviceChoice, available: int | None) -> None:
+def _compare(name: str, needed: int, choice: DeviceChoice, available: int | None, where: str = "") -> None:
     free = available if available is not None else available_memory_bytes(choice.device)
     if free is not None and needed > free:
+        place = where or f"on {choice.device}"
         raise ModelTooLarge(
-            f"{name} needs about {needed / 2**30:.1f} GiB on {choice.device} "
+            f"{name} needs about {needed / 2**30:.1f} GiB {place} "
             f"({choice.dtype}) but only {free / 2**30:.1f} GiB is free. Pick a smaller model "
             "(see `aesthete models`), free memory, or use a server with --endpoint."
         )
@@ -214,12 +246,14 @@ def _from_pretrained(
     from safetensors import SafetensorError
 
     try:
-        model = model_class.from_pretrained(
-            folder,
-            dtype=_torch_dtype(choice.dtype),
-            trust_remote_code=options.trust_remote_code,
-            use_safetensors=safe,
-        )
+        with _quiet_loading_report():
+            model, info = model_class.from_pretrained(
+                folder,
+                dtype=_torch_dtype(choice.dtype),
+                trust_remote_code=options.trust_remote_code,
+                use_safetensors=safe,
+                output_loading_info=True,
+            )
         processor = processor_class.from_pretrained(
             folder, trust_remote_code=options.trust_remote_code
         )
@@ -235,7 +269,57 @@ def _from_pretrained(
         ) from error
     except SafetensorError as error:
         raise DamagedWeights(f"could not load the weights in {folder}: {error}") from error
+    _check_complete(folder, model, info)
     return model.to(choice.device).eval(), processor
+
+
+@contextmanager
+def _quiet_loading_report() -> Iterator[None]:
+    """Keep transformers' table of missing / unexpected tensors and its "Loading weights" bar off the
+    terminal: _check_complete refuses such weights in one line of its own, and the app shows its
+    own progress."""
+    import logging
+
+    from transformers.utils import logging as transformers_logging
+
+    # The table is logged through whichever logger the loading code passes (modeling_utils' in
+    # transformers 5.x), so the library's root logger is quietened for the load as well.
+    loggers = [logging.getLogger(name) for name in ("transformers", "transformers.utils.loading_report")]
+    previous = [logger.level for logger in loggers]
+    bars = transformers_logging.is_progress_bar_enabled()
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.setLevel(level)
+        if bars:
+            transformers_logging.enable_progress_bar()
+
+
+def _check_complete(folder: Path, model: Any, info: dict[str, Any]) -> None:
+    """DamagedWeights naming the tensors the weights lack or hold beyond the model (strict loading)."""
+    missing = sorted(info.get("missing_keys") or ())
+    unexpected = sorted(info.get("unexpected_keys") or ())
+    if not (missing or unexpected):
+        return
+    total = len(model.state_dict())
+    if missing:
+        raise DamagedWeights(
+            f"{folder}: the weights lack {len(missing)} of the model's {total} tensors: {_names(missing)}; "
+            "it would run with random weights (incomplete or mismatched download?)"
+        )
+    raise DamagedWeights(
+        f"{folder}: the weights hold {len(unexpected)} tensors the model does not have: {_names(unexpected)} "
+        "(weights of another architecture than its config.json?)"
+    )
+
+
+def _names(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def load_vlm(

@@ -2,7 +2,9 @@
 
 Part of the one loader (ml/loading.py): hub ids resolve from the standard Hugging Face cache without
 network access unless the user asked for a download; safetensors only unless pickle files are
-explicitly allowed; custom code only when allowed.
+explicitly allowed; custom code only when allowed. Every file a model is read from must be a plain
+file (a FIFO would block the reader forever, a device would never end): anything else is refused
+before it is opened, as is a safetensors header too large for any real model.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import struct
 from pathlib import Path
 from typing import Any
@@ -123,18 +126,87 @@ def resolve_model_path(
             )
     except LocalEntryNotFoundError as error:
         if download:
-            raise ModelLoadError(f"could not download {text!r}: {error}") from error
+            raise hub_failure(text, error) from error
         raise ModelLoadError(
             f"model {text!r} is not in the local model cache; download it with --download "
             "(or pass a local folder)"
         ) from error
     except (HfHubHTTPError, OSError) as error:
-        raise ModelLoadError(f"could not download {text!r}: {error}") from error
+        raise hub_failure(text, error) from error
     return Path(str(folder))
+
+
+_NETWORK_ERRORS = ("ConnectError", "ConnectTimeout", "ConnectionError", "NetworkError", "TimeoutException",
+                   "ProxyError", "gaierror")  # fmt: skip
+
+
+def hub_failure(model_id: str, error: BaseException) -> ModelLoadError:
+    """One line for a download that failed: no connection to the hub (and what to do), or the
+    hub's own first line of explanation — never its multi-line text."""
+    from huggingface_hub import constants
+
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    network = [e for e in chain if isinstance(e, ConnectionError | TimeoutError)
+               or any(name in type(e).__name__ for name in _NETWORK_ERRORS)]  # fmt: skip
+    if network:
+        reason = _first_line(network[-1]) or type(network[-1]).__name__
+        return ModelLoadError(
+            f"no connection to the model hub ({constants.ENDPOINT}): {reason}; connect to the "
+            f"network (check HF_ENDPOINT and proxy settings) and download {model_id} again, or "
+            "download it on another machine and give its folder"
+        )
+    return ModelLoadError(f"could not download {model_id!r}: {_first_line(error) or type(error).__name__}")
+
+
+def _first_line(error: BaseException) -> str:
+    """The error's first meaningful line, without the 'Got: …' prefixes some hub errors carry."""
+    for line in str(error).splitlines():
+        line = line.strip()
+        if line:
+            return line.removeprefix("Got: ")
+    return ""
+
+
+MODEL_FILE_SUFFIXES = (".json", ".txt", ".model", ".jinja", ".tiktoken", *SAFE_WEIGHT_SUFFIXES, *PICKLE_WEIGHT_SUFFIXES)
+"""Names transformers may open in a model folder (config, tokenizer, processor, template, weights)."""
+
+
+def _kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):  # fmt: skip
+        if test(mode):
+            return name
+    return "special file"
+
+
+def check_plain_file(path: Path) -> int:
+    """The size of `path`, a plain file (links followed); ModelLoadError for a FIFO, a device, a
+    folder, a socket or a broken link, before anything opens it."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError as error:
+        raise ModelLoadError(f"{path} is missing (a broken link?)") from error
+    except OSError as error:
+        raise ModelLoadError(f"{path} cannot be read: {error}") from error
+    if not stat.S_ISREG(info.st_mode):
+        raise ModelLoadError(f"{path} is a {_kind_of(info.st_mode)}, not a file; a model's files must be plain files")
+    return info.st_size
+
+
+def check_plain_files(folder: Path) -> None:
+    """Every file of `folder` that transformers may open is a plain file (see check_plain_file)."""
+    for path in sorted(folder.iterdir()):
+        if path.suffix in MODEL_FILE_SUFFIXES:
+            check_plain_file(path)
 
 
 def weight_files(folder: Path, allow_pickle: bool = False) -> list[Path]:
     """The weight files to load; refuses pickle-only folders unless `allow_pickle`."""
+    check_plain_files(folder)
     safe = sorted(p for p in folder.iterdir() if p.suffix in SAFE_WEIGHT_SUFFIXES)
     if safe:
         return safe
@@ -164,16 +236,23 @@ def check_remote_code(folder: Path, trust_remote_code: bool) -> None:
 def read_config(folder: Path) -> dict[str, Any]:
     """config.json of a model folder, or an error naming the folder."""
     path = folder / "config.json"
+    if not os.path.lexists(path):
+        raise ModelLoadError(f"{folder} has no config.json; is it a transformers model?")
     try:
+        if check_plain_file(path) > MAX_CONFIG_BYTES:
+            raise ModelLoadError(f"{path} is {path.stat().st_size:,} bytes; a model's config.json is a few kilobytes")
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as error:
         raise ModelLoadError(f"{folder} has no config.json; is it a transformers model?") from error
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise ModelLoadError(f"{path} is unreadable: {error}") from error
 
 
-MAX_SAFETENSORS_HEADER_BYTES = 100 * 1024 * 1024
-"""Largest safetensors header accepted (the format's own limit)."""
+MAX_SAFETENSORS_HEADER_BYTES = 16 * 1024 * 1024
+"""Largest safetensors header read: about 150,000 tensors' worth. A real checkpoint file lists a few
+thousand at most (the format itself allows 100 MB, enough to exhaust memory while parsing)."""
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""Largest config.json read (a real one is a few kilobytes)."""
 
 _DTYPE_BITS = {
     "BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
@@ -193,15 +272,20 @@ def read_safetensors_header(path: Path) -> dict[str, dict[str, Any]]:
     def damaged(problem: str) -> DamagedWeights:
         return DamagedWeights(f"{path} is a damaged safetensors file: {problem}")
 
+    size = check_plain_file(path)
     try:
-        size = path.stat().st_size
         with path.open("rb") as handle:
             prefix = handle.read(8)
             if len(prefix) < 8:
                 raise damaged(f"only {size} bytes long, too short for its header")
             (length,) = struct.unpack("<Q", prefix)
-            if length > MAX_SAFETENSORS_HEADER_BYTES or length > size - 8:
+            if length > size - 8:
                 raise damaged(f"its header claims {length:,} bytes but the file has {size - 8:,} after the length field")
+            if length > MAX_SAFETENSORS_HEADER_BYTES:
+                raise damaged(
+                    f"its header is {length / 2**20:,.0f} MB; real models' headers are far below "
+                    f"{MAX_SAFETENSORS_HEADER_BYTES // 2**20} MB (not read)"
+                )
             text = handle.read(length)
     except OSError as error:
         raise ModelLoadError(f"{path} cannot be read: {error}") from error
@@ -209,6 +293,8 @@ def read_safetensors_header(path: Path) -> dict[str, dict[str, Any]]:
         header = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise damaged(f"its header is not JSON ({error})") from error
+    except MemoryError as error:
+        raise damaged("its header is too large to read in this machine's memory") from error
     if not isinstance(header, dict):
         raise damaged(f"its header is a JSON {type(header).__name__}, not an object")
     data_size = size - 8 - length
@@ -249,6 +335,7 @@ def _checked_tensor(name: str, info: Any, data_size: int, damaged: Any) -> dict[
 
 def count_parameters(folder: Path) -> int:
     """Number of parameters, read from the checked safetensors headers without loading any tensor."""
+    check_plain_files(folder)
     total = 0
     for path in folder.glob("*.safetensors"):
         total += sum(info["count"] for info in read_safetensors_header(path).values())
@@ -258,3 +345,11 @@ def count_parameters(folder: Path) -> int:
             // 2
         )
     return total
+
+
+def model_parameters(folder: Path) -> int:
+    """The parameters loading `folder` allocates: the larger of what its config.json describes (see
+    ml/model_size.py) and what its weights' headers hold."""
+    from aesthete_gui.ml.model_size import config_parameters
+
+    return max(config_parameters(read_config(folder)), count_parameters(folder))

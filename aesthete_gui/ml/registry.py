@@ -15,9 +15,10 @@ from pathlib import Path
 from aesthete_gui.engine.scorers import Scorer
 from aesthete_gui.errors import AestheteError
 
-__all__ = ["ModelCard", "ModelCardError", "Scorer", "card_for", "installed_path", "list_cards", "read_card"]
+__all__ = ["ModelCard", "ModelCardError", "Scorer", "card_for", "default_judge", "installed_path", "list_cards", "read_card"]
 
 ROLES = ("judge", "encoder")
+PERMISSIVE_LICENCES = frozenset({"Apache-2.0", "MIT", "BSD-3-Clause", "BSD-2-Clause"})
 
 
 class ModelCardError(AestheteError, ValueError):
@@ -39,11 +40,18 @@ class ModelCard:
     revision: str | None = None
     source: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    licence_source: str = ""
+    default_judge: bool = False
 
     @property
     def memory_gib_float32(self) -> float:
         """Memory at float32 (the CPU dtype): twice the bf16 figure."""
         return self.memory_gib_bf16 * 2
+
+    @property
+    def permissive(self) -> bool:
+        """True when the licence allows commercial use without conditions beyond attribution."""
+        return self.licence.strip() in PERMISSIVE_LICENCES
 
 
 def models_dir() -> Path:
@@ -67,7 +75,9 @@ def read_card(path: Path) -> ModelCard:
         raise ModelCardError(f"{path}: missing {', '.join(missing)}")
     if data["role"] not in ROLES:
         raise ModelCardError(f"{path}: role must be one of {', '.join(ROLES)}")
-    known = set(_REQUIRED) | {"protocols_checked", "notes", "revision"}
+    known = set(_REQUIRED) | {"protocols_checked", "notes", "revision", "licence_source", "default_judge"}
+    if data.get("default_judge") and str(data["licence"]).strip() not in PERMISSIVE_LICENCES:
+        raise ModelCardError(f"{path}: the default judge must have a permissive licence, not {data['licence']}")
     return ModelCard(
         id=str(data["id"]),
         role=str(data["role"]),
@@ -80,6 +90,8 @@ def read_card(path: Path) -> ModelCard:
         revision=data.get("revision"),
         source=str(path),
         extra={k: v for k, v in data.items() if k not in known},
+        licence_source=str(data.get("licence_source", "")),
+        default_judge=bool(data.get("default_judge", False)),
     )
 
 
@@ -87,6 +99,12 @@ def list_cards(folder: Path | None = None) -> list[ModelCard]:
     """All model cards, judges first, then by size."""
     cards = [read_card(p) for p in sorted((folder or models_dir()).glob("*.toml"))]
     return sorted(cards, key=lambda c: (ROLES.index(c.role), c.family, c.parameters_billion))
+
+
+def default_judge(cards: list[ModelCard]) -> ModelCard | None:
+    """The judge to preselect: the card marked default_judge, else the first permissive judge."""
+    judges = [c for c in cards if c.role == "judge"]
+    return next((c for c in judges if c.default_judge), None) or next((c for c in judges if c.permissive), None)
 
 
 def card_for(model_id: str, folder: Path | None = None) -> ModelCard | None:

@@ -6,14 +6,18 @@ Each is a plain `fn(..., progress, cancel)`; the services own the work, these on
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aesthete_gui.engine.scorers import BUILTIN, is_builtin
+from aesthete_gui.engine.scorers import BUILTIN, ScorerId, ScorerIdError, ScorerKind, is_builtin
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
+    from aesthete_gui.services.compare import JudgeSpec
+    from aesthete_gui.services.scorer_registry import ScorerSources
     from aesthete_gui.store import Profile
 
 log = logging.getLogger(__name__)
@@ -49,16 +53,53 @@ def describe_import(summary: Any) -> str:
     return f"{prefix}: " + ", ".join(parts)
 
 
+def configured_judge(settings: Mapping[str, Any]) -> JudgeSpec | None:
+    """The judge the settings name (their typed "judge" record, or an earlier version's string),
+    None when there is none or the record is unreadable (logged; the model manager sets it again)."""
+    from aesthete_gui.services.compare import JudgeSettingError, JudgeSpec
+
+    try:
+        return JudgeSpec.from_settings(
+            settings.get("judge"), settings.get("judge_server_model"), settings.get("preset") or "photography"
+        )
+    except JudgeSettingError as error:
+        log.warning("%s", error)
+        return None
+
+
+def judge_label(judge: JudgeSpec | None) -> str:
+    """The judge as the status bar names it."""
+    return judge.label if judge is not None else "none (optional)"
+
+
+def scorer_sources(judge: JudgeSpec | None) -> ScorerSources:
+    """Where the model scorers come from: the configured local judge read in one pass, or the
+    configured server read from its log-probabilities (8 requests in flight unless
+    $AESTHETE_REMOTE_CONCURRENCY says otherwise)."""
+    from aesthete_gui.services.compare import CONCURRENCY_ENV
+    from aesthete_gui.services.scorer_registry import ScorerSources
+
+    if judge is None:
+        return ScorerSources()
+    if not judge.endpoint:
+        return ScorerSources(vlm_models=(judge.model,))
+    server = judge if os.environ.get(CONCURRENCY_ENV) else replace(judge, concurrency=8)
+    return ScorerSources(server=server)
+
+
 def scorer_uses_gpu(scorer: str | None) -> bool:
-    """True for scorers that run a neural network (they share the one GPU worker)."""
-    return not is_builtin(scorer)
+    """True for scorers that run a neural network here (they share the one GPU worker); a server's
+    scorer runs its model elsewhere."""
+    try:
+        kind = ScorerId.parse(scorer or BUILTIN, bare=ScorerKind.STUDENT).kind
+    except ScorerIdError:
+        return True
+    return not is_builtin(scorer) and kind is not ScorerKind.SERVER
 
 
 def base_scorer_for(scorer: str | None) -> str | None:
     """The chosen scorer when it can be a taste adapter's base (built-in or a student), else None
     (the service then picks the newest student, else the built-in scorer)."""
-    from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind
-
     try:
         kind = ScorerId.parse(scorer or BUILTIN).kind
     except ScorerIdError:
@@ -66,20 +107,17 @@ def base_scorer_for(scorer: str | None) -> str | None:
     return scorer or BUILTIN if kind in (ScorerKind.BUILTIN, ScorerKind.STUDENT) else None
 
 
-def _local_model(judge: str | None) -> list[str]:
-    """The configured judge as a single-pass VLM scorer candidate (a folder or hub id, not a server)."""
-    return [judge] if judge and not judge.startswith(("http://", "https://")) else []
+def scorer_entries(profile: Profile, judge: JudgeSpec | None = None) -> list[Any]:
+    """The registered scorers that can score now (services.scorer_registry.registered_scorers),
+    the configured judge's among them: its single pass, or its server's log-probabilities."""
+    from aesthete_gui.services import scorer_registry
 
-
-def scorer_entries(profile: Profile, judge: str | None = None) -> list[Any]:
-    """The registered scorers that can score now (services.scoring.registered_scorers)."""
-    from aesthete_gui.services import scoring
-
+    sources = scorer_sources(judge)
     try:
-        entries = scoring.registered_scorers(profile, _local_model(judge))
+        entries = scorer_registry.registered_scorers(profile, sources.vlm_models, sources.server)
     except Exception as error:  # an unreadable student card must not hide the built-in scorer
         log.warning("scorers unavailable: %s", error)
-        entries = [scoring.ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
+        entries = [scorer_registry.ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
     return [e for e in entries if e.can_score]
 
 
@@ -90,32 +128,31 @@ def score_job(
     preset: str | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-    judge: str | None = None,
+    judge: JudgeSpec | None = None,
 ) -> Any:
     """Score images (all when image_ids is None) with any registered scorer and store the scores;
-    returns services.scoring.ScoreResult."""
-    from aesthete_gui.services import scoring
+    returns services.scorer_registry.ScoreResult."""
+    from aesthete_gui.services import scorer_registry
 
-    model = next(iter(_local_model(judge)), None)
-    return scoring.score_with(profile, scorer, image_ids, preset or "", progress, cancel, vlm_model=model)
+    return scorer_registry.score_with(profile, scorer, image_ids, preset or "", progress, cancel,
+                                      sources=scorer_sources(judge))  # fmt: skip
 
 
 def distil_job(
     profile: Profile,
-    judge: str,
+    judge: JudgeSpec,
     preset: str | None,
-    server_model: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Any:
     """Distil a fast scorer from the configured judge (services.distill): a model folder / hub id,
-    or an OpenAI-compatible server URL with its model name."""
+    or an OpenAI-compatible server with its model name."""
     from aesthete_gui.services import distill
 
-    is_server = judge.startswith(("http://", "https://"))
     model = distill.make_judge(
-        None if is_server else judge, judge if is_server else None, server_model, preset, None
-    )
+        None if judge.endpoint else judge.model, judge.endpoint, judge.model if judge.endpoint else None,
+        preset or judge.preset, judge.api_key_env,
+    )  # fmt: skip
     options = distill.DistillOptions(preset=preset) if preset else distill.DistillOptions()
     return distill.distill_profile(profile, model, options, progress=progress, cancel=cancel)
 
@@ -149,10 +186,10 @@ def describe_training(result: Any) -> str:
             f"Taste adapter trained ({state}): predicts your held-out choices {adapter.mean:.0%} "
             f"of the time (base scorer {base.mean:.0%})."
         )
-    from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+    from aesthete_gui.services.taste_guard import too_few_to_measure
 
-    choices = getattr(result, "choices", None)
+    choices = int(getattr(result, "choices", 0) or 0)
     return (
-        f"Taste adapter trained on {choices} choices; not enough held-out choices to measure: "
-        f"{getattr(result, 'held_out', 0)} of {MIN_HELD_OUT_CHOICES}, so it is {state}."
+        f"Taste adapter trained on {choices} choices; {too_few_to_measure(choices, int(getattr(result, 'held_out', 0) or 0))}, "
+        f"so it is {state}. Scoring ▸ Taste and scores panel ▸ Compare suggested pairs shows the next pairs."
     )

@@ -17,6 +17,7 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
+from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -26,12 +27,14 @@ log = logging.getLogger(__name__)
 DEFAULT_SETTINGS: dict[str, Any] = {
     "theme": "dark",  # "dark" | "light"
     "xmp_enabled": True,  # write marks to XMP sidecars
+    "raw_jpeg_pairs_as_one": False,  # a mark on either half of a RAW+JPEG pair applies to both
     "judge": None,  # None = no judge configured; else a model folder, hub id or server URL
     "scorer": BUILTIN,  # the scorer id used by "Score selection / library"
     "preset": "photography",  # rubric / domain preset
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
     "recent_folders": [],
+    "thumbnail_cache_mb": DEFAULT_THUMBNAIL_CACHE_MB,  # the thumbnail cache's size limit (least recently used go)
 }
 
 
@@ -52,7 +55,9 @@ class AppSettings(MutableMapping[str, Any]):
     @classmethod
     def for_profile(cls, profile_path: Path) -> AppSettings:
         """The settings file that belongs to a profile: `<profile>.settings.json`."""
-        return cls(profile_path.with_name(profile_path.name + ".settings.json"))
+        from aesthete_gui.settings import profile_settings_path
+
+        return cls(profile_settings_path(profile_path))
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -116,6 +121,7 @@ class AppSignals(QObject):
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
     choices_changed = Signal()  # the user's A/B choices changed (compare, set, undo)
     marks_changed = Signal(list)  # image ids whose stars / flag / label changed
+    checks_changed = Signal(list)  # image ids whose technical checks and faces were measured
     adapters_changed = Signal()  # a taste adapter was trained, activated or deactivated
     settings_changed = Signal(str)  # the settings key that changed (theme, scorer, judge, ...)
     status_message = Signal(str)  # a short line for the status bar

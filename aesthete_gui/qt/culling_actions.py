@@ -4,6 +4,7 @@ burst (all undoable), and copy picks to a folder as a job."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
@@ -55,41 +56,57 @@ def dismiss_suggestions(context: AppContext, model: ImageListModel, marks: MarkC
 
 
 BURST_MARKS_SETTING = "burst_marks_all_frames"
-"""Setting: a mark on a collapsed burst applies to all its frames (True, default) or only the one shown."""
+"""Setting: a mark on a collapsed burst applies to the frame shown only (False, the default, as in
+Lightroom and Bridge) or to every frame of the burst that passes the filter (True)."""
 
 
-def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames: bool = True) -> list[int]:
-    """The images a mark on `image_ids` applies to: each collapsed burst's frames when all_frames."""
+def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames: bool = False) -> list[int]:
+    """The images a mark on `image_ids` applies to: what is selected; with `all_frames`, also the
+    other frames of each collapsed burst selected that pass the filter (never a filtered-out one)."""
     if not all_frames:
         return list(image_ids)
-    by_burst: dict[int, list[int]] = {}
-    for row in model.all_rows():
-        if row.burst_id is not None:
-            by_burst.setdefault(row.burst_id, []).append(row.image_id)
     out: dict[int, None] = {}  # ordered and duplicate-free
     for image_id in image_ids:
         row = model.row_for(image_id)
-        if row is not None and row.burst_id is not None and model.burst_size(row.burst_id) > 0:
-            out.update(dict.fromkeys(by_burst.get(row.burst_id, [image_id])))
-        else:
-            out[image_id] = None
+        if row is not None and model.burst_size(row.burst_id) > 0:
+            out.update(dict.fromkeys(model.burst_frames(row.burst_id)))
+        out[image_id] = None
     return list(out)
 
 
-def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
-    """Frames to reject when keeping the best of each burst: all but the best, and never a frame the
-    user already judged (a flag, stars or a colour label: a five-star frame is not thrown away)."""
+@dataclass(frozen=True)
+class BurstToThin:
+    """One burst as "keep the best" would leave it: the frames kept and those it would reject."""
+
+    burst_id: int
+    kept: list[ImageRow]  # the best frame first, then frames the user marked (those already rejected left out)
+    rejected: list[ImageRow]
+
+
+def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
+    """What keeping the best of each burst does, burst by burst (in capture order): every frame but
+    the best is rejected, never a frame the user already judged (a flag, stars or a colour label:
+    a five-star frame is not thrown away) nor a frame of a bracket, panorama or focus stack (its
+    frames are used together)."""
     from aesthete_gui.qt.grid_rows import best_of_burst
 
     by_burst: dict[int, list[ImageRow]] = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda r: (r.capture_time or "", r.sort_name)):
         if row.burst_id is not None and row.status == "ok":
             by_burst.setdefault(row.burst_id, []).append(row)
     out = []
-    for group in by_burst.values():
+    for burst_id, group in by_burst.items():
         best = best_of_burst(group)
-        out += [r.image_id for r in group if r is not best and not _judged_by_user(r)]
+        kept = [best] + [r for r in group if r is not best and ((_judged_by_user(r) and r.flag != "reject") or r.in_set)]
+        rejected = [r for r in group if r is not best and not _judged_by_user(r) and not r.in_set]
+        if rejected:
+            out.append(BurstToThin(burst_id, kept, rejected))
     return out
+
+
+def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
+    """Frames to reject when keeping the best of each burst (thin_bursts), as ids."""
+    return [r.image_id for burst in thin_bursts(rows) for r in burst.rejected]
 
 
 def _judged_by_user(row: ImageRow) -> bool:
@@ -107,7 +124,9 @@ def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
 def copy_files_job(
     profile: Profile, image_ids: Sequence[int], destination: str, move: bool = False, progress: Any = None, cancel: Any = None
 ) -> Any:
-    """Job: copy (or move) images with their sidecars (services.export_picks); returns CopiedPicks."""
+    """Job: copy (or move) images with their sidecars (services.export_picks); returns CopiedPicks.
+    Moved photographs stay in the library: a destination outside the imported folders becomes one,
+    so the library panel lists where they went."""
     from aesthete_gui.services.export_picks import export_picks
 
     return export_picks(profile, image_ids, destination, move=move, progress=progress, cancel=cancel)
@@ -117,6 +136,8 @@ def describe_copy(result: Any, move: bool = False) -> str:
     """One status-bar line about a finished copy or move."""
     verb = "Moved" if move else "Copied"
     text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    if getattr(result, "already_there", None):
+        text += f"; {len(result.already_there)} already there with the same bytes"
     if result.skipped:
         reasons = sorted({reason for _, reason in result.skipped})
         text += f"; {len(result.skipped)} skipped ({'; '.join(reasons[:2])}{'; …' if len(reasons) > 2 else ''})"

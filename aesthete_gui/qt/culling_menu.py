@@ -1,24 +1,26 @@
-"""The main window's culling menu entries: suggested rejects, burst marks, copying or moving picks."""
+"""The main window's culling menu entries: suggested rejects, burst marks, copying or moving picks,
+and the Culling ▸ Shoot type menu."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtGui import QAction, QActionGroup
 
+from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, shoot_types
 from aesthete_gui.qt.culling_actions import (
     BURST_MARKS_SETTING,
     accept_suggestions_in_view,
     copy_files_job,
     describe_copy,
     dismiss_suggestions,
-    keep_best_of_bursts,
-    rest_of_bursts,
+    thin_bursts,
 )
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
+from aesthete_gui.qt.dialogs.keep_best import KeepBestDialog
 from aesthete_gui.qt.task_runner import JobHandle
+from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
 
 EXPORT_FOLDER_SETTING = "export_folder"
 EXPORT_MOVE_SETTING = "export_move"
@@ -33,6 +35,7 @@ class CullingMenuMixin:
     marks: Any
     grid: Any
     export_dialog: ExportPicksDialog | None = None
+    keep_best_dialog: KeepBestDialog | None = None
 
     def _add_culling_actions(self, file_menu: Any, edit_menu: Any) -> None:
         action = self._action  # type: ignore[attr-defined]
@@ -46,7 +49,44 @@ class CullingMenuMixin:
         action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
         self.burst_marks_action = action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
         self.burst_marks_action.setCheckable(True)
-        self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, True)))
+        self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, False)))
+        self._add_shoot_type_menu()
+
+    def _add_shoot_type_menu(self) -> None:
+        """Culling ▸ Shoot type: one radio entry per shoot type (resources/culling/shoot_types.toml)."""
+        culling_menu = self.menuBar().addMenu("&Culling")  # type: ignore[attr-defined]
+        menu = culling_menu.addMenu("Shoot &type")
+        group = QActionGroup(menu)
+        group.setExclusive(True)
+        current = self.context.settings.get(SHOOT_TYPE_SETTING) or profile_shoot_type(self.context.profile)
+        self.shoot_type_actions: dict[str, QAction] = {}
+        for name, kind in shoot_types().items():
+            entry = QAction(kind.label, menu)
+            entry.setCheckable(True)
+            entry.setChecked(name == current)
+            entry.setToolTip(kind.about)
+            entry.setStatusTip(kind.about)
+            entry.triggered.connect(lambda _=False, n=name: self.set_shoot_type(n))
+            group.addAction(entry)
+            menu.addAction(entry)
+            self.shoot_type_actions[name] = entry
+        menu.setToolTipsVisible(True)
+
+    def set_shoot_type(self, name: str) -> JobHandle | None:
+        """Make `name` the profile's shoot type and judge the stored checks again under it (a job)."""
+        kind = shoot_types().get(name) or shoot_types()[DEFAULT_SHOOT_TYPE]
+        self.context.set_setting(SHOOT_TYPE_SETTING, kind.name)
+        if kind.name in getattr(self, "shoot_type_actions", {}):
+            self.shoot_type_actions[kind.name].setChecked(True)
+
+        def done(result: Any) -> None:
+            self.context.signals.library_changed.emit()  # suggested rejects and reasons changed
+            self.show_message(f"Shoot type: {kind.label}. {kind.about}")
+
+        return self.context.runner.submit(
+            f"Judge the checks for {kind.label}", rejudge_library, self.context.profile, kind.name,
+            on_done=done, on_error=lambda exc: self.show_message(f"Judging the checks failed: {exc}"),
+        )  # fmt: skip
 
     def _export_ids(self, picks_only: bool) -> list[int]:
         if picks_only:
@@ -60,9 +100,11 @@ class CullingMenuMixin:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
             return None
         settings = self.context.settings
-        dialog = ExportPicksDialog(count, "picks" if picks_only else "photographs shown",
+        what = ("pick" if picks_only else "photograph shown") if count == 1 else ("picks" if picks_only else "photographs shown")
+        dialog = ExportPicksDialog(count, what,
                                    str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self)  # fmt: skip
         dialog.accepted.connect(lambda: self._export_chosen(dialog, picks_only))
+        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
         self.export_dialog = dialog
         dialog.open()
         return dialog
@@ -98,12 +140,23 @@ class CullingMenuMixin:
     def _toggle_burst_marks(self) -> None:
         self.context.set_setting(BURST_MARKS_SETTING, self.burst_marks_action.isChecked())
 
-    def _keep_best_of_bursts(self) -> None:
-        """Preview how many frames would be rejected, then do it as one undoable step."""
-        count = len(rest_of_bursts(self.model.all_rows()))
-        if not count:
-            self.statusBar().showMessage("No burst frames to reject", 4000)
-            return
-        answer = QMessageBox.question(self, "Keep the best of each burst", f"Reject {count} frames (all but the best of each burst; frames you flagged, starred or labelled stay)?")
-        if answer == QMessageBox.StandardButton.Yes:
-            keep_best_of_bursts(self.model, self.marks)
+    def _keep_best_of_bursts(self) -> KeepBestDialog | None:
+        """Show every burst with the frame it keeps and the frames it would reject; on Reject, reject
+        them as one undoable step (Ctrl+Z right after undoes it)."""
+        bursts = thin_bursts(self.model.all_rows())
+        if not bursts:
+            self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")  # type: ignore[attr-defined]
+            return None
+        dialog = KeepBestDialog(bursts, self.context.thumbnails, self)  # type: ignore[arg-type]
+        dialog.accepted.connect(lambda: self._keep_best_confirmed(dialog, len(bursts)))
+        # a closed modal dialog leaves no window active on some desktops (and none without a window
+        # manager): the keys, Ctrl+Z included, would go nowhere until the user clicked the window
+        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        self.keep_best_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _keep_best_confirmed(self, dialog: KeepBestDialog, bursts: int) -> None:
+        ids = dialog.rejected_ids()
+        self.marks.mark(ids, flag="reject")
+        self.show_message(f"Rejected {len(ids)} frames of {bursts} bursts; Ctrl+Z undoes it.")  # type: ignore[attr-defined]

@@ -14,13 +14,16 @@ if TYPE_CHECKING:
 
 
 def describe_ingest(summary: IngestSummary) -> str:
-    """One status-bar line about a finished ingest."""
+    """One status-bar line about a finished ingest: copied, already there, imported, what stayed on the card."""
     copied, skipped = summary.copied, summary.skipped
     imported = summary.imported.imported if summary.imported is not None else 0
     prefix = "Ingest cancelled" if summary.cancelled else "Ingest done"
+    extra = f", {summary.completed} completed" if summary.completed else ""
     problems = len(summary.problems)
-    extra = f", {problems} could not be copied" if problems else ""
-    return f"{prefix}: {copied} copied and verified, {skipped} already there, {imported} imported{extra}"
+    extra += f", {problems} could not be copied" if problems else ""
+    if summary.not_copied:
+        extra += "; not copied: " + ", ".join(f"{n} {kind}" for kind, n in sorted(summary.not_copied.items()))
+    return f"{prefix}: {copied} copied and verified, {skipped} already there (same bytes), {imported} imported{extra}"
 
 
 def start_ingest(

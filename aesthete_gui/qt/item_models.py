@@ -23,13 +23,19 @@ from PySide6.QtCore import (
 from aesthete_gui.qt.grid_rows import (
     SORT_KEYS,
     SORT_LABELS,
+    CheckState,
     FilterState,
     ImageRow,
     LoadedRows,
     arrange,
     best_of_burst,
+    burst_cover,
     cell_score,
+    cover_reason,
     load_and_arrange,
+    load_check_states,
+    score_source,
+    scorer_title,
 )
 
 if TYPE_CHECKING:
@@ -45,11 +51,14 @@ __all__ = [
     "ScoreTextRole",
     "arrange",
     "best_of_burst",
+    "burst_cover",
 ]
 
 RowRole = Qt.ItemDataRole.UserRole + 2
 ScoreTextRole = Qt.ItemDataRole.UserRole + 3
-"""The score a cell shows, as text ("" when none): the score the current sort uses."""
+"""The score a cell shows, as text ("" when none): grid_rows.cell_score, named by score_label()."""
+WhyRole = Qt.ItemDataRole.UserRole + 4
+"""Why the cell looks as it does: the checks that did not pass, why a burst shows this frame."""
 
 
 class ImageListModel(QAbstractListModel):
@@ -70,6 +79,7 @@ class ImageListModel(QAbstractListModel):
         self._descending = False
         self._reload_pending = False
         self._loading = False
+        self._personal_scorer: str | None = None  # the active adapter's ranking, from the last load
         self.refreshing = False
         """True while a reset only refreshes data (reload): views keep their scroll position."""
         self._changed_ids: set[int] = set()
@@ -79,6 +89,11 @@ class ImageListModel(QAbstractListModel):
         context.signals.library_changed.connect(self.reload)
         context.signals.scores_changed.connect(self.reload)
         context.signals.adapters_changed.connect(self.reload)
+        context.signals.checks_changed.connect(self._checks_measured)
+        self._checks_waiting: set[int] = set()
+        self._checks_loading = False
+        self._rearrange = QTimer(self, singleShot=True, interval=1000)
+        self._rearrange.timeout.connect(self._arrange_keeping_view)
 
     # Qt model API ------------------------------------------------------------------------------
 
@@ -98,11 +113,50 @@ class ImageListModel(QAbstractListModel):
         if role == RowRole:
             return row
         if role == ScoreTextRole:
-            value = cell_score(row, self._sort_key)
+            value = self.shown_score(row)
             return "" if value is None else f"{value:.2f}"
+        if role == WhyRole:
+            return self.why(row)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.path if row.status == "ok" else f"{row.path}\n{row.status}: {row.error}"
+            lines = [row.path if row.status == "ok" else f"{row.path}\n{row.status}: {row.error}"]
+            if row.status == "ok" and not row.checked:
+                lines.append("checking…")
+            value = self.shown_score(row)
+            if value is not None:
+                lines.append(f"Score {value:.2f} · {self.score_label()}")
+            why = self.why(row)
+            return "\n".join(lines + ([why] if why else []))
         return None
+
+    def why(self, row: ImageRow) -> str:
+        """The reasons behind what the grid shows for a row: its failed checks and, for a collapsed
+        burst, why this frame stands for it ("" when there is nothing to explain)."""
+        lines = []
+        if row.suggested_reject:
+            lines.append("Suggested reject (a technical check failed; your marks decide):")
+        lines += list(row.check_notes)
+        if row.eyes_closed:
+            lines.append("✖ eyes: a face has both eyes closed")
+        size = self.burst_size(row.burst_id)
+        if size:
+            lines.append(cover_reason(row, size))
+        return "\n".join(lines)
+
+    def score_label(self) -> str:
+        """What the cells' score is: "overall · built-in", "My taste (name)", ..."""
+        source, dimension = score_source(self._sort_key, self.personal_active())
+        if source == "personal":
+            return scorer_title(self._personal_scorer) if self._personal_scorer else "My taste"
+        scorer = self._context.settings.get("scorer") or None
+        return f"{dimension} · {scorer_title(scorer)}"
+
+    def shown_score(self, row: ImageRow) -> float | None:
+        """The one score the views show for a row (grid_rows.cell_score), named by score_label()."""
+        return cell_score(row, self._sort_key, self.personal_active() or None)
+
+    def personal_active(self) -> bool:
+        """True when a taste adapter is active (its personal scores are the ones shown)."""
+        return self._personal_scorer is not None
 
     # queries -----------------------------------------------------------------------------------
 
@@ -133,6 +187,10 @@ class ImageListModel(QAbstractListModel):
     def flag_count(self, flag: str) -> int:
         """How many loaded rows carry `flag` ("pick" or "reject")."""
         return sum(1 for r in self._all.values() if r.flag == flag)
+
+    def burst_frames(self, burst_id: int) -> list[int]:
+        """The frames of a burst that pass the filter (those a collapsed burst stands for)."""
+        return [r.image_id for r in self._all.values() if r.burst_id == burst_id and self._filter.accepts(r)]
 
     def burst_size(self, burst_id: int | None) -> int:
         """How many frames a collapsed burst hides behind its best frame (0 when not collapsed)."""
@@ -173,6 +231,7 @@ class ImageListModel(QAbstractListModel):
         self.loaded.emit()
 
     def _install(self, loaded: LoadedRows) -> None:
+        self._personal_scorer = loaded.personal_scorer
         # rows arranged in the worker are used as they are unless filter or sort changed meanwhile
         if (loaded.filter, loaded.sort_key, loaded.descending) != (self._filter, self._sort_key, self._descending):
             self.set_rows(loaded.by_id.values())
@@ -200,6 +259,47 @@ class ImageListModel(QAbstractListModel):
                 self._visible[position] = self._all[image_id]
                 self._changed_ids.add(image_id)
         self._flush.start()
+
+    def update_checks(self, states: Mapping[int, CheckState]) -> None:
+        """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""
+        for image_id, (suggested, closed, rank, checked, notes, in_set) in states.items():
+            row = self._all.get(image_id)
+            if row is None:
+                continue
+            self._all[image_id] = replace(row, suggested_reject=suggested, eyes_closed=closed, culling_rank=rank,
+                                          checked=checked, check_notes=notes, in_set=in_set)  # fmt: skip
+            position = self._index_of.get(image_id)
+            if position is not None:
+                self._visible[position] = self._all[image_id]
+                self._changed_ids.add(image_id)
+        self._flush.start()
+        f = self._filter
+        shown_by_checks = f.collapse_bursts or f.flag == "suggested" or f.eyes_closed  # what is shown may change
+        if shown_by_checks and not self._rearrange.isActive():
+            self._rearrange.start()
+
+    def _checks_measured(self, image_ids: list[int]) -> None:
+        self._checks_waiting.update(i for i in image_ids if i in self._all)
+        if self._checks_loading or not self._checks_waiting:
+            return
+        ids, self._checks_waiting = sorted(self._checks_waiting), set()
+        self._checks_loading = True
+        self._context.runner.submit("Reading checks", load_check_states, self._context.profile, ids,
+                                    on_done=self._checks_loaded, on_error=lambda _exc: self._checks_loaded({}),
+                                    visible=False)  # fmt: skip
+
+    def _checks_loaded(self, states: Mapping[int, CheckState]) -> None:
+        self._checks_loading = False
+        self.update_checks(states)
+        if self._checks_waiting:
+            self._checks_measured([])
+
+    def _arrange_keeping_view(self) -> None:
+        self.refreshing = True
+        try:
+            self._arrange()
+        finally:
+            self.refreshing = False
 
     def reload(self) -> None:
         """Re-read rows from the profile in a worker; `loaded` fires when they are in."""

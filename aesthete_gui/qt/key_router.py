@@ -1,13 +1,14 @@
 """Culling keys always reach the current image: a key pressed while a combo box, button, check box or
 tab bar of the window has focus is handed to the current view (and focus goes back to it). Text
-fields keep their keys; lists and trees outside the views keep their arrows."""
+fields keep their keys, except Ctrl+Z / Ctrl+Shift+Z when they have no typing of their own to undo
+(then it is the window's undo of the last mark); lists and trees outside the views keep their arrows."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -53,6 +54,7 @@ class CullingKeyRouter(QObject):
         super().__init__(window)
         self._window = window
         self._target = target
+        self._forwarding = False  # a forwarded key the view ignores climbs to its parents: never forward it again
         QApplication.instance().installEventFilter(self)
 
     def detach(self) -> None:
@@ -63,7 +65,9 @@ class CullingKeyRouter(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Redirect culling keys that would land on a control instead of the current view."""
-        if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QWidget):
+            return self._window_undo_wins(watched, event)  # type: ignore[arg-type]
+        if self._forwarding or event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
             return False
         if watched.window() is not self._window or not is_culling_key(event):  # type: ignore[arg-type]
             return False
@@ -76,5 +80,22 @@ class CullingKeyRouter(QObject):
             return False  # the library tree and other lists keep their arrows
         target.setFocus(Qt.FocusReason.OtherFocusReason)
         forwarded = QKeyEvent(event.type(), event.key(), event.modifiers(), event.text())  # type: ignore[attr-defined]
-        QApplication.sendEvent(target, forwarded)
+        self._forwarding = True
+        try:
+            QApplication.sendEvent(target, forwarded)
+        finally:
+            self._forwarding = False
         return True
+
+    def _window_undo_wins(self, watched: QWidget, event: QKeyEvent) -> bool:
+        """Ctrl+Z / Ctrl+Shift+Z in a text field with nothing of its own to undo (the file-name box
+        after a search) is the window's undo of the last mark: the field would swallow it."""
+        if watched.window() is not self._window or not isinstance(watched, QLineEdit) or watched.isReadOnly():
+            return False
+        if event.matches(QKeySequence.StandardKey.Undo) and not watched.isUndoAvailable():
+            event.ignore()
+            return True
+        if event.matches(QKeySequence.StandardKey.Redo) and not watched.isRedoAvailable():
+            event.ignore()
+            return True
+        return False

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.engine.scorers import BUILTIN
+from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.file_dialogs import choose_profile_file
@@ -32,7 +33,7 @@ from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
-from aesthete_gui.qt.undo import MarkController
+from aesthete_gui.qt.undo import PAIRS_SETTING, MarkController
 from aesthete_gui.qt.widgets.compare_view import CompareView
 from aesthete_gui.qt.widgets.filter_bar import FilterBar
 from aesthete_gui.qt.widgets.grid_view import GridView
@@ -44,6 +45,7 @@ from aesthete_gui.qt.widgets.set_view import SetView
 from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
+from aesthete_gui.qt.window_review import ReviewMixin
 from aesthete_gui.settings import UserState
 
 log = logging.getLogger(__name__)
@@ -54,7 +56,7 @@ VIEW_TITLES: dict[str, str] = {
 }  # fmt: skip
 
 
-class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
+class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
     """Aesthete's one window; every widget gets the shared AppContext."""
 
     view_changed = Signal(str)
@@ -65,12 +67,13 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.context = context
         self.setObjectName("mainWindow")
         self.setWindowTitle(self._title())
-        self.resize(1280, 800)
+        self.resize(self.default_size())
         self.setMinimumSize(QSize(960, 600))
         self.setAcceptDrops(True)  # drop a folder on the window to import it
         self.model = ImageListModel(context, self)
         self.marks = MarkController(context, current=self._marks_shown, parent=self)
         self.marks.failed.connect(self.show_message)
+        self.marks.notice.connect(self.show_message)
         self.sidecar_watch = SidecarWatcher(context, self)  # sidecar edits made elsewhere, on focus
 
         self.filter_bar = FilterBar(self)
@@ -115,7 +118,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
         self.library = LibraryPanel(context, self.model, self)
         self.library.setMinimumWidth(200)
-        self.inspector = Inspector(context, self)
+        self.inspector = Inspector(context, self, shown_score=self._shown_score)
         self.inspector.setMinimumWidth(300)
         self.jobs = JobsPanel(context.runner, self)
         self.jobs.setMinimumHeight(110)
@@ -135,6 +138,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self._build_menus()
         self.filter_bar.filter_changed.connect(self.model.set_filter)
         self.filter_bar.sort_changed.connect(self.model.set_sort)
+        self.filter_bar.sort_changed.connect(self._score_source_changed)
         self.filter_bar.save_requested.connect(self.save_filter)
         self.filter_bar.control_used.connect(self.focus_current_view)
         self.key_router = CullingKeyRouter(self, self.key_target)
@@ -145,6 +149,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.grid.open_requested.connect(self.open_in_loupe)
         self.loupe.back_requested.connect(lambda: self.show_view("grid"))
         self.grid.survey_requested.connect(lambda: self.show_view("survey"))
+        self.grid.mark_note.connect(self._note_next_mark)
+        self.compare.inspected.connect(self._compare_inspected)
         self.survey.back_requested.connect(lambda: self.show_view("grid"))
         self.survey.open_requested.connect(self.open_in_loupe)
         self.welcome.open_folder_requested.connect(self.choose_and_import)
@@ -152,13 +158,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.welcome.model_manager_requested.connect(self.open_model_manager)
         self.model.loaded.connect(self._library_loaded)
         self.model.arranged.connect(self._update_counts)
-        self.marks.applied.connect(self._update_counts)
+        self.marks.applied.connect(self._marks_applied)
         context.selection.changed.connect(self._update_counts)
         context.signals.status_message.connect(self.show_message)
         context.signals.settings_changed.connect(self._setting_changed)
         context.runner.job_added.connect(self._job_added)
         context.runner.job_ended.connect(self._update_jobs)
         self._current_view = "grid"
+        self._picks_shown = 0  # the pick count last announced, to say how a mark changed it
+        self._mark_note = ""  # said with the next mark's pick count (frames reached, undo)
         self._last_partial_reload = 0.0
         self.stack.setCurrentWidget(self._pages["grid"])
         self._update_model_label()
@@ -209,10 +217,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.redo_action = self._action(edit_menu, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         edit_menu.addSeparator()
         self._action(edit_menu, "Select &all", self.grid.selectAll, QKeySequence.StandardKey.SelectAll)
+        self._action(edit_menu, "&Invert selection", self.grid.invert_selection, "Ctrl+Shift+I")
         self._add_culling_actions(file_menu, edit_menu)
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
+        self.pairs_action = self._action(edit_menu, "Treat RAW+JPEG &pairs as one", self._toggle_pairs)
+        self.pairs_action.setCheckable(True)
+        self.pairs_action.setChecked(bool(self.context.settings.get(PAIRS_SETTING, False)))
+        self.pairs_action.setStatusTip("A mark on the RAW or the JPEG of a pair applies to both (and to the shared IMG.xmp)")
 
         view_menu = bar.addMenu("&View")
         for number, key in enumerate(VIEWS, start=1):
@@ -226,6 +239,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.theme_action.setChecked(self.context.settings.get("theme") == "light")
         self._action(view_menu, "Larger thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell + 32), "Ctrl+=")
         self._action(view_menu, "Smaller thumbnails", lambda: self.grid.set_cell_size(self.grid.preferred_cell - 32), "Ctrl+-")
+        self._add_quick_filters(view_menu)
         view_menu.addSeparator()
         self.reset_state_action = self._action(view_menu, "&Reset layout, sort and filters", self.reset_remembered_state)
 
@@ -258,6 +272,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         if key not in self._pages:
             raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
         self._view_to_restore = None  # a view asked for now wins over the one remembered
+        if self._current_view == "compare" and key != "compare":
+            self.inspector.show_image(self.context.selection.current())  # back to the grid's frame
         self._current_view = key
         self.stack.setCurrentWidget(self._pages[key])
         if key in VIEWS:
@@ -275,10 +291,13 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             self.grid.setFocus()
         elif key == "compare":
             self.compare.setFocus()
+            self.inspector.show_image(self.compare.inspected_id())  # the pair, not the grid's frame
         elif key == "set":
             selected = self.context.selection.image_ids()
+            if not MIN_FRAMES <= len(selected) <= MAX_FRAMES:
+                selected = self.survey_frames()[0]  # one frame of a burst: its burst, as the survey does
             if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
-                self.set_view.use_selection()  # the set is what the user has selected now
+                self.set_view.set_images(selected)  # the set is what the user has selected now
             self.set_view.setFocus()
         elif key == "survey":
             self.survey.set_frames(*self.survey_frames())
@@ -324,6 +343,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
 
     def _library_loaded(self) -> None:
         self._update_counts()
+        self._picks_shown = self.model.flag_count("pick")
+        self.filter_bar.set_capture_times(r.capture_time for r in self.model.all_rows())
+        self._score_source_changed()
         empty = self.model.total_count() == 0
         view, self._view_to_restore = self._view_to_restore, None
         if empty and not self.context.settings.get("welcome_done"):
@@ -380,7 +402,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             dock.show()
         self.resizeDocks([self.library_dock, self.inspector_dock], [220, 320], Qt.Orientation.Horizontal)
         self.resizeDocks([self.inspector_dock, self.jobs_dock], [560, 160], Qt.Orientation.Vertical)
-        self.resize(1280, 800)
+        self.resize(self.default_size())
         self.show_view("grid")
         self.context.settings.pop("session", None)
         self.show_message("Remembered layout, sort and filters reset.")
@@ -400,7 +422,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         stack = self.context.undo_stack
         if stack.canUndo():
             self.show_message(f"Undo: {stack.undoText()}")
+            self._mark_note = f"Undo: {stack.undoText()}"
             stack.undo()
+            self._mark_note = ""
         else:
             self.show_message("Nothing to undo.")
 
@@ -409,10 +433,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         stack = self.context.undo_stack
         if stack.canRedo():
             self.show_message(f"Redo: {stack.redoText()}")
+            self._mark_note = f"Redo: {stack.redoText()}"
             stack.redo()
+            self._mark_note = ""
 
     def _toggle_xmp(self, checked: bool) -> None:
         self.context.set_setting("xmp_enabled", bool(checked))
+
+    def _toggle_pairs(self, checked: bool) -> None:
+        self.context.set_setting(PAIRS_SETTING, bool(checked))
 
     # filters ---------------------------------------------------------------------------------
 
@@ -464,9 +493,13 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
         self.jobs_label.setText(f"{len(running)} job{'s' if len(running) != 1 else ''} running" if running else "")
 
     def _update_model_label(self) -> None:
-        judge = self.context.settings.get("judge")
-        scorer = self.context.settings.get("scorer") or BUILTIN
-        self.model_label.setText(f"Scorer: {scorer}  ·  Judge: {judge or 'none (optional)'}")
+        """The status bar names the score every view shows (and its scorer) and the judge."""
+        judge = actions.judge_label(actions.configured_judge(self.context.settings))
+        self.model_label.setText(f"Scores: {self.model.score_label()}  ·  Judge: {judge}")
+        self.model_label.setToolTip(
+            f"The score the grid cells and the inspector show, and the scorer that gave it; "
+            f"Scoring ▸ Score with chooses the scorer (now {self.context.settings.get('scorer') or BUILTIN})"
+        )
 
     def _setting_changed(self, key: str) -> None:
         if key == "theme":
@@ -488,7 +521,10 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, QMainWindow):
             "  Arrows: move        Enter: loupe / back      Esc: back to grid\n"
             "  0–5: stars          P: pick   X: reject   U: unflag\n"
             "  6 red, 7 yellow, 8 green, 9 blue (again to remove)\n"
-            "  Ctrl+Z: undo        Ctrl+Shift+Z: redo\n\n"
+            "  W (or a click on a badge): why it is flagged, why a burst shows this frame\n"
+            "  Ctrl+Z: undo        Ctrl+Shift+Z: redo       Ctrl+Shift+I: invert selection\n"
+            "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n"
+            "  Alt+B collapse bursts\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
             "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
             "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"

@@ -4,7 +4,8 @@ and the poll that brings in what other processes committed.
 Repositories publish from whatever thread wrote; this relay lives in the UI thread, so Qt queues an
 event from a worker to the UI thread and delivers one from the UI thread at once. Library changes
 (images imported, moved, regrouped into bursts) arrive in batches during an import: they reload
-the grid at once, then at most every LIBRARY_RELOAD_MS while they keep coming.
+the grid at once, then at most every LIBRARY_RELOAD_MS while they keep coming. Checks measured by
+the import's second pass (or judged again) update their rows in place.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 LIBRARY_RELOAD_MS = 2000
 """While library events keep coming (an import), the grid re-reads its rows at most this often."""
 
-_LIBRARY_EVENTS = (events.ImagesChanged, events.FoldersChanged, events.BurstsChanged, events.ChecksChanged)
+_LIBRARY_EVENTS = (events.ImagesChanged, events.FoldersChanged, events.BurstsChanged)
 
 
 class ProfileEventRelay(QObject):
@@ -84,6 +85,8 @@ class ProfileEventRelay(QObject):
             signals.choices_changed.emit()
         elif isinstance(event, events.ScoresChanged):
             signals.scores_changed.emit()
+        elif isinstance(event, events.ChecksMeasured):
+            signals.checks_changed.emit(list(event.image_ids))
         elif isinstance(event, events.AdaptersChanged):
             signals.adapters_changed.emit()
         elif isinstance(event, _LIBRARY_EVENTS):

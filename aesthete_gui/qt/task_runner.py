@@ -19,6 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,10 @@ class TaskRunner(QObject):
         except Exception as exc:  # a job's failure is reported, never raised into the pool
             throttle.flush()
             handle.error_text = "".join(traceback.format_exception(exc))
-            log.warning("job %r failed:\n%s", handle.name, handle.error_text)
+            if isinstance(exc, AestheteError):  # a failure the user can act on: its one line is enough
+                log.warning("job %r failed: %s", handle.name, exc)
+            else:
+                log.warning("job %r failed:\n%s", handle.name, handle.error_text)
             self._event.emit(handle, "errored", exc)
             return
         throttle.flush()

@@ -1,12 +1,17 @@
 """One undo history for marks and choices across all views (the context's QUndoStack).
 
 Marks: the view changes at once, the profile (and XMP) is written in order by one background
-writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. Only the fields
-a key changed are written, so a field another program changed meanwhile is never written back with
-the window's older value; marks changed elsewhere (the command line, a sidecar sync) are read back
-into the view when the profile announces them. Choices (a
-Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand on the same
-stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was made."""
+writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. A write changes
+only the fields the key changed (services.library_marks.mark_image, the same path as the command
+line, saying who changed them: the window or an undo), so a field another program changed meanwhile
+is never written back with the window's older value. Marks changed elsewhere (the command line, a
+sidecar sync, an edit a write found in the sidecar) are read back into the view when the profile
+announces them, and after each batch of writes. Undo also puts every sidecar the step wrote back to
+its bytes before the step (deleting the sidecars it created), unless another program changed the
+sidecar since: then only the marks are taken back in it, its other edits kept, and the status bar
+says so. Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a
+QUndoCommand on the same stack, so one Ctrl+Z in any view takes back the last mark or choice,
+wherever it was made."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from aesthete_gui.services.library_marks import SidecarNotWritten
+from aesthete_gui.services.library_marks import SidecarEdit, SidecarNotWritten
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -32,6 +37,8 @@ Marks = tuple[int, str | None, str | None]
 """(stars, flag, label) of one image."""
 
 _KEEP = object()
+PAIRS_SETTING = "raw_jpeg_pairs_as_one"
+"""Setting: a mark on either half of a RAW+JPEG pair applies to both (the same key the CLI reads)."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +50,10 @@ class MarkChange:
     after: Marks
 
 
-MarkWriter = Callable[[int, Mapping[str, Any], str], None]
-"""Writes the changed fields (some of stars, flag, label) of one image, saying who changed them."""
+MarkWriter = Callable[[int, Mapping[str, Any], str, list[SidecarEdit] | None, bool], None]
+"""Writes the changed fields (some of stars, flag, label) of one image: (image id, fields, who changed
+them, the journal that collects the sidecar bytes before the write for undo, whether the sidecar may
+be written)."""
 
 FIELDS = ("stars", "flag", "label")
 
@@ -55,16 +64,21 @@ def changed_fields(before: Marks, after: Marks) -> dict[str, Any]:
 
 
 def write_mark_with_services(context: AppContext) -> MarkWriter:
-    """The writer used by the app: services.library.mark_image (profile + XMP sidecar when enabled)."""
-    from aesthete_gui.services import library
+    """The writer used by the app: services.library_marks.mark_image (profile + XMP sidecar when
+    enabled), the one function the command line's `mark` uses too."""
+    from aesthete_gui.services import library_marks
 
-    def write(image_id: int, fields: Mapping[str, Any], source: str) -> None:
-        library.mark_image(
+    def write(
+        image_id: int, fields: Mapping[str, Any], source: str, journal: list[SidecarEdit] | None, sidecar: bool
+    ) -> None:
+        library_marks.mark_image(
             context.profile,
             image_id,
             **fields,
-            write_xmp=bool(context.settings.get("xmp_enabled", True)),
+            write_xmp=sidecar and bool(context.settings.get("xmp_enabled", True)),
             naming=context.settings.get("xmp_naming") or "auto",
+            journal=journal,
+            pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
             source=source,  # type: ignore[arg-type]
         )
 
@@ -76,15 +90,17 @@ class _MarkCommand(QUndoCommand):
         super().__init__(text)
         self._controller = controller
         self._changes = changes
+        self._journal: list[SidecarEdit] = []  # the sidecar writes of the latest redo
         self._done_once = False
 
     def redo(self) -> None:
         source = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
         self._done_once = True
-        self._controller._apply([(c.image_id, c.before, c.after) for c in self._changes], source)
+        self._journal = []
+        self._controller._apply(self._changes, self._journal, source)
 
     def undo(self) -> None:
-        self._controller._apply([(c.image_id, c.after, c.before) for c in self._changes], "undo")
+        self._controller._revert(self._changes, self._journal)
 
 
 class MarkController(QObject):
@@ -93,7 +109,8 @@ class MarkController(QObject):
     applied = Signal(object)  # dict: image id -> Marks, emitted at once in the UI thread
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
     failed = Signal(str)  # a write failed: the reason, for the status bar
-    _done = Signal(list, str)  # worker -> UI
+    notice = Signal(str)  # something the user should know about a finished write or undo
+    _done = Signal(list, str, str)  # worker -> UI: ids, errors, notice
 
     def __init__(
         self,
@@ -135,6 +152,15 @@ class MarkController(QObject):
         if changed:
             self.applied.emit(changed)
 
+    def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
+        """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""
+        ids = list(image_ids)
+        if not self._context.settings.get(PAIRS_SETTING, False):
+            return ids
+        from aesthete_gui.services.library_marks import pair_partners
+
+        return pair_partners(self._context.profile, ids)
+
     def mark(
         self,
         image_ids: Iterable[int],
@@ -145,7 +171,7 @@ class MarkController(QObject):
     ) -> None:
         """Change the given marks of the images as one undoable step (toggle_label clears a same label)."""
         changes = []
-        for image_id in image_ids:
+        for image_id in self.with_pair_halves(image_ids):
             before = self.marks_of(image_id)
             new_label = before[2] if label is _KEEP else label
             if toggle_label and label is not _KEEP and before[2] == label:
@@ -168,33 +194,59 @@ class MarkController(QObject):
         """Finish queued writes, then stop the writer thread."""
         self._executor.shutdown(wait=True)
 
-    def _apply(self, changes: list[tuple[int, Marks, Marks]], source: str) -> None:
-        """Show `after` at once, then write, in the background, the fields that differ from `before`."""
-        self.applied.emit({image_id: after for image_id, _, after in changes})
-        items = [(image_id, changed_fields(before, after)) for image_id, before, after in changes]
-        self._pending.update(image_id for image_id, _ in items)
-        future = self._executor.submit(self._write_all, items, source)
+    def _submit(self, job: Callable[[], None]) -> None:
+        future = self._executor.submit(job)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: str) -> None:
+    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: str) -> None:
+        """Show `after` at once, then write, in the background, the fields that differ from `before`."""
+        self._pending.update(c.image_id for c in changes)
+        self.applied.emit({c.image_id: c.after for c in changes})
+        items = [(c.image_id, changed_fields(c.before, c.after)) for c in changes]
+        self._submit(lambda: self._write_all(items, source, journal, {c.image_id for c in changes}))
+
+    def _revert(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
+        """Show `before` at once, then put the sidecars back and write the fields back, in the background."""
+        self._pending.update(c.image_id for c in changes)
+        self.applied.emit({c.image_id: c.before for c in changes})
+        items = [(c.image_id, changed_fields(c.after, c.before)) for c in changes]
+        self._submit(lambda: self._undo_all(items, list(journal)))
+
+    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: str, journal: list[SidecarEdit] | None,
+                   sidecar_ids: set[int], notice: str = "") -> None:  # fmt: skip
         errors = []
         for image_id, fields in items:
             try:
-                self._writer(image_id, fields, source)
+                self._writer(image_id, fields, source, journal, image_id in sidecar_ids)
             except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
                 errors.append(f"mark saved in the profile; {exc}")
             except Exception as exc:  # one failing image must not lose the other marks
                 log.warning("writing marks of image %s failed: %s", image_id, exc)
                 errors.append(f"could not save the mark of image {image_id}: {exc}")
-        self._done.emit([i for i, _ in items], "; ".join(errors))
+        self._done.emit([i for i, _ in items], "; ".join(errors), notice)
 
-    @Slot(list, str)
-    def _on_done(self, image_ids: list, error: str) -> None:
+    def _undo_all(self, items: list[tuple[int, dict[str, Any]]], journal: list[SidecarEdit]) -> None:
+        """Undo on the writer thread: sidecars back to their bytes, then the marks in the profile."""
+        from aesthete_gui.services.library_marks import undo_sidecar_edits
+
+        restored, changed = undo_sidecar_edits(self._context.profile, journal) if journal else (set(), set())
+        notice = ""
+        if changed:
+            count = len(changed)
+            notice = (f"{count} sidecar{'s were' if count > 1 else ' was'} changed by another program since "
+                      "the mark: only the marks were taken back there, its other edits kept")  # fmt: skip
+        self._write_all(items, "undo", None, {i for i, _ in items if i not in restored}, notice)
+
+    @Slot(list, str, str)
+    def _on_done(self, image_ids: list, error: str, notice: str) -> None:
         self._pending.subtract(image_ids)
         self._pending = +self._pending  # drop the images with nothing queued
         if error:
             self.failed.emit(error)
-        self.reload_marks(image_ids)  # fields changed elsewhere while the write waited show now
+        if notice:
+            self.notice.emit(notice)
+        # fields changed elsewhere while the write waited, or found in the sidecar by the write, show now
+        self.reload_marks(image_ids)
         self.written.emit(image_ids)  # the profile announced each mark (signals.marks_changed)
 
 

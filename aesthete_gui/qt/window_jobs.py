@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox
 
 from aesthete_gui.engine.scorers import BUILTIN
@@ -47,10 +47,20 @@ class JobMenuMixin:
             self.import_folders(folders)
 
     def choose_and_import(self) -> None:
-        """Ask for a folder, then import it as a job."""
-        folder = choose_folder(self, "Open a folder of photographs")
+        """Ask for a folder (starting in the last one opened, else the home folder), then import it."""
+        folder = choose_folder(self, "Open a folder of photographs", self.start_folder())
+        self.refocus()  # type: ignore[attr-defined]
         if folder:
             self.import_folders([Path(folder)])
+
+    def start_folder(self) -> str:
+        """Where *Open folder* starts: the parent of the last folder opened when it still exists (its
+        siblings are the likely next shoots), else the home folder — never the program's folder."""
+        for recent in self.context.settings.get("recent_folders") or []:
+            parent = Path(str(recent)).expanduser().parent
+            if parent.is_dir():
+                return str(parent)
+        return str(Path.home())
 
     def import_folders(self, folders: list[Path]) -> JobHandle:
         """Import folders in the background; the grid fills as batches land."""
@@ -109,7 +119,7 @@ class JobMenuMixin:
             ids,
             scorer,
             self.context.settings.get("preset"),
-            judge=self.context.settings.get("judge"),
+            judge=actions.configured_judge(self.context.settings),
             on_done=self._scored,
             on_error=lambda exc: self.show_message(f"Scoring failed: {exc}"),
             gpu=actions.scorer_uses_gpu(scorer),
@@ -125,7 +135,7 @@ class JobMenuMixin:
         """List every registered scorer that can score now; choosing one makes it the scorer used."""
         menu.clear()
         current = self.context.settings.get("scorer") or BUILTIN
-        for entry in actions.scorer_entries(self.context.profile, self.context.settings.get("judge")):
+        for entry in actions.scorer_entries(self.context.profile, actions.configured_judge(self.context.settings)):
             action = menu.addAction(entry.label)
             action.setCheckable(True)
             action.setChecked(entry.scorer_id == current)
@@ -134,8 +144,8 @@ class JobMenuMixin:
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge (a job)."""
-        judge = self.context.settings.get("judge")
-        if not judge:
+        judge = actions.configured_judge(self.context.settings)
+        if judge is None:
             QMessageBox.information(
                 self,
                 "Distil a fast scorer",
@@ -150,7 +160,6 @@ class JobMenuMixin:
             self.context.profile,
             judge,
             self.context.settings.get("preset"),
-            self.context.settings.get("judge_server_model"),
             on_done=lambda _r: self.show_message("Distillation finished."),
             on_error=lambda exc: self.show_message(f"Distillation failed: {exc}"),
             gpu=True,
@@ -173,8 +182,20 @@ class JobMenuMixin:
     def show_taste_panel(self) -> None:
         """Open the taste / scores / distillation panel (plots, agreement)."""
         from aesthete_gui.qt.dialogs import open_taste_panel
+        from aesthete_gui.qt.widgets.taste_panel import TastePanel
 
-        open_taste_panel(self.context, self)
+        dialog = open_taste_panel(self.context, self)
+        # Esc closes it wherever the keyboard is inside; it takes the keyboard when it opens (a new
+        # window is not always made active, and Esc then reached the grid instead)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), dialog, dialog.reject, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        dialog.activateWindow()
+        dialog.raise_()
+        panel = dialog.findChild(TastePanel)
+        if panel is not None:
+            panel.compare_requested.connect(dialog.accept)
+            panel.compare_requested.connect(self.compare_suggested_pairs)  # type: ignore[attr-defined]
+        self.taste_dialog = dialog
 
     def open_model_manager(self) -> None:
         """Open the model manager dialog (judge and scorer choice)."""

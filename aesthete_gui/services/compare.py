@@ -1,9 +1,11 @@
 """Compare images with a judge: a pair, or best/worst of a set with an optional explanation.
 
 Shared by the CLI and the GUI. `JudgeSpec` says which judge to use (a local model folder / hub id,
-or an OpenAI-compatible endpoint and model name); `open_judge` builds it (the weights load on
-first use, in the worker that runs the comparison). Each comparison is stored in the profile the
-moment it returns when a profile is given, with the prompt and preset versions that produced it.
+or an OpenAI-compatible endpoint and model name); the GUI stores it in its settings as a typed
+record (`to_settings` / `JudgeSpec.from_settings`, which validates it). `open_judge` builds the
+judge (the weights load on first use, in the worker that runs the comparison). Each comparison is
+stored in the profile the moment it returns when a profile is given, with the prompt and preset
+versions that produced it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from aesthete_gui.engine.judgments import PairwiseJudgment, PointwiseJudgment, SetJudgment
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, MAX_SET_SIZE, PromptBook
 from aesthete_gui.engine.subjectivity import SubjectivityReport, subjectivity_of_stages
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 from aesthete_gui.ml.loading import DEFAULT_LOAD_OPTIONS, LoadOptions
 from aesthete_gui.ml.prompt_judge import JudgeUnavailable, PromptJudge, StageCallback, is_failure
@@ -38,6 +41,64 @@ class JudgeSpec:
     load_options: LoadOptions = DEFAULT_LOAD_OPTIONS
     # Requests in flight to an OpenAI-compatible server; a vLLM server batches them, so more is faster.
     concurrency: int = field(default_factory=lambda: remote_concurrency())
+    # How a server's scores are read from its log-probabilities (ml/remote_scoring.py).
+    score_style: str = "continue"
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        """The server base URLs (`endpoint` may list several, comma-separated); () for a local model."""
+        from aesthete_gui.ml.chat_client import split_endpoints
+
+        return tuple(split_endpoints(self.endpoint)) if self.endpoint else ()
+
+    @property
+    def label(self) -> str:
+        """How the judge is named to the user: the model, and the server when there is one."""
+        return f"{self.model} on {', '.join(self.endpoints)}" if self.endpoint else self.model
+
+    def to_settings(self) -> dict[str, str]:
+        """The record the GUI keeps in its settings under "judge" (no key: keys are never stored)."""
+        record = {"model": self.model}
+        if self.endpoint:
+            record["endpoint"] = self.endpoint
+        if self.api_key_env:
+            record["api_key_env"] = self.api_key_env
+        return record
+
+    @classmethod
+    def from_settings(cls, value: object, server_model: object = None, preset: str = DEFAULT_PRESET) -> JudgeSpec | None:
+        """The judge a settings value describes (None: no judge); JudgeSettingError when it is malformed.
+
+        Reads the typed record {"model", "endpoint"?, "api_key_env"?} and, from settings written by
+        earlier versions, a plain folder / hub id, or a server URL with its model in `server_model`.
+        """
+        if value is None or value == "" or value == {}:
+            return None
+        if isinstance(value, str):
+            if value.startswith(("http://", "https://")):  # an earlier version's server setting
+                value = {"endpoint": value, "model": server_model or ""}
+            else:
+                value = {"model": value}
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise JudgeSettingError(f"the judge setting {value!r:.80} is not a judge record; choose the judge again (Models ▸ Model manager)")
+        unknown = set(value) - {"model", "endpoint", "api_key_env"}
+        model, endpoint = value.get("model", "").strip(), value.get("endpoint", "").strip() or None
+        if unknown or not model:
+            what = f"unknown fields {sorted(unknown)}" if unknown else "no model name"
+            raise JudgeSettingError(f"the judge setting has {what}; choose the judge again (Models ▸ Model manager)")
+        if endpoint is not None:
+            from aesthete_gui.ml.chat_client import check_endpoint, split_endpoints
+
+            try:
+                for url in split_endpoints(endpoint):
+                    check_endpoint(url)
+            except JudgeUnavailable as error:
+                raise JudgeSettingError(str(error)) from error
+        return cls(model=model, endpoint=endpoint, api_key_env=value.get("api_key_env") or None, preset=preset)
+
+
+class JudgeSettingError(AestheteError, ValueError):
+    """A stored judge setting that does not describe a judge."""
 
 
 CONCURRENCY_ENV = "AESTHETE_REMOTE_CONCURRENCY"
@@ -158,8 +219,10 @@ def explanation_subjectivity(record: SetJudgment) -> SubjectivityReport:
 
 
 __all__ = [
+    "JudgeSettingError",
     "JudgeSpec",
     "JudgeUnavailable",
+    "LoadOptions",
     "compare_pair",
     "compare_set",
     "explanation_subjectivity",

@@ -36,6 +36,7 @@ from aesthete_gui.engine.scorers import ScorerKind
 from aesthete_gui.engine.scorers import scorer_id as format_scorer_id
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import Cancelled, CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_names import check_name
 from aesthete_gui.services.scoring import write_scores
 from aesthete_gui.store import Profile
 
@@ -181,6 +182,8 @@ def distill_profile(
     when the judge cannot be used at all."""
     from aesthete_gui.engine.bridge import BridgeConfig, run_bridge
 
+    if options.student:
+        check_name(options.student, "student name")  # before any judge call: the name becomes a file
     images = sorted(profile.catalog.images(status="ok"), key=lambda r: r.id)
     _check_enough_comparisons(len(images), options)
     preset_version = str(load_preset(options.preset).version)

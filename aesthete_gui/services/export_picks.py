@@ -1,30 +1,51 @@
-"""Copy or move picked (or any chosen) images with their XMP sidecars into a folder.
+"""Copy or move picked (or any chosen) images with their RAW+JPEG partners and XMP sidecars into a folder.
 
-Every file goes through services.verified_copy: written under a temporary name in the destination,
-flushed to disk, read back and compared by size and hash, then renamed into place without replacing
-anything. Names that are taken (on disk, or by another image of the library) get " (2)", " (3)" …
-and the sidecar follows its image's new name. A move removes the source and its sidecar only after
-both copies are verified and the library points at the new file, so marks, scores and checks stay
-with the image; a source that changed while it was copied stays where it was. A cancel stops inside
-the file in progress: its temporary copy is removed and its source is untouched.
+A photograph goes with its unit (imaging.photo_units): its same-stem partners in its folder and every
+sidecar of any of them, all or none, and the summary says so ("IMG_0001.CR2 moved with
+IMG_0001.JPG"). Every file goes through services.verified_copy: written under a temporary name in
+the destination, flushed, read back and compared by hash, then given its name without replacing
+anything. A unit takes the first stem that no file in the destination pairs with (`IMG_0001`,
+`IMG_0001 (2)` …), so an orphan `IMG_0001.xmp` already there is never adopted: it is left as it is
+and reported. A unit whose files are already there with the same bytes is not copied again (said
+so); for a move that finishes the move. A move points the library at the copies (marks, scores and
+checks stay, both halves of a pair) and removes the originals only after every copy of the unit is
+verified; a move a kill interrupted is finished by the next run (services.move_journal). A cancel
+stops inside the file in progress and leaves no temporary file; an original that changed while it
+was copied, vanished or cannot be read stays where it was, reported, and the rest goes on.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from aesthete_gui.errors import AestheteError
-from aesthete_gui.imaging.xmp import find_sidecar
+from aesthete_gui.imaging.photo_units import (
+    PhotoUnit,
+    describe_partners,
+    numbered_stems,
+    tail_of,
+    unit_of,
+)
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_names import fit_name, name_max, path_max
+from aesthete_gui.services import move_journal
 from aesthete_gui.services.library_scan import under
+from aesthete_gui.services.unit_placement import Placement, place_unit
 from aesthete_gui.services.verified_copy import (
-    copy_verified,
+    Staged,
+    clean_own_temps,
     destination_problem,
+    discard,
+    file_hash,
+    folder_lock,
+    read_problem,
+    stage,
     sync_folder,
+    take_back,
     write_problem,
 )
 from aesthete_gui.store import ImageRecord, Profile
@@ -36,14 +57,18 @@ class ExportPicksError(AestheteError):
 
 @dataclass
 class CopiedPicks:
-    """What an export did: (source, destination) per image, files skipped with why, cancelled or not."""
+    """What an export did: (source, destination) per photograph copied, those already there with the
+    same bytes, files skipped with why, notes (partners carried along, orphans left alone), cancelled."""
 
     destination: str
     moved: bool = False
     copied: list[tuple[str, str]] = field(default_factory=list)
+    already_there: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     left_behind: list[tuple[str, str]] = field(default_factory=list)
     """Moved images whose original could not be removed afterwards (the library follows the copy)."""
+    notes: list[str] = field(default_factory=list)
+    cleaned: int = 0
     cancelled: bool = False
 
 
@@ -57,45 +82,21 @@ def picked_image_ids(profile: Profile, flag: str | None = "pick") -> list[int]:
     ]
 
 
-def _free_name(folder: Path, name: str, taken: set[str], profile: Profile) -> str:
-    """`name`, or "stem (2).ext", "stem (3).ext" … when a file or a library image has it."""
-    stem, suffix = os.path.splitext(name)
-    candidate, n = name, 1
-    while (
-        candidate.casefold() in taken
-        or os.path.lexists(folder / candidate)
-        or profile.catalog.image_by_path(str(folder / candidate)) is not None
-    ):
-        n += 1
-        candidate = f"{stem} ({n}){suffix}"
-    taken.add(candidate.casefold())
-    return candidate
-
-
-def _sidecar_name(image: Path, sidecar: Path, new_image_name: str) -> str:
-    """The sidecar's name next to the renamed image, in the same style (<name>.xmp or <stem>.xmp)."""
-    if sidecar.name.lower().startswith(image.name.lower() + "."):
-        return new_image_name + sidecar.name[len(image.name):]
-    return os.path.splitext(new_image_name)[0] + sidecar.suffix
-
-
-def _remove(*paths: Path | None) -> None:
-    for path in paths:
-        if path is not None:
-            with contextlib.suppress(OSError):
-                path.unlink()
-
-
 @dataclass
-class _Item:
-    record: ImageRecord
-    path: Path
-    sidecar: Path | None
+class _Unit:
+    unit: PhotoUnit
+    chosen: list[str]
+    records: dict[str, ImageRecord]
+    before: dict[str, os.stat_result] = field(default_factory=dict)
+
+    def path(self, name: str) -> Path:
+        return Path(self.unit.folder) / name
 
 
-def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, result: CopiedPicks) -> list[_Item]:
-    """The images that can go, in order; the others in result.skipped with why."""
-    items = []
+def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, result: CopiedPicks) -> list[_Unit]:
+    """The units that can go, in order of their first chosen photograph; the others in result.skipped."""
+    units: dict[tuple[str, str], _Unit] = {}
+    listings: dict[str, list[str]] = {}
     for image_id in image_ids:
         record = profile.catalog.image_by_id(image_id)
         if record is None:
@@ -103,13 +104,34 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
         path = Path(record.path)
         if not path.is_file():
             result.skipped.append((record.path, "file not found"))
-        elif move and path.parent.resolve() == folder.resolve():
+            continue
+        if move and path.parent.resolve() == folder.resolve():
             result.skipped.append((record.path, "already in that folder"))
-        elif move and not os.access(path.parent, os.W_OK | os.X_OK):
+            continue
+        if move and not os.access(path.parent, os.W_OK | os.X_OK):
             result.skipped.append((record.path, "cannot be moved: its folder is read-only (copy it instead)"))
-        else:
-            items.append(_Item(record, path, find_sidecar(path)))
-    return items
+            continue
+        parent = str(path.parent)
+        if parent not in listings:
+            try:
+                listings[parent] = os.listdir(parent)
+            except OSError as error:
+                result.skipped.append((record.path, read_problem(error)))
+                continue
+        unit = unit_of(str(path), listings[parent])
+        key = (parent, unit.stem.casefold())
+        if key not in units:
+            records = {n: r for n in unit.photos if (r := profile.catalog.image_by_path(str(path.parent / n))) is not None}
+            units[key] = _Unit(unit, [], records)
+        units[key].chosen.append(path.name)
+    return list(units.values())
+
+
+def _stems(unit: PhotoUnit, folder: Path):
+    limit = name_max(folder)
+    longest = max(len(os.fsencode(tail_of(n))) for n in unit.names)
+    for stem in numbered_stems(unit.stem):
+        yield fit_name(stem, limit, reserve=longest)
 
 
 def export_picks(
@@ -121,79 +143,208 @@ def export_picks(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> CopiedPicks:
-    """Copy (or move) the images and their sidecars into `destination`; see the module docstring.
+    """Copy (or move) the images' units into `destination`; see the module docstring.
 
     Raises ExportPicksError before anything is written when the folder cannot take the files, and
-    when a write fails midway (the files finished before it stay, complete; nothing half-written).
+    when a write fails midway (the units finished before it stay, complete; nothing half-written).
     """
     folder = Path(destination).expanduser()
     report = progress or (lambda _p: None)
+    started = time.time()
     result = CopiedPicks(destination=str(folder), moved=move)
-    items = _plan(profile, image_ids, folder, move, result)
-    needed = sum(i.path.stat().st_size + (i.sidecar.stat().st_size if i.sidecar else 0) for i in items)
+    result.notes.extend(move_journal.finish_interrupted(profile.path, lambda s, c: _follow(profile, s, c)))
+    units = _plan(profile, image_ids, folder, move, result)
+    needed = 0
+    for item in units:
+        for name in item.unit.names:
+            try:
+                item.before[name] = item.path(name).stat()
+                needed += item.before[name].st_size
+            except OSError:
+                pass
     problem = destination_problem(folder, needed)
     if problem is not None:
         raise ExportPicksError(problem)
-    taken: set[str] = set()
-    for done, item in enumerate(items):
+    result.cleaned = clean_own_temps(folder, started)
+    for done, item in enumerate(units):
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
             break
-        name = _free_name(folder, item.path.name, taken, profile)
-        target = folder / name
-        before = item.path.stat()
-        try:
-            copied = copy_verified(item.path, target, cancel)
-        except OSError as error:
-            if error.filename == str(item.path):
-                result.skipped.append((str(item.path), f"cannot be read ({error.strerror or error})"))
-                continue
-            raise ExportPicksError(write_problem(error, folder)) from error
-        if copied is None:
+        if not _export_unit(profile, item, folder, move, cancel, result):
             result.cancelled = True
             break
-        sidecar_target = None
-        if item.sidecar is not None:
-            sidecar_target = folder / _free_name(folder, _sidecar_name(item.path, item.sidecar, name), taken, profile)
-            try:
-                copy_verified(item.sidecar, sidecar_target)  # not cancelled: never an image without its sidecar
-            except OSError as error:
-                _remove(target)
-                raise ExportPicksError(write_problem(error, folder)) from error
-        if move and not _finish_move(profile, item, target, sidecar_target, before, result):
-            continue
-        result.copied.append((str(item.path), str(target)))
-        report(Progress(done + 1, len(items), name))
+        report(Progress(done + 1, len(units), item.chosen[0]))
+    if move and result.copied:
+        adopt_destination(profile, [target for _, target in result.copied])
     return result
 
 
-def _finish_move(
-    profile: Profile, item: _Item, target: Path, sidecar_target: Path | None, before: os.stat_result, result: CopiedPicks
+def adopt_destination(profile: Profile, moved_paths: Sequence[str]) -> int | None:
+    """Record the folder moved photographs are in as a library folder when no imported folder holds
+    them, and file them under it (so the library lists where they went); its id, or None."""
+    from aesthete_gui.services.library_scan import normalize_root
+
+    records = [r for r in map(profile.catalog.image_by_path, moved_paths) if r is not None and r.folder_id is None]
+    if not records:
+        return None
+    folder_id = profile.catalog.add_folder(normalize_root(str(Path(records[0].path).parent)))
+    for record in records:
+        profile.catalog.move_image(record.id, record.path, folder_id, record.size or 0, record.mtime_ns or 0)
+    return folder_id
+
+
+def _stage_unit(item: _Unit, folder: Path, cancel: CancelToken | None, result: CopiedPicks) -> dict[str, Staged] | None:
+    """Verified temporary copies of the unit's files (by name); {} when a photograph of it cannot be
+    read (reported), None when cancelled. ExportPicksError when the destination fails."""
+    staged: dict[str, Staged] = {}
+    for name in item.unit.names:
+        source = item.path(name)
+        try:
+            copy = stage(source, folder, cancel if name in item.unit.photos else None)
+        except OSError as error:
+            if error.filename == str(source):
+                result.skipped.append((str(source), read_problem(error)))
+                if name in item.unit.sidecars:
+                    continue  # a sidecar that vanished: the photographs go without it
+                for done in staged.values():
+                    discard(done)
+                return {}
+            for done in staged.values():
+                discard(done)
+            raise ExportPicksError(write_problem(error, folder)) from error
+        if copy is None:
+            for done in staged.values():
+                discard(done)
+            return None
+        staged[name] = copy
+    return staged
+
+
+def _export_unit(
+    profile: Profile, item: _Unit, folder: Path, move: bool, cancel: CancelToken | None, result: CopiedPicks
 ) -> bool:
-    """Point the library at the verified copy, then remove the source and its sidecar; False (and
-    the copy removed) when the source changed meanwhile."""
-    now = item.path.stat()
-    if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-        _remove(target, sidecar_target)
-        result.skipped.append((str(item.path), "changed while it was being moved; left where it was"))
+    """Copy (or move) one unit; False when cancelled."""
+    staged = _stage_unit(item, folder, cancel, result)
+    if staged is None:
         return False
-    stat = target.stat()
+    if not staged:
+        return True
+    members = {tail_of(name): copy for name, copy in staged.items()}
+    by_tail = {tail_of(name): name for name in staged}
+    longest = max(len(os.fsencode(tail)) for tail in members)
+    final = len(os.fsencode(str(folder / item.unit.stem))) + longest + 16  # room for " (NN)"
+    if max(final, len(os.fsencode(str(folder))) + 48) >= path_max(folder):  # and for a temporary name
+        for copy in staged.values():
+            discard(copy)
+        result.skipped.append((str(item.path(item.chosen[0])), f"not copied: the destination path would be longer "
+                                                                f"than {path_max(folder)} bytes, the limit of this system"))  # fmt: skip
+        return True
+    ours = {r.id for r in item.records.values()}
+
+    def accept(stem: str, existing: list[str]) -> set[str] | None:
+        for tail, name in by_tail.items():
+            held = profile.catalog.image_by_path(str(folder / (stem + tail))) if name in item.unit.photos else None
+            if held is not None and held.id not in ours:
+                return None  # the library keeps this name for another image (its file may be missing)
+        if not existing:
+            return set()
+        wanted = {stem + tail: tail for tail in members}
+        if not all(n in wanted for n in existing) or not any(by_tail[wanted[n]] in item.unit.photos for n in existing):
+            return None
+        if all(_same_bytes(folder / n, members[wanted[n]]) for n in existing):
+            return {wanted[n] for n in existing}
+        return None
+
     try:
-        profile.catalog.move_image(item.record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
-        if item.sidecar is not None and sidecar_target is not None:
-            _carry_sidecar_state(profile, item, sidecar_target)
-    except BaseException:
-        _remove(target, sidecar_target)  # the library still points at the untouched source
-        raise
-    for source in (item.path, item.sidecar):
-        if source is None:
+        with folder_lock(folder):
+            placement = place_unit(folder, _stems(item.unit, folder), members, accept)
+    except OSError as error:
+        raise ExportPicksError(write_problem(error, folder)) from error
+    finally:
+        for copy in staged.values():
+            discard(copy)
+    sync_folder(folder)
+    targets = {by_tail[t]: folder / (placement.stem + t) for t in members}
+    if move and not _finish_move(profile, item, targets, placement, staged, result):
+        return True
+    _report(item, targets, placement, move, folder, result)
+    return True
+
+
+def _same_bytes(path: Path, staged: Staged) -> bool:
+    try:
+        return path.stat().st_size == staged.size and file_hash(path) == staged.digest
+    except OSError:
+        return False
+
+
+def _report(item: _Unit, targets: dict[str, Path], placement: Placement, move: bool, folder: Path, result: CopiedPicks) -> None:
+    verb = "moved" if move else "copied"
+    for name in item.unit.photos:
+        if name not in targets:
+            continue
+        pair = (str(item.path(name)), str(targets[name]))
+        (result.already_there if tail_of(name) in placement.already else result.copied).append(pair)
+    if not placement.placed and not move:
+        return  # all already there: nothing went anywhere this time
+    for chosen in item.chosen:
+        note = describe_partners(item.unit, chosen, verb)
+        if note and not any(p in item.chosen for p in item.unit.partners_of(chosen)):
+            result.notes.append(note)
+    if placement.orphans and placement.placed:
+        left = ", ".join(sorted(placement.orphans))
+        result.notes.append(f"left {left} in {folder} untouched (it belongs to no photograph {verb} here); "
+                            f"{item.chosen[0]} went in as {targets[item.chosen[0]].name}")  # fmt: skip
+
+
+def _finish_move(
+    profile: Profile, item: _Unit, targets: dict[str, Path], placement: Placement, staged: dict[str, Staged],
+    result: CopiedPicks,
+) -> bool:  # fmt: skip
+    """Point the library at the verified copies, then remove the originals; False (and the copies placed
+    now taken back) when an original changed meanwhile."""
+    for name, before in item.before.items():
+        if name not in targets:
             continue
         try:
-            source.unlink()
+            now = item.path(name).stat()
+        except OSError:
+            now = None
+        if now is None or (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            for tail, path in placement.placed.items():
+                take_back(staged[next(n for n in staged if tail_of(n) == tail)], path)
+            for copy in staged.values():
+                discard(copy)
+            result.skipped.append((str(item.path(name)), "changed while it was being moved; left where it was"))
+            return False
+    files = [(str(item.path(n)), str(t), staged[n].digest) for n, t in targets.items()]
+    entry = move_journal.begin(profile.path, files)
+    for name, record in item.records.items():
+        if name in targets:
+            _follow_record(profile, record, targets[name])
+    _carry_sidecar_state(profile, item, targets)
+    for name in item.unit.photos + item.unit.sidecars:
+        if name not in targets:
+            continue
+        try:
+            item.path(name).unlink()
         except OSError as error:
-            result.left_behind.append((str(source), f"copied, but the original could not be removed ({error.strerror or error})"))
-    sync_folder(item.path.parent)
+            result.left_behind.append((str(item.path(name)), f"copied, but the original could not be removed ({error.strerror or error})"))
+    sync_folder(item.unit.folder)
+    move_journal.done(profile.path, entry)
     return True
+
+
+def _follow_record(profile: Profile, record: ImageRecord, target: Path) -> None:
+    stat = target.stat()
+    profile.catalog.move_image(record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
+
+
+def _follow(profile: Profile, source: str, copy: str) -> None:
+    """The library's image at `source` (if any) follows its copy (an interrupted move being finished)."""
+    record = profile.catalog.image_by_path(source)
+    if record is not None and profile.catalog.image_by_path(copy) is None:
+        _follow_record(profile, record, Path(copy))
 
 
 def _library_folder(profile: Profile, path: Path) -> int | None:
@@ -202,10 +353,15 @@ def _library_folder(profile: Profile, path: Path) -> int | None:
     return max(holders, key=lambda f: len(f.path)).id if holders else None
 
 
-def _carry_sidecar_state(profile: Profile, item: _Item, sidecar_target: Path) -> None:
+def _carry_sidecar_state(profile: Profile, item: _Unit, targets: dict[str, Path]) -> None:
     """The profile's record of the sidecar it last agreed with follows the sidecar to its new place."""
     from aesthete_gui.services.sidecar_sync import sidecar_state_now
 
-    known = profile.sidecars.states([item.record.id]).get(item.record.id)
-    if known is not None and Path(known.sidecar_path) == item.sidecar:
-        profile.sidecars.record(sidecar_state_now(item.record.id, sidecar_target))
+    known = profile.sidecars.states([r.id for r in item.records.values()])
+    for record in item.records.values():
+        state = known.get(record.id)
+        if state is None:
+            continue
+        name = Path(state.sidecar_path).name
+        if Path(state.sidecar_path).parent == Path(item.unit.folder) and name in targets:
+            profile.sidecars.record(sidecar_state_now(record.id, targets[name]))

@@ -23,11 +23,16 @@ def check_row(image_id: int, analysis: Analysis) -> CheckRow:
 
 
 def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRecord]) -> dict[str, Any]:
-    """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict."""
+    """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict and
+    the checks' stored measurements (None for an image not checked yet)."""
     if getattr(scorer, "scorer_id", None) != "builtin":
         return {}
-    rejected = profile.checks.rejected_ids()  # one query, not one per image
-    return {"rejected": np.array([record.id in rejected for record in images], dtype=bool)}
+    from aesthete_gui.imaging.judging import values_of
+
+    stored = profile.checks.all()  # one query, not one per image
+    rejected = {i for i, (checks, _) in stored.items() if any(c.get("verdict") == "reject" for c in checks)}
+    measures = [values_of(stored[r.id][0], len(stored[r.id][1])) if r.id in stored else None for r in images]
+    return {"rejected": np.array([record.id in rejected for record in images], dtype=bool), "measures": measures}
 
 
 def dismiss_suggestions(profile: Profile, image_ids: Sequence[int]) -> None:

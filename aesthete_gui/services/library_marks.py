@@ -7,29 +7,54 @@ import csv
 import io
 import json
 import os
+import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from aesthete_gui.atomic_write import write_text_atomically
+from aesthete_gui.atomic_write import FileState, write_text_atomically
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.imaging.hashing import content_hash_bytes
 from aesthete_gui.imaging.xmp import (
+    ALL_FIELDS,
+    Agreement,
     Naming,
+    SidecarWrite,
     SidecarWriteError,
     XmpError,
     find_sidecar,
-    write_sidecar,
+    folders_listed_once,
+    pairs_among,
+    restore_sidecar,
+    write_marks,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
-from aesthete_gui.services.sidecar_sync import sidecar_state_now, sync_image, sync_sidecars
+from aesthete_gui.services.sidecar_sync import (
+    clean_leftovers,
+    marks_from_sidecar,
+    sidecar_rules,
+    sidecar_state_now,
+    sidecar_view,
+    sync_image,
+    sync_sidecars,
+)
 from aesthete_gui.store import MarkRecord, Profile
-from aesthete_gui.store.records import UNSET, MarkSource, SidecarState, Unset
+from aesthete_gui.store.records import (
+    UNSET,
+    MarkHistoryEntry,
+    MarkSource,
+    SidecarState,
+    SyncChange,
+    Unset,
+)
 
 ExportFormat = Literal["csv", "json", "xmp"]
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "xmp")
 STATE_BATCH = 200
 """Sidecar states recorded per transaction during an XMP export."""
+MARK_FIELDS = ("stars", "flag", "label")
 
 
 class SidecarNotWritten(Exception):
@@ -41,6 +66,17 @@ class SidecarNotWritten(Exception):
         super().__init__(f"sidecar not written: {path}: {reason}")
 
 
+@dataclass(frozen=True)
+class SidecarEdit:
+    """One sidecar write of a mark, kept for undo: the image, the sidecar, its bytes before (None:
+    the write created it) and the file the write left."""
+
+    image_id: int
+    path: str
+    before: bytes | None
+    written: FileState
+
+
 def mark_image(
     profile: Profile,
     image_id: int,
@@ -49,23 +85,33 @@ def mark_image(
     label: str | Unset | None = UNSET,
     write_xmp: bool = False,
     naming: Naming = "auto",
+    journal: list[SidecarEdit] | None = None,
+    pairs_as_one: bool | None = None,
     source: MarkSource | None = None,
 ) -> MarkRecord:
-    """Mark an image as the user asked: the profile, and its XMP sidecar when `write_xmp`.
+    """Mark an image as the user asked: the profile (committed first), then its XMP sidecar when
+    `write_xmp`.
 
-    `profile.marks.set` is the database half. Before a sidecar write, edits another program made to
-    the sidecar are taken into the profile first (services.sidecar_sync), so the fields this mark
-    does not change keep the newer sidecar values, and a sidecar value this mark replaces goes into
-    the image's mark history. Only the fields given change. `source` says who marks (default: the
-    profile's actor). Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot
-    be written.
+    The one path for every mark, from the window and from the command line; `profile.marks.set` is
+    its database half. Only the fields given change. Before the write, edits another program made
+    to the sidecar are taken into the profile (services.sidecar_sync); the write itself is a
+    compare-and-swap (imaging.xmp), and an edit another program makes *during* the write wins for
+    the fields it changed and goes into the profile. Every value replaced on the way (the profile's,
+    a sidecar value this mark replaces) is kept in the mark history by the marks repository.
+    `journal` collects the sidecar's bytes before the write (for undo); `pairs_as_one` (default: the
+    profile's setting) picks the sidecar of a RAW+JPEG pair's half; `source` says who marks
+    (default: the profile's actor). Raises SidecarNotWritten (the profile keeps the mark) when the
+    sidecar cannot be written.
     """
-    if write_xmp:
-        _take_sidecar_edits(profile, image_id)
+    fields = {name for name, value in zip(MARK_FIELDS, (stars, flag, label), strict=True) if value is not UNSET}
+    if not write_xmp:
+        return profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
+    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
+    _take_sidecar_edits(profile, image_id)
+    agreed = profile.marks.get(image_id)
     mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
-    if write_xmp:
-        _write_checked(profile, image_id, mark, naming)
-    return mark
+    return write_mark_to_sidecar(profile, image_id, mark, agreed, insist=fields, naming=naming,
+                                 pairs_as_one=pairs, journal=journal)  # fmt: skip
 
 
 def _take_sidecar_edits(profile: Profile, image_id: int) -> None:
@@ -76,18 +122,163 @@ def _take_sidecar_edits(profile: Profile, image_id: int) -> None:
         return  # the write below refuses an unreadable sidecar and says why
 
 
-def _write_checked(profile: Profile, image_id: int, mark: MarkRecord, naming: Naming) -> Path:
-    """Write the marks into the sidecar and remember its new state; SidecarNotWritten on failure."""
+def write_mark_to_sidecar(
+    profile: Profile,
+    image_id: int,
+    mark: MarkRecord,
+    agreed: MarkRecord,
+    insist: Iterable[str] = (),
+    naming: Naming = "auto",
+    pairs_as_one: bool = False,
+    journal: list[SidecarEdit] | None = None,
+) -> MarkRecord:
+    """Write the profile's marks into the image's sidecar (compare-and-swap) and settle what the
+    write found: the marks as they are afterwards (SidecarNotWritten when nothing was written).
+
+    `agreed` is what the profile believed the sidecar held before this change; `insist` the fields
+    just set by the user, which go on top of an edit another program makes during the write. Any
+    other field that program changed keeps its value and is taken into the profile.
+    """
     image = profile.catalog.image_by_id(image_id)
     if image is None:
         raise KeyError(f"no image with id {image_id}")
+    known = profile.sidecars.states([image_id]).get(image_id)
+    agreement = Agreement((agreed.stars, agreed.flag, agreed.label), known.content_hash if known else None)
     try:
-        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+        write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming,
+                            pairs_as_one, insist=set(insist), agreed=agreement)  # fmt: skip
     except SidecarWriteError as error:
         raise SidecarNotWritten(error.path, error.reason) from error
-    with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
-        profile.sidecars.record(sidecar_state_now(image_id, target))
-    return target
+    if journal is not None and write.written is not None:
+        journal.append(SidecarEdit(image_id, str(write.path), write.before, write.written))
+    if profile.sidecars.apply_sync([settle_write(mark, agreed, write, set(insist))]):
+        return profile.marks.get(image_id)
+    return mark
+
+
+def settle_write(mark: MarkRecord, agreed: MarkRecord, write: SidecarWrite, insist: set[str]) -> SyncChange:
+    """What a finished write means for the profile: the sidecar's new state, the marks another
+    program changed during the write (they win), and the values that lost, for the mark history (a
+    "profile" entry gives the reason the marks repository records with the profile value it
+    replaces; a "sidecar" entry is a value that was never the profile's)."""
+    state = SidecarState(mark.image_id, str(write.path), len(write.data),
+                         write.written.mtime_ns if write.written else _mtime_ns(write.path),
+                         content_hash_bytes(write.data), 0.0)  # fmt: skip
+    now = marks_from_sidecar(write.marks, mark)
+    history: list[MarkHistoryEntry] = []
+    if write.found is not None:
+        found = marks_from_sidecar(write.found, agreed)
+        old = (agreed.stars, agreed.flag, agreed.label)
+        new = (mark.stars, mark.flag, mark.label)
+        for name, f, o, n in zip(MARK_FIELDS, found, old, new, strict=True):
+            if name in insist and f != o and f != n:  # the other program set it too; this mark is later
+                history.append(MarkHistoryEntry(mark.image_id, "sidecar", *found, time.time(),
+                                                "replaced by a later mark made here (the other program "
+                                                "changed it while the mark was written)"))  # fmt: skip
+                break
+    changed = sidecar_view(*now) != sidecar_view(mark.stars, mark.flag, mark.label)
+    if changed:
+        history.append(MarkHistoryEntry(mark.image_id, "profile", mark.stars, mark.flag, mark.label,
+                                        mark.updated_at, "replaced by an edit another program made "
+                                        "while this mark was written"))  # fmt: skip
+    return SyncChange(mark.image_id, mark.updated_at, marks=now if changed else None, state=state,
+                      history=tuple(history))  # fmt: skip
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def undo_sidecar_edits(profile: Profile, edits: Sequence[SidecarEdit]) -> tuple[set[int], set[int]]:
+    """Put every sidecar of `edits` back to its bytes before (deleting the ones the writes created),
+    newest first, wherever the sidecar is still exactly what the write left. Returns (ids restored,
+    ids whose sidecar another program changed since: left as they are)."""
+    restored: set[int] = set()
+    changed: set[int] = set()
+    states: list[SidecarState] = []
+    deleted: list[int] = []
+    for edit in reversed(edits):
+        if edit.image_id in changed:
+            continue
+        if restore_sidecar(edit.path, edit.before, edit.written):
+            restored.add(edit.image_id)
+            if edit.before is None:
+                deleted.append(edit.image_id)
+            else:
+                with contextlib.suppress(XmpError, OSError):
+                    states.append(sidecar_state_now(edit.image_id, edit.path))
+        else:
+            changed.add(edit.image_id)
+            restored.discard(edit.image_id)
+    profile.sidecars.forget(deleted)
+    profile.sidecars.record_many(states)
+    return restored, changed
+
+
+@dataclass
+class MarkedImages:
+    """What marking several images did: their marks now, and the sidecars that were not written."""
+
+    marks: list[MarkRecord] = field(default_factory=list)
+    problems: list[SidecarNotWritten] = field(default_factory=list)
+
+
+def mark_images(
+    profile: Profile,
+    image_ids: Sequence[int],
+    stars: int | Unset | None = UNSET,
+    flag: str | Unset | None = UNSET,
+    label: str | Unset | None = UNSET,
+    write_xmp: bool = True,
+    naming: Naming = "auto",
+    pairs_as_one: bool | None = None,
+    source: MarkSource | None = None,
+) -> MarkedImages:
+    """Mark several images (mark_image on each, and on the other half of each RAW+JPEG pair when pairs
+    are one); a sidecar that cannot be written costs only its own image's sidecar. Temporary files
+    an earlier, killed run left beside these sidecars are removed first."""
+    started = time.time()
+    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
+    ids = pair_partners(profile, image_ids) if pairs else list(image_ids)
+    if write_xmp:
+        folders = (os.path.dirname(image.path) for i in ids if (image := profile.catalog.image_by_id(i)))
+        clean_leftovers(folders, started)
+    result = MarkedImages()
+    with folders_listed_once():
+        for image_id in ids:
+            try:
+                result.marks.append(mark_image(profile, image_id, stars, flag, label, write_xmp, naming,
+                                               pairs_as_one=pairs, source=source))  # fmt: skip
+            except SidecarNotWritten as error:
+                result.problems.append(error)
+                result.marks.append(profile.marks.get(image_id))
+    return result
+
+
+def pair_partners(profile: Profile, image_ids: Iterable[int]) -> list[int]:
+    """The images a mark on `image_ids` applies to when RAW+JPEG pairs are one: each image and the
+    other half of its pair (same folder, same stem, one RAW), in order, without duplicates."""
+    out: dict[int, None] = {}
+    folders: dict[Path, dict[str, list[str]]] = {}
+    for image_id in image_ids:
+        out[image_id] = None
+        image = profile.catalog.image_by_id(image_id)
+        if image is None:
+            continue
+        path = Path(image.path)
+        if path.parent not in folders:
+            try:
+                folders[path.parent] = pairs_among(os.listdir(path.parent))
+            except OSError:
+                folders[path.parent] = {}
+        for name in folders[path.parent].get(path.name, []):
+            partner = profile.catalog.image_by_path(str(path.with_name(name)))
+            if partner is not None:
+                out[partner.id] = None
+    return list(out)
 
 
 @dataclass
@@ -180,17 +371,26 @@ def _export_xmp(
 ) -> ExportResult:
     """Write every marked image's sidecar: one batched sync first, then the writes.
 
-    Edits other programs made are taken in by one `sync_sidecars` pass; a sidecar that changed again
-    after that pass (its size or mtime moved) is synced once more right before its write, so an edit
-    made during a long export is not overwritten either.
+    Edits other programs made are taken in by one `sync_sidecars` pass (which also removes
+    temporary files a killed earlier run left); a sidecar that changed again after that pass is
+    synced once more right before its write, and an edit made during the write itself wins for the
+    fields it changed (compare-and-swap, see write_mark_to_sidecar) and is taken into the profile.
     """
     ids = sorted(profile.marks.all())
     result = ExportResult(0, None)
     sync_sidecars(profile, ids, cancel=cancel)
+    pairs = sidecar_rules(profile).pairs_as_one
+    with folders_listed_once():
+        _export_each(profile, ids, result, progress, cancel, naming, pairs)
+    return result
+
+
+def _export_each(profile: Profile, ids: list[int], result: ExportResult, progress: ProgressCallback | None,
+                 cancel: CancelToken | None, naming: Naming, pairs: bool) -> None:  # fmt: skip
     marks = profile.marks.all()
     images = {image.id: image for image in profile.catalog.images()}
     seen = profile.sidecars.states(ids)
-    written: list[SidecarState] = []
+    settled: list[SyncChange] = []
     for done, image_id in enumerate(ids, start=1):
         if cancel is not None and cancel.cancelled:
             break
@@ -198,12 +398,14 @@ def _export_xmp(
         if image is None or image.status == "missing" or not os.path.isfile(image.path):
             result.problems.append((image.path if image else str(image_id), "image file not found"))
             continue
-        mark = marks.get(image_id, MarkRecord(image_id))
-        if _changed_since(seen.get(image_id), image.path):
+        mark, known = marks.get(image_id, MarkRecord(image_id)), seen.get(image_id)
+        if _changed_since(known, image.path, pairs):
             _take_sidecar_edits(profile, image_id)
-            mark = profile.marks.get(image_id)
+            mark, known = profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id)
+        agreement = Agreement((mark.stars, mark.flag, mark.label), known.content_hash if known else None)
         try:
-            target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+            write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming, pairs,
+                                insist=(), agreed=agreement)  # fmt: skip
             result.count += 1
         except SidecarWriteError as error:
             result.problems.append((image.path, str(SidecarNotWritten(error.path, error.reason))))
@@ -211,20 +413,21 @@ def _export_xmp(
         except ValueError as error:
             result.problems.append((image.path, str(error)))
             continue
-        with contextlib.suppress(XmpError, OSError):  # else the next sync reads it and finds it agrees
-            written.append(sidecar_state_now(image_id, target))
-        if len(written) >= STATE_BATCH:
-            profile.sidecars.record_many(written)
-            written = []
+        if write.marks.unreadable:
+            result.problems.append((image.path, "sidecar value unreadable, left as it is: "
+                                    + "; ".join(write.marks.unreadable)))  # fmt: skip
+        settled.append(settle_write(mark, mark, write, set()))
+        if len(settled) >= STATE_BATCH:
+            profile.sidecars.apply_sync(settled)
+            settled = []
         if progress is not None:
             progress(Progress(done, len(ids), image.path))
-    profile.sidecars.record_many(written)
-    return result
+    profile.sidecars.apply_sync(settled)
 
 
-def _changed_since(known: SidecarState | None, image_path: str) -> bool:
+def _changed_since(known: SidecarState | None, image_path: str, pairs_as_one: bool) -> bool:
     """True when the image's sidecar is not the one (same size and mtime) the sync just recorded."""
-    sidecar = find_sidecar(image_path)
+    sidecar = find_sidecar(image_path, pairs_as_one)
     if sidecar is None:
         return False
     if known is None or known.sidecar_path != str(sidecar):

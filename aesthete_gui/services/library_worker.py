@@ -1,13 +1,18 @@
-"""The per-file import step run in worker processes: imaging's one-read ingest plus XMP marks (sidecar, else embedded)."""
+"""The per-file import steps run in worker processes: imaging's one-read ingest plus XMP marks (sidecar,
+else embedded; the camera's EXIF rating where XMP has none), and the technical checks with faces
+(the second pass)."""
 
 from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
 
+from aesthete_gui.imaging.checks import Analysis, analyse_path
+from aesthete_gui.imaging.decode import DecodeError
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
-from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar
+from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar, with_exif_rating
 from aesthete_gui.imaging.xmp_embedded import read_embedded_marks
+from aesthete_gui.process_guard import exit_with_parent
 
 
 @dataclass
@@ -46,7 +51,30 @@ def process_file(
             outcome.xmp_problem = f"sidecar unreadable: {type(error).__name__}: {error}"
         if outcome.xmp is None and outcome.xmp_problem is None:
             outcome.xmp = _embedded_marks(path)
+        if outcome.xmp_problem is None:
+            meta = outcome.ingest.metadata
+            outcome.xmp = with_exif_rating(outcome.xmp, meta.rating if meta is not None else None)
+        if outcome.xmp is not None and outcome.xmp.unreadable:
+            outcome.xmp_problem = "sidecar value unreadable, left as it is: " + "; ".join(outcome.xmp.unreadable)
     return outcome
+
+
+@dataclass
+class CheckOutcome:
+    """The checks and faces of one file (the import's second pass), or why they could not be measured."""
+
+    analysis: Analysis | None = None
+    error: str | None = None
+
+
+def check_file(path: str) -> CheckOutcome:
+    """Faces and technical checks of one file, measured on their canonical decode; never raises."""
+    try:
+        return CheckOutcome(analysis=analyse_path(path))
+    except DecodeError as error:
+        return CheckOutcome(error=error.reason)
+    except Exception as error:
+        return CheckOutcome(error=f"unexpected error ({type(error).__name__}: {error})")
 
 
 def _embedded_marks(path: str) -> XmpMarks | None:
@@ -64,5 +92,7 @@ def failed_outcome(path: str, error: BaseException) -> FileOutcome:
 
 
 def ignore_interrupts() -> None:
-    """Pool initializer: Ctrl-C goes to the importing process, which cancels; workers finish their file."""
+    """Pool initializer: Ctrl-C goes to the importing process, which cancels; workers finish their file
+    and end when that process dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()

@@ -6,6 +6,7 @@ import json
 import logging
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,19 +20,57 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5.0
 
 
+SCORING_TOKENS = 1100
+"""Tokens a model reads per photograph when scoring: a 1024 px image (about 800–1,000 image tokens)
+and the five answer openings; the rubric comes from the cache."""
+FORWARD_EFFICIENCY = 0.3
+"""Share of the measured matrix-multiply speed a vision-language forward pass reaches. Calibrated on
+the one GPU figure measured (Qwen3-VL-4B single pass, 1024 px: 23.1 photographs/s on an H100, whose
+bf16 matrix multiply runs at about 700 TFLOP/s); used for the CPU too, where it is optimistic."""
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """Where models would run: the device kind, its dtype, free memory and measured matmul speed."""
+
+    kind: str  # "cuda", "mps" or "cpu"
+    dtype: str
+    free_bytes: int | None
+    flops: float  # measured matrix-multiply FLOP/s at `dtype`
+
+    def __str__(self) -> str:
+        name = {"cuda": "CUDA GPU", "mps": "Apple GPU (MPS)", "cpu": "CPU"}.get(self.kind, self.kind)
+        memory = f", {self.free_bytes / 2**30:.1f} GiB free" if self.free_bytes else ""
+        return f"{name} ({self.dtype}{memory})"
+
+
 def detect_device(
     progress: ProgressCallback | None = None, cancel: CancelToken | None = None
-) -> str:
-    """A one-line description of where models would run (imports torch, so run it as a job)."""
-    from aesthete_gui.ml.loading import available_memory_bytes, choose_device
+) -> DeviceInfo:
+    """Where models would run, with free memory and a short speed measurement (imports torch, so
+    run it as a job); str() of it is a one-line description."""
+    from aesthete_gui.ml.loading import available_memory_bytes, choose_device, matmul_flops
 
     choice = choose_device()
     free = available_memory_bytes(choice.device)
-    name = {"cuda": "CUDA GPU", "mps": "Apple GPU (MPS)", "cpu": "CPU"}.get(
-        choice.device.split(":")[0], choice.device
-    )
-    memory = f", {free / 2**30:.1f} GiB free" if free else ""
-    return f"{name} ({choice.dtype}{memory})"
+    return DeviceInfo(choice.device.split(":")[0], choice.dtype, free, matmul_flops(choice.device, choice.dtype))
+
+
+def expected_speed(card: ModelCard, device: DeviceInfo) -> str:
+    """How fast the card's model would score photographs here, or why it would not run well."""
+    from aesthete_gui.ml.loading import MEMORY_OVERHEAD
+
+    weights = card.memory_gib_bf16 if device.dtype == "bfloat16" else card.memory_gib_float32
+    needed = weights * MEMORY_OVERHEAD * 2**30
+    seconds = 2 * card.parameters_billion * 1e9 * SCORING_TOKENS / max(device.flops * FORWARD_EFFICIENCY, 1.0)
+    if device.free_bytes is not None and needed > device.free_bytes:
+        return f"does not fit here (needs about {needed / 2**30:.0f} GiB, {device.free_bytes / 2**30:.0f} GiB free)"
+    if device.kind == "cpu":
+        pace = f"about {seconds / 60:.0f} min" if seconds >= 90 else f"about {seconds:.0f} s"
+        return f"impractically slow on this CPU ({pace} per photograph); use a GPU or a server"
+    if seconds < 1:
+        return f"about {1 / seconds:.0f} photographs/s (estimate)"
+    return f"about {seconds:.0f} s per photograph (estimate)"
 
 
 def inspect_folder(
@@ -39,8 +78,8 @@ def inspect_folder(
 ) -> str:
     """Parameters, disk size and memory estimate of a local model folder (reads headers only)."""
     from aesthete_gui.ml.loading import (
-        count_parameters,
         estimate_memory_bytes,
+        model_parameters,
         read_config,
         weight_files,
     )
@@ -50,7 +89,7 @@ def inspect_folder(
         raise FileNotFoundError(f"{path} is not a folder")
     config = read_config(path)
     weight_files(path)
-    parameters = count_parameters(path)
+    parameters = model_parameters(path)
     disk = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     model_type = config.get("model_type", "unknown type")
     return (
@@ -61,12 +100,19 @@ def inspect_folder(
 
 
 def download_model(
-    model_id: str, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    model_id: str,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    *,
+    revision: str | None = None,
+    allow_pickle: bool = False,
 ) -> str:
     """Download a hub model into the standard cache (only when the user asked); returns its folder."""
     from aesthete_gui.ml.loading import resolve_model_path
 
-    return str(resolve_model_path(model_id, download=True, progress=progress, cancel=cancel))
+    folder = resolve_model_path(model_id, download=True, revision=revision, allow_pickle=allow_pickle,
+                                progress=progress, cancel=cancel)  # fmt: skip
+    return str(folder)
 
 
 def test_connection(
@@ -105,6 +151,13 @@ def _format_count(count: int) -> str:
     return str(count)
 
 
+def default_judge(cards: list[ModelCard]) -> ModelCard | None:
+    """The judge the model manager preselects: permissively licensed (models/*.toml default_judge)."""
+    from aesthete_gui.ml.registry import default_judge as marked
+
+    return marked(cards)
+
+
 def read_cards() -> list[ModelCard]:
     """The model cards shipped with the app, or none when they cannot be read."""
     from aesthete_gui.ml.registry import ModelCardError, list_cards
@@ -114,6 +167,13 @@ def read_cards() -> list[ModelCard]:
     except (FileNotFoundError, ModelCardError) as error:
         log.warning("model cards unavailable: %s", error)
         return []
+
+
+def installed_path(model_id: str) -> Path | None:
+    """Where a hub model lies in the local model cache (offline check), or None."""
+    from aesthete_gui.ml.registry import installed_path as cached
+
+    return cached(model_id)
 
 
 def is_installed(model_id: str) -> bool:

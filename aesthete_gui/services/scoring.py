@@ -1,14 +1,11 @@
-"""The one home of scorers (docs/method.md §6): the registry, scoring with any of them, the single
-writer of stored scores, and the cached inputs they share.
+"""The single writer of stored scores, the array scorers (built-in and students) and the cached
+inputs they share (docs/method.md §6).
 
-Registered scorers: "builtin" (image-property rules, no weights), trained fast students
-("student:<name>", saved in the profile's model folder), a vision-language model read in one pass
-("vlm-single-pass:<model>"), each taste adapter's personal ranking ("taste:<adapter>") and the
-bridge's calibrated pseudo-scores of a distillation run ("bridge:<judge>", written by
-services/distill through `write_scores`). Ids are spelled and parsed only by engine/scorers.py.
 The inputs the array scorers share — image properties (stored in the profile's features table) and
 encoder embeddings (cached in the model folder, keyed by content hash) — are computed once and
-reused by the taste adapter.
+reused by the taste adapter. Every scorer's scores are stored through `write_scores`; the registry
+of all scorers and the one route that scores with any of them is services/scorer_registry.py.
+Ids are spelled and parsed only by engine/scorers.py.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -28,7 +24,7 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.library_checks import scoring_arguments
 from aesthete_gui.store import ImageRecord, Profile
 
-__all__ = ["BUILTIN", "ScoreResult", "ScorerEntry", "ScorerNotFoundError", "registered_scorers", "score_with", "write_scores"]
+__all__ = ["BUILTIN", "ScorerNotFoundError", "score_library", "write_scores"]
 
 class ScorerNotFoundError(AestheteError, LookupError):
     """No scorer of that name in this profile."""
@@ -147,7 +143,7 @@ def library_arrays(
     image_ids: Sequence[int] | None = None,
 ) -> LibraryArrays:
     """Every usable image of the profile (or of `image_ids`) with its properties (and embeddings)."""
-    records = _usable_images(profile, image_ids)
+    records = usable_images(profile, image_ids)
     images, names, features = ensure_features(profile, records, progress, cancel)
     embeddings, encoder_id = (None, "")
     if with_embeddings and images:
@@ -206,9 +202,11 @@ def score_library(
     cancel: CancelToken | None = None,
     image_ids: Sequence[int] | None = None,
     preset: str = "",
+    store: bool = True,
 ) -> tuple[str, dict[int, dict[str, float]]]:
     """Score every usable image (or `image_ids`) with one array scorer in one pass and store the
-    scores in one transaction, with the rubric preset shown; return (scorer id, scores)."""
+    scores in one transaction (unless `store` is False), with the rubric preset shown; return
+    (scorer id, scores)."""
     scorer = load_array_scorer(profile, scorer_name or default_scorer(profile))
     arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
@@ -218,7 +216,8 @@ def score_library(
         record.id: {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
         for record, row in zip(arrays.images, values, strict=True)
     }
-    write_scores(profile, scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
+    if store:
+        write_scores(profile, scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
     return scorer.scorer_id, result
 
 
@@ -241,120 +240,13 @@ def base_scores_for(
     return np.array([[stored[r.id][d] for d in DIMENSIONS] for r in arrays.images], dtype=float)
 
 
-@dataclass(frozen=True)
-class ScorerEntry:
-    """One registered scorer: its id, a label for menus, whether it runs a neural network (and so
-    takes the GPU worker), and whether it can score images on demand (bridge scores are stored by a
-    distillation run only)."""
-
-    scorer_id: str
-    label: str
-    runs_model: bool
-    can_score: bool = True
-
-    @property
-    def kind(self) -> ScorerKind:
-        """builtin, student, bridge, taste or vlm-single-pass."""
-        return ScorerId.parse(self.scorer_id).kind
-
-
-@dataclass(frozen=True)
-class ScoreResult:
-    """What one scoring pass stored: the scorer id, scores by image id, and the images it could not read."""
-
-    scorer_id: str
-    scores: Mapping[int, Mapping[str, float]]
-    unreadable: tuple[int, ...] = ()
-
-
-def registered_scorers(profile: Profile, vlm_models: Sequence[str] = ()) -> list[ScorerEntry]:
-    """Every scorer this profile can use: built-in, students, taste adapters, the single-pass VLM
-    for each of `vlm_models` (model folders or hub ids), and the stored bridge pseudo-scores."""
-    entries = [ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
-    for student in available_scorers(profile)[1:]:
-        entries.append(ScorerEntry(student, f"Fast student {ScorerId.parse(student).name}", runs_model=True))
-    for adapter in profile.adapters.all():
-        entries.append(ScorerEntry(scorer_id(ScorerKind.TASTE, adapter.name), f"My ranking ({adapter.name})", runs_model=True))
-    for model in dict.fromkeys(m for m in vlm_models if m):
-        entries.append(ScorerEntry(vlm_scorer_id(model), f"Vision-language model {model}, single pass", runs_model=True))
-    for stored in profile.scores.scorers():
-        parsed = ScorerId.parse(stored, bare=ScorerKind.STUDENT)
-        if parsed.kind is ScorerKind.BRIDGE:
-            entries.append(ScorerEntry(stored, f"Distillation pseudo-scores ({parsed.name})", runs_model=True, can_score=False))
-    return entries
-
-
-def vlm_scorer_id(model: str) -> str:
-    """The id the single-pass VLM scorer stores its scores under for `model` (folder or hub id)."""
-    return scorer_id(ScorerKind.VLM, Path(model).name if Path(model).is_dir() else model)
-
-
-def score_with(
-    profile: Profile,
-    scorer: str | None = None,
-    image_ids: Sequence[int] | None = None,
-    preset: str = "",
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
-    vlm_model: str | None = None,
-    vlm_options: Mapping[str, Any] | None = None,
-) -> ScoreResult:
-    """Score images (all usable ones when `image_ids` is None) with any registered scorer and store
-    the scores; for "vlm-single-pass:<model>" `vlm_model` gives the folder when the name is not a hub id."""
-    wanted = ScorerId.parse(scorer or default_scorer(profile), bare=ScorerKind.STUDENT)
-    if wanted.kind in (ScorerKind.BUILTIN, ScorerKind.STUDENT):
-        stored_id, scores = score_library(profile, str(wanted), progress, cancel, image_ids, preset)
-        return ScoreResult(stored_id, scores)
-    if wanted.kind is ScorerKind.TASTE:
-        return _score_personal(profile, wanted.name, progress, cancel)
-    if wanted.kind is ScorerKind.VLM:
-        return _score_vlm(profile, vlm_model or wanted.name, image_ids, preset, progress, cancel, vlm_options or {})
-    raise ScorerNotFoundError(
-        f"{wanted} holds the pseudo-scores of a distillation run; run the distillation again to renew them"
-    )
-
-
-def _usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
+def usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
     """The readable images of the profile, or of those among `image_ids` (in that order)."""
     records = profile.catalog.images(status="ok")
     if image_ids is None:
         return records
     by_id = {r.id: r for r in records}
     return [by_id[i] for i in dict.fromkeys(image_ids) if i in by_id]
-
-
-def _score_vlm(
-    profile: Profile,
-    model: str,
-    image_ids: Sequence[int] | None,
-    preset: str,
-    progress: ProgressCallback | None,
-    cancel: CancelToken | None,
-    options: Mapping[str, Any],
-) -> ScoreResult:
-    from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
-
-    images = _usable_images(profile, image_ids)
-    scorer = VLMSinglePassScorer(model, **({"preset": preset} if preset else {}), **dict(options))
-    results = scorer.score_paths([r.path for r in images], progress=progress, cancel=cancel)
-    scores = {r.id: values for r, values in zip(images, results, strict=True) if values}
-    write_scores(
-        profile, scorer.scorer_id, scores.items(), scorer_version=scorer.version,
-        preset=preset, preset_version=str(scorer.prompts.preset.version),
-    )  # fmt: skip
-    unreadable = tuple(r.id for r, values in zip(images, results, strict=True) if not values)
-    return ScoreResult(scorer.scorer_id, scores, unreadable)
-
-
-def _score_personal(
-    profile: Profile, adapter: str, progress: ProgressCallback | None, cancel: CancelToken | None
-) -> ScoreResult:
-    """Store an adapter's personal ranking as "taste:<adapter>" (the grid's "My ranking"); the CLI and
-    the GUI both come here, so they store the same ranking."""
-    from aesthete_gui.services import taste
-
-    scores = taste.store_personal_ranking(profile, adapter, progress=progress, cancel=cancel)
-    return ScoreResult(scorer_id(ScorerKind.TASTE, adapter), scores)
 
 
 def personal_scorer_id(profile: Profile) -> str | None:

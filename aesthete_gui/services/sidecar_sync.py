@@ -6,16 +6,24 @@ last sync and its content hash differs too (a touch alone changes nothing). Then
 - both changed since the last sync: the later change wins (sidecar mtime against the profile's
   mark time) and the losing value goes into the image's mark history.
 Sync runs on a rescan (import), right before every sidecar write (services.library_marks), and
-whenever the app asks (`sync_sidecars`, e.g. when its window regains focus).
+whenever the app asks (`sync_sidecars`, e.g. when its window regains focus). A field whose value
+the sidecar holds but Aesthete cannot read (a rating of 99) is never taken into the profile: the
+profile keeps its value for that field and the sync lists the sidecar among its problems.
+
+Which sidecar belongs to an image follows imaging.xmp's rule, with the profile's setting
+"raw_jpeg_pairs_as_one" (`sidecar_rules`). A sync also removes temporary files that an earlier,
+killed write of ours left beside the sidecars.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from aesthete_gui.atomic_write import remove_leftovers
 from aesthete_gui.imaging.hashing import content_hash_bytes
 from aesthete_gui.imaging.xmp import (
     Naming,
@@ -23,11 +31,13 @@ from aesthete_gui.imaging.xmp import (
     XmpError,
     XmpMarks,
     find_sidecar,
+    folders_listed_once,
     read_sidecar_bytes,
     read_xmp_bytes,
     write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, profile_setting
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
 from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
 
@@ -48,21 +58,41 @@ class SyncSummary:
 
 
 @dataclass(frozen=True)
+class SidecarRules:
+    """The profile's sidecar settings, the same for the window and the command line."""
+
+    write: bool = True
+    pairs_as_one: bool = False
+
+
+def sidecar_rules(profile: Profile) -> SidecarRules:
+    """The sidecar settings stored beside the profile (`<profile>.settings.json`, see settings.py)."""
+    path = Path(profile.path)
+    return SidecarRules(bool(profile_setting(path, XMP_ENABLED_KEY, True)),
+                        bool(profile_setting(path, PAIRS_AS_ONE_KEY, False)))  # fmt: skip
+
+
+def clean_leftovers(folders: Iterable[str | os.PathLike[str]], started: float) -> int:
+    """Remove temporary sidecar files an earlier, killed run of ours left in `folders`; how many."""
+    return sum(len(remove_leftovers(folder, started)) for folder in set(map(os.fspath, folders)))
+
+
+@dataclass(frozen=True)
 class _Seen:
     state: SidecarState
     marks: XmpMarks
 
 
-def _sidecar_view(
+def sidecar_view(
     stars: int | None, flag: str | None, label: str | None
 ) -> tuple[int | None, str | None, str | None]:
     """Marks as a sidecar can hold them: a reject is Rating -1, so its stars are not kept there."""
     return (None if flag == "reject" else int(stars or 0), flag, label)
 
 
-def _look(image: ImageRecord, known: SidecarState | None) -> _Seen | SidecarState | None:
+def _look(image: ImageRecord, known: SidecarState | None, pairs_as_one: bool) -> _Seen | SidecarState | None:
     """The sidecar now: None when absent or unchanged, a refreshed state when only its stat changed."""
-    sidecar = find_sidecar(image.path)
+    sidecar = find_sidecar(image.path, pairs_as_one)
     if sidecar is None:
         return None
     info = os.stat(sidecar)
@@ -82,22 +112,35 @@ def _look(image: ImageRecord, known: SidecarState | None) -> _Seen | SidecarStat
     return _Seen(state, read_xmp_bytes(sidecar, data))
 
 
-def _decide(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) -> SyncChange | None:
+def marks_from_sidecar(xmp: XmpMarks, mark: MarkRecord) -> Marks:
+    """The marks a sidecar gives the profile: the profile keeps its value wherever the sidecar's
+    cannot be read (and its stars under a reject, which Rating -1 does not carry)."""
+    rating_unreadable = xmp.is_unreadable("xmp:Rating")
+    stars = mark.stars if xmp.flag == "reject" or rating_unreadable else int(xmp.stars or 0)
+    flag = xmp.flag if xmp.flag is not None or not rating_unreadable else mark.flag
+    label = mark.label if xmp.is_unreadable("xmp:Label") else xmp.label
+    return (stars, flag, label)  # type: ignore[return-value]
+
+
+def _decide(
+    image: ImageRecord, mark: MarkRecord, known: SidecarState | None, pairs_as_one: bool = False
+) -> SyncChange | None:
     """What to do about one image (XmpError / OSError when its sidecar cannot be read)."""
-    seen = _look(image, known)
+    seen = _look(image, known, pairs_as_one)
     if seen is None:
         return None
     if isinstance(seen, SidecarState):
         return SyncChange(image.id, mark.updated_at, state=seen)
     xmp = seen.marks
-    sidecar_view = _sidecar_view(xmp.stars, xmp.flag, xmp.label)
-    if sidecar_view == _sidecar_view(mark.stars, mark.flag, mark.label):
+    return replace(_settle(image, mark, known, seen), unreadable=xmp.unreadable)
+
+
+def _settle(image: ImageRecord, mark: MarkRecord, known: SidecarState | None, seen: _Seen) -> SyncChange:
+    """Sidecar and profile differ (or not): which side wins, and what goes into the mark history."""
+    xmp = seen.marks
+    from_sidecar: Marks = marks_from_sidecar(xmp, mark)
+    if sidecar_view(*from_sidecar) == sidecar_view(mark.stars, mark.flag, mark.label):
         return SyncChange(image.id, mark.updated_at, state=seen.state)
-    from_sidecar: Marks = (
-        mark.stars if xmp.flag == "reject" else int(xmp.stars or 0),
-        xmp.flag,
-        xmp.label,
-    )
     profile_changed = mark.updated_at > (known.synced_at if known is not None else 0.0)
     if not profile_changed:
         return SyncChange(image.id, mark.updated_at, marks=from_sidecar, state=seen.state)
@@ -130,9 +173,8 @@ def sync_image(profile: Profile, image_id: int) -> SyncChange | None:
     image = profile.catalog.image_by_id(image_id)
     if image is None:
         return None
-    change = _decide(
-        image, profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id)
-    )
+    change = _decide(image, profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id),
+                     sidecar_rules(profile).pairs_as_one)  # fmt: skip
     if change is None:
         return None
     profile.sidecars.apply_sync([change])  # the repository announces the marks it changed
@@ -150,21 +192,36 @@ def sync_sidecars(
     """Bring the profile and the images' sidecars together (all present images, or `image_ids`).
 
     With `write_back`, a sidecar that lost a conflict is rewritten with the profile's marks. An
-    unreadable sidecar is listed in `problems` and left alone. Changed marks are announced by the
-    profile's sidecars repository, one event per batch.
+    unreadable sidecar, or one holding a value that cannot be read, is listed in `problems` and
+    left alone. Changed marks are announced by the profile's sidecars repository, one event per batch.
     """
+    started = time.time()
     wanted = None if image_ids is None else set(image_ids)
     images = [i for i in profile.catalog.images(status="ok") if wanted is None or i.id in wanted]
+    pairs_as_one = sidecar_rules(profile).pairs_as_one
+    clean_leftovers((os.path.dirname(i.path) for i in images), started)
     marks = profile.marks.all()
     known = profile.sidecars.states(wanted)
     summary = SyncSummary()
+    with folders_listed_once():
+        _sync_each(profile, images, marks, known, pairs_as_one, summary, progress, cancel, write_back, naming)
+    return summary
+
+
+def _sync_each(profile: Profile, images: list[ImageRecord], marks: dict[int, MarkRecord],
+               known: dict[int, SidecarState], pairs_as_one: bool, summary: SyncSummary,
+               progress: ProgressCallback | None, cancel: CancelToken | None, write_back: bool,
+               naming: Naming) -> None:  # fmt: skip
     pending: list[SyncChange] = []
     for done, image in enumerate(images, start=1):
         if cancel is not None and cancel.cancelled:
             break
         summary.checked += 1
         try:
-            change = _decide(image, marks.get(image.id, MarkRecord(image.id)), known.get(image.id))
+            change = _decide(image, marks.get(image.id, MarkRecord(image.id)), known.get(image.id), pairs_as_one)
+            if change is not None and change.unreadable:
+                summary.problems.append((image.path, "sidecar value unreadable, left as it is: "
+                                         + "; ".join(change.unreadable)))  # fmt: skip
         except (XmpError, OSError) as error:
             summary.problems.append((image.path, str(error)))
             change = None
@@ -176,7 +233,6 @@ def sync_sidecars(
         if progress is not None and (done % 100 == 0 or done == len(images)):
             progress(Progress(done, len(images), image.path))
     _apply(profile, pending, summary, write_back, naming)
-    return summary
 
 
 def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, write_back: bool,
@@ -201,7 +257,8 @@ def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: N
     if image is None:
         return
     try:
-        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming)
+        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming,
+                               pairs_as_one=sidecar_rules(profile).pairs_as_one)  # fmt: skip
         profile.sidecars.record(sidecar_state_now(image_id, target))
     except (SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))

@@ -89,6 +89,29 @@ def split_by_time(groups: Sequence[int]) -> HeldOutSplit:
     return HeldOutSplit([i for i in range(count) if i not in held_set], sorted(held))
 
 
+def choices_still_needed(choices: int, held_out: int) -> int:
+    """About how many more choices it takes before agreement can be measured: MIN_HELD_OUT_CHOICES
+    held out with MIN_TRAIN_CHOICES left to train on (0 when measurable). A lower bound: a late
+    Set verdict or burst is held out whole or not at all, which can ask for a few more."""
+    if held_out >= MIN_HELD_OUT_CHOICES:
+        return 0
+    return max(MIN_HELD_OUT_CHOICES + MIN_TRAIN_CHOICES - choices, MIN_HELD_OUT_CHOICES - held_out, 1)
+
+
+def expected_held_out(choices: int) -> int:
+    """How many of `choices` split_by_time would hold out when no group spans the cut."""
+    return min(max(round(HELD_OUT_FRACTION * choices), MIN_HELD_OUT_CHOICES), max(0, choices - MIN_TRAIN_CHOICES))
+
+
+def too_few_to_measure(choices: int, held_out: int) -> str:
+    """What the window says instead of an agreement figure: how far it is, how many more to make."""
+    more = choices_still_needed(choices, held_out)
+    return (
+        f"not enough held-out choices to measure: {held_out} of {MIN_HELD_OUT_CHOICES}; about {more} "
+        f"more choice{'s' if more != 1 else ''} needed"
+    )
+
+
 def may_activate(base_mean: float | None, adapter_mean: float | None) -> bool:
     """An adapter becomes active on its own only when measured at least as good as the base."""
     if base_mean is None or adapter_mean is None:

@@ -26,6 +26,9 @@ from aesthete_gui.store.records import (
 )
 from aesthete_gui.store.repository import Repository, writes
 
+GridImage = tuple[int, str, str | None, int | None, int | None, str, str | None]
+"""(id, path, capture_time, folder_id, burst_id, status, error): one image as the grid reads it."""
+
 
 def _image(row: dict[str, Any]) -> ImageRecord:
     values = dict(row)
@@ -76,6 +79,12 @@ class CatalogRepository(Repository):
             sql += " AND folder_id = ?"
             params.append(folder_id)
         return [_image(r) for r in self._db.rows(sql + " ORDER BY path", params)]
+
+    def grid_images(self) -> list[GridImage]:
+        """Every image as a GridImage tuple, ordered by path (a lean read: no EXIF parsed)."""
+        return self._db.tuples(  # type: ignore[return-value]
+            "SELECT id, path, capture_time, folder_id, burst_id, status, error FROM images ORDER BY path"
+        )
 
     def image_by_path(self, path: str) -> ImageRecord | None:
         """The image stored under exactly this path, or None."""

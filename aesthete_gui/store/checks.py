@@ -1,9 +1,12 @@
 """Stored technical verdicts, faces and suggested rejects (a state of its own, never a user mark).
 
-The repository is bound to the current checks version (the measuring code, its thresholds and
-whether faces were sought: `imaging.checks.checks_version`): every read answers for verdicts of
-that version only, so older verdicts count as not measured until a rescan measures again, and no
-caller can forget to say which version it means.
+The repository is bound to the current checks version (the measuring code and whether faces were
+sought: `imaging.checks.checks_version`): every read answers for measurements of that version only,
+so older ones count as not measured until a rescan measures again, and no caller can forget to say
+which version it means. What the verdicts were judged under (thresholds, shoot type, the frame's
+set) is stamped on each stored check instead: `services.verdicts.rejudge_library` judges rows with
+an old stamp again from their stored measurements and writes them back here, under the same
+checks version.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from aesthete_gui.store.connection import ProfileDatabase
-from aesthete_gui.store.events import ChecksChanged, SuggestionsChanged
+from aesthete_gui.store.events import ChecksMeasured, SuggestionsChanged
 from aesthete_gui.store.repository import Repository, writes
 
 CheckRow = tuple[int, str, Sequence[dict[str, Any]], Sequence[dict[str, Any]], str]
@@ -51,7 +54,7 @@ class ChecksRepository(Repository):
         rows = list(rows)
         with self._db.transaction() as tx:
             insert_checks(tx.conn, rows)
-            tx.announce(ChecksChanged(tuple(r[0] for r in rows)))
+            tx.announce(ChecksMeasured(tuple(r[0] for r in rows)))
 
     def get(self, image_id: int) -> Checks | None:
         """(checks, faces) of one image, None when it has none of the current version."""
@@ -88,6 +91,33 @@ class ChecksRepository(Repository):
             (self.version,),
         )
         return {r["image_id"] for r in rows}
+
+    def closed_eyes_ids(self) -> set[int]:
+        """Images whose current stored faces include one with both eyes closed."""
+        rows = self._db.tuples(
+            "SELECT image_id FROM image_checks WHERE version = ? AND EXISTS"
+            " (SELECT 1 FROM json_each(faces) WHERE json_extract(value, '$.eyes') = 'closed')",
+            (self.version,),
+        )
+        return {r[0] for r in rows}
+
+    def burst_member_checks(self) -> dict[int, Checks]:
+        """Current (checks, faces) of the images in bursts (what choosing a burst's best frame reads)."""
+        rows = self._db.tuples(
+            "SELECT c.image_id, c.checks, c.faces FROM image_checks c JOIN images i ON i.id = c.image_id"
+            " WHERE i.burst_id IS NOT NULL AND c.version = ?",
+            (self.version,),
+        )
+        return {r[0]: (json.loads(r[1]), json.loads(r[2])) for r in rows}
+
+    def findings(self) -> dict[int, list[dict[str, Any]]]:
+        """The current stored checks of images with something to say: a warning or reject verdict,
+        or membership of a bracket / panorama / focus stack (a "sequence" check)."""
+        rows = self._db.tuples(
+            "SELECT image_id, checks FROM image_checks WHERE version = ? AND (worst != 'ok' OR checks LIKE ?)",
+            (self.version, '%"sequence"%'),
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
 
     @writes
     def dismiss_suggestions(self, image_ids: Iterable[int]) -> None:

@@ -207,6 +207,11 @@ class ProfileDatabase:
             names = [d[0] for d in cursor.description or ()]
             return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
+    def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a query, as plain tuples (lean reads of the whole library: no dict per row)."""
+        with self.using() as conn, profile_errors(self.path):
+            return conn.execute(sql, tuple(params)).fetchall()
+
     def row(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         """The first row of a query, or None."""
         rows = self.rows(sql, params)

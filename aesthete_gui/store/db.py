@@ -22,6 +22,7 @@ from aesthete_gui.store.errors import (
     ProfileTooNewError,
     profile_errors,
 )
+from aesthete_gui.store.grouping import GroupingRepository
 from aesthete_gui.store.hub import EventHub
 from aesthete_gui.store.judgments import JudgmentsRepository
 from aesthete_gui.store.marks import MarksRepository
@@ -37,10 +38,10 @@ class Profile:
 
     `catalog` (folders, images, bursts, features), `marks` (with their history), `checks` (bound to
     the current checks version), `choices`, `judgments`, `scores`, `runs`, `adapters`, `sidecars`
-    (sidecar states and sync). Every repository method that changes something commits, then
-    publishes a typed event (store/events.py) on `events`, the hub of this open profile; `changes`
-    publishes there what other processes committed. Thread-safe: each thread gets its own SQLite
-    connection on first use.
+    (sidecar states and sync), `grouping` (what burst grouping remembers between runs). Every
+    repository method that changes something commits, then publishes a typed event
+    (store/events.py) on `events`, the hub of this open profile; `changes` publishes there what
+    other processes committed. Thread-safe: each thread gets its own SQLite connection on first use.
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class Profile:
         self.runs = RunsRepository(self.database)
         self.adapters = AdaptersRepository(self.database)
         self.sidecars = SidecarsRepository(self.database)
+        self.grouping = GroupingRepository(self.database)
         self.changes = ChangeFeed(self.database)
 
     @property

@@ -27,8 +27,9 @@ class SuggestionsChanged:
 
 
 @dataclass(frozen=True)
-class ChecksChanged:
-    """Technical verdicts and faces of these images were stored."""
+class ChecksMeasured:
+    """Technical checks and faces of these images were stored: measured (an import's second pass
+    writes them in batches, one event per batch) or judged again from their stored measurements."""
 
     image_ids: tuple[int, ...]
 
@@ -111,7 +112,7 @@ class ChangedElsewhere:
 
 
 ProfileEvent = (
-    MarksChanged | SuggestionsChanged | ChecksChanged | ImagesChanged | FoldersChanged
+    MarksChanged | SuggestionsChanged | ChecksMeasured | ImagesChanged | FoldersChanged
     | BurstsChanged | FeaturesChanged | ChoicesChanged | JudgmentsAdded | ScoresChanged
     | RunChanged | AdaptersChanged | SidecarStatesChanged | ChangedElsewhere
 )  # fmt: skip
@@ -119,7 +120,7 @@ ProfileEvent = (
 _TYPES: dict[str, type[Any]] = {
     kind.__name__: kind
     for kind in (
-        MarksChanged, SuggestionsChanged, ChecksChanged, ImagesChanged, FoldersChanged,
+        MarksChanged, SuggestionsChanged, ChecksMeasured, ImagesChanged, FoldersChanged,
         BurstsChanged, FeaturesChanged, ChoicesChanged, JudgmentsAdded, ScoresChanged,
         RunChanged, AdaptersChanged, SidecarStatesChanged, ChangedElsewhere,
     )

@@ -32,6 +32,7 @@ def store_marks(
     label: str | Unset | None = UNSET,
     source: str = "",
     reason: str | None = None,
+    when: float | None = None,
 ) -> MarkRecord:
     """Set the given marks of one image inside `tx` (None clears a flag/label, stars None = 0).
 
@@ -52,7 +53,7 @@ def store_marks(
     new_label = old[2] if label is UNSET else normalize_label(label)
     if row is None and tx.execute("SELECT 1 FROM images WHERE id = ?", (image_id,)).fetchone() is None:
         raise KeyError(f"no image with id {image_id}")
-    now = time.time()
+    now = time.time() if when is None else when  # a sync passes its own time: marks and state agree
     if row is not None and (new_stars, new_flag, new_label) != old:
         why = reason or f"replaced by {SOURCE_NAMES.get(source, source)}"
         entry = MarkHistoryEntry(image_id, str(row[4] or ""), old[0], old[1], old[2], float(row[3]), why)
@@ -94,6 +95,10 @@ class MarksRepository(Repository):
     def all(self) -> dict[int, MarkRecord]:
         """Every stored mark by image id."""
         return {r["image_id"]: _mark(r) for r in self._db.rows("SELECT * FROM marks")}
+
+    def grid_marks(self) -> dict[int, tuple[int, str | None, str | None]]:
+        """(stars, flag, label) of every marked image, by id (a lean read for the grid)."""
+        return {r[0]: (r[1], r[2], r[3]) for r in self._db.tuples("SELECT image_id, stars, flag, label FROM marks")}
 
     def of(self, image_ids: Iterable[int]) -> dict[int, MarkRecord]:
         """The marks of these images by id (unmarked images get an empty record)."""

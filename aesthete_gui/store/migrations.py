@@ -267,6 +267,34 @@ def _sidecar_sync(conn: sqlite3.Connection) -> None:
 
 
 @migration(4)
+def _grouping_memory(conn: sqlite3.Connection) -> None:
+    # What burst grouping keeps between runs, keyed by content hash (the pixels, wherever the file
+    # lives): each image's colour signature (measured at import from its thumbnail, so grouping never
+    # reads thumbnails to find candidates), the pixel verdict of every pair of images compared
+    # ("one is a crop of the other" or not), and small named values such as the fingerprint of the
+    # library the stored bursts were grouped from (an unchanged library is not grouped again).
+    _script(
+        conn,
+        """
+        CREATE TABLE colour_signatures (
+            content_hash TEXT PRIMARY KEY,
+            signature BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE crop_verdicts (
+            first TEXT NOT NULL,
+            second TEXT NOT NULL,
+            same INTEGER NOT NULL CHECK (same IN (0, 1)),
+            PRIMARY KEY (first, second)
+        ) WITHOUT ROWID;
+        CREATE TABLE library_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+    )
+
+
+@migration(5)
 def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
     # Who set each image's current marks (window, cli, sidecar, undo, ...); the mark history now
     # keeps every earlier value with who set it, not only values that lost a sync conflict, so its

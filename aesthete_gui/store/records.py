@@ -184,6 +184,7 @@ class SyncChange:
     marks: Marks | None = None
     state: SidecarState | None = None
     history: tuple[MarkHistoryEntry, ...] = ()
+    unreadable: tuple[str, ...] = ()  # sidecar values that could not be read (the profile kept its own)
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,13 @@ class ScoresRepository(Repository):
         rows = self._db.rows("SELECT * FROM scores WHERE scorer_id = ? ORDER BY image_id", (scorer_id,))
         return {r["image_id"]: {d: r[d] for d in DIMENSIONS if r[d] is not None} for r in rows}
 
+    def score_rows(self, scorer_id: str) -> dict[int, tuple[float | None, ...]]:
+        """One scorer's scores by image id, one value (or None) per engine dimension, in order (a
+        lean read for the grid)."""
+        columns = ", ".join(DIMENSIONS)
+        rows = self._db.tuples(f"SELECT image_id, {columns} FROM scores WHERE scorer_id = ?", (scorer_id,))
+        return {r[0]: r[1:] for r in rows}
+
     def scorer_versions(self, scorer_id: str) -> dict[int, str]:
         """The scorer version behind each image's stored scores of `scorer_id`, by image id."""
         rows = self._db.rows("SELECT image_id, scorer_version FROM scores WHERE scorer_id = ?", (scorer_id,))

@@ -50,6 +50,16 @@ class SidecarsRepository(Repository):
             tx.announce(SidecarStatesChanged(tuple(s.image_id for s in states)))
 
     @writes
+    def forget(self, image_ids: Iterable[int]) -> None:
+        """Forget the recorded sidecar of these images (e.g. after undo deleted the sidecar we created)."""
+        ids = sorted(set(image_ids))
+        if not ids:
+            return
+        with self._db.transaction() as tx:
+            tx.executemany("DELETE FROM sidecar_sync WHERE image_id = ?", [(i,) for i in ids])
+            tx.announce(SidecarStatesChanged(tuple(ids)))
+
+    @writes
     def apply_sync(self, changes: Sequence[SyncChange]) -> list[int]:
         """Apply decided changes in one transaction; return the ids whose marks changed.
 
@@ -71,7 +81,7 @@ class SidecarsRepository(Repository):
                 replaced = [e for e in change.history if e.source == "profile"]
                 if change.marks is not None:
                     reason = replaced[0].reason if replaced else "replaced by the sidecar's marks (edited elsewhere)"
-                    store_marks(tx, change.image_id, *change.marks, source="sidecar", reason=reason)
+                    store_marks(tx, change.image_id, *change.marks, source="sidecar", reason=reason, when=now)
                     changed.append(change.image_id)
                 if change.state is not None:
                     _put_state(tx.conn, change.state, synced_at=now)

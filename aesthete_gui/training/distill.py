@@ -22,6 +22,7 @@ from aesthete_gui.engine.builtin_scorer import BuiltinScorer
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.safe_names import check_name
 from aesthete_gui.training.reward import DEFAULT_TAU_W, ranking_fidelity_reward
 
 if TYPE_CHECKING:
@@ -152,9 +153,11 @@ def _measured(paths: Sequence[str], with_image: bool, workers: int) -> Iterator[
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from aesthete_gui.process_guard import exit_with_parent
+
     # spawn, not fork: the caller may hold threads (the GUI, CUDA) that a fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent) as pool:
         try:
             yield from enumerate(pool.map(partial(_measure, with_image=with_image), paths, chunksize=8))
         finally:
@@ -357,6 +360,7 @@ def save_student(student: StudentScorer, models_dir: Path) -> Path:
     """Write `<name>.safetensors` and `<name>.json` into `models_dir`; return the weights path."""
     from safetensors.numpy import save_file
 
+    check_name(student.name, "student name")
     models_dir.mkdir(parents=True, exist_ok=True)
     weights = models_dir / f"{student.name}.safetensors"
     save_file({k: np.ascontiguousarray(v) for k, v in student.tensors.items()}, str(weights))
@@ -380,6 +384,7 @@ def load_student(models_dir: Path, name: str) -> StudentScorer:
 
     from aesthete_gui.ml.model_files import DamagedWeights, read_safetensors_header
 
+    check_name(name, "student name")
     card_path = models_dir / f"{name}.json"
     weights = models_dir / f"{name}.safetensors"
     if not card_path.is_file() or not weights.is_file():

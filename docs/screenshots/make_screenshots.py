@@ -119,7 +119,7 @@ def prepare_profile(root: Path) -> Path:
     for i, a in enumerate(ids[:-1]):
         b = ids[(i * 7 + 3) % len(ids)]
         if a != b:
-            profile.add_choice(a, b, "a" if (a + b) % 3 else "b", app_state={"sample": True})
+            profile.choices.add(a, b, "a" if (a + b) % 3 else "b", app_state={"sample": True})
     marks.close()
     window.close()
     context.close()
@@ -200,6 +200,21 @@ def shoot_all(profile_path: Path, out: Path, sizes=SIZES) -> list[Path]:
         window.grid.select_image(rows["hubble_deep_field"])
         settle(window)
         saved.append(grab(window, out, "grid-bursts-by-score", size))
+        keep_best = window._keep_best_of_bursts()  # what "keep the best of each burst" would reject
+        if keep_best is not None:
+            settle(window)
+            saved.append(grab(keep_best, out, "keep-best-dialog", size))
+            keep_best.reject()
+        export = window._choose_and_copy(picks_only=True)
+        if export is not None and size == sizes[0]:
+            export.folder_edit.setText("/home/you/Pictures/2026-06-13 delivery")
+            export.move_radio.setChecked(True)
+            settle(window)
+            path = out / "export-picks-dialog.png"
+            export.grab().save(str(path))
+            saved.append(path)
+        if export is not None:
+            export.reject()
         window.filter_bar.collapse.setChecked(False)
         window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("capture_time"))
 

@@ -26,7 +26,7 @@ def shoot(tmp_path: Path) -> Path:
     folder.mkdir()
     photo = Image.fromarray(skdata.coffee())
     photo.save(folder / "clean.jpg", quality=92)
-    degrade.exposure(photo, 2.6).save(folder / "bright.jpg", quality=92)
+    degrade.exposure(photo, 4.0).save(folder / "bright.jpg", quality=92)  # +2 EV
     degrade.downscale(photo, 40).save(folder / "tiny.png")
     return folder
 
@@ -51,7 +51,7 @@ def test_images_json_gives_checks_faces_suggestions_and_scores(
         assert isinstance(row["faces"], list)
         assert {tuple(sorted(c)) for c in row["checks"]} == {("name", "reason", "value", "verdict")}
     highlights = next(c for c in rows["bright.jpg"]["checks"] if c["name"] == "highlights")
-    assert highlights["verdict"] == "reject" and "highlights clipped on" in highlights["reason"]
+    assert highlights["verdict"] == "reject" and "clipped on" in highlights["reason"]
     tiny = next(c for c in rows["tiny.png"]["checks"] if c["name"] == "resolution")
     assert tiny["value"] == 40 and tiny["reason"].startswith("too small to use")
 
@@ -68,7 +68,7 @@ def test_score_model_builtin_scores_the_library(
     profile = tmp_path / "p.db"
     assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
     capsys.readouterr()
-    assert _run(profile, "score", "--model", "builtin", "--json") == 0
+    assert _run(profile, "score", "--model", "builtin", "--json", "--save") == 0
     scored = {Path(r["path"]).name: r["scores"] for r in json.loads(capsys.readouterr().out)}
     assert set(scored) == {"clean.jpg", "bright.jpg", "tiny.png"}
     assert scored["bright.jpg"]["technique"] < scored["clean.jpg"]["technique"]
@@ -78,9 +78,9 @@ def test_score_model_builtin_scores_the_library(
     assert set(rows["clean.jpg"]["scores"]) == {"technique", "coloration", "composition", "mood", "overall"}
 
 
-def test_score_without_images_needs_the_builtin_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path / "p.db", "score", "--model", "some/model") != 0
-    assert "only --model builtin scores the whole library" in capsys.readouterr().err
+def test_score_of_an_empty_library_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(tmp_path / "p.db", "score", "--model", "some/model") == 2
+    assert "has no images to score: import a folder first" in capsys.readouterr().err
 
 
 def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
@@ -110,3 +110,16 @@ def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
     assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
     rows = _images(profile, capsys)
     assert rows["bright.jpg"]["suggested_reject"] is True and rows["bright.jpg"]["checks"]
+
+
+def test_a_student_name_that_would_leave_the_models_folder_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim.json"
+    victim.write_text("{}")
+    code = _run(tmp_path / "profiles" / "p.db", "distill", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m",
+                "--student", "../../victim")  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "student name '../../victim' cannot be used as a file name: it contains a folder separator" in err
+    assert victim.read_text() == "{}" and not list(tmp_path.rglob("victim.safetensors"))

@@ -28,9 +28,9 @@ def test_ingest_copies_and_imports_then_skips_on_a_second_run(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "2 copied and verified, 0 already there" in out and "imported: 2 new" in out
-    assert sorted(p.name for p in (tmp_path / "photos").glob("*.jpg")) == [
-        "2023-01-01_01.jpg",
-        "2023-01-02_02.jpg",
+    assert sorted(p.name for p in (tmp_path / "photos").glob("*.JPG")) == [
+        "2023-01-01_01.JPG",
+        "2023-01-02_02.JPG",
     ]
     assert main([*args, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -77,3 +77,37 @@ def test_sync_xmp_takes_an_exiftool_edit(
     assert main([*profile, "images", "--json"]) == 0
     rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
     assert rows["DSC_0000.JPG"]["stars"] == 5
+
+
+def test_the_summary_names_what_was_not_copied_after_a_finished_progress_bar(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _card(tmp_path / "card")
+    (tmp_path / "card" / "DCIM" / "MVI_0001.MOV").write_bytes(b"clip")
+    (tmp_path / "card" / "DCIM" / "MVI_0002.MOV").write_bytes(b"clip 2")
+    (tmp_path / "card" / "DCIM" / "DSC_0000.JPG.xmp").write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>")
+    command = [sys.executable, "-c", "from aesthete_gui.cli import main; raise SystemExit(main())",
+               "ingest", "--no-import", str(tmp_path / "card"), str(tmp_path / "photos")]  # fmt: skip
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    output = result.stdout.decode()  # as a terminal gets it: "\r" redraws the bar's line
+    assert result.returncode == 0, output
+    bar, *summary = output.split("\n")
+    assert bar.rsplit("\r", 1)[-1].startswith("[" + "#" * 30 + "]")  # the bar ends full, on its own line
+    assert summary[:3] == [
+        "2 photographs on the card: 2 copied and verified, 0 already there (same bytes)",
+        "1 XMP sidecars copied with their photographs",
+        "not copied (not photographs): 2 .MOV",
+    ]
+    assert sorted(p.name for p in (tmp_path / "photos").rglob("*") if p.is_file() and not p.name.startswith(".")) == [
+        "20230101_unknown-camera_0001.JPG", "20230101_unknown-camera_0001.JPG.xmp", "20230102_unknown-camera_0002.JPG"]  # fmt: skip
+
+
+def test_a_template_that_leaves_the_destination_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _card(tmp_path / "card")
+    code = main(["ingest", "--quiet", "--no-import", "--template", "../{name}{ext}", str(tmp_path / "card"), str(tmp_path / "photos")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "must name a file inside the destination" in err
+    assert not (tmp_path / "DSC_0000.JPG").exists()

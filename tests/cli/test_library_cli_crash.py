@@ -19,7 +19,7 @@ from tests.services.library_images import write_jpeg
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from aesthete_gui.cli import main; raise SystemExit(main())"]
-COUNT = 400
+COUNT = 150
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ def test_import_goes_on_past_hostile_sidecars_every_time(
         assert _run(profile, "import", "--quiet", "--workers", workers, str(shoot)) == 0
         out = capsys.readouterr().out
         assert "6 files found" in out and "0 could not be read" in out
-        assert "IMG_0.jpg: imported; sidecar unreadable:" in out and "xmp:Rating is not a number" in out
+        assert "IMG_0.jpg: imported; sidecar value unreadable" in out and "xmp:Rating is not a number" in out
     opened = open_profile(profile)
     try:
         assert opened.catalog.image_count() == 6 and all(i.status == "ok" for i in opened.catalog.images())
@@ -64,12 +64,14 @@ def test_mark_and_export_never_rewrite_an_unreadable_sidecar(
     err = capsys.readouterr().err
     assert f"mark saved in the profile; sidecar not written: {shoot / 'IMG_1.xmp'}: unreadable" in err
     assert "Traceback" not in err
-    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--pick") == 0
+    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--pick") == 0  # a pick leaves the rating alone
     assert _run(profile, "export", "--format", "xmp") == 0
     captured = capsys.readouterr()
-    assert "1 sidecars written" in captured.out
-    assert "IMG_0.xmp: unreadable" in captured.err and "IMG_1.xmp: unreadable" in captured.err
-    assert {name: (shoot / name).read_bytes() for name in before} == before
+    assert "2 sidecars written" in captured.out  # IMG_0 (its pick) and IMG_2
+    assert "IMG_0.jpg: sidecar value unreadable, left as it is: xmp:Rating" in captured.err
+    assert "IMG_1.xmp: unreadable" in captured.err
+    assert (shoot / "IMG_1.xmp").read_bytes() == before["IMG_1.xmp"]
+    assert b'xmp:Rating="1e400"' in (shoot / "IMG_0.xmp").read_bytes()  # the unreadable value stays
     opened = open_profile(profile)
     try:
         assert opened.marks.get(opened.catalog.image_by_path(str(shoot / "IMG_1.jpg")).id).stars == 3

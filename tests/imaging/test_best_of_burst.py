@@ -1,4 +1,4 @@
-"""The best frame of a burst: eyes open, subject in focus, no clipping, then the highest score."""
+"""The best frame of a burst: not a copy, eyes open, subject in focus, no clipping, most pixels, then the score."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ from pathlib import Path
 from PIL import Image
 from skimage import data as skdata
 
-from aesthete_gui.imaging.bursts import BurstFrame, choose_representative
+from aesthete_gui.imaging.best_frame import (
+    BurstFrame,
+    Edition,
+    choose_representative,
+    find_copies,
+    stored_culling_rank,
+)
 from aesthete_gui.imaging.checks import Analysis, analyse_path
 from aesthete_gui.imaging.faces import Face
 
@@ -22,7 +28,7 @@ def test_the_clean_frame_beats_blurred_shaken_and_clipped_ones_scored_higher(tmp
         "blurred": degrade.gaussian_blur(img, 2.5),
         "clean": img,
         "shaken": degrade.motion_blur(img, 25),
-        "clipped": degrade.exposure(img, 2.5),
+        "clipped": degrade.exposure(img, 4.0),
     }
     frames = [
         BurstFrame(key, analyse_path(degrade.save(v, tmp_path / key)), overall=5.0 if key != "clean" else 3.0)
@@ -42,15 +48,64 @@ def test_closed_eyes_lose_to_open_eyes_whatever_the_score(tmp_path: Path) -> Non
 
 
 def test_a_soft_frame_loses_to_a_sharp_one_that_clips_a_little(tmp_path: Path) -> None:
-    # Grace Hopper's portrait clips on 3 % of the frame (a warning); a slightly blurred, shifted copy
-    # clips less and scored higher overall, but it is soft: the sharp frame is the keeper.
+    # Grace Hopper's portrait clips a little; a slightly blurred, shifted copy scored higher overall,
+    # but its face is soft (a warning): the sharp frame is the keeper.
     import matplotlib
 
     with Image.open(Path(matplotlib.get_data_path()) / "sample_data" / "grace_hopper.jpg") as opened:
         img = opened.convert("RGB")
     shifted = img.crop((6, 4, img.width, img.height)).resize(img.size, Image.Resampling.BICUBIC)
     sharp = analyse_path(degrade.save(img, tmp_path / "sharp"))
-    soft = analyse_path(degrade.save(degrade.gaussian_blur(shifted, 2.0), tmp_path / "soft"))
+    soft = analyse_path(degrade.save(degrade.gaussian_blur(shifted, 0.6), tmp_path / "soft"))
     assert {c.name: c.verdict for c in soft.checks}["focus"] == "warn"
     frames = [BurstFrame("sharp", sharp, overall=3.0), BurstFrame("soft", soft, overall=4.5)]
     assert choose_representative(frames) == "sharp"
+
+
+def _edition(key: str, size: tuple[int, int], fmt: str = "JPEG", quality: float | None = 95.0, **kwargs: object) -> Edition:
+    return Edition(key=key, name=f"{key}.jpg", width=size[0], height=size[1], format=fmt, quality=quality,
+                   phash=0x0F0F_0F0F_0F0F_0F0F, capture_time=100.0, **kwargs)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_resized_recompressed_and_png_copies_name_their_original() -> None:
+    original = _edition("IMG_0001", (1800, 2400), camera="Canon EOS")
+    small = _edition("small", (900, 1200), quality=80.0)
+    png = _edition("png", (1200, 1600), fmt="PNG", quality=None)
+    recompressed = _edition("again", (1800, 2400), quality=60.0, camera="Canon EOS")
+    copies = find_copies([small, original, png, recompressed])
+    assert set(copies) == {"small", "png", "again"}
+    assert copies["small"] == (
+        "a smaller copy (900 × 1200, JPEG quality 80) of IMG_0001.jpg (1800 × 2400, JPEG quality 95): the original is kept"
+    )
+    assert copies["again"].startswith("a recompressed copy (1800 × 2400, JPEG quality 60) of IMG_0001.jpg")
+    # a PNG of the very same pixels that kept the camera's metadata is still the export, not the original
+    same_png = _edition("same.png", (1800, 2400), fmt="PNG", quality=None, camera="Canon EOS")
+    assert find_copies([original, same_png]) == {"same.png": "a copy (1800 × 2400, PNG) of IMG_0001.jpg (1800 × 2400, JPEG quality 95): the original is kept"}
+    # another exposure of the same view (a burst neighbour) is no copy, whatever its size
+    neighbour = Edition("next", "next.jpg", 900, 1200, "JPEG", 95.0, original.phash, capture_time=101.0)
+    assert find_copies([original, neighbour]) == {}
+
+
+def test_the_original_wins_over_its_copies_even_when_a_copy_looks_cleaner(tmp_path: Path) -> None:
+    # the trial's case: a 900 x 1200 quality-80 copy kept and its 1800 x 2400 original rejected
+    photo = Image.fromarray(skdata.astronaut()).resize((1200, 1200), Image.Resampling.LANCZOS)
+    noisy = degrade.noise(photo, 6.0)  # the full-size original shows its grain; the copy averages it away
+    original = degrade.save(noisy, tmp_path / "IMG_0001", 95)
+    small = degrade.save(noisy.resize((600, 600), Image.Resampling.LANCZOS), tmp_path / "copy", 80)
+    png = degrade.save(noisy.resize((800, 800), Image.Resampling.LANCZOS), tmp_path / "export")
+    frames = [
+        BurstFrame("copy", analyse_path(small), overall=4.8, edition=_edition("copy", (600, 600), quality=80.0)),
+        BurstFrame("export", analyse_path(png), overall=4.6, edition=_edition("export", (800, 800), fmt="PNG", quality=None)),
+        BurstFrame("original", analyse_path(original), overall=3.9, edition=_edition("original", (1200, 1200))),
+    ]
+    assert choose_representative(frames) == "original"
+
+
+def test_the_stored_rank_puts_copies_last_and_prefers_more_pixels_among_equals() -> None:
+    checks = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "resolution", "value": 2400.0, "verdict": "ok"}]
+    smaller = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "resolution", "value": 1200.0, "verdict": "ok"}]
+    copy = [*checks, {"name": "copy", "value": None, "verdict": "warn"}]
+    assert stored_culling_rank(checks, []) > stored_culling_rank(smaller, []) > stored_culling_rank(copy, [])
+    laughing = [{"eyes": "closed", "expression": "laughing"}]
+    blinking = [{"eyes": "closed", "expression": None}]
+    assert stored_culling_rank(checks, []) > stored_culling_rank(checks, laughing) > stored_culling_rank(checks, blinking)

@@ -1,4 +1,5 @@
-"""Every technical verdict on real photographs (scikit-image samples) degraded by the test."""
+"""Every technical verdict on real photographs (scikit-image samples) degraded by the test, and the
+scenes a photographer shoots on purpose (blue sky, snow, silhouette, panning) that are not defects."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from skimage import data as skdata
 
 from aesthete_gui.imaging.checks import (
     CHECK_NAMES,
+    MEASURE_VERSION,
     checks_for_path,
     checks_version,
     judge,
@@ -25,6 +27,8 @@ from aesthete_gui.imaging.ingest import ingest_file
 
 sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
 import culling_data as degrade
+
+from aesthete_gui.imaging.noise import LUMA_SHARE
 
 
 def _photo(which: str = "astronaut") -> Image.Image:
@@ -39,7 +43,7 @@ def _verdicts(img: Image.Image, path: Path, quality: int | None = None) -> dict[
 @pytest.mark.parametrize("which", ["astronaut", "coffee", "chelsea"])
 def test_clean_photographs_are_not_rejected(tmp_path: Path, which: str) -> None:
     verdicts = _verdicts(_photo(which), tmp_path / which)
-    assert list(verdicts) == list(CHECK_NAMES)
+    assert [n for n in CHECK_NAMES if n != "eyes"] == [n for n in verdicts if n != "eyes"]
     assert [name for name, (verdict, _) in verdicts.items() if verdict == "reject"] == []
 
 
@@ -55,12 +59,84 @@ def test_motion_blur_is_named(tmp_path: Path) -> None:
     assert "motion blur" in verdicts["motion_blur"][1]
 
 
-def test_blown_highlights_give_the_clipped_share(tmp_path: Path) -> None:
+def test_blown_highlights_name_the_face_and_the_share_of_the_frame(tmp_path: Path) -> None:
     verdicts = _verdicts(degrade.exposure(_photo(), 3.0), tmp_path / "bright")
     verdict, reason = verdicts["highlights"]
     assert verdict == "reject"
-    assert reason.startswith("highlights clipped on ") and reason.endswith(" % of the frame")
+    assert reason.startswith("the face is blown on ")
     assert verdicts["overexposure"][0] == "reject"
+    assert verdicts["overexposure"][1].startswith("over-exposed: ") and "% of the frame blown" in verdicts["overexposure"][1]
+
+
+def _with_top(img: Image.Image, top: np.ndarray) -> Image.Image:
+    frame = np.asarray(img, dtype=np.float64).copy()
+    frame[: top.shape[0]] = top
+    return Image.fromarray(np.clip(np.rint(frame), 0, 255).astype(np.uint8))
+
+
+def test_a_saturated_blue_sky_is_not_blown(tmp_path: Path) -> None:
+    # the sky of IMG_0029: blue at 255 on a third of the frame, red and green far below: not clipped
+    photo = _photo("coffee")
+    rows = photo.height * 2 // 5
+    ramp = np.linspace(0.0, 1.0, rows)[:, None]
+    sky = np.stack([110 + 50 * ramp, 165 + 40 * ramp, np.full_like(ramp, 255.0)], axis=-1) * np.ones((1, photo.width, 1))
+    verdicts = _verdicts(_with_top(photo, sky), tmp_path / "blue_sky", quality=92)
+    assert verdicts["highlights"][0] == "ok" and verdicts["overexposure"][0] == "ok"
+    assert [n for n, (v, _) in verdicts.items() if v == "reject"] == []
+
+
+def test_specular_highlights_are_ignored(tmp_path: Path) -> None:
+    frame = np.asarray(_photo("coffee")).copy()
+    rng = np.random.default_rng(3)
+    for _ in range(12):  # glints on the cup and the spoon: a few pixels each
+        y, x = rng.integers(10, frame.shape[0] - 10), rng.integers(10, frame.shape[1] - 10)
+        frame[y - 2: y + 3, x - 2: x + 3] = 255
+    verdicts = _verdicts(Image.fromarray(frame), tmp_path / "glints")
+    assert verdicts["highlights"] == ("ok", verdicts["highlights"][1]) and "no detail lost" in verdicts["highlights"][1]
+    assert verdicts["overexposure"][0] == "ok"
+
+
+def test_a_snow_scene_is_a_bright_scene_not_an_over_exposed_one(tmp_path: Path) -> None:
+    photo = _photo("astronaut")
+    h, w = photo.height, photo.width
+    snow = 244.0 - 8.0 * np.linspace(0, 1, h - h * 9 // 20)[:, None, None] + np.random.default_rng(1).normal(0, 1.2, (h - h * 9 // 20, w, 3))
+    frame = np.asarray(photo, dtype=np.float64).copy()
+    frame[h * 9 // 20:] = snow + np.array([0.0, 0.0, 4.0])
+    verdicts = _verdicts(Image.fromarray(np.clip(np.rint(frame), 0, 255).astype(np.uint8)), tmp_path / "snow", quality=92)
+    assert verdicts["overexposure"][0] == "ok" and verdicts["overexposure"][1].startswith("bright scene")
+    assert [n for n, (v, _) in verdicts.items() if v == "reject"] == []
+
+
+def test_a_silhouette_is_intent_not_crushed_detail(tmp_path: Path) -> None:
+    yy, xx = np.mgrid[:400, :600]
+    sky = np.stack([230 - 0.1 * yy, 150 - 0.05 * yy, 90 + 0 * yy], axis=-1).astype(np.float64)
+    shape = (((yy - 280) / 130) ** 2 + ((xx - 300) / 120) ** 2 <= 1) | (yy > 345)
+    frame = np.where(shape[..., None], 2.0, sky) + np.random.default_rng(2).normal(0, 1, sky.shape)
+    verdicts = _verdicts(Image.fromarray(np.clip(np.rint(frame), 0, 255).astype(np.uint8)), tmp_path / "silhouette")
+    assert verdicts["shadows"][0] == "ok" and verdicts["shadows"][1].startswith("silhouette against a bright background")
+    assert verdicts["underexposure"][0] != "reject"
+
+
+def test_a_panned_shot_is_not_motion_blur(tmp_path: Path) -> None:
+    # the subject (an ellipse of the frame) kept sharp, everything around it streaked sideways
+    photo = _photo("coffee")
+    frame = np.asarray(photo)
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    subject = (((yy - h / 2) / (h * 0.3)) ** 2 + ((xx - w / 2) / (w * 0.22)) ** 2) <= 1
+    streaked = np.asarray(degrade.smear(photo, 0.03, angle_deg=0.0))
+    panned = Image.fromarray(np.where(subject[..., None], frame, streaked).astype(np.uint8))
+    verdicts = _verdicts(panned, tmp_path / "panned", quality=92)
+    assert verdicts["motion_blur"][0] == "ok" and verdicts["focus"][0] == "ok"
+    assert "panning" in verdicts["motion_blur"][1]
+
+
+def test_moderate_smear_and_defocus_are_rejected(tmp_path: Path) -> None:
+    photo = _photo("astronaut")
+    smeared = _verdicts(degrade.smear(photo, 0.02), tmp_path / "smear", quality=92)
+    assert "reject" in (smeared["focus"][0], smeared["motion_blur"][0])
+    defocused = _verdicts(degrade.defocus(photo, 0.01), tmp_path / "defocus", quality=92)
+    assert defocused["focus"][0] == "reject" and "soft" in defocused["focus"][1]
 
 
 def test_under_exposure_rejected_but_a_dark_night_scene_is_not(tmp_path: Path) -> None:
@@ -80,9 +156,16 @@ def test_crushed_shadows_warn_and_never_reject_alone() -> None:
 
 
 def test_heavy_noise_is_rejected(tmp_path: Path) -> None:
-    verdict, reason = _verdicts(degrade.noise(_photo(), 35.0), tmp_path / "noisy")["noise"]
+    verdict, reason = _verdicts(degrade.noise(_photo(), 28.0), tmp_path / "noisy", quality=92)["noise"]
     assert verdict == "reject"
-    assert "noise" in reason
+    assert reason.startswith("heavy noise")
+
+
+@pytest.mark.parametrize("which", ["grass", "gravel", "brick", "hubble_deep_field"])
+def test_texture_and_star_fields_are_not_noise(tmp_path: Path, which: str) -> None:
+    photo = _photo(which)
+    assert _verdicts(photo, tmp_path / which)["noise"][0] != "reject"
+    assert _verdicts(degrade.noise(photo, 28.0), tmp_path / f"{which}_noisy", quality=92)["noise"][0] == "reject"
 
 
 def test_noise_on_a_large_image_is_judged_at_its_own_pixels(tmp_path: Path) -> None:
@@ -99,9 +182,11 @@ def test_noise_reads_the_same_at_any_size_and_format(tmp_path: Path) -> None:
         grey = np.clip(128 + rng.normal(0.0, 10.0, (side * 2 // 3, side)), 0, 255).astype(np.uint8)
         path = degrade.save(Image.fromarray(grey).convert("RGB"), tmp_path / f"flat_{side}_{quality}", quality)
         values.append(next(c.value for c in checks_for_path(path) if c.name == "noise"))
-    # sigma 10 on every pixel; the 2400 px one is judged as it shows at 1536 px (10 * 1536 / 2400)
+    # sigma 10 on every pixel, alike in the three channels: luma keeps it all, and the value is per
+    # channel (luma's share of independent noise is 0.67); the 2400 px one is judged as it shows at
+    # 1536 px (10 * 1536 / 2400)
     assert values[:3] == pytest.approx([values[0]] * 3, rel=0.12)
-    assert 7.0 < values[0] < 11.0
+    assert 7.0 < values[0] * LUMA_SHARE < 11.0
     assert values[3] == pytest.approx(values[0] * 1536 / 2400, rel=0.15)
 
 
@@ -193,7 +278,10 @@ def test_worst_verdict_and_rejected() -> None:
 def test_thresholds_come_from_one_versioned_file() -> None:
     limits = thresholds()
     assert set(CHECK_NAMES) <= set(limits)
-    assert checks_version().split("+")[0].endswith("." + str(limits["version"]))
+    # stored measurements follow the measuring code only; the thresholds' version stamps each verdict
+    assert checks_version().split("+")[0] == MEASURE_VERSION
+    verdict = judge({"noise": 1.0}, judged="stamp")[0]
+    assert verdict.judged == "stamp"
 
 
 def test_import_stores_the_same_values_the_file_gives(tmp_path: Path) -> None:
@@ -211,7 +299,7 @@ def test_import_stores_the_same_values_the_file_gives(tmp_path: Path) -> None:
 def test_tiny_and_thin_frames_are_measured(tmp_path: Path, size: tuple[int, int]) -> None:
     img = _photo("coffee").resize(size, Image.Resampling.BOX)
     checks = {c.name: c for c in checks_for_path(degrade.save(img, tmp_path / f"tiny_{size[0]}x{size[1]}"))}
-    assert list(checks) == list(CHECK_NAMES)
+    assert list(checks) == [n for n in CHECK_NAMES if n != "eyes"]  # no face on a frame this small
     assert checks["resolution"].verdict != "ok"
-    not_judged = ("compression", "brightened")  # NaN: nothing to judge on a frame this small
+    not_judged = ("compression", "brightened", "focus", "motion_blur")  # NaN: nothing to judge on a frame this small
     assert all(np.isfinite(c.value) for c in checks.values() if c.name not in not_judged)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageFilter
 from skimage import data as skdata
 
 from aesthete_gui.imaging import face_models, faces
@@ -115,14 +115,55 @@ def test_a_face_too_small_to_see_its_lids_is_found_with_eyes_unknown(fresh_netwo
     assert len(found) == 1 and found[0].eyes == "unknown"
 
 
-def test_focus_is_judged_on_the_face(tmp_path: Path, fresh_networks: None) -> None:
+def test_focus_is_judged_on_the_eyes_of_the_face(tmp_path: Path, fresh_networks: None) -> None:
     path = tmp_path / "portrait.png"
     _astronaut().save(path)
     analysis = analyse_path(path)
-    assert len(analysis.faces) == 1 and analysis.faces[0].sharpness > 2.0
+    assert len(analysis.faces) == 1 and 2.0 < analysis.faces[0].sharpness < 3.0  # edge spread of the eyes band
     focus = next(c for c in analysis.checks if c.name == "focus")
     assert focus.value == pytest.approx(analysis.faces[0].sharpness)
+    assert focus.verdict == "ok" and focus.reason.startswith("the face sharp")
     assert analysis.version.endswith("+faces")
+    # a blurred face is soft even when a sharp background is left around it
+    frame = np.asarray(_astronaut()).copy()
+    x, y, w, h = (round(v * 512) for v in analysis.faces[0].box)
+    frame[y: y + h, x: x + w] = np.asarray(Image.fromarray(frame[y: y + h, x: x + w]).filter(ImageFilter.GaussianBlur(2.5)))
+    soft_path = tmp_path / "soft_face.png"
+    Image.fromarray(frame).save(soft_path)
+    soft = next(c for c in analyse_path(soft_path).checks if c.name == "focus")
+    assert soft.verdict == "reject" and soft.reason.startswith("the face is soft")
+
+
+def _mouth_mesh(mouth_width: float, lip_gap: float, eye_span: float = 100.0) -> np.ndarray:
+    """Mesh points with only the eye corners and the mouth placed (as the landmark network gives them)."""
+    points = np.zeros((468, 3))
+    points[faces.EYE_CORNERS[0], :2] = (50.0, 80.0)
+    points[faces.EYE_CORNERS[1], :2] = (50.0 + eye_span, 80.0)
+    centre = 50.0 + eye_span / 2
+    points[faces.MOUTH_CORNERS[0], :2] = (centre - mouth_width / 2, 150.0)
+    points[faces.MOUTH_CORNERS[1], :2] = (centre + mouth_width / 2, 150.0)
+    points[faces.INNER_LIPS[0], :2] = (centre, 150.0 - lip_gap / 2)
+    points[faces.INNER_LIPS[1], :2] = (centre, 150.0 + lip_gap / 2)
+    return points
+
+
+@pytest.mark.parametrize(
+    ("width", "gap", "expression"),
+    [(55.0, 2.0, None), (52.0, 20.0, None), (68.0, 6.0, "smiling"), (68.0, 20.0, "laughing"), (38.0, 1.0, "kissing")],
+    ids=["neutral", "talking", "smiling", "laughing", "kissing"],
+)
+def test_the_mouth_tells_a_smile_a_laugh_and_a_kiss(width: float, gap: float, expression: str | None) -> None:
+    shape = faces.mouth_shape(_mouth_mesh(width, gap))
+    assert shape == pytest.approx((width / 100.0, gap / width))
+    assert faces.expression_of(shape) == expression
+
+
+def test_the_portraits_smile_and_the_expression_is_stored(fresh_networks: None) -> None:
+    found = faces.detect_faces(_astronaut())
+    assert found[0].expression == "smiling"
+    stored = found[0].as_dict()
+    assert stored["expression"] == "smiling" and len(stored["mouth"]) == 2
+    assert faces.detect_faces(_grace_hopper())[0].expression is None
 
 
 def test_anchors_follow_the_detector_output_order() -> None:

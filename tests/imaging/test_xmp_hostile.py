@@ -1,4 +1,5 @@
-"""Hostile XMP sidecars: reading is total (one XmpError with a reason) and such a sidecar is never rewritten."""
+"""Hostile XMP sidecars: reading is total (one XmpError with a reason) and such a sidecar is never
+rewritten; a rating that is no rating is an unreadable value, never clamped and never overwritten."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from aesthete_gui.imaging.xmp import (
     XmpError,
     XmpMarks,
     read_sidecar,
+    write_marks,
     write_sidecar,
 )
 
@@ -41,16 +43,12 @@ ENTITY_BOMB = (
 )
 
 HOSTILE = {
-    "rating_overflows_a_float": (rated("1e400"), "xmp:Rating is not a number"),
-    "rating_nan": (rated("NaN"), "xmp:Rating is not a number"),
-    "rating_infinity": (rated("-inf"), "xmp:Rating is not a number"),
-    "rating_huge_integer": (rated("9" * 5000), "xmp:Rating is not a number"),
-    "rating_words": (rated("five"), "xmp:Rating is not a number"),
     "nested_1000_deep": (nested(1000), f"nested more than {MAX_XML_DEPTH} deep"),
     "malformed": (HEAD + ' xmp:Rating="3"', "not valid XML"),
     "not_utf8": ("\udcff".encode("utf-8", "surrogateescape").decode("latin-1") + "<x/>", "not valid XML"),
-    "entity_bomb": (ENTITY_BOMB, "not valid XML"),
+    "entity_bomb": (ENTITY_BOMB, "document type declaration"),
 }
+UNREADABLE_RATINGS = ["1e400", "NaN", "-inf", "9" * 5000, "five", "abc", "99", "-7", "6", "5.6"]
 
 
 def _image(folder: Path, name: str = "IMG_0001.jpg") -> Path:
@@ -101,8 +99,27 @@ def test_a_sidecar_larger_than_the_cap_is_not_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("value", "marks"), [("3", XmpMarks(stars=3)), ("4.0", XmpMarks(stars=4)),
                                               ("-1", XmpMarks(flag="reject")), ("+2", XmpMarks(stars=2)),
-                                              ("9", XmpMarks(stars=5))])  # fmt: skip
+                                              ("5.0", XmpMarks(stars=5))])  # fmt: skip
 def test_ordinary_ratings_still_read(tmp_path: Path, value: str, marks: XmpMarks) -> None:
     image = _image(tmp_path)
     (tmp_path / "IMG_0001.xmp").write_text(rated(value), encoding="utf-8")
     assert read_sidecar(image) == marks
+
+
+@pytest.mark.parametrize("value", UNREADABLE_RATINGS)
+def test_a_rating_that_is_no_rating_is_unreadable_never_clamped_and_never_overwritten(tmp_path: Path, value: str) -> None:
+    image = _image(tmp_path)
+    sidecar = tmp_path / "IMG_0001.xmp"
+    sidecar.write_text(rated(value).replace("/>", ' xmp:Label="Green"/>'), encoding="utf-8")
+    marks = read_sidecar(image)
+    assert marks is not None and marks.stars is None and marks.flag is None and marks.label == "Green"
+    assert marks.is_unreadable("xmp:Rating") and "xmp:Rating is not a number from -1 to 5" in marks.unreadable[0]
+    before = sidecar.read_bytes()
+    for kwargs in ({"stars": 4, "flag": None}, {"stars": 0, "flag": "reject"}):
+        with pytest.raises(SidecarWriteError, match=r"xmp:Rating is not a number from -1 to 5.*left as it is"):
+            write_marks(image, label="Green", fields={"stars", "flag"}, **kwargs)  # type: ignore[arg-type]
+        assert sidecar.read_bytes() == before
+    write_marks(image, 0, None, "Blue", fields={"label"})  # another field may still change
+    assert sidecar.read_bytes() == before.replace(b'"Green"', b'"Blue"')
+    assert read_sidecar(image).label == "Blue"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.jpg", "IMG_0001.xmp"]

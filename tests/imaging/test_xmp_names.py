@@ -43,8 +43,8 @@ def test_no_possible_sidecar_name_is_a_clear_error(tmp_path: Path) -> None:
     bare = _image(tmp_path, "z" * limit)  # no extension: both names would be limit + 4 bytes
     with pytest.raises(SidecarWriteError, match=f"longer than {limit} bytes.*rename the image"):
         write_sidecar(bare, stars=1, flag=None, label=None)
-    raw = _image(tmp_path, "w" * (limit - 4) + ".CR2")
-    _image(tmp_path, "w" * (limit - 4) + ".JPG")  # a RAW+JPEG pair: the short name is shared
-    with pytest.raises(SidecarWriteError, match="another image shares the shorter name"):
-        write_sidecar(raw, stars=1, flag=None, label=None)
+    _image(tmp_path, "w" * (limit - 4) + ".CR2")
+    jpeg = _image(tmp_path, "w" * (limit - 4) + ".JPG")  # a RAW+JPEG pair: the short name is the RAW's
+    with pytest.raises(SidecarWriteError, match="the shorter name belongs to another image"):
+        write_sidecar(jpeg, stars=1, flag=None, label=None)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith((".xmp", ".tmp"))]

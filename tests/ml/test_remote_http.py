@@ -164,10 +164,10 @@ def _body(body: bytes) -> bytes:
         (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 200 + b"\r\n", "connection problem"),
         (_body(b"\xff\xfe not utf-8"), "server reply is not JSON"),
         (_body(b"[" * 100_000 + b"]" * 100_000), "server reply is not JSON"),
-        (_body(b'{"choices": [{"message": {"content": 42}}]}'), "no choices[0].message.content"),
+        (_body(b'{"choices": [{"message": {}}]}'), "no choices[0].message.content"),
         (b"HTTP/1.1 429 Slow down\r\nRetry-After: nan\r\nContent-Length: 0\r\n\r\n", "HTTP 429"),
     ],
-    ids=["status line", "bad chunk", "200 headers", "not utf-8", "deep json", "number content", "retry-after nan"],
+    ids=["status line", "bad chunk", "200 headers", "not utf-8", "deep json", "no content", "retry-after nan"],
 )
 def test_malformed_replies_are_recorded_as_no_answer(photo_paths: list[str], data: bytes, expected: str) -> None:
     with HostileServer(_raw_reply(data)) as server:

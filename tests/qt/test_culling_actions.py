@@ -85,21 +85,53 @@ def burst_window(qtbot, app_context, tmp_path: Path):
     main.marks.close()
 
 
-def test_a_mark_on_a_collapsed_burst_marks_all_its_frames_unless_set_otherwise(qtbot, burst_window, app_context) -> None:
+def test_a_mark_on_a_collapsed_burst_marks_the_frame_shown_unless_set_to_all_frames(qtbot, burst_window, app_context) -> None:
     main, ids = burst_window
     assert set(main.model.visible_ids()) == {ids[1], ids[3]}  # the burst shows its best frame
-    assert expand_to_bursts(main.model, [ids[1]]) == ids[:3]
-    assert expand_to_bursts(main.model, [ids[1]], all_frames=False) == [ids[1]]
+    assert expand_to_bursts(main.model, [ids[1]]) == [ids[1]]
+    assert sorted(expand_to_bursts(main.model, [ids[1]], all_frames=True)) == ids[:3]
     assert main.grid.select_image(ids[1])
     qtbot.keyClick(main.grid, Qt.Key.Key_P)
     main.marks.wait_written()
-    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", "pick", "pick", None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, "pick", None, None]
+    assert "picks 0 → 1" in main.statusBar().currentMessage()
     main.marks.undo_stack.undo()
     main.marks.wait_written()
-    app_context.settings[BURST_MARKS_SETTING] = False
+    app_context.settings[BURST_MARKS_SETTING] = True
     qtbot.keyClick(main.grid, Qt.Key.Key_P)
     main.marks.wait_written()
-    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, "pick", None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", "pick", "pick", None]
+    message = main.statusBar().currentMessage()
+    assert "P applied to 3 frames (2 hidden in collapsed bursts)" in message and "picks 0 → 3" in message
+
+
+def test_filtering_to_one_frame_of_a_burst_and_picking_picks_that_frame_only(qtbot, burst_window, app_context) -> None:
+    main, ids = burst_window
+    app_context.settings[BURST_MARKS_SETTING] = True  # even when marks reach a collapsed burst's frames
+    main.filter_bar.search.setText("b0")
+    main.filter_bar.search.editingFinished.emit()
+    qtbot.waitUntil(lambda: main.model.visible_ids() == [ids[0]], timeout=5_000)
+    assert main.grid.select_image(ids[0])
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", None, None, None]
+    assert "picks 0 → 1" in main.statusBar().currentMessage()
+
+
+def test_a_collapsed_burst_shows_the_frame_the_user_marked(qtbot, burst_window) -> None:
+    main, ids = burst_window
+    rows = {r.image_id: r for r in main.model.all_rows()}
+    assert ids[1] in main.model.visible_ids() and ids[2] not in main.model.visible_ids()  # nothing marked: the best
+    for marks, cover in (({"stars": 2}, ids[2]), ({"label": "Red"}, ids[2]), ({"flag": "pick", "stars": 2}, ids[2])):
+        main.model.set_rows([replace(row, **marks) if row.image_id == ids[2] else row for row in rows.values()])
+        assert cover in main.model.visible_ids() and ids[1] not in main.model.visible_ids()
+    # a pick beats more stars elsewhere; a reject is no choice: the auto best comes back
+    main.model.set_rows([replace(rows[ids[0]], stars=5), replace(rows[ids[2]], flag="pick"), *(rows[i] for i in (ids[1], ids[3]))])
+    assert ids[2] in main.model.visible_ids()
+    main.model.set_rows([replace(rows[ids[2]], flag="reject"), *(rows[i] for i in (ids[0], ids[1], ids[3]))])
+    assert ids[1] in main.model.visible_ids()
+    index = main.model.index(main.model.position_of(ids[1]))
+    assert "shows the technically best frame" in main.grid.explain(index)
 
 
 def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_window, app_context) -> None:
@@ -151,3 +183,40 @@ def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context
     assert "1 face (eyes open)" in main.loupe.caption.text()
     assert "Suggested reject" in main.loupe.caption.text()
     main.marks.close()
+
+
+def test_keep_the_best_lists_what_it_rejects_and_ctrl_z_right_after_undoes_it(qtbot, burst_window, app_context) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    main, ids = burst_window
+    main.filter_bar.search.setFocus()  # where the keys were before the menu was used
+    dialog = main._keep_best_of_bursts()
+    assert dialog is not None and dialog.isVisible()
+    assert [(t.row.image_id, t.kept) for t in dialog.tiles] == [(ids[1], True), (ids[0], False), (ids[2], False)]
+    assert "Reject 2 frames of 1 burst" in dialog.summary.text() and dialog.reject_button.text() == "Reject 2 frames"
+    assert dialog.scroll.widgetResizable()  # a long list scrolls
+    qtbot.mouseClick(dialog.reject_button, Qt.MouseButton.LeftButton)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]
+    assert "Ctrl+Z undoes it" in main.statusBar().currentMessage()
+    # the window has the keyboard again, on the grid (not on the file-name box, which would eat Ctrl+Z)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is main.grid)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
+
+
+def test_ctrl_z_in_the_file_name_box_with_nothing_typed_undoes_the_last_mark(qtbot, burst_window, app_context) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    main, ids = burst_window
+    main.activateWindow()
+    assert main.grid.select_image(ids[3])
+    qtbot.keyClick(main.grid, Qt.Key.Key_3)
+    main.marks.wait_written()
+    assert app_context.profile.marks.get(ids[3]).stars == 3
+    main.filter_bar.search.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is main.filter_bar.search)
+    qtbot.keyClick(main.filter_bar.search, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    main.marks.wait_written()
+    assert app_context.profile.marks.get(ids[3]).stars == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from aesthete_gui.imaging.xmp import write_sidecar
 from aesthete_gui.qt.culling_menu import EXPORT_FOLDER_SETTING, EXPORT_MOVE_SETTING
@@ -27,10 +28,35 @@ def test_the_dialog_names_the_choice_and_needs_a_folder(qtbot) -> None:
     assert dialog.ok_button.isEnabled() and dialog.folder() == "/tmp/keepers"
     qtbot.mouseClick(dialog.move_radio, Qt.MouseButton.LeftButton)
     assert dialog.wants_move() and dialog.ok_button.text() == "Move"
-    assert "removed once its copy is verified" in dialog.hint.text()
-    remembered = ExportPicksDialog(1, "photographs shown", "/tmp/last", move=True)
+    assert "removed once its copy is verified" in dialog.move_hint.text() and dialog.move_hint.isEnabled()
+    assert not dialog.copy_hint.isEnabled()  # the choice not taken is muted, not hidden
+    remembered = ExportPicksDialog(1, "photograph shown", "/tmp/last", move=True)
     qtbot.addWidget(remembered)
+    assert remembered.findChild(QLabel).text() == "1 photograph shown and its XMP sidecar, to the folder:"
+    assert remembered.move_radio.shortcut().toString() == "Alt+M"  # Copy / Move from the keyboard
     assert remembered.wants_move() and remembered.folder() == "/tmp/last"
+
+
+def _overlaps(a, b) -> bool:
+    return a.geometry().intersects(b.geometry())
+
+
+def test_the_explanations_never_overlap_the_choices_or_the_buttons(qtbot) -> None:
+    dialog = ExportPicksDialog(20, "picks", "/home/photographer/Pictures/2026-06-13 delivery")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for width in (dialog.minimumWidth(), 640, 900):
+        for radio in (dialog.move_radio, dialog.copy_radio):
+            radio.setChecked(True)
+            dialog.resize(width, 10)  # as small as it lets itself be
+            qtbot.wait(20)
+            widgets = [dialog.copy_radio, dialog.copy_hint, dialog.move_radio, dialog.move_hint, dialog.buttons]
+            for i, first in enumerate(widgets):
+                for second in widgets[i + 1 :]:
+                    assert not _overlaps(first, second), (width, first, second)
+            for hint in (dialog.copy_hint, dialog.move_hint):  # the whole text fits: nothing clipped
+                assert hint.height() >= hint.heightForWidth(hint.width())
 
 
 def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -> None:
@@ -60,7 +86,17 @@ def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -
     assert profile.marks.get(ids[0]).flag == "pick"
     assert app_context.settings[EXPORT_FOLDER_SETTING] == str(dest) and app_context.settings[EXPORT_MOVE_SETTING] is True
     qtbot.waitUntil(lambda: (row := main.model.row_for(ids[0])) is not None and row.path == str(dest / "m0.jpg"), timeout=10_000)
+    # the photographs moved out of every imported folder: their new folder is listed in the library
+    folder = next(f for f in profile.catalog.folders() if f.path == str(dest))
+    assert profile.catalog.image_by_id(ids[0]).folder_id == folder.id and profile.catalog.image_by_id(ids[2]).folder_id == folder.id
+    qtbot.waitUntil(lambda: "keepers  (2)" in _library_texts(main), timeout=10_000)
     main.marks.close()
+
+
+def _library_texts(main) -> list[str]:
+    tree = main.library.tree
+    return [tree.topLevelItem(i).child(j).text(0) for i in range(tree.topLevelItemCount())
+            for j in range(tree.topLevelItem(i).childCount())]  # fmt: skip
 
 
 def test_nothing_to_export_says_so(qtbot, app_context) -> None:

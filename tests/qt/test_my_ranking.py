@@ -56,10 +56,26 @@ def test_a_cli_trained_adapter_is_my_ranking_in_the_grid(qtbot, trained_profile,
         assert shown == [f"{personal[i]:.2f}" for i in model.visible_ids()]
         overall = [model.row_for(i).scores.get("overall") for i in model.visible_ids()]
         assert shown != [f"{value:.2f}" for value in overall]  # not the built-in score
+        # one score per view, named: the inspector shows the grid's score and its scorer
+        first_id = model.visible_ids()[0]
+        window.grid.select_image(first_id)
+        qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.image_id == first_id)
+        assert window.inspector.headline.text() == f"<b>{personal[first_id]:.2f}</b> · My taste (bright)"
+        assert window.model_label.text().startswith("Scores: My taste (bright)  ·  Judge:")
+        # the adapter is active: sorted by capture time, the grid still shows the personal score
+        window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("capture_time"))
+        position = model.position_of(first_id)
+        assert model.data(model.index(position, 0), ScoreTextRole) == f"{personal[first_id]:.2f}"
+        assert "My taste (bright)" in window.inspector.headline.text()
+        window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
         # Sorting by a dimension shows that dimension's score again.
         window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("overall"))
         first = model.row_for(model.visible_ids()[0])
         assert model.data(model.index(0, 0), ScoreTextRole) == f"{first.scores['overall']:.2f}"
+        assert window.model_label.text().startswith("Scores: overall · built-in  ·  Judge:")
+        window.grid.select_image(first.image_id)
+        qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.image_id == first.image_id)
+        assert window.inspector.headline.text() == f"<b>{first.scores['overall']:.2f}</b> · overall · built-in"
     finally:
         window.marks.close()
         context.close()

@@ -41,3 +41,46 @@ def test_score_with_lists_registered_scorers_and_scores_with_a_taste_adapter(qtb
     stored = profile.scores.of_scorer("taste:mine")
     assert set(stored) == {r.id for r in images}
     window.marks.close()
+
+
+def test_the_configured_server_is_a_scorer_and_scores_the_library(qtbot, app_context, tmp_path) -> None:
+    from tests.ml.chat_server import ChatServer
+    from tests.ml.logprob_server import LogprobServerScript
+
+    app_context.settings["welcome_done"] = True
+    window = MainWindow(app_context)
+    qtbot.addWidget(window)
+    window.show()
+    write_test_images(tmp_path / "shoot", 4)
+    handle = window.import_folders([tmp_path / "shoot"])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    script = LogprobServerScript()
+    with ChatServer(script) as server:
+        app_context.set_setting("judge", {"model": "qwen-vl", "endpoint": server.base_url})
+        assert "qwen-vl on " + server.base_url in window.model_label.text()
+        window.fill_scorer_menu(window.scorer_menu)
+        entries = {a.toolTip(): a for a in window.scorer_menu.actions()}
+        assert "server:qwen-vl" in entries and "log-probabilities" in entries["server:qwen-vl"].text()
+        entries["server:qwen-vl"].trigger()
+        assert not actions.scorer_uses_gpu("server:qwen-vl")  # the model runs on the server
+        with qtbot.waitSignal(app_context.signals.scores_changed, timeout=60_000):
+            job = window.score_library()
+        qtbot.waitUntil(lambda: job.done, timeout=60_000)
+    assert job.state is JobState.FINISHED, job.error_text
+    stored = app_context.profile.scores.of_scorer("server:qwen-vl")
+    assert len(stored) == 4 and all(len(v) == 5 for v in stored.values())
+    assert script.peak <= 8
+    window.marks.close()
+
+
+def test_a_malformed_judge_setting_is_no_judge_and_an_old_string_still_reads(app_context) -> None:
+    app_context.settings["judge"] = {"model": 5}
+    assert actions.configured_judge(app_context.settings) is None
+    app_context.settings["judge"] = {"endpoint": "ftp://x", "model": "m"}
+    assert actions.configured_judge(app_context.settings) is None
+    app_context.settings["judge"] = "http://gpu:8000/v1"  # written by an earlier version
+    app_context.settings["judge_server_model"] = "m"
+    judge = actions.configured_judge(app_context.settings)
+    assert judge is not None and judge.endpoint == "http://gpu:8000/v1" and judge.model == "m"
+    app_context.settings["judge"] = "/models/qwen"
+    assert actions.configured_judge(app_context.settings).endpoint is None

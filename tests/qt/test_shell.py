@@ -70,10 +70,11 @@ def test_a_mark_beside_an_unreadable_sidecar_is_kept_and_the_status_bar_says_so(
     window.grid.setFocus()
     assert window.grid.select_image(row.image_id)
     with qtbot.waitSignal(window.marks.failed, timeout=10_000) as failed:
-        qtbot.keyClick(window.grid, Qt.Key.Key_P)
+        qtbot.keyClick(window.grid, Qt.Key.Key_3)  # stars: the field whose value cannot be read
     assert failed.args[0].startswith("mark saved in the profile; sidecar not written")
-    assert window.context.profile.marks.get(row.image_id).flag == "pick"
-    assert sidecar.read_text() == hostile  # never rewritten from a failed parse
+    assert "xmp:Rating is not a number" in failed.args[0]
+    assert window.context.profile.marks.get(row.image_id).stars == 3
+    assert sidecar.read_text() == hostile  # an unreadable value is never overwritten
 
 
 def test_ctrl_z_undoes_the_last_mark_in_profile_and_view(qtbot, window, image_folder) -> None:

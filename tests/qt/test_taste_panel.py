@@ -186,8 +186,11 @@ def test_too_few_held_out_choices_show_no_figure_and_the_base_stays(qtbot, panel
     wait_done(qtbot, job)
     assert job.state is JobState.FINISHED, job.error_text
     text = panel.agreement_label.text()
-    assert "not enough held-out choices to measure: 5 of 20" in text
+    assert "not enough held-out choices to measure: 5 of 20; about 15 more choices needed" in text
     assert "%" not in text and "CI" not in text  # no percentage, no interval
+    assert panel.compare_button.isVisible()  # the next pairs, one click away
+    with qtbot.waitSignal(panel.compare_requested):
+        panel.compare_button.click()
     assert app_context.profile.adapters.active() is None
     assert panel.adapter_combo.currentText() != "mine"
     assert panel.activate_button.isVisible()
@@ -213,3 +216,14 @@ def test_an_adapter_measured_worse_shows_both_figures_and_stays_off(qtbot, panel
     assert "measured worse than the base scorer" in text
     assert app_context.profile.adapters.active() is None
     assert panel.activate_button.isVisible()
+
+
+def test_before_any_training_the_panel_says_how_many_more_choices_it_takes(qtbot, panel, app_context, tmp_path) -> None:
+    ids = add_images(app_context, tmp_path / "shoot", 10)
+    record_consistent_choices(app_context, ids, 23)
+    app_context.signals.choices_changed.emit()
+    assert panel.choices_label.text() == "23 choices recorded · about 17 more before agreement can be measured"
+    assert panel.compare_button.isVisible()
+    record_consistent_choices(app_context, ids, 45)  # 68 in all: enough to hold 20 out
+    app_context.signals.choices_changed.emit()
+    assert panel.choices_label.text() == "68 choices recorded" and not panel.compare_button.isVisible()

@@ -200,7 +200,7 @@ def test_a_failed_sidecar_copy_takes_back_its_image(library, tmp_path: Path, mon
 
     def failing_fsync(fd: int) -> None:
         calls.append(fd)
-        if len(calls) == 3:  # image, its folder entry, then the sidecar: the disk is full
+        if len(calls) == 2:  # the image is copied, then its sidecar's copy finds the disk full
             raise OSError(errno.ENOSPC, "No space left on device")
         real_fsync(fd)
 
@@ -293,3 +293,148 @@ def test_cli_copy_picks_move(library, tmp_path: Path, capsys: pytest.CaptureFixt
     with read_only_folder(locked) as view:
         assert main(["--profile", str(profile.path), "copy-picks", str(view), "--flag", "any"]) == 2
     assert "read-only" in capsys.readouterr().err
+
+
+def _pair(folder: Path, stem: str = "IMG_0001") -> tuple[Path, Path, Path]:
+    """A RAW+JPEG pair sharing `<stem>.xmp` (what Lightroom and Capture One write for a RAW)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    jpeg, raw = folder / f"{stem}.JPG", folder / f"{stem}.CR2"
+    Image.fromarray(skdata.chelsea()).save(jpeg, quality=85)
+    raw.write_bytes(b"II*\x00" + os.urandom(5000))
+    write_sidecar(raw, 5, "pick", None, naming="stem")  # the RAW owns <stem>.xmp (the pair rule)
+    return jpeg, raw, folder / f"{stem}.xmp"
+
+
+def test_an_orphan_sidecar_in_the_destination_is_never_adopted(tmp_path: Path) -> None:
+    shoot, dest = tmp_path / "shoot", tmp_path / "delivery"
+    dest.mkdir()
+    orphan = dest / "IMG_0001.xmp"
+    write_sidecar(dest / "IMG_0001.jpg", 1, None, None, naming="stem")  # 1 star, paired with nothing here
+    before = orphan.read_bytes()
+    shoot.mkdir()
+    photo = shoot / "IMG_0001.jpg"
+    Image.fromarray(skdata.chelsea()).save(photo, quality=85)
+    write_sidecar(photo, 5, "pick", None)
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        (image_id,) = profile.catalog.write_images([ImageUpdate(path=str(photo), folder_id=None, status="ok")])
+        result = export_picks(profile, [image_id], dest, move=True)
+        moved = dest / "IMG_0001 (2).jpg"
+        assert result.copied == [(str(photo), str(moved))]
+        assert orphan.read_bytes() == before  # untouched
+        assert find_sidecar(moved) == dest / "IMG_0001 (2).xmp" and read_sidecar(moved).stars == 5
+        assert any("left IMG_0001.xmp" in note and "untouched" in note for note in result.notes)
+        assert profile.catalog.image_by_id(image_id).path == str(moved)
+    finally:
+        profile.close()
+
+
+def test_a_raw_jpeg_pair_moves_together_and_the_library_follows_both(tmp_path: Path) -> None:
+    jpeg, raw, sidecar = _pair(tmp_path / "shoot")
+    (tmp_path / "shoot" / "IMG_0001.JPG.xmp").write_bytes(sidecar.read_bytes())  # a second naming style as well
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, raw)])
+        profile.marks.set(ids[0], stars=5, flag="pick")
+        profile.marks.set(ids[1], stars=2)
+        result = export_picks(profile, [ids[0]], tmp_path / "picks", move=True)
+        assert sorted(p.name for p in (tmp_path / "picks").iterdir()) == [
+            "IMG_0001.CR2", "IMG_0001.JPG", "IMG_0001.JPG.xmp", "IMG_0001.xmp"]  # fmt: skip
+        assert list((tmp_path / "shoot").iterdir()) == []
+        assert result.notes == ["IMG_0001.CR2 moved with IMG_0001.JPG"]
+        assert [profile.catalog.image_by_id(i).path for i in ids] == [str(tmp_path / "picks" / n) for n in ("IMG_0001.JPG", "IMG_0001.CR2")]
+        assert (profile.marks.get(ids[0]).stars, profile.marks.get(ids[1]).stars) == (5, 2)
+    finally:
+        profile.close()
+
+
+def test_copying_twice_to_the_same_folder_skips_identical_files_and_says_so(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile, _, _ = library
+    args = ["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli")]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:2] == [f"0 images copied to {tmp_path / 'cli'}", "2 images already there with the same bytes (not copied again)"]
+    assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
+
+
+def test_a_move_killed_after_its_copies_is_finished_by_the_next_run(library, tmp_path: Path) -> None:
+    profile, ids, shoot = library
+    dest = tmp_path / "picks"
+    dest.mkdir()
+    for name in ("IMG_0.jpg", "IMG_0.xmp"):  # the copies were placed, then the process was killed
+        shutil.copy2(shoot / name, dest / name)
+    result = export_picks(profile, [ids[0]], dest, move=True)
+    assert result.already_there == [(str(shoot / "IMG_0.jpg"), str(dest / "IMG_0.jpg"))] and result.copied == []
+    assert not (shoot / "IMG_0.jpg").exists() and not (shoot / "IMG_0.xmp").exists()
+    assert profile.catalog.image_by_id(ids[0]).path == str(dest / "IMG_0.jpg")
+
+
+def test_a_move_killed_after_the_library_followed_is_finished_by_the_next_run(library, tmp_path: Path) -> None:
+    from aesthete_gui.services import move_journal
+    from aesthete_gui.services.verified_copy import file_hash
+
+    profile, ids, shoot = library
+    dest = tmp_path / "picks"
+    dest.mkdir()
+    files = []
+    for name in ("IMG_0.jpg", "IMG_0.xmp"):
+        shutil.copy2(shoot / name, dest / name)
+        files.append((str(shoot / name), str(dest / name), file_hash(dest / name)))
+    move_journal.begin(profile.path, files)  # recorded, the library followed, then kill -9
+    stat = (dest / "IMG_0.jpg").stat()
+    profile.catalog.move_image(ids[0], str(dest / "IMG_0.jpg"), None, stat.st_size, stat.st_mtime_ns)
+    result = export_picks(profile, [ids[1]], dest, move=True)  # any later move finishes it first
+    assert not (shoot / "IMG_0.jpg").exists() and not (shoot / "IMG_0.xmp").exists()
+    assert any("finishing an interrupted move" in note for note in result.notes)
+    assert not move_journal.journal_path(profile.path).exists()
+    assert sorted(p.name for p in dest.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
+
+
+def test_a_long_name_that_collides_is_shortened_and_the_move_goes_on(tmp_path: Path) -> None:
+    shoot, dest = tmp_path / "shoot", tmp_path / "out"
+    shoot.mkdir()
+    dest.mkdir()
+    name = "a" * 251 + ".jpg"  # 255 bytes: " (2)" would not fit
+    Image.new("RGB", (8, 8)).save(shoot / name)
+    (dest / name).write_bytes(b"taken")
+    Image.new("RGB", (8, 8), (9, 9, 9)).save(shoot / "b.jpg")
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.catalog.write_images([ImageUpdate(path=str(shoot / n), folder_id=None, status="ok") for n in (name, "b.jpg")])
+        result = export_picks(profile, ids, dest, move=True)
+        assert len(result.copied) == 2 and not result.skipped
+        new = Path(result.copied[0][1]).name
+        assert len(os.fsencode(new)) <= 255 and new.endswith(".jpg") and "~" in new
+        assert (dest / name).read_bytes() == b"taken"
+    finally:
+        profile.close()
+
+
+def test_a_source_that_vanishes_mid_run_is_skipped_and_the_rest_goes_on(tmp_path: Path) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    paths = [_big_image(shoot, f"big_{n}.jpg", mib=2) for n in range(3)]
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+
+        class CardPulled(CancelToken):
+            """The second file disappears while the first is being copied (never cancels)."""
+
+            looks = 0
+
+            @property
+            def cancelled(self) -> bool:
+                self.looks += 1
+                if self.looks == 2:
+                    paths[1].unlink()
+                return False
+
+        result = export_picks(profile, ids, tmp_path / "out", move=True, cancel=CardPulled())
+        assert [Path(s).name for s, _ in result.copied] == ["big_0.jpg", "big_2.jpg"]
+        assert result.skipped == [(str(paths[1]), "vanished before it could be copied (card removed?); skipped, the rest went on")]
+        assert _leftovers(tmp_path / "out") == []
+    finally:
+        profile.close()

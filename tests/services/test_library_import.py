@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.jobs import CancelToken, Progress
-from aesthete_gui.services import library
+from aesthete_gui.services import library_passes, library_pool
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.store import Profile, open_profile
 from tests.services.library_images import write_bad_inputs, write_jpeg
@@ -92,7 +92,7 @@ def test_reimport_of_unchanged_files_decodes_nothing(
     def must_not_run(*_args: object) -> None:
         raise AssertionError("an unchanged file was read again")
 
-    monkeypatch.setattr(library, "process_file", must_not_run)
+    monkeypatch.setattr(library_passes, "process_file", must_not_run)
     again = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert (again.unchanged, again.imported, again.errors) == (6, 0, 0)
     monkeypatch.undo()
@@ -273,12 +273,12 @@ def test_a_crashed_worker_process_does_not_lose_files(
     killed: list[int] = []
     pools: list[object] = []
 
-    class CountedPool(library.ProcessPoolExecutor):
+    class CountedPool(library_pool.ProcessPoolExecutor):
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)
             pools.append(self)
 
-    monkeypatch.setattr(library, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(library_pool, "ProcessPoolExecutor", CountedPool)
 
     def kill_a_worker(progress: Progress) -> None:
         if progress.done == 2 and not killed:

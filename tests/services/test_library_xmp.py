@@ -97,8 +97,9 @@ def test_sidecar_naming(tmp_path: Path) -> None:
     single = _image(tmp_path, "solo.CR2")
     assert sidecar_path_for_writing(single) == tmp_path / "solo.xmp"
     raw, jpeg = _image(tmp_path, "pair.CR2"), _image(tmp_path, "pair.JPG")
-    assert sidecar_path_for_writing(raw) == tmp_path / "pair.CR2.xmp"
-    assert sidecar_path_for_writing(jpeg) == tmp_path / "pair.JPG.xmp"
+    assert sidecar_path_for_writing(raw) == tmp_path / "pair.xmp"  # the RAW is the master: Lightroom's name
+    assert sidecar_path_for_writing(jpeg) == tmp_path / "pair.JPG.xmp"  # the JPEG never takes the RAW's
+    assert sidecar_path_for_writing(jpeg, naming="stem") == tmp_path / "pair.JPG.xmp"
     assert sidecar_path_for_writing(single, naming="full") == tmp_path / "solo.CR2.xmp"
     (tmp_path / "pair.CR2.xmp").write_text("<x/>")
     assert find_sidecar(raw) == tmp_path / "pair.CR2.xmp"

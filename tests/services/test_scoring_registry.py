@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from aesthete_gui.engine.scorers import ScorerKind
-from aesthete_gui.services import scoring, taste
+from aesthete_gui.services import scorer_registry, scoring, taste
 from aesthete_gui.store import Profile, events
 from tests.services.taste_library import brightness_taste, build_profile
 
@@ -34,22 +34,22 @@ def test_every_kind_registers_and_bridge_scores_are_stored_only(profile: Profile
     image_id = profile.catalog.images(status="ok")[0].id
     scoring.write_scores(profile, "bridge:judge-x", [(image_id, {"overall": 3.0})], scorer_version="run-1")
     profile.adapters.save("evening", "builtin", b"weights", {})
-    entries = {e.scorer_id: e for e in scoring.registered_scorers(profile, ["Org/Some-VLM"])}
+    entries = {e.scorer_id: e for e in scorer_registry.registered_scorers(profile, ["Org/Some-VLM"])}
     assert list(entries) == ["builtin", "taste:evening", "vlm-single-pass:Org/Some-VLM", "bridge:judge-x"]
     assert not entries["builtin"].runs_model and entries["vlm-single-pass:Org/Some-VLM"].runs_model
     assert entries["bridge:judge-x"].kind is ScorerKind.BRIDGE and not entries["bridge:judge-x"].can_score
-    with pytest.raises(scoring.ScorerNotFoundError, match="distillation"):
-        scoring.score_with(profile, "bridge:judge-x")
+    with pytest.raises(scorer_registry.ScorerNotFoundError, match="distillation"):
+        scorer_registry.score_with(profile, "bridge:judge-x")
 
 
 def test_the_single_writer_announces_what_it_stored(profile: Profile) -> None:
     seen: list[object] = []
     unsubscribe = profile.events.subscribe(seen.append)
     chosen = [r.id for r in profile.catalog.images(status="ok")[:3]]
-    result = scoring.score_with(profile, "builtin", chosen, preset="photography")
+    result = scorer_registry.score_with(profile, "builtin", chosen, preset="photography")
     unsubscribe()
-    scoring.score_with(profile, "builtin", chosen)  # no longer subscribed
-    assert isinstance(result, scoring.ScoreResult) and set(result.scores) == set(chosen)
+    scorer_registry.score_with(profile, "builtin", chosen)  # no longer subscribed
+    assert isinstance(result, scorer_registry.ScoreResult) and set(result.scores) == set(chosen)
     assert seen == [events.ScoresChanged("builtin", tuple(sorted(chosen)))]
 
 
@@ -57,7 +57,7 @@ def test_personal_ranking_is_stored_through_the_registry(profile: Profile) -> No
     _choose_bright(profile, 40)
     report = taste.train_taste(profile, name="bright", base_scorer="builtin")
     assert report is not None
-    result = scoring.score_with(profile, "taste:bright")
+    result = scorer_registry.score_with(profile, "taste:bright")
     stored = profile.scores.of_scorer("taste:bright")
     assert result.scorer_id == "taste:bright" and stored.keys() == result.scores.keys()
     assert len(stored) == 16
@@ -70,10 +70,10 @@ def test_a_vision_language_model_scores_through_the_registry(profile: Profile, t
     from tests.fixtures.tiny_models import build_tiny_qwen25_vl
 
     model = build_tiny_qwen25_vl(tmp_path / "tiny-vlm")
-    scorer = scoring.vlm_scorer_id(str(model))
-    assert scorer in {e.scorer_id for e in scoring.registered_scorers(profile, [str(model)])}
+    scorer = scorer_registry.vlm_scorer_id(str(model))
+    assert scorer in {e.scorer_id for e in scorer_registry.registered_scorers(profile, [str(model)])}
     chosen = [r.id for r in profile.catalog.images(status="ok")[:2]]
-    result = scoring.score_with(profile, scorer, chosen, vlm_model=str(model), vlm_options={"batch_size": 2})
+    result = scorer_registry.score_with(profile, scorer, chosen, vlm_model=str(model), vlm_options={"batch_size": 2})
     assert result.scorer_id == scorer == "vlm-single-pass:tiny-vlm"
     stored = profile.scores.of_scorer(scorer)
     assert set(stored) == set(chosen)

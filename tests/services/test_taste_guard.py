@@ -183,3 +183,13 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     assert blurred in profile.checks.suggested_rejects()
     assert blurred not in comparable_image_ids(profile)
     assert blurred in comparable_image_ids(profile, include_rejects=True)
+
+
+def test_how_many_more_choices_it_takes_to_measure() -> None:
+    from aesthete_gui.services.taste_guard import choices_still_needed, too_few_to_measure
+
+    assert choices_still_needed(36, 16) == 4  # 20 to train on and 20 held out
+    assert choices_still_needed(25, 5) == 15
+    assert choices_still_needed(45, 18) == 2  # a whole burst did not fit: at least the shortfall
+    assert choices_still_needed(100, 20) == 0
+    assert too_few_to_measure(39, 19).endswith("19 of 20; about 1 more choice needed")

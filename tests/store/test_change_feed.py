@@ -47,8 +47,8 @@ def test_a_command_line_mark_is_published_in_this_process(tmp_path: Path) -> Non
     done = subprocess.run([*CLI, "--profile", str(path), "mark", str(image_id), "--stars", "5"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert window.changes.poll() == 1
-    assert seen == [events.MarksChanged((image_id,))]
+    assert window.changes.poll() == 2  # the mark, then its sidecar's state (`mark` writes XMP by default)
+    assert seen == [events.MarksChanged((image_id,)), events.SidecarStatesChanged((image_id,))]
     mark = window.marks.get(image_id)
     assert (mark.stars, mark.source) == (5, "cli")
     window.close()

@@ -1,4 +1,5 @@
-"""The built-in scorer respects the technical verdicts on real photographs degraded by the test."""
+"""The built-in scorer respects the technical verdicts on real photographs degraded by the test, never
+rewards noise, and spreads clean frames over the scale."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from PIL import Image
 from skimage import data as skdata
 
-from aesthete_gui.engine.builtin_scorer import BuiltinScorer
+from aesthete_gui.engine.builtin_scorer import REJECT_CEILING, BuiltinScorer
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.checks import checks_for_path, rejected
 from aesthete_gui.imaging.features import FEATURE_NAMES, as_vector, compute_features
@@ -71,6 +72,44 @@ def test_a_reject_verdict_scores_below_every_frame_without_one() -> None:
 
 
 def test_a_dark_night_scene_is_not_punished_as_under_exposed(tmp_path: Path) -> None:
-    night, darker, _ = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 0.2))
-    assert night["technique"] > 2.5
-    assert darker["technique"] < night["technique"]
+    night, darker, path = _pair(tmp_path, "hubble_deep_field", lambda i: degrade.exposure(i, 0.2))
+    assert rejected(checks_for_path(path))
+    assert night["technique"] > darker["technique"] and night["technique"] > 1.0 + 4.0 * REJECT_CEILING
+
+
+@pytest.mark.parametrize(("which", "sigma"), [("astronaut", 8.0), ("coffee", 12.0), ("chelsea", 28.0)])
+def test_noise_is_never_rewarded_as_detail(tmp_path: Path, which: str, sigma: float) -> None:
+    clean, noisy, _ = _pair(tmp_path, which, lambda i: degrade.noise(i, sigma))
+    for dimension in DIMENSIONS:
+        if dimension != "composition":  # the layout does not change with grain
+            assert noisy[dimension] < clean[dimension], dimension
+
+
+def test_clean_frames_spread_over_the_scale(tmp_path: Path) -> None:
+    names = ("astronaut", "coffee", "chelsea", "rocket", "camera", "hubble_deep_field")
+    paths = []
+    for which in names:
+        img = Image.fromarray(getattr(skdata, which)()).convert("RGB")
+        paths.append(str(degrade.save(img, tmp_path / which, 92)))
+    scores = BuiltinScorer().score_paths(paths)
+    for dimension in DIMENSIONS:
+        column = [s[dimension] for s in scores]
+        assert len({round(v, 2) for v in column}) == len(names), dimension  # continuous: no ties in clumps
+        assert max(column) - min(column) > 0.6, dimension
+
+
+def test_stored_measurements_score_like_a_fresh_analysis(tmp_path: Path) -> None:
+    from aesthete_gui.imaging.checks import analyse_path
+    from aesthete_gui.imaging.judging import values_of
+
+    img = Image.fromarray(skdata.coffee())
+    path = degrade.save(img, tmp_path / "coffee", 92)
+    analysis = analyse_path(path)
+    row = as_vector(compute_features(Image.open(path).convert("RGB")))[np.newaxis]
+    measured = [values_of([c.as_dict() for c in analysis.checks], len(analysis.faces))]
+    with_checks = BuiltinScorer().score_arrays(None, FEATURE_NAMES, row, rejected=np.array([False]), measures=measured)
+    without = BuiltinScorer().score_arrays(None, FEATURE_NAMES, row)
+    assert with_checks.shape == without.shape == (1, 5)
+    assert np.all((with_checks >= 1.0) & (with_checks <= 5.0))
+    with pytest.raises(ValueError, match="measures has 2 rows"):
+        BuiltinScorer().score_arrays(None, FEATURE_NAMES, row, measures=measured * 2)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -16,11 +18,17 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.qt.file_dialogs import choose_folder
 
-COPY_HINT = "The originals stay where they are."
-MOVE_HINT = (
-    "Each original and its sidecar are removed once its copy is verified. The library follows "
-    "the files, so marks, scores and checks stay with them."
+COPY_HINT = (
+    "The originals stay where they are. A RAW+JPEG pair and every sidecar go together; files "
+    "already there with the same bytes are not copied again."
 )
+MOVE_HINT = (
+    "A RAW+JPEG pair and every sidecar move together; each original is removed once its copy is "
+    "verified. The library follows the files, so marks, scores and checks stay with them."
+)
+MIN_WIDTH = 520
+HINT_INDENT = 26
+"""The explanations sit under their radio button's text, not under its circle."""
 
 
 class ExportPicksDialog(QDialog):
@@ -29,9 +37,9 @@ class ExportPicksDialog(QDialog):
     def __init__(self, count: int, what: str, folder: str = "", move: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Copy or move photographs")
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(MIN_WIDTH)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"{count} {what} and their XMP sidecars, to the folder:"))
+        layout.addWidget(QLabel(f"{count} {what} and {'its XMP sidecar' if count == 1 else 'their XMP sidecars'}, to the folder:"))
         row = QHBoxLayout()
         self.folder_edit = QLineEdit(folder)
         self.folder_edit.setPlaceholderText("a folder (created when missing)")
@@ -41,22 +49,31 @@ class ExportPicksDialog(QDialog):
         row.addWidget(self.folder_edit, 1)
         row.addWidget(self.browse_button)
         layout.addLayout(row)
-        self.copy_radio = QRadioButton("Copy")
-        self.move_radio = QRadioButton("Move")
+        self.copy_radio = QRadioButton("&Copy")
+        self.move_radio = QRadioButton("&Move")
+        group = QButtonGroup(self)
+        self.copy_hint = QLabel(COPY_HINT)
+        self.move_hint = QLabel(MOVE_HINT)
+        # Each choice over its own explanation, both always shown: no text changes size when the
+        # choice changes, so nothing is squeezed into the radio buttons or the buttons below.
+        for radio, hint in ((self.copy_radio, self.copy_hint), (self.move_radio, self.move_hint)):
+            group.addButton(radio)
+            hint.setWordWrap(True)
+            hint.setContentsMargins(HINT_INDENT, 0, 0, 4)
+            layout.addWidget(radio, 0, Qt.AlignmentFlag.AlignLeft)
+            layout.addWidget(hint)
         (self.move_radio if move else self.copy_radio).setChecked(True)
-        choice = QHBoxLayout()
-        for radio in (self.copy_radio, self.move_radio):
-            radio.toggled.connect(self._update)
-            choice.addWidget(radio)
-        choice.addStretch(1)
-        layout.addLayout(choice)
-        self.hint = QLabel()
-        self.hint.setWordWrap(True)
-        layout.addWidget(self.hint)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        layout.addSpacing(6)
         layout.addWidget(self.buttons)
+        # a wrapped label's minimum height is one line: reserve what its text needs at the narrowest
+        margins = layout.contentsMargins()
+        narrowest = MIN_WIDTH - margins.left() - margins.right() - HINT_INDENT
+        for hint in (self.copy_hint, self.move_hint):
+            hint.setMinimumHeight(hint.heightForWidth(narrowest + HINT_INDENT))
+        group.buttonToggled.connect(self._update)
         self._update()
 
     @property
@@ -74,7 +91,8 @@ class ExportPicksDialog(QDialog):
 
     def _update(self) -> None:
         self.ok_button.setText("Move" if self.wants_move() else "Copy")
-        self.hint.setText(MOVE_HINT if self.wants_move() else COPY_HINT)
+        self.copy_hint.setEnabled(not self.wants_move())  # the choice not taken is drawn muted
+        self.move_hint.setEnabled(self.wants_move())
         self.ok_button.setEnabled(bool(self.folder()))
 
     def _browse(self) -> None:

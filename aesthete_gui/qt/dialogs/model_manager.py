@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.jobs import Progress
+from aesthete_gui.qt.actions import configured_judge
 from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card
 from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
 from aesthete_gui.qt.file_dialogs import choose_folder
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.task_runner import JobHandle
+    from aesthete_gui.services.compare import JudgeSpec
+    from aesthete_gui.services.models import DeviceInfo
 
 log = logging.getLogger(__name__)
 
@@ -82,15 +85,15 @@ SOURCE_LABELS = {
 }
 
 
-def judge_source(value: str | None) -> str:
-    """Which kind of judge a settings value names: none, server URL, local folder or hub id."""
-    if not value:
+def judge_source(judge: JudgeSpec | None) -> str:
+    """Which kind of judge is configured: none, a server, a hub id or a local folder."""
+    if judge is None:
         return "none"
-    if value.startswith(("http://", "https://")):
+    if judge.endpoint:
         return "server"
     from aesthete_gui.services.models import looks_like_hub_id
 
-    return "hub" if looks_like_hub_id(value) else "folder"
+    return "hub" if looks_like_hub_id(judge.model) else "folder"
 
 
 class ModelManagerDialog(QDialog):
@@ -108,7 +111,7 @@ class ModelManagerDialog(QDialog):
             "Detect device",
             detect_device,
             on_done=self._show_device,
-            on_error=lambda error: self.device_label.setText(f"Device: unknown ({error})"),
+            on_error=self._device_unknown,
         )
 
     # -- layout --------------------------------------------------------------------------------
@@ -200,16 +203,16 @@ class ModelManagerDialog(QDialog):
     # -- settings ------------------------------------------------------------------------------
     def _load_settings(self) -> None:
         settings = self.context.settings
-        judge = settings.get("judge")
+        judge = configured_judge(settings)
         source = judge_source(judge)
         self.source_buttons[source].setChecked(True)
-        if source == "folder":
-            self.folder_edit.setText(judge)
-        elif source == "hub":
-            self.hub_combo.setCurrentText(judge)
-        elif source == "server":
-            self.url_edit.setText(judge)
-            self.server_model_edit.setText(settings.get("judge_server_model") or "")
+        if judge is not None and source == "folder":
+            self.folder_edit.setText(judge.model)
+        elif judge is not None and source == "hub":
+            self.hub_combo.setCurrentText(judge.model)
+        elif judge is not None and source == "server":
+            self.url_edit.setText(judge.endpoint or "")
+            self.server_model_edit.setText(judge.model)
         self.scorer_combo.setCurrentText(settings.get("scorer") or BUILTIN)
         self.hub_page.show_card(self.hub_combo.currentText())
 
@@ -218,7 +221,7 @@ class ModelManagerDialog(QDialog):
         return next(s for s, b in self.source_buttons.items() if b.isChecked())
 
     def chosen_judge(self) -> str | None:
-        """The judge the dialog would save (None for no judge)."""
+        """The folder, hub id or server URL the dialog would save (None for no judge)."""
         source = self.selected_source()
         value = {
             "none": "",
@@ -228,8 +231,21 @@ class ModelManagerDialog(QDialog):
         }[source].strip()
         return value or None
 
+    def chosen_spec(self) -> JudgeSpec | None:
+        """The judge the dialog would save, typed; JudgeSettingError when it is incomplete."""
+        from aesthete_gui.services.compare import JudgeSpec
+
+        value = self.chosen_judge()
+        if value is None:
+            return None
+        if self.selected_source() == "server":
+            return JudgeSpec.from_settings({"endpoint": value, "model": self.server_model_edit.text().strip()})
+        return JudgeSpec.from_settings({"model": value})
+
     def save(self) -> None:
-        """Write the judge and scorer choice to the settings and close."""
+        """Write the judge (a typed record) and the scorer choice to the settings and close."""
+        from aesthete_gui.services.compare import JudgeSettingError
+
         judge = self.chosen_judge()
         source = self.selected_source()
         if source != "none" and judge is None:
@@ -240,9 +256,12 @@ class ModelManagerDialog(QDialog):
         if source == "folder" and not Path(judge or "").expanduser().is_dir():
             self.job_status.setText(f"{judge} is not a folder.")
             return
-        if source == "server":
-            self.context.set_setting("judge_server_model", self.server_model_edit.text().strip())
-        self.context.set_setting("judge", judge)
+        try:
+            spec = self.chosen_spec()
+        except JudgeSettingError as error:
+            self.job_status.setText(str(error).replace("; choose the judge again (Models ▸ Model manager)", ""))
+            return
+        self.context.set_setting("judge", spec.to_settings() if spec is not None else None)
         self.context.set_setting("scorer", self.scorer_combo.currentText().strip() or BUILTIN)
         self.accept()
 
@@ -317,8 +336,13 @@ class ModelManagerDialog(QDialog):
             )
         )
 
-    def _show_device(self, text: str) -> None:
-        self.device_label.setText(f"Device: models would run on the {text}.")
+    def _show_device(self, device: DeviceInfo) -> None:
+        self.device_label.setText(f"Device: models would run on the {device}.")
+        self.hub_page.show_speeds(device)
+
+    def _device_unknown(self, error: BaseException) -> None:
+        self.device_label.setText(f"Device: unknown ({error})")
+        self.hub_page.show_speeds(None)
 
     def _show_server_models(self, models: list[str]) -> None:
         if not models:
@@ -348,4 +372,4 @@ def _available_scorers(context: AppContext) -> list[str]:
     """Every registered scorer that can score now (built-in, students, adapters, the judge's VLM)."""
     from aesthete_gui.qt.actions import scorer_entries
 
-    return [entry.scorer_id for entry in scorer_entries(context.profile, context.settings.get("judge"))]
+    return [entry.scorer_id for entry in scorer_entries(context.profile, configured_judge(context.settings))]

@@ -1,14 +1,16 @@
-"""Model cards in the model manager: the card description and the judges table."""
+"""Model cards in the model manager: the card description and the judges table (licence, download,
+memory and the expected speed on this machine)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
-from aesthete_gui.services.models import is_installed
+from aesthete_gui.services.models import installed_path, is_installed
 
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
@@ -16,22 +18,42 @@ if TYPE_CHECKING:
 
 CARD_COLUMNS = (
     "Model",
-    "Parameters",
-    "GPU memory (bf16)",
-    "CPU memory (fp32)",
     "Licence",
+    "Parameters",
+    "Download",
+    "Memory: GPU (bf16) / CPU (fp32)",
+    "Speed on this machine",
     "Downloaded",
 )
+SPEED_COLUMN = CARD_COLUMNS.index("Speed on this machine")
+DETECTING = "measuring this machine…"
 
 
-def describe_card(card: ModelCard, installed: bool) -> str:
-    """Requirements and notes of a model card as a short rich-text paragraph."""
+def licence_text(card: ModelCard) -> str:
+    """The licence, and whether it allows commercial use."""
+    if card.permissive:
+        return f"{card.licence} (commercial use allowed)"
+    return f"{card.licence}: check it before any commercial use"
+
+
+def disk_text(card: ModelCard) -> str:
+    """The download's size (the bf16 weights), or the size on disk once downloaded."""
+    folder = installed_path(card.id)
+    if folder is not None:
+        size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        return f"{size / 2**30:.1f} GiB on disk"
+    return f"≈ {card.memory_gib_bf16:.1f} GiB"
+
+
+def describe_card(card: ModelCard, installed: bool, speed: str = DETECTING) -> str:
+    """Licence, size, memory need and expected speed of a model card as a short rich-text paragraph."""
     state = "already downloaded" if installed else "not downloaded"
     return (
-        f"<b>{card.id}</b> ({card.family}, {card.parameters_billion:g} B parameters, "
-        f"licence {card.licence}) — {state}.<br>Disk ≈ {card.memory_gib_bf16:.1f} GiB; memory "
-        f"≈ {card.memory_gib_bf16:.1f} GiB on a GPU (bf16), ≈ {card.memory_gib_float32:.1f} GiB "
-        f"on the CPU.<br>{card.notes}"
+        f"<b>{html.escape(card.id)}</b> ({card.family}, {card.parameters_billion:g} B parameters) — {state}."
+        f"<br>Licence: {html.escape(licence_text(card))}."
+        f"<br>Download {disk_text(card)}; memory ≈ {card.memory_gib_bf16:.1f} GiB on a GPU (bf16), "
+        f"≈ {card.memory_gib_float32:.1f} GiB on the CPU. Speed here: {html.escape(speed)}."
+        f"<br>{html.escape(card.notes)}"
     )
 
 
@@ -47,10 +69,11 @@ def judge_cards_table(cards: Sequence[ModelCard], on_pick: Callable[[str], None]
     for row, card in enumerate(judges):
         values = (
             card.id,
+            licence_text(card),
             f"{card.parameters_billion:g} B",
-            f"{card.memory_gib_bf16:.1f} GiB",
-            f"{card.memory_gib_float32:.1f} GiB",
-            card.licence,
+            disk_text(card),
+            f"{card.memory_gib_bf16:.1f} / {card.memory_gib_float32:.1f} GiB",
+            DETECTING,
             "yes" if is_installed(card.id) else "no",
         )
         for column, value in enumerate(values):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -16,11 +17,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from aesthete_gui.qt.dialogs.model_manager_cards import describe_card, judge_cards_table
-from aesthete_gui.services.models import is_installed
+from aesthete_gui.qt.dialogs.model_manager_cards import (
+    DETECTING,
+    SPEED_COLUMN,
+    describe_card,
+    judge_cards_table,
+)
+from aesthete_gui.services.models import default_judge, expected_speed, is_installed
 
 if TYPE_CHECKING:
     from aesthete_gui.ml.registry import ModelCard
+    from aesthete_gui.services.models import DeviceInfo
 
 
 class FolderPage(QWidget):
@@ -46,16 +53,21 @@ class FolderPage(QWidget):
 
 
 class HubPage(QWidget):
-    """A hub model id with the known judges listed, its card's needs, and a Download button."""
+    """A hub model id with the known judges listed (licence, download, memory, speed here), its
+    card's needs, and a Download button. A permissively licensed judge is preselected."""
 
     def __init__(self, cards: list[ModelCard]) -> None:
         super().__init__()
         self._cards = cards
+        self._speeds: dict[str, str] = {}
         self.hub_combo = QComboBox()
         self.hub_combo.setEditable(True)
         for card in self._cards:
             if card.role == "judge":
                 self.hub_combo.addItem(card.id)
+        preselected = default_judge(self._cards)
+        if preselected is not None:
+            self.hub_combo.setCurrentText(preselected.id)
         self.hub_combo.currentTextChanged.connect(self.show_card)
         self.download_button = QPushButton("Download")
         self.download_button.setToolTip(
@@ -87,8 +99,18 @@ class HubPage(QWidget):
                 else ""
             )
         else:
-            text = describe_card(card, is_installed(card.id))
-        self.card_info.setText(text + (f"<br>{extra}" if extra else ""))
+            text = describe_card(card, is_installed(card.id), self._speeds.get(card.id, DETECTING))
+        self.card_info.setText(text + (f"<br>{html.escape(extra)}" if extra else ""))
+
+    def show_speeds(self, device: DeviceInfo | None) -> None:
+        """Fill the speed column (and the card shown) for `device` (None: it could not be measured)."""
+        judges = [c for c in self._cards if c.role == "judge"]
+        for row, card in enumerate(judges):
+            self._speeds[card.id] = expected_speed(card, device) if device is not None else "unknown"
+            item = self.cards_table.item(row, SPEED_COLUMN)
+            item.setText(self._speeds[card.id])
+            item.setToolTip(self._speeds[card.id])
+        self.show_card(self.hub_combo.currentText())
 
 
 class ServerPage(QWidget):

@@ -6,7 +6,7 @@ import random
 from typing import TYPE_CHECKING
 
 from aesthete_gui.jobs import CancelToken, ProgressCallback
-from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+from aesthete_gui.services.taste_guard import too_few_to_measure
 
 if TYPE_CHECKING:
     from aesthete_gui.services.taste import TasteReport
@@ -70,10 +70,7 @@ def agreement_job(
 def format_agreement(report: TasteReport) -> str:
     """One line: held-out agreement of the adapter (and the base scorer) with 95% intervals."""
     if report.adapter is None or report.base is None:
-        return (
-            f"Agreement: not enough held-out choices to measure: {report.held_out} of "
-            f"{MIN_HELD_OUT_CHOICES} ({report.choices} choices so far)"
-        )
+        return f"Agreement: {too_few_to_measure(report.choices, report.held_out)} ({report.choices} choices so far)"
     adapter, base = report.adapter, report.base
     return (
         f"Predicts your held-out choices {adapter.mean:.0%} of the time (95% CI "

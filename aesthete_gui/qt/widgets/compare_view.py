@@ -74,6 +74,7 @@ class CompareView(QWidget):
 
     choice_recorded = Signal(int)  # choice id
     choice_undone = Signal(int)
+    inspected = Signal(int)  # the image of the pair the inspector should describe (the side pointed at)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,17 +82,20 @@ class CompareView(QWidget):
         self.session = uuid.uuid4().hex[:12]
         self._rng = random.Random()
         self._pair: ShownPair | None = None
+        self._inspected_side = "left"  # the side last pointed at or clicked
         self._session_count = 0
         self._agreement_job: JobHandle | None = None
         self._suggestion_job: JobHandle | None = None
         self._suggestions: list[tuple[int, int]] = []
         self._comparable: list[int] | None = None  # the library's images worth comparing (cached)
+        self._library_pairs = False  # True: the taste service's pairs from the whole library, not the selection
         self._build()
         self._agreement_timer = QTimer(self, singleShot=True, interval=AGREEMENT_DELAY_MS)
         self._agreement_timer.timeout.connect(self._refresh_agreement)
         context.signals.choices_changed.connect(self._on_choices_changed)
         context.signals.library_changed.connect(self._on_library_changed)
         context.signals.marks_changed.connect(self._forget_comparable)
+        context.selection.changed.connect(self._selection_changed)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._update_counter()
 
@@ -137,6 +141,8 @@ class CompareView(QWidget):
         self._loader = self.panes.loader
         self.left_view, self.right_view = self.panes.left_view, self.panes.right_view
         self.left_caption, self.right_caption = self.panes.left_caption, self.panes.right_caption
+        for view in (self.left_view, self.right_view):
+            view.installEventFilter(self)
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
@@ -162,6 +168,31 @@ class CompareView(QWidget):
     def set_dimension(self, dimension: str) -> None:
         """Judge `dimension` from now on."""
         self.dimension_combo.setCurrentIndex(DIMENSIONS.index(dimension))
+
+    def inspected_id(self) -> int | None:
+        """The image of the pair the inspector describes (the side pointed at last), or None."""
+        if self._pair is None:
+            return None
+        return (self._pair.left if self._inspected_side == "left" else self._pair.right).id
+
+    def inspect_side(self, side: str) -> None:
+        """Describe the "left" or "right" image in the inspector (pointing at a side does this)."""
+        self._inspected_side = side
+        for caption, name in ((self.left_caption, "left"), (self.right_caption, "right")):
+            font = caption.font()
+            font.setBold(name == side)
+            caption.setFont(font)
+        image_id = self.inspected_id()
+        if image_id is not None:
+            self.inspected.emit(image_id)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:
+        """Pointing at or clicking a pane makes its image the one the inspector describes."""
+        if event.type() in (QEvent.Type.Enter, QEvent.Type.MouseButtonPress) and self._pair is not None:
+            side = "left" if watched is self.left_view else "right"
+            if side != self._inspected_side or event.type() == QEvent.Type.MouseButtonPress:
+                self.inspect_side(side)
+        return super().eventFilter(watched, event)
 
     def current_pair(self) -> ShownPair | None:
         """The pair on screen, or None when there are not two images to compare."""
@@ -193,6 +224,17 @@ class CompareView(QWidget):
         if self._rng.random() < 0.5:  # balance which side the suggested "first" image appears on
             left_id, right_id = right_id, left_id
         self.show_pair(left_id, right_id, source)
+
+    def compare_suggested_pairs(self) -> None:
+        """Show the pairs the taste service suggests from the whole library (not the grid's
+        selection) until the selection changes: the quickest way to enough choices to measure."""
+        self._library_pairs = True
+        self._suggestions.clear()
+        self._pair = None
+        self.show_next_pair()
+
+    def _selection_changed(self, _ids: list) -> None:
+        self._library_pairs = False
 
     def record(self, winner: str) -> int | None:
         """Store the choice for the pair on screen ('a' left, 'b' right, 'tie'), then move on."""
@@ -272,7 +314,7 @@ class CompareView(QWidget):
     # -- internals -----------------------------------------------------------------------------
     def _pool(self) -> list[int]:
         selected = self.context.selection.image_ids()
-        if len(selected) >= 2:
+        if len(selected) >= 2 and not self._library_pairs:
             return selected  # the user picked exactly these
         if self._comparable is None:
             from aesthete_gui.services.taste_guard import comparable_image_ids
@@ -335,6 +377,7 @@ class CompareView(QWidget):
         self._pair = pair
         self.panes.show_images(pair.left, pair.right)
         self.status_label.setText("")
+        self.inspect_side(self._inspected_side)
 
     def _show_nothing(self, message: str) -> None:
         self._pair = None

@@ -1,8 +1,12 @@
-"""The bar above the grid: sort order, and filters by stars, flag, label, score range, bursts, closed eyes, name."""
+"""The bar above the grid: sort order, and filters by stars, flag, label, capture time, score range,
+bursts, closed eyes, name; one-key toggles for the common filters."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
+from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
@@ -27,8 +31,15 @@ FLAG_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Picks", "pick"),
     ("Rejects", "reject"),
     ("Unflagged", "unflagged"),
+    ("Hide rejects", "not_reject"),
     ("Suggested rejects", "suggested"),
 )
+UNRATED = -1
+"""The stars box's "Unrated" entry (FilterState.unrated)."""
+QUICK_FILTERS: dict[str, str] = {"picks": "pick", "hide_rejects": "not_reject", "suggested": "suggested"}
+"""One-key flag filters (View ▸ Quick filters): pressing one again shows every flag."""
+HOURS_UP_TO_DAYS = 14
+"""The capture-time box lists each hour of each day while the library spans at most this many days."""
 SEARCH_DELAY_MS = 200
 """How long the name search waits after a key press before it re-filters the library."""
 
@@ -58,6 +69,7 @@ class FilterBar(QWidget):
 
         self.stars = QComboBox(self)
         self.stars.addItem("Any stars", 0)
+        self.stars.addItem("Unrated", UNRATED)
         for n in range(1, 6):
             self.stars.addItem("≥ " + "★" * n, n)
         self.flag = QComboBox(self)
@@ -67,6 +79,10 @@ class FilterBar(QWidget):
         self.label.addItem("Any label", None)
         for name in COLOR_LABELS:
             self.label.addItem(name, name)
+
+        self.captured = QComboBox(self)
+        self.captured.setToolTip("Only photographs captured on this day or in this hour")
+        self.captured.addItem("Any time", None)
 
         self.dimension = QComboBox(self)
         for key in DIMENSIONS:
@@ -94,7 +110,7 @@ class FilterBar(QWidget):
         first.addWidget(self.sort)
         first.addWidget(self.reverse)
         first.addSpacing(12)
-        for widget in (self.stars, self.flag, self.label):
+        for widget in (self.stars, self.flag, self.label, self.captured):
             first.addWidget(widget)
         first.addStretch(1)
         first.addWidget(self.search)
@@ -118,7 +134,7 @@ class FilterBar(QWidget):
 
         self.sort.currentIndexChanged.connect(self._emit_sort)
         self.reverse.toggled.connect(self._emit_sort)
-        for combo in (self.stars, self.flag, self.label, self.dimension):
+        for combo in (self.stars, self.flag, self.label, self.captured, self.dimension):
             combo.currentIndexChanged.connect(self._emit_filter)
         self.score_min.valueChanged.connect(self._emit_filter)
         self.score_max.valueChanged.connect(self._emit_filter)
@@ -130,7 +146,7 @@ class FilterBar(QWidget):
         self.search.editingFinished.connect(self._apply_pending_search)
         self.save.clicked.connect(self.save_requested)
         # after a choice made with the mouse, the keys belong to the images again, not to the control
-        for combo in (self.sort, self.stars, self.flag, self.label, self.dimension):
+        for combo in (self.sort, self.stars, self.flag, self.label, self.captured, self.dimension):
             combo.activated.connect(self.control_used)
         self.reverse.clicked.connect(self.control_used)
         self.collapse.clicked.connect(self.control_used)
@@ -159,9 +175,10 @@ class FilterBar(QWidget):
         """Show `state` in the controls (a saved filter) and emit it."""
         self._updating = True
         try:
-            self.stars.setCurrentIndex(max(0, self.stars.findData(state.min_stars)))
+            self.stars.setCurrentIndex(max(0, self.stars.findData(UNRATED if state.unrated else state.min_stars)))
             self.flag.setCurrentIndex(max(0, self.flag.findData(state.flag)))
             self.label.setCurrentIndex(max(0, self.label.findData(state.label)))
+            self._show_capture_range(state.captured_from, state.captured_to)
             self.dimension.setCurrentIndex(max(0, self.dimension.findData(state.score_dimension)))
             self.score_min.setValue(state.score_min if state.score_min is not None else SCORE_MIN)
             self.score_max.setValue(state.score_max if state.score_max is not None else SCORE_MAX)
@@ -203,9 +220,14 @@ class FilterBar(QWidget):
             return
         self._search_delay.stop()
         low, high = self.score_min.value(), self.score_max.value()
+        stars = int(self.stars.currentData() or 0)
+        captured = _range_of(self.captured.currentData())
         self._state = replace(
             self._state,
-            min_stars=int(self.stars.currentData() or 0),
+            min_stars=max(0, stars),
+            unrated=stars == UNRATED,
+            captured_from=captured[0],
+            captured_to=captured[1],
             flag=self.flag.currentData(),
             label=self.label.currentData(),
             score_dimension=str(self.dimension.currentData()),
@@ -217,5 +239,73 @@ class FilterBar(QWidget):
         )
         self.filter_changed.emit(self._state)
 
+    def toggle_quick(self, name: str) -> None:
+        """A one-key filter: "picks", "hide_rejects", "suggested" (the flag box), "unrated" (the
+        stars box) or "bursts" (collapse them); the same key again shows everything again."""
+        if name == "bursts":
+            self.collapse.toggle()
+            return
+        if name == "unrated":
+            box, value = self.stars, UNRATED
+        else:
+            box, value = self.flag, QUICK_FILTERS[name]
+        box.setCurrentIndex(0 if box.currentData() == value else box.findData(value))
+
+    def clear_quick(self) -> None:
+        """Show every flag and any stars again (the quick filters off)."""
+        self.flag.setCurrentIndex(0)
+        self.stars.setCurrentIndex(0)
+
+    def set_capture_times(self, times: Iterable[str | None]) -> None:
+        """List the days (and, for a short span, the hours) the library's photographs were taken,
+        with their counts; the choice shown stays when it is still there."""
+        days: Counter[str] = Counter()
+        hours: Counter[str] = Counter()
+        for when in times:
+            if when and len(when) >= 13:
+                days[when[:10]] += 1
+                hours[when[:13]] += 1
+        chosen = self.captured.currentData()
+        self.captured.blockSignals(True)
+        try:
+            self.captured.clear()
+            self.captured.addItem("Any time", None)
+            for day in sorted(days):
+                start = date.fromisoformat(day)
+                self.captured.addItem(f"{start:%a %d %b %Y}  ({days[day]})", _range_key(day, (start + timedelta(days=1)).isoformat()))
+                if len(days) > HOURS_UP_TO_DAYS:
+                    continue
+                for hour in sorted(h for h in hours if h.startswith(day)):
+                    begin = datetime.fromisoformat(hour + ":00")
+                    end = begin + timedelta(hours=1)
+                    self.captured.addItem(f"    {begin:%H:%M}–{end:%H:%M}  ({hours[hour]})",
+                                          _range_key(begin.isoformat(timespec="minutes"), end.isoformat(timespec="minutes")))  # fmt: skip
+            self._show_capture_range(*_range_of(chosen))
+        finally:
+            self.captured.blockSignals(False)
+
+    def _show_capture_range(self, start: str | None, end: str | None) -> None:
+        if start is None and end is None:
+            self.captured.setCurrentIndex(0)
+            return
+        index = self.captured.findData(_range_key(start, end))
+        if index < 0:  # a saved filter's range the library no longer has: keep it, named
+            self.captured.addItem(f"{start or '…'} – {end or '…'}", _range_key(start, end))
+            index = self.captured.count() - 1
+        self.captured.setCurrentIndex(index)
+
     def _emit_sort(self) -> None:
         self.sort_changed.emit(str(self.sort.currentData()), self.reverse.isChecked())
+
+
+def _range_key(start: str | None, end: str | None) -> str:
+    """A capture-time range as the combo box keeps it: "start/end" (either may be empty)."""
+    return f"{start or ''}/{end or ''}"
+
+
+def _range_of(key: str | None) -> tuple[str | None, str | None]:
+    """The (start, end) of a _range_key (None, None for "Any time")."""
+    if not key:
+        return None, None
+    start, _, end = key.partition("/")
+    return start or None, end or None

@@ -8,25 +8,27 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QRect,
     QSignalBlocker,
     QSize,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolTip,
     QWidget,
 )
 
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_actions import BURST_MARKS_SETTING, expand_to_bursts
-from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole, ScoreTextRole
+from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole, ScoreTextRole, WhyRole
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 
 LABEL_COLOURS: dict[str, str] = {
@@ -39,6 +41,7 @@ LABEL_COLOURS: dict[str, str] = {
 PICK_COLOUR = "#f0f0f0"
 REJECT_COLOUR = "#e0574f"
 SUGGESTED_COLOUR = "#e0a030"  # amber "?" badge: a technical check suggests rejecting it
+CHECKING_TEXT = "checking…"
 CLOSED_EYES_COLOUR = "#e0574f"  # two shut lids, bottom left: a face has both eyes closed (the loupe's red)
 
 
@@ -69,7 +72,7 @@ class ThumbnailDelegate(QStyledItemDelegate):
         painter.setBrush(palette.color(palette.ColorRole.Highlight) if selected else base.lighter(115))
         painter.drawRoundedRect(rect, 4, 4)
 
-        image_rect = QRect(rect.left() + 6, rect.top() + 6, rect.width() - 12, rect.width() - 12)
+        image_rect = self.image_rect(option.rect)
         pixmap = index.data(Qt.ItemDataRole.DecorationRole)
         if pixmap is not None and not pixmap.isNull():
             scaled = pixmap.size().scaled(image_rect.size(), Qt.AspectRatioMode.KeepAspectRatio)
@@ -118,8 +121,11 @@ class ThumbnailDelegate(QStyledItemDelegate):
             self._badge(painter, image_rect.topLeft(), "?", SUGGESTED_COLOUR)
         if row.eyes_closed:
             self._closed_eyes_badge(painter, image_rect.bottomLeft())
+        elif not row.checked and row.status == "ok":  # the import's second pass has not reached it yet
+            painter.setPen(palette.color(palette.ColorRole.PlaceholderText))
+            painter.drawText(image_rect.adjusted(4, 0, -4, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, CHECKING_TEXT)
         burst = self._model.burst_size(row.burst_id)
-        if burst:
+        if burst > 1:  # a burst the filter narrowed to this frame hides nothing
             badge = f"{burst}"
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(0, 0, 0, 170))
@@ -129,6 +135,24 @@ class ThumbnailDelegate(QStyledItemDelegate):
             painter.setPen(QColor("#ffffff"))
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, f"▣ {badge}")
         painter.restore()
+
+    @staticmethod
+    def image_rect(cell: QRect) -> QRect:
+        """Where a cell's thumbnail is drawn (the badges sit on its corners)."""
+        rect = cell.adjusted(3, 3, -3, -3)
+        return QRect(rect.left() + 6, rect.top() + 6, rect.width() - 12, rect.width() - 12)
+
+    def badge_at(self, cell: QRect, row: ImageRow, point: QPoint) -> bool:
+        """True when `point` is on one of the row's badges (flag or suggestion, closed eyes, burst)."""
+        image = self.image_rect(cell)
+        boxes = []
+        if row.flag or row.suggested_reject:
+            boxes.append(QRect(image.left(), image.top(), 18, 18))
+        if row.eyes_closed:
+            boxes.append(QRect(image.left(), image.bottom() - 17, 28, 18))
+        if self._model.burst_size(row.burst_id) > 1:
+            boxes.append(QRect(image.right() - 60, image.top(), 61, 18))
+        return any(box.adjusted(-2, -2, 2, 2).contains(point) for box in boxes)
 
     @staticmethod
     def _badge(painter: QPainter, corner, letter: str, colour: str) -> None:
@@ -163,6 +187,7 @@ class GridView(QListView):
 
     open_requested = Signal(int)  # image id
     survey_requested = Signal()  # N: the selection (or the current burst) side by side
+    mark_note = Signal(str)  # said in the status bar with the mark that follows (frames it reached)
 
     def __init__(
         self,
@@ -247,17 +272,19 @@ class GridView(QListView):
         self.delegate.cell = max(self._preferred_cell, width // columns - 2 * self.spacing() - 1)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Culling keys act on the selection; Enter opens the loupe; the rest is QListView's."""
+        """Culling keys act on the selection; Enter opens the loupe; W explains; the rest is QListView's."""
+        QToolTip.hideText()  # an explanation belongs to the frame it was asked for: the next key ends it
         marks = marks_for_key(event.key(), event.modifiers())
         if marks is not None:
-            all_frames = bool(self._context.settings.get(BURST_MARKS_SETTING, True))
-            ids = expand_to_bursts(self._model, self.selected_ids(), all_frames)
-            if ids:
-                self._marks.mark(ids, **marks)
+            self.mark_selection(marks, event.text().upper() or "the key")
             event.accept()
             return
         if event.key() == Qt.Key.Key_N and not event.modifiers():
             self.survey_requested.emit()
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_W and not event.modifiers():
+            self.explain(self.currentIndex())
             event.accept()
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
@@ -267,6 +294,55 @@ class GridView(QListView):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def mark_selection(self, marks: dict, key_name: str = "the mark") -> list[int]:
+        """Mark what is selected (a collapsed burst: its cover, or its shown frames when the setting
+        says all frames); says in the status bar when hidden frames were reached. Returns the ids."""
+        selected = self.selected_ids()
+        all_frames = bool(self._context.settings.get(BURST_MARKS_SETTING, False))
+        ids = expand_to_bursts(self._model, selected, all_frames)
+        hidden = len(ids) - len(selected)
+        if hidden > 0:
+            self.mark_note.emit(f"{key_name} applied to {len(ids)} frames ({hidden} hidden in collapsed bursts)")
+        if ids:
+            self._marks.mark(ids, **marks)
+        return ids
+
+    def invert_selection(self) -> None:
+        """Select what is shown and not selected, and only that."""
+        selection_model = self.selectionModel()
+        selected = {i.row() for i in selection_model.selectedIndexes()}
+        rest = [r for r in range(self._model.rowCount()) if r not in selected]
+        if not rest:
+            selection_model.clearSelection()
+            return
+        with QSignalBlocker(selection_model):
+            selection_model.select(self._row_ranges(rest), QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            selection_model.setCurrentIndex(self._model.index(rest[0]), QItemSelectionModel.SelectionFlag.NoUpdate)
+        self.scrollTo(self.currentIndex())
+        self.viewport().update()
+        self._publish_selection()
+
+    def explain(self, index: QModelIndex, at: QPoint | None = None) -> str:
+        """Show why the cell looks as it does (its failed checks, why a burst shows this frame) in a
+        popup beside it; returns the text ("" when there is nothing to explain)."""
+        if not index.isValid():
+            return ""
+        text = index.data(WhyRole) or ""
+        row: ImageRow = index.data(RowRole)
+        shown = text or f"{row.name}: every check passed; nothing was decided for you."
+        where = at if at is not None else self.visualRect(index).center()
+        QToolTip.showText(self.viewport().mapToGlobal(where), shown, self.viewport(), self.visualRect(index), 15_000)
+        return shown
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A click on a badge (flag, suggested reject, closed eyes, burst) explains it."""
+        super().mousePressEvent(event)
+        index = self.indexAt(event.position().toPoint())
+        if index.isValid() and event.button() == Qt.MouseButton.LeftButton:
+            row = index.data(RowRole)
+            if row is not None and self.delegate.badge_at(self.visualRect(index), row, event.position().toPoint()):
+                self.explain(index, event.position().toPoint())
 
     def follow_selection(self, ids: list) -> None:
         """Show the shared selection made elsewhere (the loupe, the survey): one current image."""
@@ -286,10 +362,25 @@ class GridView(QListView):
         self.scrollTo(self.currentIndex())
         self.viewport().update()
 
+    def paintEvent(self, event) -> None:
+        """The cells; when the filter hides every photograph, say so and how to see them again."""
+        super().paintEvent(event)
+        if self._model.rowCount() == 0 and self._model.total_count() > 0:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(self.palette().ColorRole.PlaceholderText))
+            painter.drawText(
+                self.viewport().rect().adjusted(24, 24, -24, -24),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                f"No photograph passes the filter ({self._model.total_count():,} in the library).\n"
+                "Alt+0 shows every flag and star again; View ▸ Reset layout, sort and filters clears the rest.",
+            )
+            painter.end()
+
     def _publish_selection(self) -> None:
         self._context.selection.set_image_ids(self.selected_ids())
 
     def _remember_selection(self) -> None:
+        QToolTip.hideText()  # the cell an explanation pointed at may move or vanish
         self._kept_selection = self.selected_ids()
         self._kept_scroll = self.verticalScrollBar().value()
         self._kept_is_refresh = self._model.refreshing

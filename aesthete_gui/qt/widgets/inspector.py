@@ -4,6 +4,7 @@ earlier mark values (who set each and when)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.grid_rows import scorer_title
 from aesthete_gui.qt.widgets.earlier_values import earlier_values
 from aesthete_gui.qt.widgets.score_bars import ScoreBars
 
@@ -63,6 +65,17 @@ def _format_exif(key: str, value: Any) -> str:
     return str(value)
 
 
+def format_capture_time(iso: str, sub_second: bool = False) -> str:
+    """ "2026-06-13 11:11:34" from a stored ISO time; with `sub_second` (frames of a burst, where
+    several share a second) and a fraction present, hundredths are added: "11:11:34.25"."""
+    text = iso.replace("T", " ")
+    whole, dot, fraction = text.partition(".")
+    if not dot or not sub_second:
+        return whole
+    hundredths = fraction[:2].ljust(2, "0")
+    return whole if hundredths == "00" else f"{whole}.{hundredths}"
+
+
 def _explanation_for(profile: Profile, path: str) -> str:
     """The most recent judge explanation that involves `path` (set stages, else a rationale)."""
     judgment = profile.judgments.latest_explained(path)
@@ -79,7 +92,7 @@ CHECK_TITLES: dict[str, str] = {
     "focus": "Focus", "motion_blur": "Motion blur", "highlights": "Blown highlights",
     "shadows": "Crushed shadows", "underexposure": "Under-exposure", "overexposure": "Over-exposure",
     "noise": "Noise", "resolution": "Size", "compression": "JPEG quality",
-    "brightened": "Brightened after capture",
+    "brightened": "Brightened after capture", "eyes": "Eyes", "sequence": "Set", "copy": "Copy",
 }  # fmt: skip
 VERDICT_MARKS: dict[str, str] = {"ok": "", "warn": "⚠ ", "reject": "✖ "}
 
@@ -116,7 +129,7 @@ def gather_details(
     if record.width and record.height:
         facts.append(("Size", f"{record.width} × {record.height}  {record.format or ''}".strip()))
     if record.capture_time:
-        facts.append(("Captured", record.capture_time.replace("T", " ")))
+        facts.append(("Captured", format_capture_time(record.capture_time, record.burst_id is not None)))
     for key, title in EXIF_FIELDS:
         value = record.exif.get(key)
         if value not in (None, ""):
@@ -146,9 +159,15 @@ def gather_details(
 class Inspector(QWidget):
     """Shows ImageDetails of the current selection; refreshes when marks, scores or judgments change."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        parent: QWidget | None = None,
+        shown_score: Callable[[int], tuple[float | None, str] | None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self._context = context
+        self._shown_score = shown_score  # the grid's score of an image and what it is (one score per view)
         self._image_id: int | None = None
         self.details: ImageDetails | None = None
         self.setObjectName("inspector")
@@ -160,11 +179,15 @@ class Inspector(QWidget):
         self.facts = QFormLayout(self.facts_box)
         self.facts.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.scores_box = QGroupBox("Scores", self)
+        self.headline = QLabel(self.scores_box)
+        self.headline.setObjectName("scoreHeadline")
+        self.headline.setWordWrap(True)
         self.bars = ScoreBars(self.scores_box)
         self.scores_note = QLabel(self.scores_box)
         self.scores_note.setWordWrap(True)
         self.scores_note.setObjectName("muted")
         scores_layout = QVBoxLayout(self.scores_box)
+        scores_layout.addWidget(self.headline)
         scores_layout.addWidget(self.bars)
         scores_layout.addWidget(self.scores_note)
         self.explain_box = QGroupBox("Explanation", self)
@@ -206,6 +229,29 @@ class Inspector(QWidget):
         self._image_id = image_id
         self._debounce.start()
 
+    @property
+    def image_id(self) -> int | None:
+        """The image inspected (or about to be)."""
+        return self._image_id
+
+    def refresh_score(self) -> None:
+        """Show the grid's score again (its sort or the active adapter changed)."""
+        if self.details is not None:
+            self._show_headline(self.details)
+
+    def _show_headline(self, details: ImageDetails) -> None:
+        shown = self._shown_score(details.image_id) if self._shown_score is not None else None
+        if shown is None or details.status != "ok":
+            self.headline.setVisible(False)
+            return
+        value, label = shown
+        if value is None and not details.scores:  # "Not scored yet" below says it
+            self.headline.setVisible(False)
+            return
+        self.headline.setText(f"<b>{value:.2f}</b> · {label}" if value is not None else f"– · {label} (no score yet)")
+        self.headline.setToolTip("The score the grid shows for this photograph, and which scorer gave it")
+        self.headline.setVisible(True)
+
     def _setting_changed(self, _key: str) -> None:
         self._debounce.start()
 
@@ -242,6 +288,7 @@ class Inspector(QWidget):
         if details is None:
             self.title.setText("No image selected")
             self.bars.set_scores({}, "")
+            self.headline.setVisible(False)
             self.scores_note.setText("")
             self.explanation.setPlainText("")
             return
@@ -251,11 +298,16 @@ class Inspector(QWidget):
         for name, value in details.facts:
             self.facts.addRow(name, _wrapping(value))
         # the preset stored with the scores, not today's setting: a score keeps its provenance
-        caption = " · ".join(p for p in (details.scorer, details.preset) if p) if details.scores else ""
-        self.bars.set_scores(details.scores, caption)
-        self.scores_note.setText(
-            "" if details.scores else "Not scored yet: Scoring ▸ Score selection (works without a model)."
-        )
+        caption = " · ".join(p for p in (scorer_title(details.scorer), details.preset) if p) if details.scores else ""
+        self.bars.set_scores(details.scores, f"Five dimensions: {caption}" if caption else "")
+        self._show_headline(details)
+        if details.status != "ok":
+            note = f"Cannot be scored — {details.status}: {details.error or 'no reason given'}"
+        elif details.scores:
+            note = ""
+        else:
+            note = "Not scored yet: Scoring ▸ Score selection (works without a model)."
+        self.scores_note.setText(note)
         self.explanation.setPlainText(
             details.explanation or "No judge has explained this image yet (Set view: Ask the judge)."
         )

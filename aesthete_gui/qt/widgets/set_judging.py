@@ -76,21 +76,16 @@ class SetOutcome:
 
 
 def default_judge_factory(settings: Mapping[str, Any], on_stage: StageSink) -> PromptJudge:
-    """The judge named in the settings: a server URL, a local folder or a downloaded hub id."""
+    """The judge named in the settings: a server, a local folder or a downloaded hub id."""
+    from dataclasses import replace
+
     from aesthete_gui.services.compare import JudgeSpec, open_judge
 
-    judge = settings.get("judge")
-    if not judge:
+    spec = JudgeSpec.from_settings(settings.get("judge"), settings.get("judge_server_model"),
+                                   settings.get("preset") or "photography")  # fmt: skip
+    if spec is None:
         raise ValueError("no judge model is set up (Models ▸ Model manager)")
-    preset = settings.get("preset") or "photography"
-    if str(judge).startswith(("http://", "https://")):
-        model = settings.get("judge_server_model") or ""
-        if not model:
-            raise ValueError("the server judge needs a model name (Models ▸ Model manager)")
-        spec = JudgeSpec(model=model, endpoint=judge, preset=preset, set_orderings=SET_ORDERINGS)
-    else:
-        spec = JudgeSpec(model=judge, preset=preset, set_orderings=SET_ORDERINGS)
-    return open_judge(spec, on_stage=on_stage)
+    return open_judge(replace(spec, set_orderings=SET_ORDERINGS), on_stage=on_stage)
 
 
 def judge_set_job(

@@ -140,9 +140,9 @@ class SetView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.model_banner)
-        layout.addWidget(self.cards_scroll)
+        layout.addWidget(self.cards_scroll, 3)  # the thumbnails take the room the stages leave
         layout.addWidget(self.verdict_label)
-        layout.addLayout(self.stage_grid, 1)
+        layout.addLayout(self.stage_grid, 2)
         layout.addLayout(bottom)
 
     # -- candidates ----------------------------------------------------------------------------

@@ -4,9 +4,10 @@ adapter — each a job with progress and Cancel — then show agreement and plot
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -26,7 +27,11 @@ from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.dialogs.train_dialog import TrainDialog, TrainOptions
 from aesthete_gui.qt.widgets.plots import CurvePoint, LearningCurvePlot, ScoreDistributionPlot
-from aesthete_gui.services.taste_guard import MIN_HELD_OUT_CHOICES
+from aesthete_gui.services.taste_guard import (
+    choices_still_needed,
+    expected_held_out,
+    too_few_to_measure,
+)
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -88,9 +93,9 @@ def format_figures(figures: AdapterFigures | TasteReport, active: bool) -> str:
     if base is None or adapter is None:
         state = ("It is active." if active else
                  "The base scorer stays active; choose the adapter above to use it anyway.")
-        return (f"<b>{name}</b>: not enough held-out choices to measure: {held_out} of "
-                f"{MIN_HELD_OUT_CHOICES} (your latest choices, kept out of training; whole Set "
-                f"verdicts and bursts count together). {state}")
+        return (f"<b>{name}</b>: {too_few_to_measure(figures.choices, held_out)} (your latest "
+                f"choices are kept out of training; whole Set verdicts and bursts count together). "
+                f"<i>Compare suggested pairs</i> shows the pairs that teach it most. {state}")
     worse = adapter.mean < base.mean
     if active:
         state = "It is active, although it measured worse." if worse else "It is active."
@@ -105,6 +110,8 @@ def format_figures(figures: AdapterFigures | TasteReport, active: bool) -> str:
 
 class TastePanel(QWidget):
     """The Qt view of scoring, distillation and the personal adapter, with their plots."""
+
+    compare_requested = Signal()  # "Compare suggested pairs": Compare on the taste service's pairs
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,14 +174,24 @@ class TastePanel(QWidget):
                                          "measure at least as good as the base scorer.")
         self.activate_button.clicked.connect(self.activate_shown_adapter)
         self.activate_button.setVisible(False)
+        self.compare_button = QPushButton("Compare suggested pairs")
+        self.compare_button.setToolTip("Open Compare on the pairs your choices would teach the most "
+                                       "(from the whole library)")
+        self.compare_button.clicked.connect(self.compare_requested)
+        self.compare_button.setVisible(False)
         self._shown_adapter: str | None = None
+        self._unmeasured_shown = False  # the figures shown say "not enough held-out choices"
         taste_layout = QGridLayout(taste_box)
         taste_layout.addWidget(self.choices_label, 0, 0)
         taste_layout.addWidget(QLabel("Active adapter:"), 0, 1, Qt.AlignmentFlag.AlignRight)
         taste_layout.addWidget(self.adapter_combo, 0, 2)
         taste_layout.addWidget(self.train_button, 0, 3)
         taste_layout.addWidget(self.agreement_label, 1, 0, 1, 3)
-        taste_layout.addWidget(self.activate_button, 1, 3, Qt.AlignmentFlag.AlignTop)
+        side = QVBoxLayout()
+        side.addWidget(self.activate_button)
+        side.addWidget(self.compare_button)
+        side.addStretch(1)
+        taste_layout.addLayout(side, 1, 3)
         taste_layout.setColumnStretch(0, 1)
 
         self.job_label = QLabel()
@@ -217,14 +234,15 @@ class TastePanel(QWidget):
             self.job_label.setText("Select images in the grid first.")
             return None
         what = f"{len(ids)} selected images" if ids else "the library"
-        return self._start(f"Score {what} ({scorer})", actions.score_job, self.context.profile, ids,
+        job = partial(actions.score_job, judge=actions.configured_judge(self.context.settings))
+        return self._start(f"Score {what} ({scorer})", job, self.context.profile, ids,
                            scorer, self.context.settings.get("preset"),
                            gpu=actions.scorer_uses_gpu(scorer), on_done=self._scored)
 
     def distil(self) -> JobHandle | None:
         """Distil a fast scorer from the configured judge, as a GPU job."""
-        judge = self.context.settings.get("judge")
-        if not judge:
+        judge = actions.configured_judge(self.context.settings)
+        if judge is None:
             self.job_label.setText("Distillation needs a judge: set one in the model manager.")
             return None
         return self._start("Distil fast scorer", actions.distil_job, self.context.profile, judge,
@@ -296,7 +314,7 @@ class TastePanel(QWidget):
         for button in (self.score_selection_button, self.score_library_button, self.train_button,
                        self.curve_button):
             button.setEnabled(not running)
-        self.distil_button.setEnabled(not running and bool(self.context.settings.get("judge")))
+        self.distil_button.setEnabled(not running and actions.configured_judge(self.context.settings) is not None)
         if not running and hasattr(self, "choices_label"):
             self._refresh_counts()
 
@@ -313,7 +331,7 @@ class TastePanel(QWidget):
     def _trained(self, result: tuple[Any, Any]) -> None:
         report, curve = result
         self.last_report = report
-        self._show_figures(report.name, format_report(report), report.active)
+        self._show_figures(report.name, format_report(report), report.active, report.measured)
         self.job_label.setText(f"Adapter {report.name} trained and active." if report.active else
                                f"Adapter {report.name} trained; the base scorer stays active.")
         if curve is not None:
@@ -349,23 +367,26 @@ class TastePanel(QWidget):
         if active is not None and self.last_report is None:
             from aesthete_gui.services.taste import adapter_figures
 
-            self._show_figures(active.name, format_figures(adapter_figures(active), True), True)
+            figures = adapter_figures(active)
+            self._show_figures(active.name, format_figures(figures, True), True, figures.measured)
         elif self.last_report is not None:
             shown = profile.adapters.get(self.last_report.name)
             is_active = shown is not None and shown.active
             self._show_figures(self.last_report.name,
                                format_figures(self.last_report, is_active),
-                               is_active)
+                               is_active, self.last_report.measured)
         elif profile.adapters.all():
             self._shown_adapter = None
             self.agreement_label.setText("No adapter active: the base scorer ranks your library. "
                                          "Choose an adapter above to see its figures.")
             self.activate_button.setVisible(False)
 
-    def _show_figures(self, name: str, text: str, active: bool) -> None:
+    def _show_figures(self, name: str, text: str, active: bool, measured: bool = True) -> None:
         self._shown_adapter = name
         self.agreement_label.setText(text)
         self.activate_button.setVisible(not active)
+        self._unmeasured_shown = not measured
+        self._refresh_counts()
 
     def _adapter_chosen(self) -> None:
         from aesthete_gui.services import taste
@@ -377,11 +398,13 @@ class TastePanel(QWidget):
     def _refresh_counts(self, *_: Any) -> None:
         total = self.context.profile.choices.count()
         selected = len(self.context.selection.image_ids())
-        self.choices_label.setText(f"{total} choices recorded")
+        more = choices_still_needed(total, expected_held_out(total))
+        self.choices_label.setText(f"{total} choices recorded" + (f" · about {more} more before agreement can be measured" if more else ""))
+        self.compare_button.setVisible(more > 0 or self._unmeasured_shown)
         self.score_selection_button.setText(f"Score selection ({selected})")
         running = self._job is not None and not self._job.done
         self.score_selection_button.setEnabled(selected > 0 and not running)
-        judge = self.context.settings.get("judge")
+        judge = actions.configured_judge(self.context.settings)
         self.distil_label.setText(
             "Trains a fast single-pass scorer from the judge's comparisons of your library."
             if judge else "Needs a judge model (Models ▸ Model manager). The built-in scorer "

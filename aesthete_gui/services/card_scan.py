@@ -1,0 +1,141 @@
+"""What is on a card: its photo units (photographs with their RAW+JPEG partners and sidecars), the files
+that are not photographs (counted by extension, so the summary can say what was left), and the
+files or folders that cannot be read (each reported, never skipped without a word)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+
+import xxhash
+
+from aesthete_gui.imaging.photo_units import PhotoUnit, group_units, is_sidecar_name
+from aesthete_gui.jobs import CancelToken
+from aesthete_gui.services.library_scan import scan_folder
+from aesthete_gui.services.verified_copy import file_hash, read_problem
+
+QUICK_BYTES = 64 * 1024
+ORPHAN_SIDECAR = ".xmp without a photograph"
+
+
+@dataclass
+class CardFile:
+    """One file of a unit on the card: path, name, whether it is a photograph, size and time; its
+    content hash once known."""
+
+    path: str
+    name: str
+    photo: bool
+    size: int
+    mtime_ns: int
+    digest: str | None = None
+    _quick: str | None = None
+
+    def quick_key(self) -> str:
+        """Name, size, time and a hash of the first 64 KiB (EXIF: camera serial, capture time): how a
+        rerun recognises a file it copied before without reading all of it again."""
+        if self._quick is None:
+            digest = xxhash.xxh3_64()
+            with open(self.path, "rb") as reader:
+                digest.update(reader.read(QUICK_BYTES))
+            self._quick = f"{self.name}|{self.size}|{self.mtime_ns}|{digest.hexdigest()}"
+        return self._quick
+
+    def content_hash(self) -> str:
+        """The hash of every byte (read once, then kept)."""
+        if self.digest is None:
+            self.digest = file_hash(self.path)
+        return self.digest
+
+
+@dataclass
+class CardUnit:
+    """A unit on the card and its files (photographs first)."""
+
+    unit: PhotoUnit
+    files: list[CardFile]
+
+    @property
+    def photos(self) -> list[CardFile]:
+        """The unit's photographs."""
+        return [f for f in self.files if f.photo]
+
+    @property
+    def lead(self) -> CardFile:
+        """The photograph whose metadata names the unit (the JPEG of a RAW+JPEG pair)."""
+        photos = self.photos
+        return next((f for f in photos if f.name == self.unit.lead), photos[0])
+
+
+@dataclass
+class CardContents:
+    """Units to copy, files left (by extension), and problems (path, reason)."""
+
+    units: list[CardUnit] = field(default_factory=list)
+    not_copied: Counter[str] = field(default_factory=Counter)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def photo_count(self) -> int:
+        """Photographs found."""
+        return sum(len(u.photos) for u in self.units)
+
+
+def _walk(root: str, contents: CardContents) -> dict[str, list[str]]:
+    """Every folder under `root` (hidden ones skipped) with its file names; unreadable folders reported."""
+    folders: dict[str, list[str]] = {}
+
+    def report(error: OSError) -> None:
+        contents.problems.append((error.filename or root, f"folder {read_problem(error)}"))
+
+    for folder, subfolders, names in os.walk(root, onerror=report):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+        folders[folder] = [n for n in names if not n.startswith(".")]
+    return folders
+
+
+def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
+    """The units on the card under `root`, in a stable order (see the module docstring)."""
+    contents = CardContents()
+    photos: dict[str, set[str]] = {}
+    for found in scan_folder(root, cancel):
+        if found.problem is not None or found.size is None:
+            contents.problems.append((found.path, found.problem or "cannot be examined"))
+            continue
+        folder, name = os.path.split(found.path)
+        photos.setdefault(folder, set()).add(name)
+    listings = _walk(root, contents)
+    for folder in photos.keys() - listings.keys():  # reached through a folder link
+        try:
+            listings[folder] = [n for n in os.listdir(folder) if not n.startswith(".")]
+        except OSError as error:
+            contents.problems.append((folder, f"folder {read_problem(error)}"))
+    for folder in sorted(listings):
+        here = photos.get(folder, set())
+        reported = {os.path.basename(p) for p, _ in contents.problems if os.path.dirname(p) == folder}
+        units, orphans = group_units(folder, listings[folder], lambda n, here=here: n in here)
+        contents.not_copied[ORPHAN_SIDECAR] += len(orphans)
+        carried = {n for u in units for n in u.names} | reported
+        for name in listings[folder]:
+            if name not in carried and not is_sidecar_name(name) and name not in here:
+                contents.not_copied[os.path.splitext(name)[1] or "(no extension)"] += 1
+        for unit in units:
+            files = _files(unit, contents)
+            if any(f.photo for f in files):
+                contents.units.append(CardUnit(unit, files))
+    contents.not_copied = Counter({k: v for k, v in contents.not_copied.items() if v})
+    return contents
+
+
+def _files(unit: PhotoUnit, contents: CardContents) -> list[CardFile]:
+    files = []
+    for name in unit.names:
+        path = os.path.join(unit.folder, name)
+        try:
+            info = os.stat(path)
+        except OSError as error:
+            contents.problems.append((path, read_problem(error)))
+            continue
+        files.append(CardFile(path, name, name in unit.photos, info.st_size, info.st_mtime_ns))
+    return files

@@ -1,0 +1,134 @@
+"""What ingest copied into a destination: an append-only record that concurrent ingests merge, never overwrite.
+
+`.aesthete-ingest.jsonl` in the destination holds one JSON object a line: `{"hash", "path", "seq",
+"inode", "size", "mtime_ns"}` for each file about to get its name (written *before* the name, so a
+kill in between leaves a record of a file that is not there, which a rerun copies again, and never
+a file nobody knows about), and `{"source", "hash"}` to remember a card file's hash by name, size
+and time. Lines are appended under the destination's folder lock, so two ingests into one library
+see each other's files and sequence numbers. "Already there" means the same bytes: a recorded file
+counts only while it is the very file written (same inode, size and time) or hashes the same. A
+line that does not parse (a torn write) is ignored. The JSON manifest of earlier versions
+(`.aesthete-ingest.json`) is read as a starting point and never written again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from aesthete_gui.imaging.photo_units import stem_key
+from aesthete_gui.services.verified_copy import file_hash
+
+JOURNAL = ".aesthete-ingest.jsonl"
+LEGACY_MANIFEST = ".aesthete-ingest.json"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One file ingest wrote: its path under the destination and what it was when written."""
+
+    path: str
+    inode: int | None = None
+    size: int | None = None
+    mtime_ns: int | None = None
+
+
+class IngestJournal:
+    """The merged record of every ingest into one destination (see the module docstring)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.by_hash: dict[str, list[Recorded]] = {}
+        self.sources: dict[str, str] = {}
+        self.next_seq = 1
+        self._offset = 0
+        self._read_legacy()
+        self.refresh()
+
+    def _read_legacy(self) -> None:
+        try:
+            data = json.loads((self.root / LEGACY_MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict):
+            return
+        for digest, path in (data.get("files") or {}).items():
+            if isinstance(digest, str) and isinstance(path, str):
+                self.by_hash.setdefault(digest, []).append(Recorded(path))
+        for key, digest in (data.get("sources") or {}).items():
+            if isinstance(key, str) and isinstance(digest, str):
+                self.sources[key] = digest
+        seq = data.get("next_seq")
+        if isinstance(seq, int):
+            self.next_seq = max(self.next_seq, seq)
+
+    def refresh(self) -> None:
+        """Read the lines other ingests appended since the last look."""
+        try:
+            with open(self.root / JOURNAL, "rb") as handle:
+                handle.seek(self._offset)
+                data = handle.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1  # a line still being written waits for the next look
+        self._offset += end
+        for line in data[:end].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                self._apply(record)
+
+    def _apply(self, record: dict) -> None:
+        digest = record.get("hash")
+        if not isinstance(digest, str):
+            return
+        if isinstance(record.get("source"), str):
+            self.sources[record["source"]] = digest
+        if isinstance(record.get("path"), str):
+            self.by_hash.setdefault(digest, []).append(
+                Recorded(record["path"], record.get("inode"), record.get("size"), record.get("mtime_ns"))
+            )
+        if isinstance(record.get("seq"), int):
+            self.next_seq = max(self.next_seq, record["seq"] + 1)
+
+    def append(self, records: list[dict]) -> None:
+        """Add `records` (one write, each a line); call under the destination's folder lock."""
+        if not records:
+            return
+        text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")
+        handle = os.open(self.root / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(handle, text)
+        finally:
+            os.close(handle)
+        self.refresh()
+
+    def find(self, digest: str, within: set[str] | None = None) -> Recorded | None:
+        """Where a file with these bytes was written and still is. With `within` (folder/stem keys of a
+        unit's photographs) only a file pairing with them counts, and it counts while it exists: tools
+        rewrite sidecars in place."""
+        for recorded in self.by_hash.get(digest, []):
+            path = self.root / recorded.path
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if not os.path.isfile(path):
+                continue
+            if within is not None:
+                folder, name = os.path.split(recorded.path)
+                if f"{folder}/{stem_key(name)}" in within:
+                    return recorded
+                continue
+            if (info.st_ino, info.st_size, info.st_mtime_ns) == (recorded.inode, recorded.size, recorded.mtime_ns):
+                return recorded
+            try:
+                if recorded.size in (None, info.st_size) and file_hash(path) == digest:
+                    return recorded
+            except OSError:
+                continue
+        return None

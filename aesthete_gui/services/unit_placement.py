@@ -1,0 +1,99 @@
+"""Give the staged files of one photo unit their names in a folder, together and without replacing anything.
+
+Run under the folder's lock (verified_copy.folder_lock). A stem is free when no file in the folder
+pairs with it (same stem without regard to case, any extension, any sidecar): an orphan
+`IMG_0001.xmp` there makes `IMG_0001` taken, so the unit becomes `IMG_0001 (2).jpg` +
+`IMG_0001 (2).xmp` and the orphan is left as it is. A caller may accept a taken stem whose files
+are this unit's own, already there with the same bytes (a rerun): those members are not placed
+again. Each file is placed with verified_copy.place (never over a file); when another program takes
+one of the names meanwhile, the members already placed are taken back and the next stem is tried.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aesthete_gui.imaging.photo_units import stem_key
+from aesthete_gui.services.verified_copy import Staged, discard, place, take_back
+
+MAX_TRIES = 10_000
+Accept = Callable[[str, list[str]], "set[str] | None"]
+"""(candidate stem, names in the folder pairing with it, maybe none) → the tails already there (an
+empty set when the stem is free), or None when the stem is taken. Without it: free when no name pairs."""
+
+
+@dataclass
+class Placement:
+    """Where a unit went: its stem, the files placed (tail → path) and the tails that were already there."""
+
+    stem: str
+    placed: dict[str, Path] = field(default_factory=dict)
+    already: set[str] = field(default_factory=set)
+    orphans: list[str] = field(default_factory=list)
+    """Names in the folder that made an earlier stem taken without belonging to the unit."""
+
+
+def _listing(folder: Path) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return found
+    for name in names:
+        found.setdefault(stem_key(name), []).append(name)
+    return found
+
+
+def place_unit(
+    folder: Path,
+    stems: Iterable[str],
+    members: dict[str, Staged | None],
+    accept: Accept | None = None,
+    before: Callable[[str, dict[str, Path]], None] | None = None,
+) -> Placement:
+    """Place `members` (tail → staged copy; None for a member that needs no copy) under the first free
+    stem of `stems` in `folder`; `before(stem, targets)` runs right before the files get their names."""
+    listing = _listing(folder)
+    taken_by: list[str] = []
+    for tries, stem in enumerate(stems):
+        if tries >= MAX_TRIES:
+            break
+        existing = listing.get(stem_key(stem + ".x"), [])
+        verdict = _free_when_alone(existing) if accept is None else accept(stem, existing)
+        if verdict is None:
+            taken_by.extend(n for n in existing if n not in taken_by)
+            continue
+        already = verdict
+        todo = {tail: staged for tail, staged in members.items() if tail not in already and staged is not None}
+        targets = {tail: folder / (stem + tail) for tail in todo}
+        if before is not None:
+            before(stem, targets)
+        placed: dict[str, Path] = {}
+        try:
+            for tail, staged in todo.items():
+                place(staged.temp, targets[tail])
+                placed[tail] = targets[tail]
+        except FileExistsError:
+            _take_back(todo, placed)
+            listing = _listing(folder)
+            continue
+        except BaseException:
+            _take_back(todo, placed)
+            raise
+        for tail in already:
+            discard(members.get(tail))
+        return Placement(stem, placed, already, taken_by)
+    raise OSError(errno.EEXIST, "no free name found for this photograph", str(folder))
+
+
+def _free_when_alone(existing: list[str]) -> set[str] | None:
+    return None if existing else set()
+
+
+def _take_back(todo: dict[str, Staged], placed: dict[str, Path]) -> None:
+    for tail, target in placed.items():
+        take_back(todo[tail], target)

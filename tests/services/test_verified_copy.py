@@ -1,0 +1,92 @@
+"""The last step of every copy never replaces a file: renameat2(RENAME_NOREPLACE), else link-then-unlink,
+else a name claimed with O_EXCL; temporary files of dead processes are cleaned; the folder lock is exclusive."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.services import verified_copy
+from aesthete_gui.services.verified_copy import (
+    clean_own_temps,
+    copy_verified,
+    folder_lock,
+    place,
+    stage,
+    take_back,
+)
+
+
+def _no_renameat2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verified_copy, "_rename_noreplace", lambda _t, _target: False)
+
+
+def _no_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+
+
+@pytest.mark.parametrize("mechanism", ["renameat2", "link", "o_excl"])
+def test_placing_never_replaces_a_file_that_is_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mechanism: str) -> None:
+    if mechanism != "renameat2":
+        _no_renameat2(monkeypatch)
+    if mechanism == "o_excl":
+        _no_links(monkeypatch)
+    source = tmp_path / "card.jpg"
+    source.write_bytes(b"our photograph")
+    theirs = tmp_path / "IMG_0001.jpg"
+    theirs.write_bytes(b"another card's photograph")
+    staged = stage(source, tmp_path)
+    assert staged is not None
+    with pytest.raises(FileExistsError):
+        place(staged.temp, theirs)
+    assert theirs.read_bytes() == b"another card's photograph" and staged.temp.read_bytes() == b"our photograph"
+    place(staged.temp, tmp_path / "IMG_0001-2.jpg")
+    assert (tmp_path / "IMG_0001-2.jpg").read_bytes() == b"our photograph" and not staged.temp.exists()
+    take_back(staged, tmp_path / "IMG_0001-2.jpg")  # undoing a placement gives the temporary name back
+    assert staged.temp.read_bytes() == b"our photograph" and not (tmp_path / "IMG_0001-2.jpg").exists()
+
+
+def test_copy_verified_refuses_a_taken_name_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    source, target = tmp_path / "a.jpg", tmp_path / "out" / "a.jpg"
+    source.write_bytes(b"x" * 3000)
+    assert copy_verified(source, target) is not None
+    with pytest.raises(FileExistsError):
+        copy_verified(source, target)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["a.jpg"]
+
+
+def test_a_rerun_removes_temporary_files_of_dead_processes_only(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    names = {
+        f".aesthete-ingest-{dead}-abc123.part": False,  # its process is gone: removed
+        f".aesthete-copy-{os.getppid()}-abc123.part": True,  # a live process's copy in progress: kept
+        f".aesthete-copy-{os.getpid()}-zz.part": True,  # our own
+        ".aesthete-ingest-legacy1.part": False,  # an older name without pid, older than this run
+        "holiday.part": True,  # not ours
+        ".aesthete-ingest.jsonl": True,
+    }
+    for name in names:
+        (tmp_path / name).write_bytes(b"partial")
+    old = time.time() - 60
+    os.utime(tmp_path / ".aesthete-ingest-legacy1.part", (old, old))
+    assert clean_own_temps(tmp_path, started=time.time()) == 2
+    assert {p.name for p in tmp_path.iterdir()} == {n for n, kept in names.items() if kept}
+
+
+def test_the_folder_lock_keeps_other_processes_waiting(tmp_path: Path) -> None:
+    probe = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+             "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); print('free')\n"
+             "except BlockingIOError:\n    print('held')\n")  # fmt: skip
+    ask = lambda: subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True).stdout.strip()  # noqa: E731
+    with folder_lock(tmp_path):
+        assert ask() == "held"
+    assert ask() == "free"
