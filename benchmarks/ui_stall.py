@@ -126,7 +126,7 @@ def run(count: int) -> dict:
         phases["import"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"import did not finish: {handle.state} {handle.error_text}")
-        imported = context.profile.image_count(status="ok")
+        imported = context.profile.catalog.image_count(status="ok")
 
         meter.start("score")
         t0 = time.perf_counter()
@@ -135,7 +135,7 @@ def run(count: int) -> dict:
         phases["score"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"scoring did not finish: {handle.state} {handle.error_text}")
-        scored = len(context.profile.scores("builtin"))
+        scored = len(context.profile.scores.of_scorer("builtin"))
         meter.start("settle")
         wait_until(lambda: not window.model.loading and not context.runner.active_jobs(), 30)
         wait_until(lambda: False, 0.5)
@@ -175,14 +175,14 @@ def synthesise_library(path: Path, rows: int, thumbs: Path, distinct_thumbs: int
         pixels = rng.integers(0, 256, (6, 8, 3), dtype=np.uint8)
         Image.fromarray(pixels).resize((256, 192), Image.Resampling.BILINEAR).save(thumbs / f"t{n}.jpg", quality=80)
     profile = open_profile(path)
-    folders = [profile.add_folder(str(path.parent / f"shoot_{k:02d}")) for k in range(max(1, rows // 2000))]
+    folders = [profile.catalog.add_folder(str(path.parent / f"shoot_{k:02d}")) for k in range(max(1, rows // 2000))]
     version = checks_version()
     bursts: list[list[int]] = []
     checks_ok = [{"name": "focus", "verdict": "ok", "value": 3.0, "reason": ""}]
     checks_reject = [{"name": "focus", "verdict": "reject", "value": 0.3, "reason": "out of focus"}]
     for start in range(0, rows, 2000):
         chunk = range(start, min(rows, start + 2000))
-        ids = profile.write_images([
+        ids = profile.catalog.write_images([
             ImageUpdate(path=str(path.parent / f"shoot_{i // 2000:02d}" / f"IMG_{i:05d}.jpg"), folder_id=folders[i // 2000 % len(folders)],
                         status="ok", size=4_000_000 + i, mtime_ns=10**18 + i, content_hash=f"{i:032x}", phash=int(rng.integers(0, 2**63)),
                         width=6000, height=4000, format="JPEG", capture_time=f"2026-06-{1 + i // 40000:02d}T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}",
@@ -191,11 +191,11 @@ def synthesise_library(path: Path, rows: int, thumbs: Path, distinct_thumbs: int
                         initial_marks=(i % 5 + 1, "pick" if i % 20 == 0 else None, None) if i % 10 == 0 else None)
             for i in chunk
         ])  # fmt: skip
-        profile.put_scores_many("builtin", [(i, {d: float(rng.uniform(1, 5)) for d in DIMENSIONS}) for i in ids])
-        profile.put_checks_many([(i, version, checks_reject if n % 17 == 0 else checks_ok, [], "reject" if n % 17 == 0 else "ok")
+        profile.scores.put_many("builtin", [(i, {d: float(rng.uniform(1, 5)) for d in DIMENSIONS}) for i in ids])
+        profile.checks.put_many([(i, version, checks_reject if n % 17 == 0 else checks_ok, [], "reject" if n % 17 == 0 else "ok")
                                  for n, i in enumerate(ids)])  # fmt: skip
         bursts += [ids[first : first + 5] for first in range(0, len(ids) - 5, 50)]  # five frames in fifty
-    profile.replace_automatic_bursts(bursts)
+    profile.catalog.replace_automatic_bursts(bursts)
     profile.close()
 
 

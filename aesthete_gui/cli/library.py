@@ -158,9 +158,9 @@ def cmd_images(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         use_shoot_type(profile, args.shoot_type)
-        marks = profile.marks()
+        marks = profile.marks.all()
         status = None if args.status == "all" else args.status
-        rows = [_image_row(i, marks) for i in profile.images(status=status)]
+        rows = [_image_row(i, marks) for i in profile.catalog.images(status=status)]
         if args.json:
             from aesthete_gui.cli.culling import culling_fields
 
@@ -190,11 +190,11 @@ def cmd_bursts(args: argparse.Namespace) -> int:
     try:
         scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
         best = best_frames(profile, scorer if isinstance(scorer, str) else None)
-        paths = {i.id: i.path for i in profile.images()}
+        paths = {i.id: i.path for i in profile.catalog.images()}
         bursts = [
             {"id": b.id, "edited": b.edited, "best": best.get(b.id),
              "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
-            for b in profile.bursts()
+            for b in profile.catalog.bursts()
         ]  # fmt: skip
     finally:
         profile.close()
@@ -218,7 +218,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
     """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
     from aesthete_gui.services.library_marks import mark_images
     from aesthete_gui.services.sidecar_sync import sidecar_rules
-    from aesthete_gui.store.catalog import UNSET
+    from aesthete_gui.store.records import UNSET
 
     flag: Any = UNSET
     if args.pick:

@@ -113,8 +113,9 @@ class SelectionModel(QObject):
 
 
 class AppSignals(QObject):
-    """Application-wide notifications that something in the profile changed: the services' profile
-    events arrive here through qt/profile_events.py; views connect to these signals."""
+    """Application-wide notifications that something in the profile changed: the profile's events
+    (its repositories' and other processes' changes) arrive here through qt/profile_events.py;
+    views connect to these signals."""
 
     library_changed = Signal()  # images added or removed (import finished, folder removed)
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
@@ -139,7 +140,7 @@ class AppContext:
     profile_path: Path | None = None
     cache_dir: Path | None = None
     undo_stack: QUndoStack = field(default_factory=QUndoStack)  # marks and choices, every view
-    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`
+    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`, and the poll
 
     def __post_init__(self) -> None:
         if self.events is None:
@@ -166,7 +167,8 @@ def build_context(profile_path: Path, cache_dir: Path | None = None) -> AppConte
 
     profile_path = Path(profile_path)
     profile_path.parent.mkdir(parents=True, exist_ok=True)
-    profile = open_profile(profile_path)
+    profile = open_profile(profile_path, actor="window")
+    profile.changes.start()  # from now on, other processes' changes are published on its hub
     cache = cache_dir or thumbnail_cache_dir(profile_path)
     cache.mkdir(parents=True, exist_ok=True)
     return AppContext(

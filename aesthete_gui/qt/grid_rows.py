@@ -315,21 +315,21 @@ def load_rows(
     best frame it decides) and frames with a finding (their reasons, set membership), closed eyes
     come straight from SQL."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
-    from aesthete_gui.services.library_checks import checks_version
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
-    images = profile.grid_images()
-    marks = profile.grid_marks()
-    scores = profile.score_rows(scorer_id) if scorer_id else {}
+    images = profile.catalog.grid_images()
+    marks = profile.marks.grid_marks()
+    scores = profile.scores.score_rows(scorer_id) if scorer_id else {}
     personal_scorer_id = active_personal(profile)
-    personal = profile.score_rows(personal_scorer_id) if personal_scorer_id else {}
+    personal = profile.scores.score_rows(personal_scorer_id) if personal_scorer_id else {}
     overall = DIMENSIONS.index("overall")
-    current = checks_version()  # older verdicts count as not checked until a rescan measures again
-    checked = profile.checked_image_ids(current)
-    suggested = profile.suggested_rejects(current)
-    closed = profile.closed_eyes_ids(current)
-    ranks = {i: stored_culling_rank(*found) for i, found in profile.burst_member_checks(current).items()}
-    findings = profile.check_findings(current)
+    # checks reads answer for the current checks version: older ones count as not checked until a
+    # rescan measures again
+    checked = profile.checks.checked_ids()
+    suggested = profile.checks.suggested_rejects()
+    closed = profile.checks.closed_eyes_ids()
+    ranks = {i: stored_culling_rank(*found) for i, found in profile.checks.burst_member_checks().items()}
+    findings = profile.checks.findings()
     unmarked = (0, None, None)
     rows = []
     append = rows.append
@@ -358,13 +358,11 @@ check_notes, in_set)."""
 def load_check_states(profile: Profile, image_ids: Iterable[int], progress: Any = None, cancel: Any = None) -> dict[int, CheckState]:
     """The check-derived fields of some rows, read again after their checks were measured (a worker)."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
-    from aesthete_gui.services.library_checks import checks_version
 
-    current = checks_version()
-    suggested = profile.suggested_rejects(current)
+    suggested = profile.checks.suggested_rejects()
     states: dict[int, CheckState] = {}
     for image_id in image_ids:
-        stored = profile.stored_checks(image_id, current)
+        stored = profile.checks.get(image_id)
         if stored is None:
             states[image_id] = (False, False, (), False, (), False)
             continue

@@ -154,7 +154,7 @@ def profile_thumbnail_resolver(profile: Profile, cache_dir: Path) -> ThumbnailRe
     from aesthete_gui.imaging.thumbnails import ensure_thumbnail, ensure_thumbnails, touch
 
     def resolve(image_id: int, kind: str) -> Path | None:
-        record = profile.image_by_id(image_id)
+        record = profile.catalog.image_by_id(image_id)
         if record is None or not record.content_hash:
             return None
         if kind == THUMB:

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
-from aesthete_gui.services.events import ImagesImported, emit
-from aesthete_gui.services.library_checks import check_row, checks_version
-from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
+from aesthete_gui.services.library_checks import check_row
+from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, mark_image
 from aesthete_gui.services.library_passes import BATCH_SECONDS, BATCH_SIZE, check_files, read_files
 from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.services.library_scan import (
@@ -50,16 +49,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "GROUPING_STATE",
     "ExportResult",
     "ImportSummary",
     "SidecarNotWritten",
     "export",
     "import_folders",
+    "mark_image",
     "regroup_bursts",
     "resolve_image",
-    "set_mark",
     "tidy_thumbnail_cache",
 ]
+
 
 @dataclass
 class ImportSummary:
@@ -137,7 +138,7 @@ class _Importer:
             insert_signatures(conn, [(ingest.content_hash, ingest.signature) for _, ingest in read
                                      if ingest.signature is not None and ingest.content_hash])  # fmt: skip
 
-        ids, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
+        ids, marks_added = self.profile.catalog.write_import_batch(updates, also=measurements)  # one transaction
         self.read_ids += [(image_id, found.path) for image_id, update, (found, _, _, _) in zip(ids, updates, batch, strict=True)
                           if update.status == "ok"]  # fmt: skip
         self.summary.marks_from_xmp += marks_added
@@ -183,12 +184,12 @@ class _Importer:
 
     def _adopt_moved_file(self, update: ImageUpdate) -> None:
         """A new path whose bytes match an image whose file is gone: the same image, moved."""
-        if update.content_hash is None or self.profile.image_by_path(update.path) is not None:
+        if update.content_hash is None or self.profile.catalog.image_by_path(update.path) is not None:
             return
-        for candidate in self.profile.images_by_hash(update.content_hash):
+        for candidate in self.profile.catalog.images_by_hash(update.content_hash):
             if candidate.path in self.seen or os.path.lexists(candidate.path):
                 continue
-            self.profile.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
+            self.profile.catalog.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
                                     update.mtime_ns or 0)  # fmt: skip
             self.summary.moved += 1
             self.summary.imported -= 1
@@ -240,8 +241,8 @@ def import_folders(
             raise FileNotFoundError(f"not a folder: {root}")
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
     summary = ImportSummary()
-    profile.close_interrupted_runs("import")
-    summary.run_id = profile.create_run(
+    profile.runs.close_interrupted("import")
+    summary.run_id = profile.runs.create(
         "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
@@ -252,12 +253,11 @@ def import_folders(
         summary.seconds = time.monotonic() - start
         result = {**asdict(summary), "error": f"{type(error).__name__}: {error}"}
         with contextlib.suppress(Exception):  # the profile itself failed: report the first error
-            profile.update_run(summary.run_id, status=status, result=result)
+            profile.runs.update(summary.run_id, status=status, result=result)
         raise
     summary.seconds = time.monotonic() - start
-    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
+    profile.runs.update(summary.run_id, status="cancelled" if summary.cancelled else "done",
                        done=total, total=total, result=asdict(summary))  # fmt: skip
-    emit(profile, ImagesImported(summary.imported))
     return summary
 
 
@@ -271,15 +271,15 @@ def _run_import(
     """Walk `roots`; read what changed (thumbnails first: the grid can be browsed once they are in),
     mark vanished files, regroup bursts, then measure the checks of what has none; return files read."""
     profile, summary = importer.profile, importer.summary
-    known = profile.file_states()
+    known = profile.catalog.file_states()
     have_features = _images_with_current_features(profile) if importer.features else None
-    have_checks = profile.checked_image_ids(checks_version())
+    have_checks = profile.checks.checked_ids()
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
     unchecked: list[tuple[int, str]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
-        folder_ids[root] = profile.add_folder(root)
+        folder_ids[root] = profile.catalog.add_folder(root)
         for found in scan_folder(root, cancel, own, importer.sidecar_folders):
             summary.found += 1
             path = display_path(found.path)
@@ -316,14 +316,10 @@ def _run_import(
         _mark_vanished(profile, roots, importer.seen, summary)
         _sync_sidecars(profile, importer.sidecar_folders, summary, report, cancel)
         for folder_id in folder_ids.values():
-            profile.folder_scanned(folder_id)
+            profile.catalog.folder_scanned(folder_id)
         summary.browsable_seconds = time.monotonic() - importer.started
-        if summary.imported or summary.moved or summary.missing:
-            emit(profile, ImagesImported(summary.imported))  # the grid shows them now
-        before = profile.library_state(GROUPING_STATE)
+        # the catalog announced each batch of images (the grid shows them now), and announces new bursts
         summary.bursts = regroup_bursts(profile, importer.cache_dir, pool=pool)
-        if profile.library_state(GROUPING_STATE) != before:
-            emit(profile, ImagesImported(0))  # new bursts
         unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
         if unchecked:
             report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
@@ -331,8 +327,8 @@ def _run_import(
             summary.cancelled = bool(cancel is not None and cancel.cancelled)
             from aesthete_gui.services.verdicts import rejudge_library
 
-            if not summary.cancelled and rejudge_library(profile).judged:
-                emit(profile, ImagesImported(0))  # verdicts that see the new frames' sets and copies
+            if not summary.cancelled:
+                rejudge_library(profile)  # verdicts that see the new frames' sets and copies (announced)
         summary.checked_seconds = time.monotonic() - importer.started
         if summary.imported or summary.moved or summary.missing:
             tidy_thumbnail_cache(profile, importer.cache_dir)
@@ -344,18 +340,18 @@ def _run_import(
 def _images_with_current_features(profile: Profile) -> set[int]:
     from aesthete_gui.imaging.features import FEATURE_VERSION
 
-    return profile.feature_image_ids(str(FEATURE_VERSION))
+    return profile.catalog.feature_image_ids(str(FEATURE_VERSION))
 
 
 def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summary: ImportSummary) -> None:
     gone = [
         image_id
-        for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+        for path, (image_id, _size, _mtime, status) in profile.catalog.file_states().items()
         if status != "missing" and path not in seen and any(under(path, r) for r in roots)
         and not os.path.lexists(path)
     ]
     if gone:
-        profile.mark_missing(gone)
+        profile.catalog.record_missing(gone)
     summary.missing = len(gone)
 
 
@@ -367,7 +363,7 @@ def _sync_sidecars(
     the images in folders that hold XMP files (an image without a sidecar has nothing to sync)."""
     from aesthete_gui.services.sidecar_sync import sync_sidecars
 
-    ids = [image_id for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+    ids = [image_id for path, (image_id, _size, _mtime, status) in profile.catalog.file_states().items()
            if status == "ok" and os.path.dirname(path) in sidecar_folders]  # fmt: skip
     if not ids:
         return
@@ -397,9 +393,9 @@ def resolve_image(profile: Profile, image: int | str) -> int:
     if isinstance(image, int) or (isinstance(image, str) and image.isascii() and image.isdigit()
                                   and not _path_exists(image)):  # fmt: skip
         number = int(image)
-        record = profile.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
+        record = profile.catalog.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
     elif isinstance(image, str) and "\x00" not in image:
-        record = profile.image_by_path(image) or profile.image_by_path(
+        record = profile.catalog.image_by_path(image) or profile.catalog.image_by_path(
             os.path.abspath(os.path.expanduser(image))
         )
     if record is None:

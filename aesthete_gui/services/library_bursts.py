@@ -122,28 +122,28 @@ def library_burst_groups(
     colour signature (the candidate search reads no thumbnail) and every pixel verdict made before
     (only new pairs are compared, and what they show is stored). A thumbnail dropped from the cache
     is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
-    images = profile.images(status="ok")
+    images = profile.catalog.images(status="ok")
     records = {image.id: image for image in images}
     length = COLOUR_BINS**3 + LUMA_BINS  # a stored signature of another length is measured again
-    signatures = {h: v for h, v in profile.signatures().items() if v.size == length}
+    signatures = {h: v for h, v in profile.grouping.signatures().items() if v.size == length}
     missing = {image.content_hash: image.thumb_path for image in images
                if image.content_hash and image.content_hash not in signatures}  # fmt: skip
     if missing:  # a profile imported before signatures were stored: measured once, from the thumbnails
         measured = {h: view.histogram for h, path in missing.items() if (view := thumb_view(path)) is not None}
-        profile.put_signatures(measured.items())
+        profile.grouping.put_signatures(measured.items())
         signatures.update(measured)
 
     def signature(key: Hashable) -> np.ndarray | None:
         content = records[key].content_hash  # type: ignore[index]
         return signatures.get(content) if content else None
 
-    verdicts = _RememberedVerdicts(profile.crop_verdicts())
+    verdicts = _RememberedVerdicts(profile.grouping.crop_verdicts())
     identities = {image.id: _identity(image) for image in images}
     matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,  # type: ignore[index]
                                identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # type: ignore[arg-type]  # fmt: skip
     groups = automatic_burst_groups(images, matcher)
     if verdicts.learnt:
-        profile.put_crop_verdicts(verdicts.learnt)
+        profile.grouping.put_crop_verdicts(verdicts.learnt)
     return groups, matcher
 
 
@@ -164,14 +164,13 @@ def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
     """The best frame (burst_merit, the overall score of `scorer_id`) of every burst, by burst id;
     ties go to the first frame by path, as in the grid."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
-    from aesthete_gui.services.library_checks import checks_version
 
-    marks = profile.marks()
-    checks = profile.all_checks(checks_version())
-    scores = profile.scores(scorer_id) if scorer_id else {}
-    paths = {image.id: image.path for image in profile.images()}
+    marks = profile.marks.all()
+    checks = profile.checks.all()
+    scores = profile.scores.of_scorer(scorer_id) if scorer_id else {}
+    paths = {image.id: image.path for image in profile.catalog.images()}
     best: dict[int, int] = {}
-    for burst in profile.bursts():
+    for burst in profile.catalog.bursts():
         def merit(image_id: int) -> tuple:
             mark = marks.get(image_id)
             rank = stored_culling_rank(*checks[image_id]) if image_id in checks else ()

@@ -8,7 +8,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import ChecksMeasured, emit
 from aesthete_gui.services.library_checks import check_row
 from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.services.library_scan import FoundFile, display_path
@@ -89,8 +88,7 @@ def check_files(
         nonlocal batch, started
         if batch:
             rows, batch = batch, []
-            importer.profile.put_checks_many(rows)
-            emit(importer.profile, ChecksMeasured(tuple(row[0] for row in rows)))
+            importer.profile.checks.put_many(rows)  # one transaction, one ChecksMeasured event
         started = time.monotonic()
 
     def arrived(item: tuple[int, str], outcome: CheckOutcome) -> None:

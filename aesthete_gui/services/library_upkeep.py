@@ -20,9 +20,9 @@ def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], li
     limit = limit_bytes if limit_bytes is not None else thumbnail_cache_limit_bytes(profile.path)
     own_folder = os.path.abspath(cache_dir) == os.path.abspath(thumbnail_cache_dir(profile.path))
     owned = claim_cache(cache_dir, profile.path, own=own_folder)
-    trimmed = trim_cache(cache_dir, limit, profile.present_content_hashes() if owned else None)
+    trimmed = trim_cache(cache_dir, limit, profile.grouping.present_content_hashes() if owned else None)
     if owned:
-        profile.forget_unused_grouping_data()
+        profile.grouping.forget_unused()
     return trimmed
 
 
@@ -39,16 +39,16 @@ def regroup_bursts(
     automatic bursts there are. A library unchanged since its last grouping is left as it is. With
     a `pool` of several processes, a large library is grouped in one of them (the window stays
     responsive)."""
-    if not force and profile.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
-        return sum(1 for burst in profile.bursts() if not burst.edited)
+    if not force and profile.grouping.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
+        return sum(1 for burst in profile.catalog.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
 
-    in_worker = pool is not None and pool.workers > 1 and profile.image_count(status="ok") >= GROUP_IN_WORKER_FROM
+    in_worker = pool is not None and pool.workers > 1 and profile.catalog.image_count(status="ok") >= GROUP_IN_WORKER_FROM
     groups = _groups_in_worker(profile, cache_dir, pool) if in_worker else None  # type: ignore[arg-type]
     if groups is None:
         groups, _ = library_burst_groups(profile, cache_dir)
-    created = len(profile.replace_automatic_bursts(groups))
-    profile.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
+    created = len(profile.catalog.replace_automatic_bursts(groups))
+    profile.grouping.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
     from aesthete_gui.services.verdicts import rejudge_library
 
     rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
@@ -71,4 +71,4 @@ def _groups_in_worker(profile: Profile, cache_dir: str | os.PathLike[str] | None
 
 
 def _grouping_fingerprint(profile: Profile) -> str:
-    return f"{GROUPING_VERSION}/{profile.library_fingerprint()}"
+    return f"{GROUPING_VERSION}/{profile.grouping.library_fingerprint()}"

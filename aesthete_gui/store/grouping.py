@@ -1,5 +1,9 @@
 """What burst grouping remembers between runs (colour signatures, pixel verdicts), the content the
-thumbnail cache must keep, and named library state."""
+thumbnail cache must keep, and named library state.
+
+These are the grouping's own memory, read by no view: their writes announce no event (the bursts
+grouped from them do, through the catalog).
+"""
 
 from __future__ import annotations
 
@@ -8,71 +12,77 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from aesthete_gui.store.connection import ProfileConnection
+from aesthete_gui.store.repository import Repository, writes
 
 
-class GroupingMixin(ProfileConnection):
+class GroupingRepository(Repository):
     """Colour signatures and crop verdicts by content hash; the library's named state values."""
 
     def signatures(self) -> dict[str, np.ndarray]:
         """Every stored colour signature (float32 vectors) by content hash."""
-        rows = self.conn.execute("SELECT content_hash, signature FROM colour_signatures")
+        rows = self._db.tuples("SELECT content_hash, signature FROM colour_signatures")
         return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
 
+    @writes
     def put_signatures(self, rows: Iterable[tuple[str, np.ndarray | bytes]]) -> None:
         """Store (replace) colour signatures in one transaction."""
-        with self._write() as conn:
-            insert_signatures(conn, rows)
+        with self._db.transaction() as tx:
+            insert_signatures(tx.conn, rows)
 
     def crop_verdicts(self) -> dict[tuple[str, str], bool]:
         """Every remembered pixel verdict: (content hash, content hash) in sorted order -> same picture."""
-        rows = self.conn.execute("SELECT first, second, same FROM crop_verdicts")
+        rows = self._db.tuples("SELECT first, second, same FROM crop_verdicts")
         return {(a, b): bool(same) for a, b, same in rows}
 
+    @writes
     def put_crop_verdicts(self, verdicts: Mapping[tuple[str, str], bool]) -> None:
         """Remember pixel verdicts (pairs in sorted order) in one transaction."""
-        with self._write() as conn:
-            conn.executemany(
+        with self._db.transaction() as tx:
+            tx.executemany(
                 "INSERT OR REPLACE INTO crop_verdicts (first, second, same) VALUES (?, ?, ?)",
                 [(a, b, int(same)) for (a, b), same in verdicts.items()],
             )
 
-    def forget_unused_grouping_data(self) -> int:
+    @writes
+    def forget_unused(self) -> int:
         """Drop signatures and verdicts of content no present image has any more (files edited,
         deleted or gone); returns how many rows went."""
-        with self._write() as conn:
+        with self._db.transaction() as tx:
             used = "SELECT content_hash FROM images WHERE content_hash IS NOT NULL AND status != 'missing'"
-            gone = conn.execute(f"DELETE FROM colour_signatures WHERE content_hash NOT IN ({used})").rowcount
-            gone += conn.execute(
+            gone = tx.execute(f"DELETE FROM colour_signatures WHERE content_hash NOT IN ({used})").rowcount
+            gone += tx.execute(
                 f"DELETE FROM crop_verdicts WHERE first NOT IN ({used}) OR second NOT IN ({used})"
             ).rowcount
         return int(gone)
 
     def present_content_hashes(self) -> set[str]:
         """Content hashes of the images whose files are still there (every status but "missing")."""
-        rows = self.conn.execute("SELECT DISTINCT content_hash FROM images WHERE content_hash IS NOT NULL AND status != 'missing'")
+        rows = self._db.tuples(
+            "SELECT DISTINCT content_hash FROM images WHERE content_hash IS NOT NULL AND status != 'missing'"
+        )
         return {r[0] for r in rows}
 
     def library_fingerprint(self) -> str:
         """Changes whenever an image row is written, moved or marked missing, or a burst is edited."""
-        images = self.conn.execute("SELECT COUNT(*), TOTAL(updated_at), MAX(updated_at), TOTAL(id) FROM images").fetchone()
-        edited = self.conn.execute(
+        images = self._db.tuples("SELECT COUNT(*), TOTAL(updated_at), MAX(updated_at), TOTAL(id) FROM images")[0]
+        edited = self._db.tuples(
             "SELECT COUNT(*), TOTAL(i.id * 31 + b.id) FROM images i JOIN bursts b ON b.id = i.burst_id WHERE b.edited = 1"
-        ).fetchone()
+        )[0]
         return ":".join(repr(v) for v in (*images, *edited))
 
     def library_state(self, key: str) -> str | None:
         """A named value stored with the library (None when never set)."""
-        row = self.conn.execute("SELECT value FROM library_state WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        value = self._db.scalar("SELECT value FROM library_state WHERE key = ?", (key,))
+        return None if value is None else str(value)
 
+    @writes
     def set_library_state(self, key: str, value: str | None) -> None:
         """Store (None: forget) a named value."""
-        with self._write() as conn:
+        with self._db.transaction() as tx:
             if value is None:
-                conn.execute("DELETE FROM library_state WHERE key = ?", (key,))
+                tx.execute("DELETE FROM library_state WHERE key = ?", (key,))
             else:
-                conn.execute("INSERT OR REPLACE INTO library_state (key, value) VALUES (?, ?)", (key, value))
+                tx.execute("INSERT OR REPLACE INTO library_state (key, value) VALUES (?, ?)", (key, value))
 
 
 def insert_signatures(conn: sqlite3.Connection, rows: Iterable[tuple[str, np.ndarray | bytes]]) -> None:

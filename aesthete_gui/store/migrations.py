@@ -292,3 +292,40 @@ def _grouping_memory(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration(5)
+def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
+    # Who set each image's current marks (window, cli, sidecar, undo, ...); the mark history now
+    # keeps every earlier value with who set it, not only values that lost a sync conflict, so its
+    # source is no longer limited to 'profile' / 'sidecar'. The change log carries each committed
+    # change's events to the profiles other processes have open (store/change_feed.py); its seq
+    # only grows, because pruning never deletes the newest entry (no AUTOINCREMENT needed).
+    _script(
+        conn,
+        """
+        ALTER TABLE marks ADD COLUMN source TEXT NOT NULL DEFAULT '';
+        CREATE TABLE mark_history_new (
+            id INTEGER PRIMARY KEY,
+            image_id INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            stars INTEGER,
+            flag TEXT,
+            label TEXT,
+            changed_at REAL NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at REAL NOT NULL
+        );
+        INSERT INTO mark_history_new SELECT id, image_id, source, stars, flag, label, changed_at,
+            reason, recorded_at FROM mark_history;
+        DROP TABLE mark_history;
+        ALTER TABLE mark_history_new RENAME TO mark_history;
+        CREATE INDEX mark_history_image ON mark_history(image_id);
+        CREATE TABLE change_log (
+            seq INTEGER PRIMARY KEY,
+            writer TEXT NOT NULL,
+            event TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )
+        """,
+    )

@@ -36,8 +36,8 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     assert main(["--profile", str(profile_path), "import", "--quiet", str(shoot)]) == 0
     capsys.readouterr()
     profile = open_profile(profile_path)
-    ids = {Path(i.path).name: i.id for i in profile.images()}
-    profile.put_scores_many("builtin", [(ids["B_0.jpg"], {"overall": 3.1}), (ids["B_1.jpg"], {"overall": 3.9}),
+    ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
+    profile.scores.put_many("builtin", [(ids["B_0.jpg"], {"overall": 3.1}), (ids["B_1.jpg"], {"overall": 3.9}),
                                         (ids["B_2.jpg"], {"overall": 2.0})])  # fmt: skip
     profile.close()
 

@@ -10,7 +10,6 @@ from PySide6.QtGui import QImage
 
 from aesthete_gui.imaging.checks import analyse_path
 from aesthete_gui.qt.item_models import FilterState
-from aesthete_gui.services import events
 from aesthete_gui.services.library_checks import check_row
 from aesthete_gui.store import ImageUpdate
 from tests.qt.conftest import shown_main_window, write_test_images
@@ -27,7 +26,7 @@ def test_unchecked_frames_say_checking_until_their_verdicts_arrive(qtbot, app_co
     main = shown_main_window(qtbot, app_context, xmp=False, size=(1280, 800))
     paths = write_test_images(tmp_path / "shoot", 3)
     profile = app_context.profile
-    ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
     main.model.reload()
     qtbot.waitUntil(lambda: not main.model.loading and main.model.total_count() == 3, timeout=10_000)
     rows = {r.image_id: r for r in main.model.all_rows()}
@@ -42,8 +41,7 @@ def test_unchecked_frames_say_checking_until_their_verdicts_arrive(qtbot, app_co
     measured = [check_row(i, analyse_path(p)) for i, p in zip(ids, paths, strict=True)]
     first = measured[0]
     measured[0] = (first[0], first[1], first[2], CLOSED, first[4])  # a stored closed-eyes face
-    profile.put_checks_many(measured)
-    events.emit(profile, events.ChecksMeasured(tuple(ids)))
+    profile.checks.put_many(measured)  # announces ChecksMeasured, as the import's second pass does
     qtbot.waitUntil(lambda: all(r.checked for r in main.model.all_rows()), timeout=10_000)
     assert main.model.row_for(ids[0]).eyes_closed and not resets  # updated in place
     assert "checking" not in main.model.data(main.model.index(position), 3)

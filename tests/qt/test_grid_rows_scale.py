@@ -65,16 +65,16 @@ def test_score_values_read_like_a_dict() -> None:
 def test_the_lean_load_gives_what_the_full_records_give(tmp_path: Path) -> None:
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok",
+        ids = profile.catalog.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok",
                                                 capture_time=f"2026-01-01T10:00:0{n}") for n in range(6)])  # fmt: skip
         version = checks_version()
         closed = [{"eyes": "closed"}]
         reject = [{"name": "focus", "verdict": "reject"}]
-        profile.put_checks_many([(ids[0], version, reject, closed, "reject"), (ids[1], version, [], [{"eyes": "open"}], "ok"),
+        profile.checks.put_many([(ids[0], version, reject, closed, "reject"), (ids[1], version, [], [{"eyes": "open"}], "ok"),
                                  (ids[2], "older", reject, closed, "reject"), (ids[3], version, reject, [], "reject")])  # fmt: skip
-        profile.set_burst(ids[:3], edited=False)
-        profile.set_mark(ids[3], stars=2, flag="pick")
-        profile.put_scores_many("builtin", [(ids[0], {"overall": 3.5, "mood": 2.0})])
+        profile.catalog.set_burst(ids[:3], edited=False)
+        profile.marks.set(ids[3], stars=2, flag="pick")
+        profile.scores.put_many("builtin", [(ids[0], {"overall": 3.5, "mood": 2.0})])
         rows = {r.image_id: r for r in load_rows(profile, "builtin")}
         assert [rows[i].checked for i in ids] == [True, True, False, True, False, False]
         assert [rows[i].eyes_closed for i in ids] == [True, False, False, False, False, False]

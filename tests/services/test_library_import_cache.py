@@ -34,9 +34,9 @@ def test_twenty_edits_of_one_photo_leave_only_its_current_files_and_a_deletion_n
     photo.unlink()
     summary = import_folders(profile, [shoot], workers=1)
     assert summary.missing == 1
-    current = profile.image_by_path(str(shoot / "keep.jpg")).content_hash
+    current = profile.catalog.image_by_path(str(shoot / "keep.jpg")).content_hash
     assert {p.name.split("_")[0] for p in _files(cache)} == {current}
-    assert set(profile.signatures()) == {current}
+    assert set(profile.grouping.signatures()) == {current}
     profile.close()
 
 

@@ -38,8 +38,8 @@ def _crops(folder: Path) -> dict[str, Path]:
 
 
 def _groups(profile: Profile) -> list[set[str]]:
-    paths = {image.id: Path(image.path).name for image in profile.images()}
-    return [{paths[i] for i in burst.image_ids} for burst in profile.bursts()]
+    paths = {image.id: Path(image.path).name for image in profile.catalog.images()}
+    return [{paths[i] for i in burst.image_ids} for burst in profile.catalog.bursts()]
 
 
 def test_an_unchanged_library_is_not_grouped_again(profile: Profile, tmp_path: Path) -> None:
@@ -48,13 +48,13 @@ def test_an_unchanged_library_is_not_grouped_again(profile: Profile, tmp_path: P
     for n in range(3):
         write_jpeg(shoot / f"B_{n}.jpg", seed=7, when="2024:05:01 10:00:00", subsec=f"{n * 2}0")
     first = import_folders(profile, [shoot], workers=1)
-    before = [burst.id for burst in profile.bursts()]
+    before = [burst.id for burst in profile.catalog.bursts()]
     assert first.bursts == 1 and len(before) == 1
-    fingerprint = profile.library_state(GROUPING_STATE)
+    fingerprint = profile.grouping.library_state(GROUPING_STATE)
     again = import_folders(profile, [shoot], workers=1)
     assert again.unchanged == 3 and again.bursts == 1
-    assert [burst.id for burst in profile.bursts()] == before  # regrouping would have made a new burst
-    assert profile.library_state(GROUPING_STATE) == fingerprint
+    assert [burst.id for burst in profile.catalog.bursts()] == before  # regrouping would have made a new burst
+    assert profile.grouping.library_state(GROUPING_STATE) == fingerprint
 
     write_jpeg(shoot / "B_3.jpg", seed=7, when="2024:05:01 10:00:00", subsec="60")  # one more frame
     grown = import_folders(profile, [shoot], workers=1)
@@ -63,7 +63,7 @@ def test_an_unchanged_library_is_not_grouped_again(profile: Profile, tmp_path: P
     (shoot / "B_2.jpg").unlink()
     (shoot / "B_1.jpg").unlink()  # a burst of one is no burst
     shrunk = import_folders(profile, [shoot], workers=1)
-    assert shrunk.missing == 3 and profile.bursts() == []
+    assert shrunk.missing == 3 and profile.catalog.bursts() == []
 
 
 def test_an_edited_burst_counts_as_a_change(profile: Profile, tmp_path: Path) -> None:
@@ -72,48 +72,48 @@ def test_an_edited_burst_counts_as_a_change(profile: Profile, tmp_path: Path) ->
     for n in range(3):
         write_jpeg(shoot / f"B_{n}.jpg", seed=7, when="2024:05:01 10:00:00", subsec=f"{n * 2}0")
     import_folders(profile, [shoot], workers=1)
-    ids = [image.id for image in profile.images()]
-    stored = profile.library_state(GROUPING_STATE)
-    profile.set_burst(ids[:2])  # the user makes a burst of their own
-    assert profile.library_fingerprint() not in (stored or "")
+    ids = [image.id for image in profile.catalog.images()]
+    stored = profile.grouping.library_state(GROUPING_STATE)
+    profile.catalog.set_burst(ids[:2])  # the user makes a burst of their own
+    assert profile.grouping.library_fingerprint() not in (stored or "")
     assert regroup_bursts(profile) == 0  # the third frame is alone: no automatic burst left
-    assert [sorted(b.image_ids) for b in profile.bursts()] == [sorted(ids[:2])]
+    assert [sorted(b.image_ids) for b in profile.catalog.bursts()] == [sorted(ids[:2])]
 
 
 def test_signatures_and_pixel_verdicts_are_kept_in_the_profile(profile: Profile, tmp_path: Path) -> None:
     files = _crops(tmp_path / "shoot")
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
-    hashes = {Path(i.path).stem: i.content_hash for i in profile.images()}
-    assert set(profile.signatures()) == set(hashes.values())
-    verdicts = profile.crop_verdicts()
+    hashes = {Path(i.path).stem: i.content_hash for i in profile.catalog.images()}
+    assert set(profile.grouping.signatures()) == set(hashes.values())
+    verdicts = profile.grouping.crop_verdicts()
     pair = tuple(sorted((hashes["cat"], hashes["cat_crop"])))
     assert verdicts[pair] is True  # type: ignore[index]
     assert all(isinstance(v, bool) for v in verdicts.values())
 
     library_bursts._thumb_view.cache_clear()  # as in a new process: nothing in memory
-    for path in {Path(i.thumb_path) for i in profile.images()}:
+    for path in {Path(i.thumb_path) for i in profile.catalog.images()}:
         path.unlink()  # and the thumbnails dropped from the cache: the verdicts still hold
     groups, matcher = library_burst_groups(profile)
     assert matcher.comparisons == 0
-    assert [sorted(g) for g in groups] == [sorted(profile.image_by_path(str(files[k])).id for k in ("original", "crop"))]
+    assert [sorted(g) for g in groups] == [sorted(profile.catalog.image_by_path(str(files[k])).id for k in ("original", "crop"))]
 
 
 def test_a_profile_without_signatures_measures_them_once(profile: Profile, tmp_path: Path) -> None:
     _crops(tmp_path / "shoot")
     import_folders(profile, [tmp_path / "shoot"], workers=1)
-    stored = profile.signatures()
+    stored = profile.grouping.signatures()
     profile.conn.execute("DELETE FROM colour_signatures")  # as an older profile would be ...
-    profile.put_signatures([(next(iter(stored)), b"\x00" * 12)])  # ... with one damaged row
+    profile.grouping.put_signatures([(next(iter(stored)), b"\x00" * 12)])  # ... with one damaged row
     groups, _ = library_burst_groups(profile)
     assert len(groups) == 1
-    measured = profile.signatures()  # from the thumbnails: as the import measures them, give or take JPEG
+    measured = profile.grouping.signatures()  # from the thumbnails: as the import measures them, give or take JPEG
     assert set(measured) == set(stored)
     assert all(abs(measured[h] - stored[h]).max() < 0.02 for h in stored)
-    for image in profile.images():
+    for image in profile.catalog.images():
         Path(image.thumb_path).unlink()
     library_burst_groups(profile)
-    assert {h: v.tobytes() for h, v in profile.signatures().items()} == {h: v.tobytes() for h, v in measured.items()}
+    assert {h: v.tobytes() for h, v in profile.grouping.signatures().items()} == {h: v.tobytes() for h, v in measured.items()}
 
 
 def test_a_comparison_remakes_a_thumbnail_dropped_from_the_cache(profile: Profile, tmp_path: Path) -> None:
@@ -122,11 +122,11 @@ def test_a_comparison_remakes_a_thumbnail_dropped_from_the_cache(profile: Profil
     import_folders(profile, [tmp_path / "shoot"], workers=1, cache_dir=cache)
     profile.conn.execute("DELETE FROM crop_verdicts")  # nothing remembered ...
     library_bursts._thumb_view.cache_clear()
-    for image in profile.images():
+    for image in profile.catalog.images():
         Path(image.thumb_path).unlink()  # ... and no thumbnails: they are made again to compare
     groups, matcher = library_burst_groups(profile, cache)
     assert len(groups) == 1 and matcher.comparisons >= 1
-    remade = {Path(image.path).name for image in profile.images() if Path(image.thumb_path).is_file()}
+    remade = {Path(image.path).name for image in profile.catalog.images() if Path(image.thumb_path).is_file()}
     assert {"cat.jpg", "cat_crop.jpg"} <= remade
 
 
@@ -149,4 +149,4 @@ def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_
     summary = import_folders(profile, [tmp_path / "shoot"], workers=2)
     assert "group_profile" in tasks and library_bursts._thumb_view.cache_info().currsize == 0  # not compared here
     assert summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
-    assert True in profile.crop_verdicts().values()  # what the worker learnt is in the profile
+    assert True in profile.grouping.crop_verdicts().values()  # what the worker learnt is in the profile

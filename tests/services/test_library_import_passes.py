@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aesthete_gui.services import events, library_passes
+from aesthete_gui.services import library_passes
 from aesthete_gui.services.library import import_folders
-from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import Profile, open_profile
 from tests.services.library_images import write_jpeg
 
@@ -30,18 +29,19 @@ def test_thumbnails_are_in_before_the_checks_and_every_image_is_checked(profile:
     seen: list[tuple[str, int, int]] = []  # (event, images stored, images checked) when each arrived
 
     def record(event: object) -> None:
-        checked = len(profile.checked_image_ids(checks_version()))
-        seen.append((type(event).__name__, profile.image_count(status="ok"), checked))
+        checked = len(profile.checks.checked_ids())
+        seen.append((type(event).__name__, profile.catalog.image_count(status="ok"), checked))
 
-    unsubscribe = events.subscribe(profile, record)
+    unsubscribe = profile.events.subscribe(record)
     try:
         summary = import_folders(profile, [shoot], workers=workers)
     finally:
         unsubscribe()
-    assert seen[0] == ("ImagesImported", 6, 0)  # the grid is complete, no verdict yet
+    stored = [entry for entry in seen if entry[0] == "ImagesChanged"]  # one per batch of the first pass
+    assert stored[-1] == ("ImagesChanged", 6, 0)  # the grid is complete, no verdict yet
     measured = [entry for entry in seen if entry[0] == "ChecksMeasured"]
     assert measured and measured[-1][2] == 6
-    assert profile.checked_image_ids(checks_version()) == {i.id for i in profile.images()}
+    assert profile.checks.checked_ids() == {i.id for i in profile.catalog.images()}
     assert 0 < summary.browsable_seconds <= summary.checked_seconds <= summary.seconds
 
 
@@ -59,7 +59,7 @@ def test_only_the_checks_run_again_when_they_changed(profile: Profile, tmp_path:
     monkeypatch.setattr(library_passes, "process_file", must_not_run)
     summary = import_folders(profile, [shoot], workers=1)
     assert (summary.unchanged, summary.imported) == (3, 0)
-    assert len(profile.checked_image_ids(checks_version())) == 3
+    assert len(profile.checks.checked_ids()) == 3
 
 
 def test_a_file_whose_checks_cannot_be_measured_is_reported_and_stays_unchecked(
@@ -80,5 +80,5 @@ def test_a_file_whose_checks_cannot_be_measured_is_reported_and_stays_unchecked(
     assert summary.imported == 2
     assert [Path(p).name for p, _ in summary.problems] == ["IMG_1.jpg"]
     assert "checks not measured" in summary.problems[0][1]
-    checked = profile.checked_image_ids(checks_version())
-    assert checked == {profile.image_by_path(str(files[0])).id}
+    checked = profile.checks.checked_ids()
+    assert checked == {profile.catalog.image_by_path(str(files[0])).id}
