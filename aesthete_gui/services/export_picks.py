@@ -95,7 +95,7 @@ class _Unit:
 
 def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, result: CopiedPicks) -> list[_Unit]:
     """The units that can go, in order of their first chosen photograph; the others in result.skipped."""
-    units: dict[tuple[str, str], _Unit] = {}
+    units: dict[tuple[str, tuple[str, ...]], _Unit] = {}
     listings: dict[str, list[str]] = {}
     for image_id in image_ids:
         record = profile.catalog.image_by_id(image_id)
@@ -119,7 +119,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
                 result.skipped.append((record.path, read_problem(error)))
                 continue
         unit = unit_of(str(path), listings[parent])
-        key = (parent, unit.stem.casefold())
+        key = unit.key
         if key not in units:
             records = {n: r for n in unit.photos if (r := profile.catalog.image_by_path(str(path.parent / n))) is not None}
             units[key] = _Unit(unit, [], records)

@@ -438,3 +438,29 @@ def test_a_source_that_vanishes_mid_run_is_skipped_and_the_rest_goes_on(tmp_path
         assert _leftovers(tmp_path / "out") == []
     finally:
         profile.close()
+
+
+def test_a_png_copy_sharing_a_jpegs_stem_moves_alone_with_its_own_sidecar(tmp_path: Path) -> None:
+    """IMG_0009.png (a copy) beside IMG_0009.JPG: two photographs; moving the picked PNG leaves the JPEG."""
+    shoot, picks = tmp_path / "shoot", tmp_path / "picks"
+    shoot.mkdir()
+    jpeg, png = shoot / "IMG_0009.JPG", shoot / "IMG_0009.png"
+    Image.fromarray(skdata.chelsea()).save(jpeg, quality=85)
+    Image.fromarray(skdata.chelsea()).resize((200, 150)).save(png)
+    write_sidecar(jpeg, 2, None, None)
+    write_sidecar(png, 5, "pick", None)
+    assert {find_sidecar(jpeg).name, find_sidecar(png).name} == {"IMG_0009.JPG.xmp", "IMG_0009.png.xmp"}
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, png)])
+        result = export_picks(profile, [ids[1]], picks, move=True)
+        assert result.copied == [(str(png), str(picks / "IMG_0009.png"))] and not result.notes
+        assert sorted(p.name for p in picks.iterdir()) == ["IMG_0009.png", "IMG_0009.png.xmp"]
+        assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0009.JPG", "IMG_0009.JPG.xmp"]  # stayed
+        assert profile.catalog.image_by_id(ids[0]).path == str(jpeg)
+        # The JPEG moved later joins it under its own name: no file there would pair with it.
+        again = export_picks(profile, [ids[0]], picks, move=True)
+        assert again.copied == [(str(jpeg), str(picks / "IMG_0009.JPG"))]
+        assert read_sidecar(picks / "IMG_0009.JPG").stars == 2 and read_sidecar(picks / "IMG_0009.png").stars == 5
+    finally:
+        profile.close()
