@@ -143,7 +143,7 @@ class CullingMenuMixin:
     def _keep_best_of_bursts(self) -> KeepBestDialog | None:
         """Show every burst with the frame it keeps and the frames it would reject; on Reject, reject
         them as one undoable step (Ctrl+Z right after undoes it)."""
-        bursts = thin_bursts(self.model.all_rows())
+        bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get("raw_jpeg_pairs_as_one", False)))
         if not bursts:
             self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")  # type: ignore[attr-defined]
             return None
