@@ -161,8 +161,10 @@ def copy_files_job(
 
 def describe_copy(result: Any, move: bool = False) -> str:
     """One status-bar line about a finished copy or move."""
+    from aesthete_gui.services.export_picks import photographs
+
     verb = "Moved" if move else "Copied"
-    text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    text = f"{verb} {photographs(len(result.copied))} to {result.destination}"
     if getattr(result, "already_there", None):
         text += f"; {len(result.already_there)} already there with the same bytes"
     if result.skipped:

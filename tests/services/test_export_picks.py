@@ -278,14 +278,14 @@ def test_moving_into_the_folder_it_is_in_is_skipped(library) -> None:
 def test_cli_copy_picks(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile, _, _ = library
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli")]) == 0
-    assert capsys.readouterr().out == f"2 images copied to {tmp_path / 'cli'}\n"
+    assert capsys.readouterr().out == f"2 photographs copied to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
 
 
 def test_cli_copy_picks_move(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile, ids, shoot = library
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli"), "--move"]) == 0
-    assert capsys.readouterr().out == f"2 images moved to {tmp_path / 'cli'}\n"
+    assert capsys.readouterr().out == f"2 photographs moved to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in shoot.iterdir()) == ["IMG_2.jpg"]
     assert profile.catalog.image_by_id(ids[0]).path == str(tmp_path / "cli" / "IMG_0.jpg")
     locked = tmp_path / "locked"
@@ -355,7 +355,7 @@ def test_copying_twice_to_the_same_folder_skips_identical_files_and_says_so(libr
     capsys.readouterr()
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[:2] == [f"0 images copied to {tmp_path / 'cli'}", "2 images already there with the same bytes (not copied again)"]
+    assert out.splitlines()[:2] == [f"0 photographs copied to {tmp_path / 'cli'}", "2 photographs already there with the same bytes (not copied again)"]
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
 
 
