@@ -60,12 +60,13 @@ def run_copy_picks(args: argparse.Namespace) -> int:
 def copy_summary_lines(result: Any) -> list[str]:
     """What `copy-picks` did, one fact a line: copied, already there, partners carried, orphans left, skipped."""
     from aesthete_gui.safe_text import terminal_text
+    from aesthete_gui.services.export_picks import photographs
 
     verb = "moved" if result.moved else "copied"
-    lines = [f"{len(result.copied)} images {verb} to {terminal_text(result.destination)}"]
+    lines = [f"{photographs(len(result.copied))} {verb} to {terminal_text(result.destination)}"]
     if result.already_there:
         done = "their move was finished" if result.moved else "not copied again"
-        lines.append(f"{len(result.already_there)} images already there with the same bytes ({done})")
+        lines.append(f"{photographs(len(result.already_there))} already there with the same bytes ({done})")
     lines += [f"  {terminal_text(note)}" for note in result.notes]
     lines += [f"  skipped {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.skipped]
     lines += [f"  {terminal_text(path)}: {terminal_text(reason)}" for path, reason in result.left_behind]

@@ -1,13 +1,20 @@
 """A photograph and everything that belongs with it: its RAW+JPEG partners and every XMP sidecar.
 
-A *unit* is the set of files in one folder that share a stem, compared without regard to case:
-`IMG_0001.CR2`, `IMG_0001.JPG` (the partners) and `IMG_0001.xmp`, `IMG_0001.CR2.xmp`,
-`img_0001.jpg.XMP` (the sidecars, of one partner or of the pair). Lightroom and Capture One pair a
-RAW with `IMG_0001.xmp`; darktable and digiKam write `IMG_0001.CR2.xmp`; so copying or moving one
-file of a unit without the others either leaves a sidecar behind or pairs a photograph with
-another one's sidecar. Ingest, copy and move therefore treat a unit as one thing: copied, verified
-and committed together, renamed together (`IMG_0001 (2).CR2` + `IMG_0001 (2).JPG` +
-`IMG_0001 (2).xmp`), and a destination name is free only when no file there has that stem.
+A *unit* is one exposure's files in one folder, stems compared without regard to case: a RAW with
+the other photographs of its stem (`IMG_0001.CR2` + `IMG_0001.JPG`, the camera's rendering of it)
+and every sidecar of them (`IMG_0001.xmp`, `IMG_0001.CR2.xmp`, `img_0001.jpg.XMP`). Lightroom and
+Capture One pair a RAW with `IMG_0001.xmp`; darktable and digiKam write `IMG_0001.CR2.xmp`; so
+copying or moving one file of a pair without the others either leaves a sidecar behind or pairs a
+photograph with another one's sidecar. Ingest, copy and move therefore treat a unit as one thing:
+copied, verified and committed together, renamed together (`IMG_0001 (2).CR2` + `IMG_0001 (2).JPG`
++ `IMG_0001 (2).xmp`).
+
+Photographs of one stem without exactly one RAW among them (`IMG_0009.JPG` and a PNG copy
+`IMG_0009.png`; two RAWs) are separate photographs, as in Lightroom: each is its own unit with its
+own `NAME.EXT.xmp` sidecars (imaging.xmp gives `NAME.xmp` to none of them). Only when such a
+`NAME.xmp` is there, which no rule can give to one of them, do they stay one unit, so the sidecar
+never changes hands. A destination name is free for a unit only when none of the files there would
+join it (a RAW, a `NAME.xmp`, a file of the same name).
 
 Pure: no file is read here; callers pass folder listings.
 """
@@ -15,8 +22,10 @@ Pure: no file is read here; callers pass folder listings.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+
+from aesthete_gui.imaging.raw import is_raw_name
 
 SIDECAR_SUFFIX = ".xmp"
 PHOTO_SUFFIXES = frozenset(
@@ -93,6 +102,35 @@ class PhotoUnit:
         """The other photographs of the unit."""
         return tuple(p for p in self.photos if p != name)
 
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """What tells units apart: two units of one folder may share a stem (`IMG_9.JPG`, `IMG_9.png`)."""
+        return self.folder, tuple(p.casefold() for p in self.photos)
+
+
+def is_stem_sidecar(name: str) -> bool:
+    """True for `NAME.xmp` (Lightroom's, shared by a pair), False for `NAME.EXT.xmp` (one file's)."""
+    return is_sidecar_name(name) and not looks_like_photo_name(name[: -len(SIDECAR_SUFFIX)])
+
+
+def one_exposure(photos: Sequence[str]) -> bool:
+    """Whether photographs of one stem are one exposure's files: exactly one RAW among them (the
+    camera's RAW and its JPEG or HEIF), or a single file."""
+    return len(photos) == 1 or sum(map(is_raw_name, photos)) == 1
+
+
+def _split(folder: str, members: list[str], sidecars: list[str]) -> tuple[list[PhotoUnit], list[str]]:
+    """The units of one stem's photographs and sidecars, and the sidecars none of them takes."""
+    if one_exposure(members) or any(map(is_stem_sidecar, sidecars)):
+        return [PhotoUnit(folder, os.path.splitext(members[0])[0], tuple(members), tuple(sidecars))], []
+    units = []
+    left = list(sidecars)
+    for photo in members:
+        own = [s for s in left if s[: -len(SIDECAR_SUFFIX)].casefold() == photo.casefold()]
+        left = [s for s in left if s not in own]
+        units.append(PhotoUnit(folder, os.path.splitext(photo)[0], (photo,), tuple(own)))
+    return units, left
+
 
 def group_units(
     folder: str, names: Iterable[str], is_photo: Callable[[str], bool] = looks_like_photo_name
@@ -106,10 +144,12 @@ def group_units(
         elif is_photo(name):
             photos.setdefault(stem_key(name), []).append(name)
     units = []
+    orphans = []
     for key, members in photos.items():
-        stem = os.path.splitext(members[0])[0]
-        units.append(PhotoUnit(folder, stem, tuple(members), tuple(sidecars.pop(key, []))))
-    orphans = [name for names_ in sidecars.values() for name in names_]
+        found, left = _split(folder, members, sidecars.pop(key, []))
+        units += found
+        orphans += left
+    orphans += [name for names_ in sidecars.values() for name in names_]
     return units, sorted(orphans)
 
 
@@ -121,7 +161,38 @@ def unit_of(path: str, listing: Iterable[str], is_photo: Callable[[str], bool] =
     if name not in same:
         same.append(name)
     units, _ = group_units(folder, same, lambda n: n == name or is_photo(n))
-    return units[0]
+    return next(u for u in units if name in u.photos)
+
+
+def joining(existing: Iterable[str], names: Iterable[str]) -> list[str]:
+    """The names among `existing` (files of one folder) that the files `names` would share a unit
+    with, or collide with (same name without regard to case), if they were put there."""
+    mine = list(names)
+    taken = {n.casefold() for n in mine}
+    there = list(existing)
+    clash = [n for n in there if n.casefold() in taken]
+    units, _ = group_units("", [n for n in there if n not in clash] + mine)
+    together = {n for u in units if set(u.names) & set(mine) for n in u.names}
+    return [n for n in there if n in clash or n in together]
+
+
+def exposures(paths: Sequence[str]) -> list[list[str]]:
+    """Paths of photographs grouped by exposure: the halves of a RAW+JPEG pair (one folder, one
+    stem, one RAW, see one_exposure) together, the unit's lead (the JPEG or HEIF) first; every other
+    path alone. Groups come in the order of their first path in `paths`."""
+    by_stem: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        folder, name = os.path.split(path)
+        by_stem.setdefault((folder, stem_key(name)), []).append(path)
+    groups: dict[str, list[str]] = {}
+    for (folder, _), members in by_stem.items():
+        names = sorted(os.path.basename(p) for p in members)
+        if len(members) > 1 and one_exposure(names):
+            lead = PhotoUnit(folder, "", tuple(names), ()).lead
+            groups[members[0]] = sorted(members, key=lambda p: os.path.basename(p) != lead)
+        else:
+            groups.update({p: [p] for p in members})
+    return [groups[p] for p in paths if p in groups]
 
 
 def target_name(name: str, new_stem: str) -> str:

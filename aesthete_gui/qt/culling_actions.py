@@ -4,7 +4,7 @@ burst (all undoable), and copy picks to a folder as a job."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
@@ -76,18 +76,34 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
 
 @dataclass(frozen=True)
 class BurstToThin:
-    """One burst as "keep the best" would leave it: the frames kept and those it would reject."""
+    """One burst as "keep the best" would leave it: the frames kept and those it would reject. A
+    RAW+JPEG pair is one frame, shown by its JPEG (or HEIF); `partners` holds the other halves."""
 
     burst_id: int
     kept: list[ImageRow]  # the best frame first, then frames the user marked (those already rejected left out)
     rejected: list[ImageRow]
+    partners: dict[int, list[ImageRow]] = field(default_factory=dict)
+    pairs_as_one: bool = False
+    """A rejected pair's other half is rejected too (the setting "Treat RAW+JPEG pairs as one");
+    otherwise only the half shown is, and the other stays as it is."""
+
+    def rejected_ids(self) -> list[int]:
+        """What a confirmation rejects: each rejected frame shown, and its other half when pairs are one."""
+        out = []
+        for row in self.rejected:
+            out.append(row.image_id)
+            if self.pairs_as_one:
+                out += [p.image_id for p in self.partners.get(row.image_id, [])]
+        return out
 
 
-def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
+def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[BurstToThin]:
     """What keeping the best of each burst does, burst by burst (in capture order): every frame but
     the best is rejected, never a frame the user already judged (a flag, stars or a colour label:
     a five-star frame is not thrown away) nor a frame of a bracket, panorama or focus stack (its
-    frames are used together)."""
+    frames are used together). The halves of a RAW+JPEG pair are one frame: kept together when
+    either is the best or was judged, rejected together only when `pairs_as_one`."""
+    from aesthete_gui.imaging.photo_units import exposures
     from aesthete_gui.qt.grid_rows import best_of_burst
 
     by_burst: dict[int, list[ImageRow]] = {}
@@ -96,26 +112,37 @@ def thin_bursts(rows: Sequence[ImageRow]) -> list[BurstToThin]:
             by_burst.setdefault(row.burst_id, []).append(row)
     out = []
     for burst_id, group in by_burst.items():
+        by_path = {r.path: r for r in group}
+        frames = [[by_path[p] for p in paths] for paths in exposures(list(by_path))]
         best = best_of_burst(group)
-        kept = [best] + [r for r in group if r is not best and ((_judged_by_user(r) and r.flag != "reject") or r.in_set)]
-        rejected = [r for r in group if r is not best and not _judged_by_user(r) and not r.in_set]
+        kept, rejected, partners = [], [], {}
+        for frame in frames:
+            shown = frame[0]
+            if len(frame) > 1:
+                partners[shown.image_id] = frame[1:]
+            if best in frame:
+                kept.insert(0, shown)
+            elif any((_judged_by_user(r) and r.flag != "reject") or r.in_set for r in frame):
+                kept.append(shown)
+            elif not any(_judged_by_user(r) or r.in_set for r in frame):
+                rejected.append(shown)
         if rejected:
-            out.append(BurstToThin(burst_id, kept, rejected))
+            out.append(BurstToThin(burst_id, kept, rejected, partners, pairs_as_one))
     return out
 
 
-def rest_of_bursts(rows: Sequence[ImageRow]) -> list[int]:
+def rest_of_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[int]:
     """Frames to reject when keeping the best of each burst (thin_bursts), as ids."""
-    return [r.image_id for burst in thin_bursts(rows) for r in burst.rejected]
+    return [i for burst in thin_bursts(rows, pairs_as_one) for i in burst.rejected_ids()]
 
 
 def _judged_by_user(row: ImageRow) -> bool:
     return row.flag is not None or row.stars > 0 or row.label is not None
 
 
-def keep_best_of_bursts(model: ImageListModel, marks: MarkController) -> int:
+def keep_best_of_bursts(model: ImageListModel, marks: MarkController, pairs_as_one: bool = False) -> int:
     """Reject every burst frame but the best (frames the user marked stay), as one undoable step; return how many."""
-    ids = rest_of_bursts(model.all_rows())
+    ids = rest_of_bursts(model.all_rows(), pairs_as_one)
     if ids:
         marks.mark(ids, flag="reject")
     return len(ids)
@@ -134,8 +161,10 @@ def copy_files_job(
 
 def describe_copy(result: Any, move: bool = False) -> str:
     """One status-bar line about a finished copy or move."""
+    from aesthete_gui.services.export_picks import photographs
+
     verb = "Moved" if move else "Copied"
-    text = f"{verb} {len(result.copied)} photographs to {result.destination}"
+    text = f"{verb} {photographs(len(result.copied))} to {result.destination}"
     if getattr(result, "already_there", None):
         text += f"; {len(result.already_there)} already there with the same bytes"
     if result.skipped:

@@ -20,6 +20,7 @@ from aesthete_gui.qt.culling_actions import (
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
 from aesthete_gui.qt.dialogs.keep_best import KeepBestDialog
 from aesthete_gui.qt.task_runner import JobHandle
+from aesthete_gui.services.export_picks import going_along, photographs
 from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
 
 EXPORT_FOLDER_SETTING = "export_folder"
@@ -95,14 +96,16 @@ class CullingMenuMixin:
 
     def _choose_and_copy(self, picks_only: bool) -> ExportPicksDialog | None:
         """Open the export dialog (folder, Copy or Move); the export starts when it is accepted."""
-        count = len(self._export_ids(picks_only))
+        ids = self._export_ids(picks_only)
+        count = len(ids)
         if not count:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
             return None
         settings = self.context.settings
         what = ("pick" if picks_only else "photograph shown") if count == 1 else ("picks" if picks_only else "photographs shown")
         dialog = ExportPicksDialog(count, what,
-                                   str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self)  # fmt: skip
+                                   str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self,
+                                   along=going_along(self.context.profile, ids))  # fmt: skip
         dialog.accepted.connect(lambda: self._export_chosen(dialog, picks_only))
         dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
         self.export_dialog = dialog
@@ -126,8 +129,9 @@ class CullingMenuMixin:
         def done(result: Any) -> None:
             self.show_message(describe_copy(result, move))  # moved images are announced by the profile
 
+        total = len(ids) + len(going_along(self.context.profile, ids))  # the count the dialog gave
         return self.context.runner.submit(
-            f"{'Move' if move else 'Copy'} {len(ids)} photographs to {Path(folder).name or folder}",
+            f"{'Move' if move else 'Copy'} {photographs(total)} to {Path(folder).name or folder}",
             copy_files_job,
             self.context.profile,
             ids,
@@ -143,7 +147,7 @@ class CullingMenuMixin:
     def _keep_best_of_bursts(self) -> KeepBestDialog | None:
         """Show every burst with the frame it keeps and the frames it would reject; on Reject, reject
         them as one undoable step (Ctrl+Z right after undoes it)."""
-        bursts = thin_bursts(self.model.all_rows())
+        bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get("raw_jpeg_pairs_as_one", False)))
         if not bursts:
             self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")  # type: ignore[attr-defined]
             return None

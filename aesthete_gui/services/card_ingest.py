@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 
 DEFAULT_TEMPLATE = "{date:%Y-%m-%d}/{date:%Y%m%d}_{camera}_{seq:04d}{ext}"
 """A folder per day; files named by date, camera and a running number (e.g. 20240612_X-T5_0007.RAF)."""
-TEMPLATE_FIELDS = ("date", "camera", "seq", "name", "ext", "ext_lower")
+TEMPLATE_FIELDS = ("date", "camera", "seq", "number", "name", "ext", "ext_lower")
+_DIGITS = re.compile(r"\d+")
 EXTENSION_FIELDS = ("{ext}", "{ext_lower}")
 MANIFEST = JOURNAL
 NUMBERING = "-{n}"
@@ -121,12 +122,19 @@ def check_template(template: str) -> None:
         raise IngestError(f"renaming template {template!r} must name a file inside the destination")
 
 
+def file_number(name: str, seq: int) -> int:
+    """The camera's own number of a card file: the last run of digits in its stem (`IMG_0023` → 23,
+    `IMG_0022_small` → 22); the running number `seq` when the name has none."""
+    runs = _DIGITS.findall(name)
+    return int(runs[-1][-9:]) if runs else seq
+
+
 def render_stem(template: str, source: _Source, name: str, seq: int) -> str:
     """The destination path of a unit without its extension (components joined by "/"), every part
     checked to stay inside the destination (UnsafeName names the part and why)."""
     body = template[: template.rindex("{ext")]
     try:
-        relative = body.format(date=source.taken, camera=source.camera, seq=seq, name=name)
+        relative = body.format(date=source.taken, camera=source.camera, seq=seq, number=file_number(name, seq), name=name)
     except (ValueError, KeyError, IndexError, AttributeError) as error:
         raise IngestError(f"renaming template {template!r} cannot be applied: {error}") from None
     return check_relative(relative, "the name made from the card file")

@@ -82,6 +82,31 @@ def picked_image_ids(profile: Profile, flag: str | None = "pick") -> list[int]:
     ]
 
 
+def going_along(profile: Profile, image_ids: Sequence[int]) -> list[tuple[str, str]]:
+    """The photographs an export takes along without being chosen: (partner, chosen) file names for
+    each RAW+JPEG partner of a chosen image (imaging.photo_units), so the dialog can say so first."""
+    chosen = {r.path for i in image_ids if (r := profile.catalog.image_by_id(i)) is not None}
+    listings: dict[str, list[str]] = {}
+    out: list[tuple[str, str]] = []
+    for path in sorted(chosen):
+        folder, name = os.path.split(path)
+        if folder not in listings:
+            try:
+                listings[folder] = os.listdir(folder)
+            except OSError:
+                listings[folder] = []
+        if name not in listings[folder]:
+            continue
+        unit = unit_of(path, listings[folder])
+        out += [(p, name) for p in unit.partners_of(name) if os.path.join(folder, p) not in chosen and (p, name) not in out]
+    return out
+
+
+def photographs(count: int) -> str:
+    """"1 photograph", "3 photographs": the one word every count of an export uses."""
+    return f"{count} photograph{'' if count == 1 else 's'}"
+
+
 @dataclass
 class _Unit:
     unit: PhotoUnit
@@ -95,7 +120,7 @@ class _Unit:
 
 def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, result: CopiedPicks) -> list[_Unit]:
     """The units that can go, in order of their first chosen photograph; the others in result.skipped."""
-    units: dict[tuple[str, str], _Unit] = {}
+    units: dict[tuple[str, tuple[str, ...]], _Unit] = {}
     listings: dict[str, list[str]] = {}
     for image_id in image_ids:
         record = profile.catalog.image_by_id(image_id)
@@ -119,7 +144,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
                 result.skipped.append((record.path, read_problem(error)))
                 continue
         unit = unit_of(str(path), listings[parent])
-        key = (parent, unit.stem.casefold())
+        key = unit.key
         if key not in units:
             records = {n: r for n in unit.photos if (r := profile.catalog.image_by_path(str(path.parent / n))) is not None}
             units[key] = _Unit(unit, [], records)

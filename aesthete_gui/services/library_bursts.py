@@ -15,6 +15,7 @@ from PIL import Image
 from aesthete_gui.imaging.bursts import Frame, group_bursts
 from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
 from aesthete_gui.imaging.crop_match import COLOUR_BINS, LUMA_BINS, Thumb, load_thumb
+from aesthete_gui.imaging.photo_units import exposures
 from aesthete_gui.imaging.thumbnails import ensure_thumbnail
 from aesthete_gui.services.burst_choice import burst_merit
 from aesthete_gui.store import ImageRecord, Profile
@@ -76,16 +77,32 @@ without a profile: a regrouping in the same process compares only new pairs."""
 _MAX_VERDICTS = 500_000
 
 
+def pair_halves(images: Sequence[ImageRecord]) -> dict[int, list[int]]:
+    """The other halves of each RAW+JPEG pair among `images` (imaging.photo_units.exposures), by
+    the id of the half that stands for the exposure (its JPEG or HEIF)."""
+    by_path = {image.path: image.id for image in images}
+    return {by_path[group[0]]: [by_path[p] for p in group[1:]]
+            for group in exposures([image.path for image in images]) if len(group) > 1}  # fmt: skip
+
+
 def automatic_burst_groups(images: Sequence[ImageRecord], matcher: ThumbnailMatcher | None = None) -> list[list[int]]:
     """Image ids grouped into bursts by capture time, sequence number and perceptual hash, with
-    crops and resized copies of one frame joining that frame's group (checked on the thumbnails)."""
+    crops and resized copies of one frame joining that frame's group (checked on the thumbnails).
+
+    The two halves of a RAW+JPEG pair are one exposure, never two frames of a burst: the JPEG stands
+    for the pair while grouping, and its RAW joins whatever burst the JPEG is in (right after it),
+    so a pair alone is no burst."""
+    partners = pair_halves(images)
+    hidden = {i for halves in partners.values() for i in halves}
+    shown = [image for image in images if image.id not in hidden]
     if matcher is None:
         if len(_VERDICTS) > _MAX_VERDICTS:
             _VERDICTS.clear()
-        thumbs = {image.id: image.thumb_path for image in images}
+        thumbs = {image.id: image.thumb_path for image in shown}
         matcher = ThumbnailMatcher(partial(_thumb_for, thumbs), verdicts=_VERDICTS, identity=thumbs.get)
-    frames = [frame_for(i) for i in images]
-    return [[int(k) for k in group] for group in group_bursts(frames, matcher=matcher)]  # type: ignore[call-overload]
+    frames = [frame_for(i) for i in shown]
+    groups = group_bursts(frames, matcher=matcher)
+    return [[i for k in group for i in (int(k), *partners.get(int(k), ()))] for group in groups]  # type: ignore[call-overload]
 
 
 class _RememberedVerdicts(dict[tuple[Hashable, Hashable], bool | None]):

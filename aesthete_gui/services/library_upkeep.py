@@ -28,7 +28,7 @@ def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], li
 
 GROUPING_STATE = "burst_grouping"
 """library_state key: the fingerprint of the library the stored automatic bursts were grouped from."""
-GROUPING_VERSION = "2"
+GROUPING_VERSION = "3"
 """Changes whenever grouping itself changes, so that every library is grouped again once."""
 
 

@@ -1,9 +1,10 @@
 """Give the staged files of one photo unit their names in a folder, together and without replacing anything.
 
 Run under the folder's lock (verified_copy.folder_lock). A stem is free when no file in the folder
-pairs with it (same stem without regard to case, any extension, any sidecar): an orphan
-`IMG_0001.xmp` there makes `IMG_0001` taken, so the unit becomes `IMG_0001 (2).jpg` +
-`IMG_0001 (2).xmp` and the orphan is left as it is. A caller may accept a taken stem whose files
+would join the unit under it (imaging.photo_units.joining: a file of the same name, a RAW for a
+JPEG or the other way round, a `NAME.xmp`): an orphan `IMG_0001.xmp` there makes `IMG_0001` taken,
+so the unit becomes `IMG_0001 (2).jpg` + `IMG_0001 (2).xmp` and the orphan is left as it is; an
+`IMG_0001.JPG` there leaves `IMG_0001` free for a PNG `IMG_0001.png`, a photograph of its own. A caller may accept a taken stem whose files
 are this unit's own, already there with the same bytes (a rerun): those members are not placed
 again. Each file is placed with verified_copy.place (never over a file); when another program takes
 one of the names meanwhile, the members already placed are taken back and the next stem is tried.
@@ -17,12 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aesthete_gui.imaging.photo_units import stem_key
+from aesthete_gui.imaging.photo_units import joining, stem_key
 from aesthete_gui.services.verified_copy import Staged, discard, place, take_back
 
 MAX_TRIES = 10_000
 Accept = Callable[[str, list[str]], "set[str] | None"]
-"""(candidate stem, names in the folder pairing with it, maybe none) → the tails already there (an
+"""(candidate stem, names in the folder that would join the unit under it, maybe none) → the tails already there (an
 empty set when the stem is free), or None when the stem is taken. Without it: free when no name pairs."""
 
 
@@ -62,7 +63,7 @@ def place_unit(
     for tries, stem in enumerate(stems):
         if tries >= MAX_TRIES:
             break
-        existing = listing.get(stem_key(stem + ".x"), [])
+        existing = joining(listing.get(stem_key(stem + ".x"), []), [stem + tail for tail in members])
         verdict = _free_when_alone(existing) if accept is None else accept(stem, existing)
         if verdict is None:
             taken_by.extend(n for n in existing if n not in taken_by)

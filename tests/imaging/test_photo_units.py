@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from aesthete_gui.imaging.photo_units import (
     describe_partners,
+    exposures,
     group_units,
+    joining,
     numbered_stems,
     stem_key,
     tail_of,
@@ -43,3 +45,38 @@ def test_the_unit_of_one_photograph_is_found_in_its_folder_listing() -> None:
     unit = unit_of("/shoot/IMG_7.JPG", ["IMG_7.JPG", "IMG_7.ARW", "IMG_7.xmp", "IMG_70.JPG", "IMG_7 (2).JPG"])
     assert (unit.photos, unit.sidecars) == (("IMG_7.ARW", "IMG_7.JPG"), ("IMG_7.xmp",))
     assert unit.paths == ["/shoot/IMG_7.ARW", "/shoot/IMG_7.JPG", "/shoot/IMG_7.xmp"]
+
+
+def test_two_non_raw_files_of_one_stem_are_two_photographs_with_their_own_sidecars() -> None:
+    names = ["IMG_0009.JPG", "IMG_0009.png", "IMG_0009.JPG.xmp", "IMG_0009.png.xmp", "IMG_0010.JPG.xmp",
+             "IMG_0011.CR2", "IMG_0011.DNG", "IMG_0011.CR2.xmp"]  # fmt: skip
+    units, orphans = group_units("/f", names)
+    assert [(u.photos, u.sidecars) for u in units] == [
+        (("IMG_0009.JPG",), ("IMG_0009.JPG.xmp",)),
+        (("IMG_0009.png",), ("IMG_0009.png.xmp",)),
+        (("IMG_0011.CR2",), ("IMG_0011.CR2.xmp",)),  # two RAWs of one stem: two photographs as well
+        (("IMG_0011.DNG",), ()),
+    ]
+    assert orphans == ["IMG_0010.JPG.xmp"]
+    assert units[0].key != units[1].key and units[0].stem == units[1].stem
+    png = unit_of("/f/IMG_0009.png", names)
+    assert png.paths == ["/f/IMG_0009.png", "/f/IMG_0009.png.xmp"]
+
+
+def test_a_shared_stem_sidecar_keeps_non_raw_files_together_so_it_never_changes_hands() -> None:
+    units, orphans = group_units("/f", ["IMG_0009.JPG", "IMG_0009.png", "IMG_0009.xmp"])
+    assert [(u.photos, u.sidecars) for u in units] == [(("IMG_0009.JPG", "IMG_0009.png"), ("IMG_0009.xmp",))]
+    assert orphans == []
+
+
+def test_a_destination_stem_is_taken_only_by_files_that_would_join_the_unit() -> None:
+    assert joining(["IMG_9.JPG", "IMG_9.JPG.xmp"], ["IMG_9.png", "IMG_9.png.xmp"]) == []
+    assert joining(["IMG_9.JPG", "IMG_9.xmp"], ["IMG_9.png"]) == ["IMG_9.JPG", "IMG_9.xmp"]  # NAME.xmp: nobody's
+    assert joining(["IMG_9.CR2"], ["IMG_9.png"]) == ["IMG_9.CR2"]  # would become the RAW's partner
+    assert joining(["img_9.PNG"], ["IMG_9.png"]) == ["img_9.PNG"]  # the same name
+    assert joining(["IMG_9.JPG.xmp"], ["IMG_9.png"]) == ["IMG_9.JPG.xmp"]  # a lone photo takes every same-stem sidecar
+
+
+def test_exposures_put_the_halves_of_a_raw_jpeg_pair_together_jpeg_first() -> None:
+    paths = ["/a/X.DNG", "/a/Y.JPG", "/a/X.JPG", "/b/X.JPG", "/a/Z.png", "/a/Z.JPG"]
+    assert exposures(paths) == [["/a/X.JPG", "/a/X.DNG"], ["/a/Y.JPG"], ["/b/X.JPG"], ["/a/Z.png"], ["/a/Z.JPG"]]

@@ -104,3 +104,40 @@ def test_nothing_to_export_says_so(qtbot, app_context) -> None:
     assert main._choose_and_copy(picks_only=True) is None
     assert main.statusBar().currentMessage() == "Nothing to copy: no picks."
     main.marks.close()
+
+
+def test_the_dialog_names_what_goes_along_and_every_count_agrees(qtbot, app_context, tmp_path: Path, monkeypatch) -> None:
+    """The photographer's shoot: IMG_0009.JPG and a PNG copy IMG_0009.png, a RAW+JPEG pair IMG_0151;
+    picks: the PNG and the pair's JPEG. The PNG goes alone; the RAW goes with its JPEG, and is named."""
+    main = shown_main_window(qtbot, app_context)
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    names = ["IMG_0009.JPG", "IMG_0009.png", "IMG_0151.JPG", "IMG_0151.DNG"]
+    for n, name in enumerate(names):
+        if name.endswith(".DNG"):
+            (shoot / name).write_bytes(b"II*\x00" + bytes(range(256)) * 8)
+        else:
+            Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(shoot / name)
+    profile = app_context.profile
+    ids = profile.catalog.write_images([ImageUpdate(path=str(shoot / n), folder_id=None, status="ok") for n in names])
+    picked = {ids[1], ids[2]}
+    for i in picked:
+        profile.marks.set(i, flag="pick")
+    main.model.set_rows([ImageRow(image_id=i, path=str(shoot / n), flag="pick" if i in picked else None)
+                         for i, n in zip(ids, names, strict=True)])  # fmt: skip
+    titles: list[str] = []
+    submit = app_context.runner.submit
+    monkeypatch.setattr(app_context.runner, "submit", lambda name, *a, **k: titles.append(name) or submit(name, *a, **k))
+    dialog = main._choose_and_copy(picks_only=True)
+    assert dialog.heading.text().startswith("2 picks, 1 RAW+JPEG partner going with them (3 photographs)")
+    assert dialog.along_note.text() == "IMG_0151.DNG goes with IMG_0151.JPG (its RAW+JPEG partner: one exposure)"
+    assert "IMG_0009.JPG" not in dialog.heading.text() + dialog.along_note.text()  # a photograph of its own: stays
+    dest = tmp_path / "picks"
+    dialog.folder_edit.setText(str(dest))
+    qtbot.mouseClick(dialog.move_radio, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Moved 3 photographs" in main.statusBar().currentMessage(), timeout=10_000)
+    assert [t for t in titles if t.startswith(("Move", "Copy"))] == ["Move 3 photographs to picks"]
+    assert sorted(p.name for p in dest.iterdir()) == ["IMG_0009.png", "IMG_0151.DNG", "IMG_0151.JPG"]
+    assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0009.JPG"]
+    main.marks.close()

@@ -298,3 +298,21 @@ def test_the_template_must_end_with_the_extension(tmp_path: Path) -> None:
     _card(tmp_path / "card", count=1)
     with pytest.raises(IngestError, match=r"must end with \{ext\} or \{ext_lower\}"):
         ingest_card(tmp_path / "card", tmp_path / "photos", template="{name}.jpg")
+
+
+def test_a_copy_sharing_a_stem_is_its_own_photograph_and_number_keeps_the_cameras_number(tmp_path: Path) -> None:
+    dcim = tmp_path / "card" / "DCIM" / "100CANON"
+    dcim.mkdir(parents=True)
+    for n, name in enumerate(["IMG_0009.JPG", "IMG_0022.JPG", "IMG_0022_small.JPG", "IMG_0023.JPG"]):
+        write_jpeg(dcim / name, seed=n, when=f"2024:06:12 10:00:{n:02d}")
+    Image.open(dcim / "IMG_0009.JPG").save(dcim / "IMG_0009.png")  # a PNG made from the JPEG
+    running = ingest_card(tmp_path / "card", tmp_path / "running", template="{seq:04d}{ext}")
+    assert running.copied == 5
+    assert sorted(p.name for p in _payload(tmp_path / "running")) == [
+        "0001.JPG", "0002.png", "0003.JPG", "0004.JPG", "0005.JPG"]  # fmt: skip  # the PNG is a photograph of its own
+    kept = ingest_card(tmp_path / "card", tmp_path / "kept", template="R5_{number:04d}{ext}")  # the PNG has no capture date
+    assert kept.copied == 5
+    assert sorted(p.name for p in _payload(tmp_path / "kept")) == [
+        "R5_0009.JPG", "R5_0009.png", "R5_0022-2.JPG", "R5_0022.JPG", "R5_0023.JPG"]  # fmt: skip
+    with pytest.raises(IngestError, match="unknown field"):
+        ingest_card(tmp_path / "card", tmp_path / "bad", template="{numbr}{ext}")

@@ -278,14 +278,14 @@ def test_moving_into_the_folder_it_is_in_is_skipped(library) -> None:
 def test_cli_copy_picks(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile, _, _ = library
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli")]) == 0
-    assert capsys.readouterr().out == f"2 images copied to {tmp_path / 'cli'}\n"
+    assert capsys.readouterr().out == f"2 photographs copied to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
 
 
 def test_cli_copy_picks_move(library, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile, ids, shoot = library
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli"), "--move"]) == 0
-    assert capsys.readouterr().out == f"2 images moved to {tmp_path / 'cli'}\n"
+    assert capsys.readouterr().out == f"2 photographs moved to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in shoot.iterdir()) == ["IMG_2.jpg"]
     assert profile.catalog.image_by_id(ids[0]).path == str(tmp_path / "cli" / "IMG_0.jpg")
     locked = tmp_path / "locked"
@@ -355,7 +355,7 @@ def test_copying_twice_to_the_same_folder_skips_identical_files_and_says_so(libr
     capsys.readouterr()
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[:2] == [f"0 images copied to {tmp_path / 'cli'}", "2 images already there with the same bytes (not copied again)"]
+    assert out.splitlines()[:2] == [f"0 photographs copied to {tmp_path / 'cli'}", "2 photographs already there with the same bytes (not copied again)"]
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"]
 
 
@@ -436,5 +436,31 @@ def test_a_source_that_vanishes_mid_run_is_skipped_and_the_rest_goes_on(tmp_path
         assert [Path(s).name for s, _ in result.copied] == ["big_0.jpg", "big_2.jpg"]
         assert result.skipped == [(str(paths[1]), "vanished before it could be copied (card removed?); skipped, the rest went on")]
         assert _leftovers(tmp_path / "out") == []
+    finally:
+        profile.close()
+
+
+def test_a_png_copy_sharing_a_jpegs_stem_moves_alone_with_its_own_sidecar(tmp_path: Path) -> None:
+    """IMG_0009.png (a copy) beside IMG_0009.JPG: two photographs; moving the picked PNG leaves the JPEG."""
+    shoot, picks = tmp_path / "shoot", tmp_path / "picks"
+    shoot.mkdir()
+    jpeg, png = shoot / "IMG_0009.JPG", shoot / "IMG_0009.png"
+    Image.fromarray(skdata.chelsea()).save(jpeg, quality=85)
+    Image.fromarray(skdata.chelsea()).resize((200, 150)).save(png)
+    write_sidecar(jpeg, 2, None, None)
+    write_sidecar(png, 5, "pick", None)
+    assert {find_sidecar(jpeg).name, find_sidecar(png).name} == {"IMG_0009.JPG.xmp", "IMG_0009.png.xmp"}
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, png)])
+        result = export_picks(profile, [ids[1]], picks, move=True)
+        assert result.copied == [(str(png), str(picks / "IMG_0009.png"))] and not result.notes
+        assert sorted(p.name for p in picks.iterdir()) == ["IMG_0009.png", "IMG_0009.png.xmp"]
+        assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0009.JPG", "IMG_0009.JPG.xmp"]  # stayed
+        assert profile.catalog.image_by_id(ids[0]).path == str(jpeg)
+        # The JPEG moved later joins it under its own name: no file there would pair with it.
+        again = export_picks(profile, [ids[0]], picks, move=True)
+        assert again.copied == [(str(jpeg), str(picks / "IMG_0009.JPG"))]
+        assert read_sidecar(picks / "IMG_0009.JPG").stars == 2 and read_sidecar(picks / "IMG_0009.png").stars == 5
     finally:
         profile.close()

@@ -1,6 +1,10 @@
-"""The export dialog: where to put the picks (or the photographs shown), and whether to copy or move them."""
+"""The export dialog: where to put the picks (or the photographs shown), and whether to copy or move
+them; it names every photograph that goes along without being chosen (a RAW+JPEG partner), so the
+count the job and the status bar give afterwards is the one read here."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -17,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.file_dialogs import choose_folder
+from aesthete_gui.services.export_picks import photographs
 
 COPY_HINT = (
     "The originals stay where they are. A RAW+JPEG pair and every sidecar go together; files "
@@ -27,6 +32,16 @@ MOVE_HINT = (
     "verified. The library follows the files, so marks, scores and checks stay with them."
 )
 MIN_WIDTH = 520
+MAX_NAMED = 4
+"""Partners named one by one in the dialog; the rest are counted."""
+
+
+def along_text(along: Sequence[tuple[str, str]]) -> str:
+    """"IMG_0001.CR2 goes with IMG_0001.JPG (same exposure)", one a line, the rest counted."""
+    lines = [f"{partner} goes with {chosen} (its RAW+JPEG partner: one exposure)" for partner, chosen in along[:MAX_NAMED]]
+    if len(along) > MAX_NAMED:
+        lines.append(f"… and {len(along) - MAX_NAMED} more")
+    return "\n".join(lines)
 HINT_INDENT = 26
 """The explanations sit under their radio button's text, not under its circle."""
 
@@ -34,12 +49,27 @@ HINT_INDENT = 26
 class ExportPicksDialog(QDialog):
     """Folder and Copy / Move for an export of `count` photographs (`what` names them: "picks", …)."""
 
-    def __init__(self, count: int, what: str, folder: str = "", move: bool = False, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, count: int, what: str, folder: str = "", move: bool = False, parent: QWidget | None = None,
+        along: Sequence[tuple[str, str]] = (),
+    ) -> None:  # fmt: skip
         super().__init__(parent)
         self.setWindowTitle("Copy or move photographs")
         self.setMinimumWidth(MIN_WIDTH)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"{count} {what} and {'its XMP sidecar' if count == 1 else 'their XMP sidecars'}, to the folder:"))
+        sidecars = "its XMP sidecar" if count + len(along) == 1 else "their XMP sidecars"
+        if along:
+            heading = f"{count} {what}, {len(along)} RAW+JPEG partner{'s' if len(along) != 1 else ''} going with them " \
+                      f"({photographs(count + len(along))}) and {sidecars}, to the folder:"  # fmt: skip
+        else:
+            heading = f"{count} {what} and {sidecars}, to the folder:"
+        self.heading = QLabel(heading)
+        self.heading.setWordWrap(True)
+        layout.addWidget(self.heading)
+        self.along_note = QLabel(along_text(along))
+        self.along_note.setWordWrap(True)
+        self.along_note.setVisible(bool(along))
+        layout.addWidget(self.along_note)
         row = QHBoxLayout()
         self.folder_edit = QLineEdit(folder)
         self.folder_edit.setPlaceholderText("a folder (created when missing)")

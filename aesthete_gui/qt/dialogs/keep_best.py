@@ -1,5 +1,6 @@
 """Before "keep the best of each burst" rejects anything: every burst with the frames it keeps and
-the frames it would reject, as thumbnails in a scrolling list, then Reject or Cancel."""
+the frames it would reject, as thumbnails in a scrolling list, then Reject or Cancel. A RAW+JPEG
+pair is one frame (one tile, "+ DNG"), and the tile says what happens to its other half."""
 
 from __future__ import annotations
 
@@ -37,18 +38,25 @@ REJECT_STYLE = "QFrame#reject { border: 2px solid #e0574f; border-radius: 4px; }
 class FrameTile(QFrame):
     """One frame: its thumbnail and name, outlined green (kept) or red (to be rejected)."""
 
-    def __init__(self, row: ImageRow, kept: bool, best: bool = False, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, row: ImageRow, kept: bool, best: bool = False, parent: QWidget | None = None,
+        partners: Sequence[ImageRow] = (), pairs_as_one: bool = False,
+    ) -> None:  # fmt: skip
         super().__init__(parent)
         self.row = row
         self.kept = kept
+        self.partners = list(partners)
         self.setObjectName("keep" if kept else "reject")
         self.setStyleSheet(KEEP_STYLE if kept else REJECT_STYLE)
         self.thumb = QLabel("…")
         self.thumb.setFixedSize(TILE, TILE)
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        caption = QLabel(("✔ best  " if best else "✔ yours  " if kept else "✖ reject  ") + row.name)
+        extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
+        self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
+        caption = QLabel(("✔ best  " if best else "✔ yours  " if kept else "✖ reject  ") + row.name + extra)
         why = "the best frame of the burst" if best else "marked by you: kept" if kept else "not the best, not marked by you"
-        caption.setToolTip("\n".join([row.path, why, *row.check_notes]))
+        caption.setToolTip("\n".join([row.path, why, *([self.partner_note] if self.partner_note else []), *row.check_notes]))
+        self.caption = caption
         caption.setMaximumWidth(TILE + 40)
         caption.setText(caption.fontMetrics().elidedText(caption.text(), Qt.TextElideMode.ElideMiddle, TILE + 40))
         layout = QVBoxLayout(self)
@@ -56,12 +64,29 @@ class FrameTile(QFrame):
         layout.setSpacing(2)
         layout.addWidget(self.thumb, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addWidget(caption)
+        if self.partners and not kept and not pairs_as_one:
+            only = QLabel("this half only")
+            only.setToolTip(self.partner_note)
+            layout.addWidget(only)
 
     def set_pixmap(self, pixmap: QPixmap | None) -> None:
         """Show the thumbnail (scaled to the tile), or keep the placeholder."""
         if pixmap is not None and not pixmap.isNull():
             self.thumb.setPixmap(pixmap.scaled(TILE, TILE, Qt.AspectRatioMode.KeepAspectRatio,
                                                Qt.TransformationMode.SmoothTransformation))  # fmt: skip
+
+
+def partner_note(row: ImageRow, partners: Sequence[ImageRow], kept: bool, pairs_as_one: bool) -> str:
+    """What happens to the other half of a RAW+JPEG pair shown as one tile ("" for a single file)."""
+    if not partners:
+        return ""
+    names = ", ".join(p.name for p in partners)
+    if kept:
+        return f"{names}, the other half of this RAW+JPEG pair, is kept with it"
+    if pairs_as_one:
+        return f"{names}, the other half of this RAW+JPEG pair, is rejected with it (pairs are one)"
+    return (f"only {row.name} is rejected: {names}, the other half of this RAW+JPEG pair, stays as it is "
+            "(pairs are two photographs; Edit ▸ Treat RAW+JPEG pairs as one rejects both)")  # fmt: skip
 
 
 class KeepBestDialog(QDialog):
@@ -72,13 +97,21 @@ class KeepBestDialog(QDialog):
         self.setWindowTitle("Keep the best of each burst")
         self._thumbnails = thumbnails
         self.tiles: list[FrameTile] = []
+        self._bursts = list(bursts)
         rejected = sum(len(b.rejected) for b in bursts)
         kept = sum(len(b.kept) for b in bursts)
+        pairs = sum(1 for b in bursts for r in b.rejected if r.image_id in b.partners)
+        as_one = any(b.pairs_as_one for b in bursts)
+        pair_text = ""
+        if pairs:
+            pair_text = (f" A RAW+JPEG pair counts as one frame: {'its other half is' if pairs == 1 else 'their other halves are'} "
+                         + ("rejected with it (pairs are one)." if as_one else
+                            "left as it is, only the JPEG shown is rejected (Edit ▸ Treat RAW+JPEG pairs as one rejects both)."))  # fmt: skip
         self.summary = QLabel(
             f"Reject {rejected} frame{'s' if rejected != 1 else ''} of {len(bursts)} "
             f"burst{'s' if len(bursts) != 1 else ''}, keeping {kept}: the best of each burst (in focus, "
             "eyes open, no clipping, then the score) and every frame you picked, starred or "
-            "labelled. Frames you rejected stay rejected. Ctrl+Z undoes it in one step."
+            "labelled. Frames you rejected stay rejected." + pair_text + " Ctrl+Z undoes it in one step."
         )
         self.summary.setWordWrap(True)
         screen = parent.screen().availableGeometry().size() if parent is not None and parent.screen() else QSize(1280, 800)
@@ -95,7 +128,8 @@ class KeepBestDialog(QDialog):
             title.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
             grid.addWidget(title, line, 0)
             for position, (row, keep) in enumerate(frames):
-                tile = FrameTile(row, keep, best=position == 0)
+                tile = FrameTile(row, keep, best=position == 0, partners=burst.partners.get(row.image_id, ()),
+                                 pairs_as_one=burst.pairs_as_one)  # fmt: skip
                 tile.set_pixmap(thumbnails.request(row.image_id))
                 grid.addWidget(tile, line + position // per_line, 1 + position % per_line)
                 self.tiles.append(tile)
@@ -122,8 +156,8 @@ class KeepBestDialog(QDialog):
         self.resize(width, min(130 + lines * (TILE + 56), int(screen.height() * 0.85)))
 
     def rejected_ids(self) -> list[int]:
-        """The frames listed for rejection, in the order shown."""
-        return [t.row.image_id for t in self.tiles if not t.kept]
+        """The frames listed for rejection, in the order shown (a pair's other half too when pairs are one)."""
+        return [i for burst in self._bursts for i in burst.rejected_ids()]
 
     def _thumbnail_ready(self, image_id: int) -> None:
         for tile in self.tiles:
