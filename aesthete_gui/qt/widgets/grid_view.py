@@ -245,7 +245,8 @@ class GridView(QListView):
         if position is None:
             return False
         index = self._model.index(position)
-        self.setCurrentIndex(index)
+        # explicit: setCurrentIndex alone selects by the keyboard modifiers held now (Ctrl toggles)
+        self.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.scrollTo(index)
         return True
 
