@@ -119,9 +119,21 @@ def face_blown(blown: Image.Image, faces: Sequence[tuple[float, float, float, fl
     return worst
 
 
+_AT_TOP = [1 if v >= BLOWN_LEVEL else 0 for v in range(256)] * 3
+
+
+def colour_clipped(rgb: Image.Image) -> float:
+    """Share of pixels with two or three channels at the top (250 or more): blown white, or a colour
+    burnt out to its brightest (an over-exposed flower, skin or sunset). One channel at the top is a
+    saturated colour that kept its tone (a deep blue sky), not clipping."""
+    tops = rgb.point(_AT_TOP).convert("L", (1.0, 1.0, 1.0, 0.0))  # channels at the top per pixel, 0-3
+    counts = tops.histogram()
+    return float(sum(counts[2:4])) / max(1, rgb.width * rgb.height)
+
+
 def exposure_levels(luma: Image.Image) -> dict[str, float]:
-    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th percentile, and the
-    median of the pixels that are not blown."""
+    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th and 1st
+    percentiles, and the median of the pixels that are not blown."""
     counts = np.asarray(luma.histogram(), dtype=np.float64)
     tones = np.cumsum(counts) / max(1.0, float(counts.sum()))
     unblown = np.cumsum(counts[:BLOWN_LEVEL]) / max(1.0, float(counts[:BLOWN_LEVEL].sum()))
@@ -129,5 +141,6 @@ def exposure_levels(luma: Image.Image) -> dict[str, float]:
         "p995": float(np.searchsorted(tones, 0.995)) / 255.0,
         "median": float(np.searchsorted(tones, 0.5)) / 255.0,
         "p10": float(np.searchsorted(tones, 0.10)) / 255.0,
+        "p1": float(np.searchsorted(tones, 0.01)) / 255.0,
         "unblown_median": float(np.searchsorted(unblown, 0.5)) / 255.0,
     }
