@@ -38,6 +38,11 @@ CLEAN = ("shipped", "original")
 MARGIN = 0.5
 """Score units between the highest clean tune photograph and the reject point, at least."""
 OVER_MARGIN = 1.0
+GROUP_MARGIN = 2.0
+"""Score units beyond the largest difference between a clean photograph and its reframed copy (the
+next frame of a burst, as near as a still allows) from which a frame is clearly worse than the best
+of its burst."""
+GROUP_CHECKS = ("focus", "motion_blur", "noise")
 GAP_SHARE = 0.5
 """Where the moderate defects all score above every clean photograph, the reject point goes this
 share of the way from the highest clean photograph to the lowest moderate defects (their 5th
@@ -106,6 +111,7 @@ class Fitted:
     intercept: float
     weights: np.ndarray
     warn: float
+    group: float | None = None
 
     def score(self, rows: Sequence[Row]) -> np.ndarray:
         return self.intercept + _matrix(rows, self.spec, self.typical) @ self.weights
@@ -113,7 +119,7 @@ class Fitted:
     def model(self) -> VerdictModel:
         """The app's form of this model."""
         terms = tuple(Term(m, k, float(w), float(t)) for (m, k), w, t in zip(self.spec.terms, self.weights, self.typical, strict=True))
-        return VerdictModel(self.spec.check, terms, float(self.intercept), float(self.warn))
+        return VerdictModel(self.spec.check, terms, float(self.intercept), float(self.warn), self.group)
 
 
 def _gated(check: str, row: Row) -> bool:
@@ -150,7 +156,14 @@ def fit(spec: Spec, rows: Sequence[Row]) -> Fitted:
     warn = float(np.quantile(shifted, 1.0 - WARN_SHARE))
     if gap > spec.margin:  # the defects stand apart from every clean photograph: warn only in the gap
         warn = max(warn, (top - reject_at) / 2.0)
-    return Fitted(spec, typical, intercept, beta[1:], min(warn, -0.5))
+    fitted = Fitted(spec, typical, intercept, beta[1:], min(warn, -0.5))
+    if spec.check in GROUP_CHECKS:
+        originals = {r.photo: r for r in clean if r.variant == "original"}
+        siblings = [r for r in rows if r.variant == "reframed" and r.photo in originals]
+        if siblings:
+            apart = fitted.score(siblings) - fitted.score([originals[r.photo] for r in siblings])
+            fitted.group = float(np.abs(apart).max()) + GROUP_MARGIN
+    return fitted
 
 
 def suggested(row: Row, models: dict[str, VerdictModel]) -> list[str]:
@@ -171,6 +184,25 @@ def _rates(fitted: dict[str, Fitted], rows: Sequence[Row]) -> dict[str, tuple[in
     photos = sorted({r.photo for r in clean_rows})
     flagged = {r.photo for r, h in zip(clean_rows, hit, strict=True) if h and r.variant in CLEAN}
     out["clean"] = (len(flagged), len(photos))
+    return out
+
+
+def group_rates(fitted: dict[str, Fitted], rows: Sequence[Row]) -> dict[str, tuple[int, int]]:
+    """Each variant judged as a frame of a burst whose best frame is the photograph's working copy:
+    (suggested, total). The reframed copy is a clean sibling: it must not be suggested."""
+    from aesthete_gui.imaging.judging import SetContext, Sibling
+
+    models = {check: f.model() for check, f in fitted.items()}
+    originals = {r.photo: r for r in rows if r.label == "clean" and r.variant == "original"}
+    out: dict[str, tuple[int, int]] = {}
+    for variant in [v.name for v in VARIANTS]:
+        picked = [r for r in rows if r.variant == variant and r.photo in originals]
+        hits = 0
+        for row in picked:
+            best = originals[row.photo].values
+            siblings = tuple(Sibling(c, "its original", tuple((t.measure, t.read(best)) for t in models[c].terms)) for c in GROUP_CHECKS)
+            hits += any(c.verdict == "reject" for c in judge(row.values, models=models, context=SetContext(siblings=siblings)))
+        out[variant] = (hits, len(picked))
     return out
 
 
@@ -197,8 +229,9 @@ def _toml(fitted: dict[str, Fitted], rows: Sequence[Row], rates: dict[str, tuple
         "# intercept + sum of weight * transform(measure). 0 is the reject point, `warn` where a warning",
         "# starts; a shoot type may shift the score (`strictness` in shoot_types.toml). A measure missing",
         "# from a stored row counts as `typical` (the median over the clean tune photographs), which is",
-        "# also what the reasons compare with. Bump `version` when anything here changes: stored verdicts",
-        "# are judged again from their measurements.",
+        "# also what the reasons compare with. `group`: a frame of a burst scoring this much higher than",
+        "# the burst's best frame (and at least warned) is a reject. Bump `version` when anything here",
+        "# changes: stored verdicts are judged again from their measurements.",
         "#",
         f"# Fitted on the tune half of the calibration corpus: {clean} clean photographs as shipped and as",
         "# working copies (negatives) and their degraded copies (positives per model below), measured by",
@@ -218,6 +251,8 @@ def _toml(fitted: dict[str, Fitted], rows: Sequence[Row], rates: dict[str, tuple
             f"intercept = {model.intercept:.6g}",
             f"warn = {model.warn:.4g}",
         ]
+        if model.group is not None:
+            lines.append(f"group = {model.group:.4g}  # a burst's frame this far above its best frame is a reject")
         for (measure, kind), weight, typical in zip(model.spec.terms, model.weights, model.typical, strict=True):
             lines += [f"[[{check}.terms]]", f'measure = "{measure}"', f'transform = "{kind}"',
                       f"weight = {weight:.6g}", f"typical = {typical:.6g}"]  # fmt: skip
@@ -240,12 +275,14 @@ def main() -> None:
         terms = ", ".join(f"{m} {t} ({w:+.3g})" for (m, t), w in zip(model.spec.terms, model.weights, strict=True))
         print(f"| {check} | {terms} | {model.warn:.2f} |")
     lopo = leave_one_out(rows) if args.lopo else {}
-    print("\n| variant | grade | suggested (tune, in-sample) |" + (" leaving the photograph out |" if lopo else ""))
-    print("|---|---|---|" + ("---|" if lopo else ""))
+    burst = group_rates(fitted, rows)
+    print("\n| variant | grade | suggested (tune, in-sample) | in a burst with its original |" + (" leaving the photograph out |" if lopo else ""))
+    print("|---|---|---|---|" + ("---|" if lopo else ""))
     grades = {v.name: v.grade for v in VARIANTS} | {"clean": "clean"}
     for key, (hits, n) in rates.items():
         extra = f" {lopo[key][0]}/{lopo[key][1]} |" if lopo else ""
-        print(f"| {key} | {grades[key]} | {hits}/{n} ({hits / n:.2f}) |{extra}")
+        grouped = f"{burst[key][0]}/{burst[key][1]}" if key in burst else ""
+        print(f"| {key} | {grades[key]} | {hits}/{n} ({hits / n:.2f}) | {grouped} |{extra}")
     if args.write:
         model_file().write_text(_toml(fitted, rows, rates), encoding="utf-8")
         print(f"\nwrote {model_file()}")

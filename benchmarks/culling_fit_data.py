@@ -43,13 +43,21 @@ def panned(img: Image.Image, fraction: float = 0.03) -> Image.Image:
     return Image.fromarray(np.where(subject[..., None], frame, streaked).astype(np.uint8))
 
 
+def reframed(img: Image.Image, share: float = 0.03) -> Image.Image:
+    """The next frame of a burst, as near as a still photograph allows: the view moved and zoomed by
+    `share` of the frame (cropped at the top left, enlarged back to the same size)."""
+    left, top = round(img.width * share), round(img.height * share)
+    return img.crop((left, top, img.width, img.height)).resize(img.size, Image.Resampling.LANCZOS)
+
+
 @dataclass(frozen=True)
 class Variant:
     """One degraded copy: its name, the defect it shows, its strength class and how it is made.
 
     `grade` is "mild" (below the moderate level: not labelled, reported only), "moderate" (issue
     21's level: must be caught), "strong" (beyond it: must be caught too) or "intent" (a scene
-    shot that way on purpose: never to be suggested; reported, not fitted)."""
+    shot that way on purpose: never to be suggested; reported, not fitted) or "sibling" (another
+    frame of the same burst, clean: what the burst comparison must not flag)."""
 
     name: str
     defect: str
@@ -80,6 +88,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("ev-2.5", "under", "moderate", lambda i: data.exposure(i, 2.0**-2.5)),
     Variant("ev-3.5", "under", "strong", lambda i: data.exposure(i, 2.0**-3.5)),
     Variant("panning", "intent", "intent", panned),
+    Variant("reframed", "sibling", "sibling", reframed),
 )  # fmt: skip
 
 

@@ -61,17 +61,32 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Sibling:
+    """The best frame of the burst for one check (the crispest, steadiest or cleanest): its name and
+    the measures that check's model reads, as stored."""
+
+    check: str
+    name: str
+    values: tuple[tuple[str, float], ...]
+
+    def stamp(self) -> str:
+        return f"{self.check}={self.name}@" + ",".join(f"{k}:{v:.4g}" for k, v in self.values)
+
+
+@dataclass(frozen=True)
 class SetContext:
-    """What the frame's group says about it: a bracket, panorama or focus stack it belongs to, or the
-    original it is a smaller or more compressed copy of."""
+    """What the frame's group says about it: a bracket, panorama or focus stack it belongs to, the
+    original it is a smaller or more compressed copy of, or its burst's best frame per check."""
 
     sequence: str = ""
     """E.g. "exposure bracket of 3 frames (-2, 0, +2 EV)"; empty when none."""
     copy_of: str = ""
     """E.g. "a 900 x 1200 copy (JPEG quality 80) of IMG_0001.JPG (1800 x 2400)"; empty when none."""
+    siblings: tuple[Sibling, ...] = ()
+    """The burst's best frame for focus, motion blur and noise, when it is another frame."""
 
     def stamp(self) -> str:
-        return f"{self.sequence}|{self.copy_of}"
+        return f"{self.sequence}|{self.copy_of}|" + ";".join(s.stamp() for s in self.siblings)
 
 
 def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | None = None) -> str:
@@ -209,6 +224,9 @@ def judge(
             reason = "not measured"
         elif name in MODELLED:
             verdict, reason = modelled.judge(name, value, rule)
+            sibling = next((s for s in (context.siblings if context else ()) if s.check == name), None)
+            if sibling is not None and verdict != "reject":
+                verdict, reason = modelled.against(name, rule, sibling.name, dict(sibling.values)) or (verdict, reason)
         else:
             verdict, reason = getattr(judge_one, name)(value, rule)
         if rule.get("cap") == "warn" and verdict == "reject":

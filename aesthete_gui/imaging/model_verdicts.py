@@ -66,6 +66,17 @@ LABELS: dict[str, tuple[str, str]] = {
 """What a reject and a warning of each modelled check are called."""
 
 
+GROUP_WORDS: dict[str, tuple[str, str, str]] = {
+    "focus": ("softer", "sharpest", "the subject's edge spread {0:.2f} against {1:.2f}"),
+    "motion_blur": ("more smeared", "steadiest", "edges {0:.1f} px wide across the motion against {1:.1f}"),
+    "noise": ("noisier", "cleanest", "noise σ {0:.1f} against {1:.1f}"),
+    "underexposure": ("darker", "best exposed", "brightest tones at {0:.0%} against {1:.0%}"),
+    "overexposure": ("brighter", "best exposed", "{0:.0%} of the frame burnt out against {1:.0%}"),
+}
+"""How a frame worse than its burst's best is described, per check: (worse, best, its lead measure
+against the best frame's)."""
+
+
 class ModelJudge:
     """Verdict and reason of each modelled check from one image's measurements."""
 
@@ -89,6 +100,23 @@ class ModelJudge:
         label = LABELS[name][0 if verdict == "reject" else 1]
         said = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers[:most] if t.measure in self.words]
         return f"{label}: {'; '.join(said)}" if said else label
+
+    def against(self, name: str, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
+        """A reject when this frame is clearly worse by this check's model than `best`, the best frame
+        of its burst (by the model's `group` margin) and at least a warning on its own; else None.
+        A photographer culls a burst against its best frame: a frame softer than its sharpest
+        sibling is dropped even when, alone, it would only be doubtful."""
+        model = self.models[name]
+        if model.group is None:
+            return None
+        shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
+        own, other = model.score(self.values, shift), model.score(best_values, shift)
+        if own < model.warn or own - other < model.group:
+            return None
+        lead = model.terms[0]
+        mine, theirs = lead.read(self.values), lead.read(best_values)
+        worse, best_kind, numbers = GROUP_WORDS[name]
+        return "reject", f"{worse} than {best}, the {best_kind} frame of its burst ({numbers.format(mine, theirs)})"
 
     def judge(self, name: str, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         """The verdict and reason of one modelled check."""
@@ -123,6 +151,9 @@ class ModelJudge:
         exposure = self.get("motion_blur.exposure_s", 0.0)
         if exposure >= float(rule.get("long_exposure_s", math.inf)):
             return "warn", f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
+        across, along = self.get("motion_blur.across"), self.get("motion_blur.along")
+        if not across >= float(rule.get("min_ratio", 0.0)) * along:  # NaN too: no direction to tell
+            return "warn", f"blurred, but not along one direction (edges {across:.1f} px wide one way, {along:.1f} the other): see focus"
         return verdict, self._why("motion_blur", verdict, drivers)
 
     def noise(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:

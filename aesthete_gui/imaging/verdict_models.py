@@ -78,6 +78,9 @@ class VerdictModel:
     terms: tuple[Term, ...]
     intercept: float
     warn: float
+    group: float | None = None
+    """How much higher than the best frame of its burst a frame must score to be a reject (None:
+    frames are not compared)."""
 
     def score(self, values: Mapping[str, float], shift: float = 0.0) -> float:
         """The score of measured values, plus `shift` (a shoot type's strictness)."""
@@ -126,7 +129,10 @@ def parse_models(data: Mapping[str, Any], source: str = "verdict_models.toml") -
         warn = _number(table, "warn", where)
         if warn >= 0:
             raise VerdictModelError(f"{where}.warn must be below 0 (the reject point)")
-        models[check] = VerdictModel(check, tuple(terms), _number(table, "intercept", where), warn)
+        group = _number(table, "group", where) if "group" in table else None
+        if group is not None and group <= 0:
+            raise VerdictModelError(f"{where}.group must be above 0")
+        models[check] = VerdictModel(check, tuple(terms), _number(table, "intercept", where), warn, group)
     return models
 
 
