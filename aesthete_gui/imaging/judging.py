@@ -141,7 +141,7 @@ class _Judge:
         if verdict != "ok":
             return verdict, f"highlights with detail clipped on {_pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_warn", math.inf)):
-            where = "sky" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
+            where = "sky or backdrop" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
             return "warn", f"bright scene: smooth {where} clipped on {_pct(smooth)} of the frame; detail well exposed"
         total = self.get("highlights.frame", 0.0)
         if total >= 0.001:

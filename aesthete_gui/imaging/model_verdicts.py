@@ -180,7 +180,8 @@ class ModelJudge:
         median = self.get("overexposure.median", 0.5)
         bright = self.get("overexposure.bright_smooth", 0.0)
         kept = (self.get("overexposure.p10", 0.0) <= float(rule.get("kept_dark", -1.0))
-                and self.get("overexposure.unblown_median", 1.0) <= float(rule.get("kept_midtones", -1.0)))  # fmt: skip
+                and self.get("overexposure.unblown_median", 1.0) <= float(rule.get("kept_midtones", -1.0))
+                and self.get("highlights.face", 0.0) < float(rule.get("face_blown", math.inf)))  # fmt: skip
         smooth = self.get("overexposure.smooth", 0.0)
         if verdict == "ok":
             if bright >= float(rule.get("bright_scene", math.inf)):

@@ -33,6 +33,10 @@ SOLID = 0.8
 """Share of a lost area's blocks lost entirely for it to be one smooth area rather than torn texture."""
 RING_BLOCKS = 2
 """Width of the surroundings examined around a lost area (blocks)."""
+RING_SHARE = 0.25
+"""A lost area with fewer continuing neighbours than this share of its own blocks mostly meets other
+tones directly (a backdrop behind a subject, snow against trees): judged by itself, not by the few
+textured neighbours it touches."""
 BRIGHT_NEIGHBOUR = 170.0
 DARK_NEIGHBOUR = 60.0
 """Neighbouring blocks at least this bright (at most this dark, for shadows) continue the lost area."""
@@ -84,6 +88,8 @@ def lost_areas(
     ring_sum = ndimage.sum_labels(block_detail, grown * ring, index=np.arange(1, count + 1))
     ring_detail = ring_sum / np.maximum(ring_count, 1)  # mean detail around each area
     solid = ndimage.mean(share >= 0.95, labels, index=np.arange(1, count + 1))
+    inside = ndimage.mean(block_detail, labels, index=np.arange(1, count + 1))  # detail within each area
+    blocks = ndimage.sum_labels(lost, labels, index=np.arange(1, count + 1))
     rows = np.arange(share.shape[0])[:, None] / max(1, share.shape[0] - 1)
     centre_y = ndimage.mean(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
     for k in range(count):
@@ -97,9 +103,12 @@ def lost_areas(
             out["small" if bright else "smooth"] += size
             continue
         # without neighbours continuing its tone, a large area meets other tones directly (snow
-        # against trees, a sky against a ridge): smooth when lost all through, torn when clipping
-        # cut through texture
-        smooth = solid[k] >= SOLID if ring_count[k] == 0 else float(ring_detail[k]) <= limit
+        # against trees, a sky against a ridge, a backdrop against the subject): smooth when lost
+        # all through or without detail inside, torn when clipping cut through texture
+        if ring_count[k] < RING_SHARE * blocks[k]:
+            smooth = solid[k] >= SOLID or float(inside[k]) <= limit
+        else:
+            smooth = float(ring_detail[k]) <= limit
         if smooth:
             out["smooth"] += size
             out["smooth_top" if centre_y[k] < 0.5 else "smooth_bottom"] += size
