@@ -8,7 +8,14 @@ import math
 import pytest
 
 from aesthete_gui.imaging.checks import thresholds
-from aesthete_gui.imaging.judging import SetContext, Sibling, judge, judge_stamp, values_of, worst_verdict
+from aesthete_gui.imaging.judging import (
+    SetContext,
+    Sibling,
+    judge,
+    judge_stamp,
+    values_of,
+    worst_verdict,
+)
 from aesthete_gui.imaging.shoot_types import (
     DEFAULT_SHOOT_TYPE,
     UnknownShootTypeError,

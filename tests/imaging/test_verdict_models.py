@@ -69,7 +69,7 @@ def test_an_unreadable_or_malformed_models_file_says_so(tmp_path: Path) -> None:
         read_models(tmp_path / "missing.toml")
     broken = tmp_path / "verdict_models.toml"
     broken.write_text('version = "1"\n[focus\n', encoding="utf-8")
-    with pytest.raises(VerdictModelError, match="verdict_models.toml is not valid TOML"):
+    with pytest.raises(VerdictModelError, match=r"verdict_models\.toml is not valid TOML"):
         read_models(broken)
 
 
