@@ -283,6 +283,9 @@ def main() -> None:
         extra = f" {lopo[key][0]}/{lopo[key][1]} |" if lopo else ""
         grouped = f"{burst[key][0]}/{burst[key][1]}" if key in burst else ""
         print(f"| {key} | {grades[key]} | {hits}/{n} ({hits / n:.2f}) | {grouped} |{extra}")
+    models = {check: f.model() for check, f in fitted.items()}
+    for row in (r for r in rows if r.label == "reject"):
+        print(f"labelled reject {row.photo} ({row.why}): suggested by {', '.join(suggested(row, models)) or 'nothing'}")
     if args.write:
         model_file().write_text(_toml(fitted, rows, rates), encoding="utf-8")
         print(f"\nwrote {model_file()}")

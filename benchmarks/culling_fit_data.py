@@ -126,6 +126,7 @@ class Row:
     scene: tuple[str, ...]
     group: str
     values: dict[str, float]
+    why: str = ""
 
     @property
     def defect(self) -> str:
@@ -181,7 +182,7 @@ def measure_all(split: str = "tune", cache: Path | None = None, version: str | N
                     done[key] = _values(path)
                     clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in done[key].items()}
                     out.write(json.dumps({"photo": photo.id, "variant": variant, "values": clean}) + "\n")
-                rows.append(Row(photo.id, variant, photo.label, photo.scene, photo.group, done[key]))
+                rows.append(Row(photo.id, variant, photo.label, photo.scene, photo.group, done[key], photo.why))
             out.flush()
             if progress:
                 print(f"  {n + 1} {photo.id} ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
