@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -47,18 +48,32 @@ def thumbnail_cache_dir(profile_path: Path) -> Path:
     return profile_path.with_name(profile_path.name + ".thumbs")
 
 
+DEFAULT_THUMBNAIL_CACHE_MB = 4096
+"""Thumbnail cache limit when the profile's settings name none: about 250,000 grid thumbnails, or the
+thumbnails of a 50,000-image library with ~20,000 loupe previews."""
+THUMBNAIL_CACHE_SETTING = "thumbnail_cache_mb"
+
+
 def profile_settings_path(profile_path: Path) -> Path:
-    """The settings of one profile, shared by the window and the command line: `<profile>.settings.json`."""
+    """The file that holds a profile's settings (the window's and the import's): `<profile>.settings.json`."""
     return profile_path.with_name(profile_path.name + ".settings.json")
 
 
 def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
-    """One value of the profile's settings file (the window writes it); `default` when unset or unreadable."""
+    """One value of a profile's settings file (`default` when absent or unreadable)."""
     try:
-        stored = json.loads(profile_settings_path(Path(profile_path)).read_text(encoding="utf-8"))
+        stored = json.loads(profile_settings_path(profile_path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return default
     return stored.get(key, default) if isinstance(stored, dict) else default
+
+
+def thumbnail_cache_limit_bytes(profile_path: Path) -> int:
+    """The thumbnail cache's size limit in bytes (the `thumbnail_cache_mb` setting; at least 64 MB)."""
+    value = profile_setting(profile_path, THUMBNAIL_CACHE_SETTING, DEFAULT_THUMBNAIL_CACHE_MB)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        value = DEFAULT_THUMBNAIL_CACHE_MB
+    return int(max(64.0, float(value)) * 1024 * 1024)
 
 
 def user_state_path() -> Path:

@@ -107,16 +107,16 @@ def run(measured: dict[str, np.ndarray], pool: int, refs: int, noise: float, see
     ids = {}
     rows = []
     for index in judged:
-        ids[index] = profile.ensure_image(paths[index])
+        ids[index] = profile.catalog.ensure_image(paths[index])
         rows.append((ids[index], list(FEATURE_NAMES), measured["features"][index], str(FEATURE_VERSION)))
-    profile.put_features_many(rows)  # measured once by the taste benchmark; the service reuses them
+    profile.catalog.put_features_many(rows)  # measured once by the taste benchmark; the service reuses them
     np.savez(profile_models_dir(profile) / "embeddings-builtin.npz", keys=np.array([paths[i] for i in judged]),
              vectors=measured["embeddings"][judged].astype(np.float32), encoder_id=measured["encoder_id"])  # fmt: skip
     judge = SimulatedJudge({paths[i]: truth[i] for i in judged}, noise, seed=seed)
     started = time.perf_counter()
     summary = distill_profile(profile, judge, DistillOptions(pool=pool, refs=refs, seed=seed, student="bench"))
     seconds = time.perf_counter() - started
-    pseudo = profile.scores("bridge:simulated")
+    pseudo = profile.scores.of_scorer("bridge:simulated")
     student = load_student(profile_models_dir(profile), "bench")
     predicted = student.score_arrays(measured["embeddings"][held], FEATURE_NAMES, measured["features"][held])
     profile.close()

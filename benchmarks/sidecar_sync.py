@@ -36,7 +36,7 @@ def main() -> None:
             write_sidecar(image, index % 6, None, None)
             updates.append(ImageUpdate(path=str(image), folder_id=None, status="ok"))
         profile = open_profile(root / "profile.db")
-        profile.write_images(updates)
+        profile.catalog.write_images(updates)
         rows = []
         for label in (
             "first sync: every sidecar read and hashed",

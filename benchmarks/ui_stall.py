@@ -126,7 +126,7 @@ def run(count: int) -> dict:
         phases["import"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"import did not finish: {handle.state} {handle.error_text}")
-        imported = context.profile.image_count(status="ok")
+        imported = context.profile.catalog.image_count(status="ok")
 
         meter.start("score")
         t0 = time.perf_counter()
@@ -135,7 +135,7 @@ def run(count: int) -> dict:
         phases["score"] = time.perf_counter() - t0
         if handle.state is not JobState.FINISHED:
             raise RuntimeError(f"scoring did not finish: {handle.state} {handle.error_text}")
-        scored = len(context.profile.scores("builtin"))
+        scored = len(context.profile.scores.of_scorer("builtin"))
         meter.start("settle")
         wait_until(lambda: not window.model.loading and not context.runner.active_jobs(), 30)
         wait_until(lambda: False, 0.5)
@@ -159,29 +159,83 @@ def run(count: int) -> dict:
     return result
 
 
+def synthesise_library(path: Path, rows: int, thumbs: Path, distinct_thumbs: int = 1000) -> None:
+    """A profile of `rows` imported images written through the store's own write functions, as an
+    import leaves it: folders, capture times, EXIF, small real thumbnails (`distinct_thumbs` files
+    shared round-robin), marks on one in ten, built-in scores and checks on all, bursts of five."""
+    from PIL import Image
+
+    from aesthete_gui.engine.dimensions import DIMENSIONS
+    from aesthete_gui.services.library_checks import checks_version
+    from aesthete_gui.store import ImageUpdate, open_profile
+
+    rng = np.random.default_rng(3)
+    thumbs.mkdir(parents=True, exist_ok=True)
+    for n in range(distinct_thumbs):
+        pixels = rng.integers(0, 256, (6, 8, 3), dtype=np.uint8)
+        Image.fromarray(pixels).resize((256, 192), Image.Resampling.BILINEAR).save(thumbs / f"t{n}.jpg", quality=80)
+    profile = open_profile(path)
+    folders = [profile.catalog.add_folder(str(path.parent / f"shoot_{k:02d}")) for k in range(max(1, rows // 2000))]
+    version = checks_version()
+    bursts: list[list[int]] = []
+    checks_ok = [{"name": "focus", "verdict": "ok", "value": 3.0, "reason": ""}]
+    checks_reject = [{"name": "focus", "verdict": "reject", "value": 0.3, "reason": "out of focus"}]
+    for start in range(0, rows, 2000):
+        chunk = range(start, min(rows, start + 2000))
+        ids = profile.catalog.write_images([
+            ImageUpdate(path=str(path.parent / f"shoot_{i // 2000:02d}" / f"IMG_{i:05d}.jpg"), folder_id=folders[i // 2000 % len(folders)],
+                        status="ok", size=4_000_000 + i, mtime_ns=10**18 + i, content_hash=f"{i:032x}", phash=int(rng.integers(0, 2**63)),
+                        width=6000, height=4000, format="JPEG", capture_time=f"2026-06-{1 + i // 40000:02d}T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}",
+                        exif={"camera": "Sony ILCE-7M4", "lens": "FE 24-70mm F2.8 GM II", "iso": 400, "sequence_number": i},
+                        thumb_path=str(thumbs / f"t{i % distinct_thumbs}.jpg"),
+                        initial_marks=(i % 5 + 1, "pick" if i % 20 == 0 else None, None) if i % 10 == 0 else None)
+            for i in chunk
+        ])  # fmt: skip
+        profile.scores.put_many("builtin", [(i, {d: float(rng.uniform(1, 5)) for d in DIMENSIONS}) for i in ids])
+        profile.checks.put_many([(i, version, checks_reject if n % 17 == 0 else checks_ok, [], "reject" if n % 17 == 0 else "ok")
+                                 for n, i in enumerate(ids)])  # fmt: skip
+        bursts += [ids[first : first + 5] for first in range(0, len(ids) - 5, 50)]  # five frames in fifty
+    profile.catalog.replace_automatic_bursts(bursts)
+    profile.close()
+
+
+def _resident_mb() -> float:
+    """This process's resident memory (VmRSS) in MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _timed(app, action) -> float:
+    """Seconds for `action()` and the repaint it causes (the UI thread blocked throughout)."""
+    start = time.perf_counter()
+    action()
+    app.processEvents()
+    return time.perf_counter() - start
+
+
 def open_large_library(rows: int) -> dict:
-    """Open a profile of `rows` images (catalogued, files absent) in the window; time and stalls."""
+    """Open a synthesised profile of `rows` images in the window: open time, filter and sort times,
+    scroll stalls and resident memory."""
     from PySide6.QtWidgets import QApplication
 
     from aesthete_gui.qt.context import build_context
+    from aesthete_gui.qt.item_models import FilterState
     from aesthete_gui.qt.launch import wait_until
     from aesthete_gui.qt.main_window import MainWindow
-    from aesthete_gui.store import ImageUpdate, open_profile
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory(prefix="aesthete-open-") as tmp:
         path = Path(tmp) / "big.aesthete.db"
-        profile = open_profile(path)
-        folder = profile.add_folder(str(Path(tmp) / "shoot"))
-        for start in range(0, rows, 1000):
-            profile.write_images([
-                ImageUpdate(path=str(Path(tmp) / "shoot" / f"img_{i:05d}.jpg"), folder_id=folder,
-                            status="ok", content_hash=f"{i:064x}", width=6000, height=4000,
-                            capture_time=f"2026-06-13T15:{(i // 60) % 60:02d}:{i % 60:02d}")
-                for i in range(start, min(rows, start + 1000))
-            ])  # fmt: skip
-        profile.close()
-        context = build_context(path)
+        started = time.perf_counter()
+        synthesise_library(path, rows, Path(tmp) / "thumbs")
+        synthesised_s = time.perf_counter() - started
+        memory_before = _resident_mb()
+        context = build_context(path, cache_dir=Path(tmp) / "cache")
         context.settings["welcome_done"] = True
         meter = StallMeter()
         t0 = time.perf_counter()
@@ -191,20 +245,42 @@ def open_large_library(rows: int) -> dict:
         app.processEvents()
         shown_s = time.perf_counter() - t0
         meter.start("open")  # from the first shown frame until the grid holds every row
-        wait_until(lambda: window.model.rowCount() == rows, 60)
+        wait_until(lambda: window.model.rowCount() == rows, 120)
         filled_s = time.perf_counter() - t0
+        wait_until(lambda: False, 1.0)
+        model = window.model
+        actions = {
+            "filter: picks": lambda: model.set_filter(FilterState(flag="pick")),
+            "filter: 3 stars or more": lambda: model.set_filter(FilterState(min_stars=3)),
+            "filter: name contains": lambda: model.set_filter(FilterState(text="IMG_1")),
+            "filter: none": lambda: model.set_filter(FilterState()),
+            "sort: overall score": lambda: model.set_sort("overall"),
+            "sort: file name": lambda: model.set_sort("name"),
+            "sort: capture time": lambda: model.set_sort("capture_time"),
+            "collapse bursts": lambda: model.set_filter(FilterState(collapse_bursts=True)),
+            "expand bursts": lambda: model.set_filter(FilterState()),
+        }
+        meter.start("filter and sort")
+        timings = {name: round(_timed(app, action) * 1000, 1) for name, action in actions.items()}
         meter.start("scroll")
         bar = window.grid.verticalScrollBar()
         for step in range(40):  # jump through the whole grid, as a dragged scroll bar does
             bar.setValue(bar.maximum() * step // 39)
             wait_until(lambda: False, 0.05)
+        for _ in range(60):  # then page by page, as the wheel or Page Down does
+            bar.setValue(min(bar.maximum(), bar.value() + bar.pageStep()))
+            wait_until(lambda: False, 0.03)
         meter.timer.stop()
+        memory_open = _resident_mb()
         window.close()
         context.close()
     return {
         "rows": rows,
+        "synthesised_s": round(synthesised_s, 1),
         "window_shown_s": round(shown_s, 3),
         "grid_filled_s": round(filled_s, 3),
+        "actions_ms": timings,
+        "resident_mb": {"before_open": round(memory_before), "open": round(memory_open)},
         "stalls": {name: summarise(values) for name, values in meter.samples.items()},
     }
 
@@ -252,11 +328,35 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
+OPEN_TARGET_S = 1.0
+ACTION_TARGET_MS = 200.0
+
+
+def open_verdict(result: dict) -> dict[str, bool]:
+    """Which large-library targets were met."""
+    return {
+        "open": result["grid_filled_s"] <= OPEN_TARGET_S,
+        "filter and sort": max(result["actions_ms"].values()) <= ACTION_TARGET_MS,
+        "scroll": result["stalls"]["scroll"]["p99_ms"] <= P99_TARGET_MS,
+    }
+
+
 def open_table(result: dict) -> str:
-    """Markdown table of the large-library open test."""
+    """Markdown tables of the large-library test."""
+    met = open_verdict(result)
+    yes = {True: "met", False: "**missed**"}
     lines = [
-        f"Opening a profile of {result['rows']:,} images: window shown after "
-        f"{result['window_shown_s']} s, grid filled after {result['grid_filled_s']} s.",
+        f"Opening a profile of {result['rows']:,} images: window shown after {result['window_shown_s']} s, "
+        f"grid filled after {result['grid_filled_s']} s (target ≤ {OPEN_TARGET_S:g} s: {yes[met['open']]}). "
+        f"Resident memory {result['resident_mb']['before_open']} MB before opening, "
+        f"{result['resident_mb']['open']} MB with the library open and scrolled through.",
+        "",
+        f"| action on {result['rows']:,} rows (UI thread, repaint included) | ms |",
+        "|---|---:|",
+    ]
+    lines += [f"| {name} | {ms} |" for name, ms in result["actions_ms"].items()]
+    lines += [
+        f"| target ≤ {ACTION_TARGET_MS:g} ms each | {yes[met['filter and sort']]} |",
         "",
         "| phase | ticks | p50 ms | p95 ms | p99 ms | max ms |",
         "|---|---:|---:|---:|---:|---:|",
@@ -266,6 +366,7 @@ def open_table(result: dict) -> str:
             f"| {name} | {stats['ticks']} | {stats['p50_ms']} | {stats['p95_ms']} | {stats['p99_ms']} "
             f"| {stats['max_ms']} |"
         )
+    lines.append(f"\nScroll p99 target ≤ {P99_TARGET_MS:g} ms: {yes[met['scroll']]}.")
     return "\n".join(lines)
 
 
@@ -281,17 +382,26 @@ def write_doc(result: dict, info: dict[str, str]) -> None:
         "measures how late each tick arrives (the event loop's stall).\n\n"
         f"Targets over all work: p99 ≤ {P99_TARGET_MS:g} ms, max ≤ {MAX_TARGET_MS:g} ms → **{verdict}** "
         f"(p99 {result['overall']['p99_ms']} ms, max {result['overall']['max_ms']} ms).\n\n"
-        f"Imported {result['imported']}, scored {result['scored']}.\n\n"
+        f"Imported {result['imported']}, scored {result['scored']}. Most of the import's wall time is burst "
+        "grouping: the generated frames are near-identical gradients without capture times, so each is "
+        "compared pixel by pixel with its colour-closest candidates; that runs in one of the import's "
+        "worker processes, not the window's.\n\n"
         + table(result)
-        + "\n\n## Opening a large library\n\n"
-        "The profile is catalogued but its files are absent (placeholders instead of thumbnails), so "
-        "this measures the window, the rows and the virtualised grid alone; then the scroll bar "
-        "jumps through the whole grid in 40 steps.\n\n"
+        + "\n\n## A large library\n\n"
+        "Importing tens of thousands of real files takes hours on this machine, so the profile is "
+        "synthesised as an import leaves it, through the store's own write functions: images with "
+        "paths, capture times and EXIF in 25 folders, small real thumbnails (1,000 files of 256 × 192 px "
+        "shared round-robin), marks on one image in ten, built-in scores and current checks on all "
+        "(one in 17 a reject), a burst of five frames in every fifty. Then the real window opens it "
+        "(1280×800, offscreen); each filter and sort is applied through the grid's model and timed "
+        "until its repaint; the scroll bar jumps through the whole grid in 40 steps and then pages "
+        "down 60 times while the thumbnails load.\n\n"
         + open_table(result["open"])
         + "\n\n"
         f"Machine: `{info['uname']}`, nproc {info['nproc']}, Python {info['python']}, "
-        f"PySide6 {info['pyside6']}; {info['date']}. The machine is shared with other jobs, so "
-        "stalls include time the process waited for a CPU.\n\n"
+        f"PySide6 {info['pyside6']}; {info['date']}; 1-minute load average {info['load_before']} before and "
+        f"{info['load_after']} after. The machine is shared with other jobs, so stalls include time the "
+        "process waited for a CPU.\n\n"
         "Run: `QT_QPA_PLATFORM=offscreen python benchmarks/ui_stall.py [--images N] [--json]`\n",
         encoding="utf-8",
     )
@@ -301,19 +411,28 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table (or JSON) and update docs/benchmarks/ui_stall.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int, default=2000)
+    parser.add_argument("--only-large", action="store_true", help="run only the large-library part")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--no-write", action="store_true", help="do not update the markdown file")
-    parser.add_argument("--open-rows", type=int, default=10_000, help="rows of the large-library open test")
+    parser.add_argument("--open-rows", type=int, default=50_000, help="images in the large-library test")
     args = parser.parse_args(argv)
     info = machine()
+    info["load_before"] = f"{os.getloadavg()[0]:.1f}"
+    if args.only_large:
+        large = open_large_library(args.open_rows)
+        info["load_after"] = f"{os.getloadavg()[0]:.1f}"
+        print(json.dumps({**large, "machine": info}, indent=2) if args.json else open_table(large))
+        return 0
     result = run(args.images)
     result["open"] = open_large_library(args.open_rows)
+    info["load_after"] = f"{os.getloadavg()[0]:.1f}"
     if args.json:
         print(json.dumps({**result, "machine": info}, indent=2))
     else:
         print(table(result))
         print(open_table(result["open"]))
         print(f"pass: {result['pass']}  (p99 <= {P99_TARGET_MS} ms, max <= {MAX_TARGET_MS} ms)")
+        print(f"large library: {open_verdict(result['open'])}")
     if not args.no_write:
         write_doc(result, info)
     return 0 if result["pass"] else 1

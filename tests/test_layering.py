@@ -56,40 +56,81 @@ def test_engine_and_cli_start_without_torch_or_qt() -> None:
     assert out.stdout.strip() == ""
 
 
-_PROFILE_WRITES = (
-    "add_folder", "folder_scanned", "ensure_image", "write_images", "write_import_batch", "move_image",
-    "mark_missing", "set_mark", "set_burst", "replace_automatic_bursts", "put_features",
-    "put_features_many", "add_choice", "add_choices", "delete_choice", "add_judgment", "put_scores",
-    "put_scores_many", "create_run", "update_run", "save_adapter", "set_active_adapter",
-)  # fmt: skip
+def _repository_writers() -> dict[str, set[str]]:
+    """{attribute of Profile: names of its repository's writing methods}, read from the `@writes`
+    marker in the code, plus the database's own `transaction`."""
+    import tempfile
+
+    from aesthete_gui.store.connection import ProfileDatabase
+    from aesthete_gui.store.db import Profile
+    from aesthete_gui.store.repository import Repository, is_writer
+
+    with tempfile.TemporaryDirectory() as folder:
+        profile = Profile(Path(folder) / "never-opened.db")  # repositories are built without a connection
+        writers = {
+            name: {m for m in dir(type(repo)) if is_writer(getattr(type(repo), m))}
+            for name, repo in vars(profile).items()
+            if isinstance(repo, Repository)
+        }
+    writers["database"] = {m for m in dir(ProfileDatabase) if m == "transaction"}
+    return writers
 
 
-def _profile_calls(path: Path, names: tuple[str, ...]) -> list[str]:
-    """`<...profile>.name(` calls in a module (the receiver's last name mentions the profile)."""
+def _writer_calls(path: Path, writers: dict[str, set[str]]) -> list[str]:
+    """Calls `<...>.<repository>.<writing method>(` (or on a local named like the repository)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names:
-            receiver = node.func.value
-            label = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
-            if "profile" in label:
-                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.func.attr}")
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = node.func.value
+        name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+        if node.func.attr in writers.get(name, ()):
+            found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {name}.{node.func.attr}")
     return found
 
 
-def test_views_write_to_the_profile_only_through_services() -> None:
-    offenders = [hit for p in (PACKAGE / "qt").rglob("*.py") for hit in _profile_calls(p, _PROFILE_WRITES)]
-    assert offenders == [], "write through a service (it commits, then announces the change)"
+def test_every_repository_writes_something() -> None:
+    """The marker is in use: each repository of the profile has writing methods (the views test
+    below would pass vacuously otherwise)."""
+    writers = _repository_writers()
+    assert {"catalog", "marks", "checks", "choices", "judgments", "scores", "runs", "adapters", "sidecars"} <= set(writers)
+    assert all(writers.values()), writers
+
+
+def test_views_call_no_repository_writer() -> None:
+    """qt/ reads repositories and writes through services/ (which the repositories' events announce)."""
+    writers = _repository_writers()
+    offenders = [hit for p in (PACKAGE / "qt").rglob("*.py") for hit in _writer_calls(p, writers)]
+    assert offenders == [], "write through a service; the repository announces the change"
 
 
 def test_scores_are_stored_only_by_the_scoring_service() -> None:
+    writers = {"scores": _repository_writers()["scores"]}
     offenders = [
         hit
         for p in PACKAGE.rglob("*.py")
-        if p.relative_to(PACKAGE).as_posix() != "services/scoring.py"
-        for hit in _profile_calls(p, ("put_scores", "put_scores_many"))
+        if p.relative_to(PACKAGE).as_posix() not in ("services/scoring.py", "store/scores.py")
+        for hit in _writer_calls(p, writers)
     ]
     assert offenders == [], "store scores with services.scoring.write_scores (the single writer)"
+
+
+def test_only_the_store_publishes_profile_events() -> None:
+    """No hand-called announcement: events are published by the store after a commit (its database,
+    its change feed), never by a service or a view."""
+    allowed = {"store/connection.py", "store/change_feed.py", "store/hub.py"}
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).as_posix() in allowed:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        offenders += [
+            f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "publish"
+        ]
+    assert offenders == []
 
 
 def test_nothing_cites_documents_outside_the_repository() -> None:

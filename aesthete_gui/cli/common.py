@@ -17,12 +17,14 @@ if TYPE_CHECKING:
 
 
 def open_cli_profile(args: argparse.Namespace) -> Profile:
-    """The profile `--profile` names (or the default one); a ProfileError says why it cannot be used."""
+    """The profile `--profile` names (or the default one); a ProfileError says why it cannot be used.
+
+    Marks set through it are attributed to the command line in the mark history."""
     from aesthete_gui.settings import resolve_profile_path
     from aesthete_gui.store import open_profile
 
     try:
-        return open_profile(resolve_profile_path(args.profile))
+        return open_profile(resolve_profile_path(args.profile), actor="cli")
     except OSError as error:
         raise UserError(f"cannot open the profile: {error}") from error
 

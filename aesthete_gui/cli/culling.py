@@ -19,15 +19,14 @@ def _finite(value: Any) -> Any:
 
 def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
     """Per image id: `scores` (the active scorer's, {} when none), `suggested_reject`, `checks`, `faces`."""
-    from aesthete_gui.services.library_checks import checks_version
     from aesthete_gui.services.scoring import default_scorer
 
-    scores = profile.scores(default_scorer(profile))
-    current = checks_version()  # older verdicts are listed as none until a rescan measures again
-    suggested = profile.suggested_rejects(current)
-    stored = profile.all_checks(current)
+    scores = profile.scores.of_scorer(default_scorer(profile))
+    # verdicts of an older checks version are listed as none until a rescan measures again
+    suggested = profile.checks.suggested_rejects()
+    stored = profile.checks.all()
     out: dict[int, dict[str, Any]] = {}
-    for image_id in profile.image_ids():
+    for image_id in profile.catalog.image_ids():
         checks, faces = stored.get(image_id, ([], []))
         out[image_id] = {
             "scores": {d: round(v, 4) for d, v in scores.get(image_id, {}).items() if v is not None},

@@ -158,9 +158,9 @@ def cmd_images(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         use_shoot_type(profile, args.shoot_type)
-        marks = profile.marks()
+        marks = profile.marks.all()
         status = None if args.status == "all" else args.status
-        rows = [_image_row(i, marks) for i in profile.images(status=status)]
+        rows = [_image_row(i, marks) for i in profile.catalog.images(status=status)]
         if args.json:
             from aesthete_gui.cli.culling import culling_fields
 
@@ -181,14 +181,21 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_bursts(args: argparse.Namespace) -> int:
-    """List the bursts and their frames."""
+    """List the bursts and their frames, the best frame of each marked (as the grid's collapsed bursts show)."""
+    from aesthete_gui.engine.scorers import BUILTIN
+    from aesthete_gui.services.library_bursts import best_frames
+    from aesthete_gui.settings import profile_setting
+
     profile = open_cli_profile(args)
     try:
-        paths = {i.id: i.path for i in profile.images()}
+        scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
+        best = best_frames(profile, scorer if isinstance(scorer, str) else None)
+        paths = {i.id: i.path for i in profile.catalog.images()}
         bursts = [
-            {"id": b.id, "edited": b.edited, "images": [{"id": i, "path": paths.get(i)} for i in b.image_ids]}
-            for b in profile.bursts()
-        ]
+            {"id": b.id, "edited": b.edited, "best": best.get(b.id),
+             "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
+            for b in profile.catalog.bursts()
+        ]  # fmt: skip
     finally:
         profile.close()
     if args.json:
@@ -198,8 +205,11 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         edited = ", edited" if burst["edited"] else ""
         print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
         for image in burst["images"]:
-            print(f"  {terminal_text(image['path'])}")
-    if not bursts:
+            marker = "* " if image["best"] else "  "
+            print(f"  {marker}{terminal_text(image['path'])}{'  (best)' if image['best'] else ''}")
+    if bursts:
+        print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
+    else:
         print("no bursts")
     return 0
 
@@ -208,7 +218,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
     """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
     from aesthete_gui.services.library_marks import mark_images
     from aesthete_gui.services.sidecar_sync import sidecar_rules
-    from aesthete_gui.store.catalog import UNSET
+    from aesthete_gui.store.records import UNSET
 
     flag: Any = UNSET
     if args.pick:
@@ -282,7 +292,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="only images with this status")  # fmt: skip
     p.set_defaults(func=cmd_images)
 
-    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession)")
+    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession) and the best frame of each")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=cmd_bursts)
 

@@ -123,11 +123,11 @@ def run_score(args: argparse.Namespace) -> int:
     else:
         profile = open_cli_profile(args)
         try:
-            if not args.images and profile.image_count(status="ok") == 0:
+            if not args.images and profile.catalog.image_count(status="ok") == 0:
                 raise UserError("the library has no images to score: import a folder first (or name image files)")
             ids = library_image_ids(profile, args.images) if args.images else None
             result = score_with(profile, scorer, ids, args.preset, progress, sources=sources, save=args.save)
-            paths_by_id = {r.id: r.path for r in profile.images()}
+            paths_by_id = {r.id: r.path for r in profile.catalog.images()}
         finally:
             profile.close()
         order = ids if ids is not None else sorted({*result.scores, *result.unreadable})
@@ -200,7 +200,7 @@ def _score_profile(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         result = score_with(profile, args.scorer, args.image_id or None, args.preset or "", sources=sources)
-        paths = {r.id: r.path for r in profile.images()}
+        paths = {r.id: r.path for r in profile.catalog.images()}
     except (ScorerNotFoundError, ScorerIdError) as error:
         raise UserError(str(error)) from error
     finally:

@@ -194,8 +194,8 @@ def _taste_use(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         use_adapter(profile, args.name)
-        record = profile.active_adapter()
-        if record is not None and not profile.scores(personal_scorer_id(profile) or ""):
+        record = profile.adapters.active()
+        if record is not None and not profile.scores.of_scorer(personal_scorer_id(profile) or ""):
             store_personal_ranking(profile, record.name)  # an adapter trained before rankings were stored
     except _taste_errors() as error:
         raise UserError(str(error)) from error

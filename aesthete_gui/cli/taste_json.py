@@ -88,4 +88,4 @@ def distill_json(summary: DistillSummary, paths: dict[int, str]) -> dict[str, An
 
 def image_paths(profile: Profile) -> dict[int, str]:
     """Every image path of the profile by id, for the shapes that print paths."""
-    return {record.id: record.path for record in profile.images()}
+    return {record.id: record.path for record in profile.catalog.images()}

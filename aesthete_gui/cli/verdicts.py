@@ -48,7 +48,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         except OSError as error:
             raise UserError(f"could not remember the shoot type beside the profile: {error}") from error
         reasons = suggested_reject_reasons(profile)
-        paths = {image.id: image.path for image in profile.images()}
+        paths = {image.id: image.path for image in profile.catalog.images()}
     finally:
         profile.close()
     rows = [{"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()]

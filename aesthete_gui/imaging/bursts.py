@@ -8,6 +8,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from aesthete_gui.imaging.hashing import hamming
 
 DEFAULT_MAX_GAP_S = 1.5
@@ -23,7 +25,7 @@ DEFAULT_MAX_SEQUENCE_STEP = 2
 DUPLICATE_HAMMING = 4
 """Frames this alike (pHash bits) are one picture saved again (another size, a re-export) and group
 together even without capture times: the hash is made from a 256 px thumbnail, so size drops out."""
-_HASH_CHUNKS = DUPLICATE_HAMMING + 1
+_ALL_BITS = 0xFFFF_FFFF_FFFF_FFFF
 
 
 class FrameMatcher(Protocol):
@@ -102,28 +104,7 @@ def group_bursts(
     timed = [i for i, f in enumerate(frames) if f.capture_time is not None]
     timed.sort(key=lambda i: (frames[i].camera or "", frames[i].capture_time, frames[i].sequence_number or 0))
     groups = UnionFind(len(frames))
-    for pos, i in enumerate(timed):
-        a = frames[i]
-        for j in timed[pos + 1 :]:
-            b = frames[j]
-            if (b.camera or "") != (a.camera or ""):
-                break
-            gap = b.capture_time - a.capture_time  # type: ignore[operator]
-            if gap > max(max_gap_s, similar_window_s):
-                break
-            quick_neighbour = (
-                j == timed[pos + 1]
-                and gap <= max_gap_s
-                and _sequence_ok(a, b, max_sequence_step)
-                and _looks_alike(a, b, loose_hamming)
-            )
-            if quick_neighbour or (
-                a.phash is not None
-                and b.phash is not None
-                and gap <= similar_window_s
-                and hamming(a.phash, b.phash) <= strict_hamming
-            ):
-                groups.join(i, j)
+    _link_timed(frames, timed, groups, max_gap_s, loose_hamming, strict_hamming, similar_window_s, max_sequence_step)
     _link_untimed(frames, groups, strict_hamming)
     _link_duplicates(frames, groups, matcher)
     if matcher is not None:
@@ -148,32 +129,96 @@ def _distinct_shots(a: Frame, b: Frame) -> bool:
     return any(x is not None and y is not None and x != y for x, y in pairs)
 
 
+def _hashes(frames: Sequence[Frame], indices: Sequence[int]) -> np.ndarray:
+    """The frames' pHashes as uint64 (0 where a frame has none)."""
+    return np.array([(frames[i].phash or 0) & _ALL_BITS for i in indices], dtype=np.uint64)
+
+
+def _link_timed(
+    frames: Sequence[Frame],
+    timed: list[int],
+    groups: UnionFind,
+    max_gap_s: float,
+    loose_hamming: int,
+    strict_hamming: int,
+    similar_window_s: float,
+    max_sequence_step: int,
+) -> None:
+    """Link timed frames (in camera, time order): each to its next frame when the gap, sequence and
+    look allow, and to any frame within similar_window_s whose pHash is within strict_hamming.
+
+    Only the frames within reach of each frame's time (a sliding window) are looked at."""
+    if len(timed) < 2:
+        return
+    reach = max(max_gap_s, similar_window_s)
+    times = np.array([frames[i].capture_time for i in timed], dtype=np.float64)
+    hashes = _hashes(frames, timed)
+    hashed = np.array([frames[i].phash is not None for i in timed])
+    cameras = [frames[i].camera or "" for i in timed]
+    run_end = [0] * len(timed)  # where each frame's camera run ends
+    end = len(timed)
+    for pos in range(len(timed) - 1, -1, -1):
+        if pos + 1 < len(timed) and cameras[pos + 1] != cameras[pos]:
+            end = pos + 1
+        run_end[pos] = end
+    for pos, i in enumerate(timed):
+        stop = pos + 1 + int(np.searchsorted(times[pos + 1 : run_end[pos]], times[pos] + reach + 1.0, side="right"))
+        if stop <= pos + 1:
+            continue
+        gaps = times[pos + 1 : stop] - times[pos]
+        beyond = np.flatnonzero(gaps > reach)  # the same test as a frame-by-frame walk would make
+        if beyond.size:
+            stop, gaps = pos + 1 + int(beyond[0]), gaps[: beyond[0]]
+        if stop <= pos + 1:
+            continue
+        a, b = frames[i], frames[timed[pos + 1]]
+        if gaps[0] <= max_gap_s and _sequence_ok(a, b, max_sequence_step) and _looks_alike(a, b, loose_hamming):
+            groups.join(i, timed[pos + 1])
+        if not hashed[pos]:
+            continue
+        close = hashed[pos + 1 : stop] & (gaps <= similar_window_s)
+        close &= np.bitwise_count(hashes[pos + 1 : stop] ^ hashes[pos]) <= strict_hamming
+        for k in np.flatnonzero(close):
+            groups.join(i, timed[pos + 1 + int(k)])
+
+
+def _close_hash_pairs(hashes: np.ndarray, limit: int) -> np.ndarray:
+    """(m, 2) index pairs (low, high) of hashes within `limit` bits, found by multi-index hashing:
+    two hashes within d bits agree exactly on at least one of d + 1 chunks (pigeonhole), so only
+    hashes sharing a chunk are compared (sorted by the chunk, equal runs compared in place)."""
+    chunks = limit + 1
+    width = -(-64 // chunks)
+    found = []
+    for chunk in range(chunks):
+        keys = (hashes >> np.uint64(chunk * width)) & np.uint64((1 << width) - 1)
+        order = np.argsort(keys, kind="stable")
+        ordered_keys, ordered = keys[order], hashes[order]
+        active = np.arange(len(order) - 1)
+        step = 1
+        while active.size:
+            active = active[ordered_keys[active] == ordered_keys[active + step]]  # still one run
+            close = active[np.bitwise_count(ordered[active] ^ ordered[active + step]) <= limit]
+            if close.size:
+                found.append(np.stack([order[close], order[close + step]], axis=1))
+            step += 1
+            active = active[active + step < len(order)]
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs = np.sort(np.concatenate(found), axis=1)
+    return np.unique(pairs, axis=0)
+
+
 def _link_duplicates(frames: Sequence[Frame], groups: UnionFind, matcher: FrameMatcher | None = None) -> None:
     """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata or, with a
-    matcher, the pixels tell them apart.
-
-    Two hashes within d bits agree exactly on at least one of d + 1 chunks (pigeonhole), so only
-    frames sharing a chunk are compared: near-linear instead of all pairs.
-    """
+    matcher, the pixels tell them apart (candidates from _close_hash_pairs: near-linear)."""
     hashed = [i for i, f in enumerate(frames) if f.phash is not None]
-    width = -(-64 // _HASH_CHUNKS)
-    seen: set[tuple[int, int]] = set()
-    for chunk in range(_HASH_CHUNKS):
-        buckets: dict[int, list[int]] = {}
-        for i in hashed:
-            buckets.setdefault((frames[i].phash >> (chunk * width)) & ((1 << width) - 1), []).append(i)  # type: ignore[operator]
-        for members in buckets.values():
-            for i, j in itertools.combinations(members, 2):
-                if (i, j) in seen:
-                    continue
-                seen.add((i, j))
-                a, b = frames[i], frames[j]
-                if _distinct_shots(a, b):
-                    continue
-                if hamming(a.phash, b.phash) > DUPLICATE_HAMMING:  # type: ignore[arg-type]
-                    continue
-                if matcher is None or groups.find(i) == groups.find(j) or matcher.same_picture(a, b) is not False:
-                    groups.join(i, j)
+    for low, high in _close_hash_pairs(_hashes(frames, hashed), DUPLICATE_HAMMING).tolist():
+        i, j = hashed[low], hashed[high]
+        a, b = frames[i], frames[j]
+        if _distinct_shots(a, b):
+            continue
+        if matcher is None or groups.find(i) == groups.find(j) or matcher.same_picture(a, b) is not False:
+            groups.join(i, j)
 
 
 def _link_untimed(frames: Sequence[Frame], groups: UnionFind, strict_hamming: int) -> None:

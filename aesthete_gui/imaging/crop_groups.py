@@ -2,22 +2,24 @@
 
 A crop (re-exported at any size) keeps its frame's camera, capture moment and sequence number, or
 loses them; it never gets different ones. So a frame with a capture time is compared only with
-frames of the same camera taken within the same second, and a frame without one with every frame
-whose metadata does not tell them apart, of which only the few whose colours could contain it (or
-be contained in it) are verified. The pixel check (imaging.crop_match) runs on stored thumbnails.
+frames of the same camera taken within the same second, and a frame without one with the few
+frames whose metadata does not tell them apart and whose colours are closest among those that
+could contain it (or be contained in it), found through an index of colour signatures
+(imaging.signature_index). The pixel check (imaging.crop_match) runs on stored thumbnails.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, MutableMapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aesthete_gui.imaging.bursts import UnionFind
-from aesthete_gui.imaging.crop_match import MIN_CONTAINMENT, Thumb, containment, same_frame
+from aesthete_gui.imaging.crop_match import Thumb, same_frame
+from aesthete_gui.imaging.signature_index import SignatureIndex, candidate_pairs
 
 if TYPE_CHECKING:
     from aesthete_gui.imaging.bursts import Frame
@@ -31,6 +33,7 @@ _RECENT_VIEWS = 2048
 """Matching views kept in memory by one matcher (about 20 KB each)."""
 
 ThumbLoader = Callable[[Hashable], Thumb | None]
+SignatureLoader = Callable[[Hashable], np.ndarray | None]
 
 
 def _compatible(a: Frame, b: Frame) -> bool:
@@ -64,12 +67,21 @@ class ThumbnailMatcher:
         self,
         load: ThumbLoader,
         per_untimed_frame: int = CANDIDATES_PER_UNTIMED_FRAME,
-        verdicts: dict[tuple[Hashable, Hashable], bool | None] | None = None,
+        verdicts: MutableMapping[tuple[Hashable, Hashable], bool | None] | None = None,
         identity: Callable[[Hashable], Hashable] | None = None,
+        signatures: SignatureLoader | None = None,
+        exhaustive: bool = False,
     ) -> None:
         """`verdicts` may be shared between matchers (and groupings) when `identity` names what a
-        frame's pixels are (its thumbnail's path, say) rather than the frame."""
+        frame's pixels are (its content hash, say) rather than the frame. `signatures` gives a
+        frame's colour signature without its thumbnail (stored at import); without it the
+        thumbnail is read. `exhaustive` compares every pair instead of using the index (the
+        reference the index must agree with)."""
         self._load = load
+        self._signatures = signatures
+        self.exhaustive = exhaustive
+        self.signatures_fetched = 0
+        """Exact signature comparisons the candidate search made."""
         self._views: OrderedDict[Hashable, Thumb | None] = OrderedDict()  # the recently used ones
         self._histograms: dict[Hashable, np.ndarray | None] = {}
         self._verdicts = {} if verdicts is None else verdicts
@@ -84,7 +96,8 @@ class ThumbnailMatcher:
             self._views.move_to_end(key)
             return self._views[key]
         view = self._views[key] = self._load(key)
-        self._histograms[key] = view.histogram if view is not None else None
+        if self._signatures is None:  # signatures come from the thumbnails: keep each one seen
+            self._histograms[key] = view.histogram if view is not None else None
         if len(self._views) > _RECENT_VIEWS:
             self._views.popitem(last=False)
         return view
@@ -92,13 +105,21 @@ class ThumbnailMatcher:
     def histogram(self, key: Hashable) -> np.ndarray | None:
         """The frame's colour signature (kept for every frame seen)."""
         if key not in self._histograms:
-            self.view(key)
+            stored = self._signatures(key) if self._signatures is not None else None
+            if stored is None:  # none stored: the thumbnail's, whether or not its view was loaded before
+                view = self.view(key)
+                stored = view.histogram if view is not None else None
+            self._histograms[key] = stored
         return self._histograms[key]
+
+    def pair(self, a: Frame, b: Frame) -> tuple[Hashable, Hashable]:
+        """The key a pair's verdict is kept under: both frames' identities, in order."""
+        first_id, second_id = self._identity(a.key), self._identity(b.key)
+        return (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
 
     def same_picture(self, a: Frame, b: Frame) -> bool | None:
         """Whether one frame is a crop or a resized copy of the other; None without both thumbnails."""
-        first_id, second_id = self._identity(a.key), self._identity(b.key)
-        pair = (first_id, second_id) if str(first_id) <= str(second_id) else (second_id, first_id)
+        pair = self.pair(a, b)
         if pair not in self._verdicts:
             first, second = self.view(a.key), self.view(b.key)
             verdict = None
@@ -127,36 +148,20 @@ class ThumbnailMatcher:
 def _untimed_candidates(
     frames: Sequence[Frame], untimed: list[int], matcher: ThumbnailMatcher, groups: UnionFind, per_frame: int
 ) -> list[tuple[int, int]]:
-    """For each frame without capture time, its colour-closest compatible frames (pairs, no repeats)."""
+    """For each frame without capture time, its colour-closest compatible frames of other groups
+    (pairs, no repeats), found through the signature index (imaging.signature_index)."""
     signatures = [matcher.histogram(f.key) for f in frames]
     usable = [i for i, h in enumerate(signatures) if h is not None]
     if len(usable) < 2:
         return []
-    histograms = np.stack([signatures[i] for i in usable])  # type: ignore[misc]
+    index = SignatureIndex(np.stack([signatures[i] for i in usable]))  # type: ignore[misc]
     position = {i: p for p, i in enumerate(usable)}
-    seen: set[tuple[int, int]] = set()
-    out = []
-    for i in untimed:
-        if i not in position:
-            continue
-        mine = np.broadcast_to(histograms[position[i]], histograms.shape)
-        # either way round: this frame a crop of the other, or the other a crop of it
-        fits = np.maximum(containment(mine, histograms), containment(histograms, mine)) >= MIN_CONTAINMENT
-        fits[position[i]] = False
-        # of those that could nest, the most alike first (a crop's histogram is close to its frame's)
-        likeness = np.minimum(mine, histograms).sum(axis=1)
-        taken = 0
-        for p in np.argsort(-likeness):
-            if taken >= per_frame:
-                break
-            if not fits[p]:
-                continue
-            j = usable[p]
-            if groups.find(i) == groups.find(j) or not _compatible(frames[i], frames[j]):
-                continue
-            taken += 1
-            pair = (min(i, j), max(i, j))
-            if pair not in seen:
-                seen.add(pair)
-                out.append(pair)
-    return out
+
+    def admissible(p: int, q: int) -> bool:
+        i, j = usable[p], usable[q]
+        return groups.find(i) != groups.find(j) and _compatible(frames[i], frames[j])
+
+    wanted = [position[i] for i in untimed if i in position]
+    pairs = candidate_pairs(index, wanted, per_frame, admissible, exhaustive=matcher.exhaustive)
+    matcher.signatures_fetched += index.fetched
+    return [(usable[p], usable[q]) for p, q in pairs]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Analysis, analyse_bytes
+from aesthete_gui.imaging.crop_match import load_thumb
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes_sizes, read_bytes
 from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
 from aesthete_gui.imaging.metadata import ImageMetadata, metadata_from_bytes, metadata_from_decoded
@@ -38,11 +40,17 @@ class IngestResult:
     features: dict[str, float] | None = None
     decoded: bool = False
     analysis: Analysis | None = None
+    signature: bytes | None = None
+    """The colour signature of the 256 px thumbnail, float32 bytes (burst grouping finds candidates by it)."""
 
     @property
     def ok(self) -> bool:
         """True when the image was read and its thumbnails exist."""
         return self.error is None
+
+
+def _signature(thumb: Image.Image) -> bytes:
+    return np.asarray(load_thumb(thumb).histogram, dtype=np.float32).tobytes()
 
 
 def ingest_file(
@@ -94,6 +102,7 @@ def _ingest(
         result.metadata = metadata_from_bytes(data, name)
         with Image.open(cached.thumb_path) as thumb:
             result.phash = perceptual_hash(thumb)
+            result.signature = _signature(thumb)
         result.thumbs = cached
         if with_checks:
             result.analysis = analyse_bytes(data, name)
@@ -119,6 +128,7 @@ def _ingest(
         decoded.image, result.content_hash, cache_dir, preview=with_preview
     )
     result.phash = perceptual_hash(small)
+    result.signature = _signature(small)
     if with_checks:
         result.analysis = analyse_bytes(data, name, check_decoded)
     if with_features:

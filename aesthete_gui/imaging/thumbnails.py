@@ -1,4 +1,5 @@
-"""Thumbnail (256 px) and preview (~1024 px) JPEG cache keyed by content hash, written atomically."""
+"""Thumbnail (256 px) and preview (~1024 px) JPEG cache keyed by content hash, written atomically,
+kept under a size limit (least recently used dropped first; files of content no image has dropped)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import contextlib
 import io
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,6 +102,7 @@ def ensure_thumbnails(
     """Make the 256 px thumbnail and ~1024 px preview unless cached; DecodeError when undecodable."""
     thumbs = thumb_paths(content_hash, cache_dir)
     if thumbs.exist():
+        touch(thumbs.preview_path)
         return thumbs
     if thumbs.preview_path.is_file():  # only the small one is missing: derive it from the preview
         with Image.open(thumbs.preview_path) as preview:
@@ -114,6 +117,7 @@ def ensure_thumbnail(
     """Only the 256 px thumbnail: from the EXIF-embedded one when it is big enough, else a draft decode."""
     thumbs = thumb_paths(content_hash, cache_dir)
     if thumbs.thumb_path.is_file():
+        touch(thumbs.thumb_path)
         return thumbs.thumb_path
     embedded = embedded_exif_thumbnail(path)
     if embedded is None:
@@ -141,3 +145,96 @@ def embedded_exif_thumbnail(path: str | bytes | os.PathLike[str], min_side: int 
         return apply_orientation(thumb, orientation if isinstance(orientation, int) else 1)
     except Exception:  # a damaged embedded thumbnail just means: decode the image instead
         return None
+
+
+def touch(path: str | os.PathLike[str]) -> None:
+    """Note that a cached file was just used (its mtime orders what the cache drops first)."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+OWNER_FILE = ".aesthete-owner"
+"""Names the profile a cache belongs to: only that profile's imports drop files it no longer uses."""
+_STALE_TEMP_S = 3600.0
+
+
+@dataclass(frozen=True)
+class CacheTrim:
+    """What trim_cache did: files and bytes removed, and the bytes left."""
+
+    removed: int
+    removed_bytes: int
+    kept_bytes: int
+
+
+def cache_owner(cache_dir: str | os.PathLike[str]) -> str | None:
+    """The profile recorded as owning the cache, or None."""
+    try:
+        return (Path(cache_dir) / OWNER_FILE).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def claim_cache(cache_dir: str | os.PathLike[str], profile_path: str | os.PathLike[str], *, own: bool = False) -> bool:
+    """Record `profile_path` as the cache's owner unless another profile is (or always, with `own`:
+    the profile's own cache folder, after the profile was moved); True when it owns the cache."""
+    owner, me = cache_owner(cache_dir), os.path.abspath(os.fspath(profile_path))
+    if owner is None or (own and owner != me):
+        with contextlib.suppress(OSError):
+            Path(cache_dir).mkdir(parents=True, exist_ok=True)
+            (Path(cache_dir) / OWNER_FILE).write_text(me + "\n", encoding="utf-8")
+            return True
+    return owner == me
+
+
+def _cached_files(cache_dir: Path) -> list[tuple[os.DirEntry[str], str]]:
+    """Every file in the two-level shard folders with its content hash ("" for a temporary file)."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir(cache_dir) as tops:
+        for top in tops:
+            if len(top.name) != 2 or not top.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError), os.scandir(top.path) as shards:
+                for shard in shards:
+                    if len(shard.name) != 2 or not shard.is_dir(follow_symlinks=False):
+                        continue
+                    with contextlib.suppress(OSError), os.scandir(shard.path) as files:
+                        for entry in files:
+                            if entry.is_file(follow_symlinks=False) and entry.name.endswith(".jpg"):
+                                name = entry.name
+                                found.append((entry, "" if name.startswith(".tmp-") else name.rsplit("_", 1)[0]))
+    return found
+
+
+def trim_cache(cache_dir: str | os.PathLike[str], limit_bytes: int, keep: set[str] | None = None) -> CacheTrim:
+    """Bring the cache under `limit_bytes`: first drop files of content not in `keep` (when given) and
+    temporary files left by a crash, then the least recently used files until it fits."""
+    entries = []
+    removed = removed_bytes = 0
+    now = time.time()
+    for entry, content in _cached_files(Path(cache_dir)):
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        unused = (content == "" and now - info.st_mtime > _STALE_TEMP_S) or (
+            content != "" and keep is not None and content not in keep
+        )
+        if unused:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed, removed_bytes = removed + 1, removed_bytes + info.st_size
+            continue
+        entries.append((info.st_mtime, info.st_size, entry.path))
+    total = sum(size for _, size, _ in entries)
+    if total > limit_bytes:
+        entries.sort()  # least recently used first
+        target = int(limit_bytes * 0.9)  # some room, so the next import does not trim again at once
+        for _, size, path in entries:
+            if total <= target:
+                break
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+                removed, removed_bytes = removed + 1, removed_bytes + size
+            total -= size
+    return CacheTrim(removed, removed_bytes, total)

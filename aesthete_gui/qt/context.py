@@ -17,6 +17,7 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
+from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -33,6 +34,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "welcome_done": False,  # the first-run welcome was shown
     "saved_filters": {},  # name -> filter dict (see widgets.filter_bar.FilterState)
     "recent_folders": [],
+    "thumbnail_cache_mb": DEFAULT_THUMBNAIL_CACHE_MB,  # the thumbnail cache's size limit (least recently used go)
 }
 
 
@@ -111,13 +113,15 @@ class SelectionModel(QObject):
 
 
 class AppSignals(QObject):
-    """Application-wide notifications that something in the profile changed: the services' profile
-    events arrive here through qt/profile_events.py; views connect to these signals."""
+    """Application-wide notifications that something in the profile changed: the profile's events
+    (its repositories' and other processes' changes) arrive here through qt/profile_events.py;
+    views connect to these signals."""
 
     library_changed = Signal()  # images added or removed (import finished, folder removed)
     scores_changed = Signal()  # scores stored (scoring job, distillation, adapter)
     choices_changed = Signal()  # the user's A/B choices changed (compare, set, undo)
     marks_changed = Signal(list)  # image ids whose stars / flag / label changed
+    checks_changed = Signal(list)  # image ids whose technical checks and faces were measured
     adapters_changed = Signal()  # a taste adapter was trained, activated or deactivated
     settings_changed = Signal(str)  # the settings key that changed (theme, scorer, judge, ...)
     status_message = Signal(str)  # a short line for the status bar
@@ -136,7 +140,7 @@ class AppContext:
     profile_path: Path | None = None
     cache_dir: Path | None = None
     undo_stack: QUndoStack = field(default_factory=QUndoStack)  # marks and choices, every view
-    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`
+    events: ProfileEventRelay | None = None  # profile events re-emitted as `signals`, and the poll
 
     def __post_init__(self) -> None:
         if self.events is None:
@@ -163,7 +167,8 @@ def build_context(profile_path: Path, cache_dir: Path | None = None) -> AppConte
 
     profile_path = Path(profile_path)
     profile_path.parent.mkdir(parents=True, exist_ok=True)
-    profile = open_profile(profile_path)
+    profile = open_profile(profile_path, actor="window")
+    profile.changes.start()  # from now on, other processes' changes are published on its hub
     cache = cache_dir or thumbnail_cache_dir(profile_path)
     cache.mkdir(parents=True, exist_ok=True)
     return AppContext(

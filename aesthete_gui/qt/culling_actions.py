@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
+from aesthete_gui.services import library_checks
+
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
     from aesthete_gui.qt.grid_rows import ImageRow
@@ -38,13 +40,11 @@ class _DismissCommand(QUndoCommand):
         self._context = context
         self._ids = image_ids
 
-    def redo(self) -> None:
-        self._context.profile.dismiss_suggestions(self._ids)
-        self._context.signals.marks_changed.emit(list(self._ids))
+    def redo(self) -> None:  # the profile announces the change (signals.marks_changed)
+        library_checks.dismiss_suggestions(self._context.profile, self._ids)
 
     def undo(self) -> None:
-        self._context.profile.restore_suggestions(self._ids)
-        self._context.signals.marks_changed.emit(list(self._ids))
+        library_checks.restore_suggestions(self._context.profile, self._ids)
 
 
 def dismiss_suggestions(context: AppContext, model: ImageListModel, marks: MarkController, image_ids: Sequence[int]) -> int:

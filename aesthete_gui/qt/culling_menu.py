@@ -124,9 +124,7 @@ class CullingMenuMixin:
             self.marks.wait_written()  # a sidecar write still queued must land before its file moves
 
         def done(result: Any) -> None:
-            self.show_message(describe_copy(result, move))
-            if move and result.copied:
-                self.context.signals.library_changed.emit()  # the rows show the new paths
+            self.show_message(describe_copy(result, move))  # moved images are announced by the profile
 
         return self.context.runner.submit(
             f"{'Move' if move else 'Copy'} {len(ids)} photographs to {Path(folder).name or folder}",

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.services.burst_choice import burst_merit
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -25,9 +27,11 @@ SORT_LABELS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ImageRow:
-    """What the grid needs about one image (a snapshot; marks are replaced on change)."""
+    """What the grid needs about one image: a snapshot, read-only by convention (changes make a new
+    row with dataclasses.replace). Not frozen: a frozen dataclass sets each field through
+    object.__setattr__, which made building 50,000 rows three times slower."""
 
     image_id: int
     path: str
@@ -44,6 +48,7 @@ class ImageRow:
     suggested_reject: bool = False  # a technical check rejects it and the user set no flag
     eyes_closed: bool = False  # a face was found with both eyes closed
     culling_rank: tuple[float, ...] = ()  # imaging.best_frame.stored_culling_rank: larger is better
+    checked: bool = True  # False while the import's second pass has not measured its checks yet
     check_notes: tuple[str, ...] = ()  # "✖ focus: …" / "⚠ noise: …": the checks that did not pass, why
     in_set: bool = False  # one frame of a bracket, panorama or focus stack (services/verdicts.py): never culled
     name: str = ""  # the file name shown under the thumbnail (filled from path)
@@ -52,9 +57,9 @@ class ImageRow:
     def __post_init__(self) -> None:
         # computed once, in the worker that builds the rows: the grid sorts and paints by them
         if not self.name:
-            object.__setattr__(self, "name", os.path.basename(self.path))
+            self.name = self.path.rpartition(os.sep)[2]
         if not self.sort_name:
-            object.__setattr__(self, "sort_name", self.name.casefold())
+            self.sort_name = self.name.casefold()
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,13 @@ class FilterState:
         """The filter saved by `to_dict` (unknown keys ignored)."""
         known = {k: v for k, v in values.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def accepts_everything(self) -> bool:
+        """True when no part of the filter can turn a row away."""
+        return (self.min_stars <= 0 and self.flag is None and self.label is None and self.folder_id is None
+                and self.burst_id is None and self.score_min is None and self.score_max is None
+                and not self.eyes_closed and not self.text and not self.unrated
+                and self.captured_from is None and self.captured_to is None)  # fmt: skip
 
     def accepts(self, row: ImageRow) -> bool:
         """True when the row passes every part of the filter."""
@@ -181,9 +193,10 @@ def _merit(row: ImageRow) -> tuple:
 
 
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
-    """The burst's technically best frame: not rejected, then eyes not closed, subject in focus, no
-    clipping, no reject verdict (imaging.bursts), then best overall score, pick/stars, first."""
-    return max(rows, key=_merit)
+    """The frame shown for a collapsed burst: services.burst_choice.burst_merit (not rejected, then
+    eyes not closed, subject in focus, no clipping, no reject verdict, then best overall score,
+    pick/stars), the first on a tie; `aesthete bursts` names the same frame."""
+    return max(rows, key=lambda row: burst_merit(row.flag, row.culling_rank, row.scores.get("overall"), row.stars))
 
 
 def marked_by_user(row: ImageRow) -> bool:
@@ -215,7 +228,7 @@ def arrange(
     rows: Iterable[ImageRow], state: FilterState, sort_key: str, descending: bool = False
 ) -> tuple[list[ImageRow], dict[int, int]]:
     """Filter and sort rows; collapse bursts to their cover (burst_cover). Returns (rows, burst sizes)."""
-    kept = [r for r in rows if state.accepts(r)]
+    kept = list(rows) if state.accepts_everything() else [r for r in rows if state.accepts(r)]
     burst_sizes: dict[int, int] = {}
     if state.collapse_bursts and state.burst_id is None:
         by_burst: dict[int, list[ImageRow]] = {}
@@ -228,12 +241,66 @@ def arrange(
         kept = singles + [burst_cover(group) for group in by_burst.values()]
         burst_sizes = {bid: len(group) for bid, group in by_burst.items()}
     # Scores sort best-first by default; "descending" flips whatever the natural order is.
-    kept.sort(key=lambda r: sort_value(r, sort_key))
+    order, missing = _sort_key(sort_key)
+    kept.sort(key=order)
     if descending:
-        present = [r for r in kept if not sort_value(r, sort_key)[0]]
-        missing = [r for r in kept if sort_value(r, sort_key)[0]]
-        kept = present[::-1] + missing
+        absent = [r for r in kept if missing(r)]
+        kept = [r for r in kept if not missing(r)][::-1] + absent
     return kept, burst_sizes
+
+
+def _sort_key(key: str) -> tuple[Callable[[ImageRow], Any], Callable[[ImageRow], bool]]:
+    """sort_value's order as a cheap key (a float where it can be) and the test for a missing value."""
+    if key == "name":
+        return (lambda r: r.sort_name), (lambda r: False)
+    if key == "capture_time":
+        return (lambda r: sort_value(r, key)), (lambda r: r.capture_time is None)
+    if key == "personal":
+        return (lambda r: math.inf if r.personal is None else -r.personal), (lambda r: r.personal is None)
+
+    def score(r: ImageRow) -> float:
+        value = r.scores.get(key)
+        return math.inf if value is None else -value
+
+    return score, (lambda r: r.scores.get(key) is None)
+
+
+_DIMENSION_INDEX = {d: n for n, d in enumerate(DIMENSIONS)}
+
+
+class ScoreValues(Mapping[str, float]):
+    """One scorer's scores of one image, read-only: a tuple in DIMENSIONS order behind a mapping
+    (50,000 of these are made on every reload; a dict each costs four times as much)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: tuple[float | None, ...]) -> None:
+        self._values = values
+
+    def __getitem__(self, key: str) -> float:
+        position = _DIMENSION_INDEX.get(key)
+        value = None if position is None else self._values[position]
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The score of `key`, or `default` when there is none."""
+        position = _DIMENSION_INDEX.get(key)
+        value = None if position is None else self._values[position]
+        return default if value is None else value
+
+    def __iter__(self) -> Iterator[str]:
+        return (d for d, v in zip(DIMENSIONS, self._values, strict=True) if v is not None)
+
+    def __len__(self) -> int:
+        return sum(v is not None for v in self._values)
+
+    def __repr__(self) -> str:
+        return f"ScoreValues({dict(self)!r})"
+
+
+_NO_SCORES: Mapping[str, float] = MappingProxyType({})
 
 
 def load_rows(
@@ -242,52 +309,75 @@ def load_rows(
     progress: Any = None,
     cancel: Any = None,
 ) -> list[ImageRow]:
-    """Read every image with its marks and scores (runs in a worker thread)."""
-    images = profile.images()
-    marks = profile.marks()
+    """Read every image with its marks and scores (runs in a worker thread).
+
+    Only the columns the grid shows are read; check JSON is parsed only for frames in bursts (whose
+    best frame it decides) and frames with a finding (their reasons, set membership), closed eyes
+    come straight from SQL."""
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
     from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
-    scores: Mapping[int, Mapping[str, float]] = profile.scores(scorer_id) if scorer_id else {}
-    from aesthete_gui.imaging.best_frame import stored_culling_rank
-
+    images = profile.catalog.grid_images()
+    marks = profile.marks.grid_marks()
+    scores = profile.scores.score_rows(scorer_id) if scorer_id else {}
     personal_scorer_id = active_personal(profile)
-    from aesthete_gui.services.library_checks import checks_version
-
-    current = checks_version()  # older verdicts count as not checked until a rescan measures again
-    checks = profile.all_checks(current)
-    suggested = profile.suggested_rejects(current)
-    personal: Mapping[int, Mapping[str, float]] = (
-        profile.scores(personal_scorer_id) if personal_scorer_id else {}
-    )
+    personal = profile.scores.score_rows(personal_scorer_id) if personal_scorer_id else {}
+    overall = DIMENSIONS.index("overall")
+    # checks reads answer for the current checks version: older ones count as not checked until a
+    # rescan measures again
+    checked = profile.checks.checked_ids()
+    suggested = profile.checks.suggested_rejects()
+    closed = profile.checks.closed_eyes_ids()
+    ranks = {i: stored_culling_rank(*found) for i, found in profile.checks.burst_member_checks().items()}
+    findings = profile.checks.findings()
+    unmarked = (0, None, None)
     rows = []
-    for image in images:
-        mark = marks.get(image.id)
-        personal_scores = personal.get(image.id) or {}
-        rows.append(
+    append = rows.append
+    for image_id, path, capture_time, folder_id, burst_id, status, error in images:
+        stars, flag, label = marks.get(image_id, unmarked)
+        mine = personal.get(image_id)
+        values = scores.get(image_id)
+        found = findings.get(image_id)
+        append(
             ImageRow(
-                image_id=image.id,
-                path=image.path,
-                capture_time=image.capture_time,
-                folder_id=image.folder_id,
-                burst_id=image.burst_id,
-                status=image.status,
-                error=image.error,
-                stars=mark.stars if mark else 0,
-                flag=mark.flag if mark else None,
-                label=mark.label if mark else None,
-                scores=dict(scores.get(image.id) or {}),
-                personal=personal_scores.get("overall"),
-                suggested_reject=image.id in suggested,
-                eyes_closed=image.id in checks and any(f.get("eyes") == "closed" for f in checks[image.id][1]),
-                culling_rank=stored_culling_rank(*checks[image.id]) if image.id in checks else (),
-                check_notes=check_notes(checks[image.id][0]) if image.id in checks else (),
-                in_set=image.id in checks and any(c.get("name") == "sequence" for c in checks[image.id][0]),
+                image_id, path, capture_time, folder_id, burst_id, status, error, stars, flag, label,
+                ScoreValues(values) if values else _NO_SCORES, mine[overall] if mine else None,
+                image_id in suggested, image_id in closed, ranks.get(image_id, ()),
+                status != "ok" or image_id in checked,
+                check_notes(found) if found else (), bool(found) and in_a_set(found),
             )
-        )
+        )  # fmt: skip
     return rows
 
 
+CheckState = tuple[bool, bool, tuple[float, ...], bool, tuple[str, ...], bool]
+"""What the checks decide about a row: (suggested_reject, eyes_closed, culling_rank, checked,
+check_notes, in_set)."""
+
+
+def load_check_states(profile: Profile, image_ids: Iterable[int], progress: Any = None, cancel: Any = None) -> dict[int, CheckState]:
+    """The check-derived fields of some rows, read again after their checks were measured (a worker)."""
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
+
+    suggested = profile.checks.suggested_rejects()
+    states: dict[int, CheckState] = {}
+    for image_id in image_ids:
+        stored = profile.checks.get(image_id)
+        if stored is None:
+            states[image_id] = (False, False, (), False, (), False)
+            continue
+        closed = any(f.get("eyes") == "closed" for f in stored[1])
+        states[image_id] = (image_id in suggested, closed, stored_culling_rank(*stored), True,
+                            check_notes(stored[0]), in_a_set(stored[0]))  # fmt: skip
+    return states
+
+
 VERDICT_SIGNS = {"reject": "✖", "warn": "⚠"}
+
+
+def in_a_set(checks: Iterable[Mapping[str, Any]]) -> bool:
+    """True when the stored checks say the frame belongs to a bracket, panorama or focus stack."""
+    return any(c.get("name") == "sequence" for c in checks)
 
 
 def check_notes(checks: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog
-
+from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.services.card_ingest import IngestSummary, ingest_and_import
 
 if TYPE_CHECKING:
@@ -48,11 +47,11 @@ def start_ingest(
 
 def ingest_from_card(window: MainWindow) -> JobHandle | None:
     """Ask for the card and the destination folder, then start the ingest."""
-    source = QFileDialog.getExistingDirectory(window, "Ingest from card: choose the card")
+    source = choose_folder(window, "Ingest from card: choose the card")
     if not source:
         return None
     remembered = str(window.context.settings.get("ingest_destination") or "")
-    destination = QFileDialog.getExistingDirectory(window, "Copy the photographs into…", remembered)
+    destination = choose_folder(window, "Copy the photographs into…", remembered)
     if not destination:
         return None
     return start_ingest(window, Path(source), Path(destination))

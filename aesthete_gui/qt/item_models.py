@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 from aesthete_gui.qt.grid_rows import (
     SORT_KEYS,
     SORT_LABELS,
+    CheckState,
     FilterState,
     ImageRow,
     LoadedRows,
@@ -32,6 +33,7 @@ from aesthete_gui.qt.grid_rows import (
     cell_score,
     cover_reason,
     load_and_arrange,
+    load_check_states,
     score_source,
     scorer_title,
 )
@@ -87,6 +89,11 @@ class ImageListModel(QAbstractListModel):
         context.signals.library_changed.connect(self.reload)
         context.signals.scores_changed.connect(self.reload)
         context.signals.adapters_changed.connect(self.reload)
+        context.signals.checks_changed.connect(self._checks_measured)
+        self._checks_waiting: set[int] = set()
+        self._checks_loading = False
+        self._rearrange = QTimer(self, singleShot=True, interval=1000)
+        self._rearrange.timeout.connect(self._arrange_keeping_view)
 
     # Qt model API ------------------------------------------------------------------------------
 
@@ -112,6 +119,8 @@ class ImageListModel(QAbstractListModel):
             return self.why(row)
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [row.path if row.status == "ok" else f"{row.path}\n{row.status}: {row.error}"]
+            if row.status == "ok" and not row.checked:
+                lines.append("checking…")
             value = self.shown_score(row)
             if value is not None:
                 lines.append(f"Score {value:.2f} · {self.score_label()}")
@@ -250,6 +259,47 @@ class ImageListModel(QAbstractListModel):
                 self._visible[position] = self._all[image_id]
                 self._changed_ids.add(image_id)
         self._flush.start()
+
+    def update_checks(self, states: Mapping[int, CheckState]) -> None:
+        """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""
+        for image_id, (suggested, closed, rank, checked, notes, in_set) in states.items():
+            row = self._all.get(image_id)
+            if row is None:
+                continue
+            self._all[image_id] = replace(row, suggested_reject=suggested, eyes_closed=closed, culling_rank=rank,
+                                          checked=checked, check_notes=notes, in_set=in_set)  # fmt: skip
+            position = self._index_of.get(image_id)
+            if position is not None:
+                self._visible[position] = self._all[image_id]
+                self._changed_ids.add(image_id)
+        self._flush.start()
+        f = self._filter
+        shown_by_checks = f.collapse_bursts or f.flag == "suggested" or f.eyes_closed  # what is shown may change
+        if shown_by_checks and not self._rearrange.isActive():
+            self._rearrange.start()
+
+    def _checks_measured(self, image_ids: list[int]) -> None:
+        self._checks_waiting.update(i for i in image_ids if i in self._all)
+        if self._checks_loading or not self._checks_waiting:
+            return
+        ids, self._checks_waiting = sorted(self._checks_waiting), set()
+        self._checks_loading = True
+        self._context.runner.submit("Reading checks", load_check_states, self._context.profile, ids,
+                                    on_done=self._checks_loaded, on_error=lambda _exc: self._checks_loaded({}),
+                                    visible=False)  # fmt: skip
+
+    def _checks_loaded(self, states: Mapping[int, CheckState]) -> None:
+        self._checks_loading = False
+        self.update_checks(states)
+        if self._checks_waiting:
+            self._checks_measured([])
+
+    def _arrange_keeping_view(self) -> None:
+        self.refreshing = True
+        try:
+            self._arrange()
+        finally:
+            self.refreshing = False
 
     def reload(self) -> None:
         """Re-read rows from the profile in a worker; `loaded` fires when they are in."""

@@ -12,7 +12,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QInputDialog,
     QLabel,
     QMainWindow,
@@ -27,6 +26,7 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
+from aesthete_gui.qt.file_dialogs import choose_profile_file
 from aesthete_gui.qt.ingest_action import ingest_from_card
 from aesthete_gui.qt.item_models import SORT_KEYS, FilterState, ImageListModel
 from aesthete_gui.qt.key_router import CullingKeyRouter
@@ -534,10 +534,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
 
     def switch_profile(self) -> None:
         """Ask for a profile file to open (a new name creates it), then switch to it."""
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Open or create a profile", str(self.context.profile_path or ""),
-            "Aesthete profile (*.aesthete.db *.db)", options=QFileDialog.Option.DontConfirmOverwrite,
-        )  # fmt: skip
+        path = choose_profile_file(self, "Open or create a profile", self.context.profile_path)
         if path:
             self.open_profile(Path(path))
 

@@ -151,14 +151,15 @@ def profile_thumbnail_resolver(profile: Profile, cache_dir: Path) -> ThumbnailRe
     A thumbnail never costs a full decode (the import made it, or an EXIF / draft decode does);
     the preview is made on first view.
     """
-    from aesthete_gui.imaging.thumbnails import ensure_thumbnail, ensure_thumbnails
+    from aesthete_gui.imaging.thumbnails import ensure_thumbnail, ensure_thumbnails, touch
 
     def resolve(image_id: int, kind: str) -> Path | None:
-        record = profile.image_by_id(image_id)
+        record = profile.catalog.image_by_id(image_id)
         if record is None or not record.content_hash:
             return None
         if kind == THUMB:
             if record.thumb_path and Path(record.thumb_path).is_file():
+                touch(record.thumb_path)  # recently used: the cache keeps it longest
                 return Path(record.thumb_path)
             return Path(ensure_thumbnail(record.path, record.content_hash, cache_dir))
         return Path(ensure_thumbnails(record.path, record.content_hash, cache_dir).preview_path)

@@ -2,20 +2,22 @@
 
 Marks: the view changes at once, the profile (and XMP) is written in order by one background
 writer, and every change is a QUndoCommand so Ctrl+Z restores the previous marks. A write changes
-only the fields the key changed (services.library_marks.set_mark, the same path as the command
-line), so an edit another program made to the other fields survives; when that write finds such an
-edit, the view shows it afterwards. Undo also puts every sidecar the step wrote back to its bytes
-before the step (deleting the sidecars it created), unless another program changed the sidecar
-since: then only the marks are taken back in it, its other edits kept, and the status bar says so.
-Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a QUndoCommand
-on the same stack, so one Ctrl+Z in any view takes back the last mark or choice, wherever it was
-made."""
+only the fields the key changed (services.library_marks.mark_image, the same path as the command
+line, saying who changed them: the window or an undo), so a field another program changed meanwhile
+is never written back with the window's older value. Marks changed elsewhere (the command line, a
+sidecar sync, an edit a write found in the sidecar) are read back into the view when the profile
+announces them, and after each batch of writes. Undo also puts every sidecar the step wrote back to
+its bytes before the step (deleting the sidecars it created), unless another program changed the
+sidecar since: then only the marks are taken back in it, its other edits kept, and the status bar
+says so. Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a
+QUndoCommand on the same stack, so one Ctrl+Z in any view takes back the last mark or choice,
+wherever it was made."""
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,13 +35,8 @@ log = logging.getLogger(__name__)
 
 Marks = tuple[int, str | None, str | None]
 """(stars, flag, label) of one image."""
-Fields = dict[str, Any]
-"""The mark fields to set: any of "stars", "flag", "label"."""
-Writer = Callable[[int, Fields, list[SidecarEdit] | None, bool], Marks | None]
-"""(image id, fields, journal for undo, whether the sidecar may be written) -> the marks now."""
 
 _KEEP = object()
-_FIELD_NAMES = ("stars", "flag", "label")
 PAIRS_SETTING = "raw_jpeg_pairs_as_one"
 """Setting: a mark on either half of a RAW+JPEG pair applies to both (the same key the CLI reads)."""
 
@@ -53,18 +50,28 @@ class MarkChange:
     after: Marks
 
 
-def _fields(old: Marks, new: Marks) -> Fields:
-    """The fields that differ between two marks, with their new values."""
-    return {name: n for name, o, n in zip(_FIELD_NAMES, old, new, strict=True) if o != n}
+MarkWriter = Callable[[int, Mapping[str, Any], str, list[SidecarEdit] | None, bool], None]
+"""Writes the changed fields (some of stars, flag, label) of one image: (image id, fields, who changed
+them, the journal that collects the sidecar bytes before the write for undo, whether the sidecar may
+be written)."""
+
+FIELDS = ("stars", "flag", "label")
 
 
-def write_mark_with_services(context: AppContext) -> Writer:
-    """The writer used by the app: services.library_marks.set_mark (profile + XMP sidecar when
+def changed_fields(before: Marks, after: Marks) -> dict[str, Any]:
+    """The fields that differ, by name, with their new values."""
+    return {name: new for name, old, new in zip(FIELDS, before, after, strict=True) if old != new}
+
+
+def write_mark_with_services(context: AppContext) -> MarkWriter:
+    """The writer used by the app: services.library_marks.mark_image (profile + XMP sidecar when
     enabled), the one function the command line's `mark` uses too."""
     from aesthete_gui.services import library_marks
 
-    def write(image_id: int, fields: Fields, journal: list[SidecarEdit] | None, sidecar: bool) -> Marks:
-        mark = library_marks.set_mark(
+    def write(
+        image_id: int, fields: Mapping[str, Any], source: str, journal: list[SidecarEdit] | None, sidecar: bool
+    ) -> None:
+        library_marks.mark_image(
             context.profile,
             image_id,
             **fields,
@@ -72,8 +79,8 @@ def write_mark_with_services(context: AppContext) -> Writer:
             naming=context.settings.get("xmp_naming") or "auto",
             journal=journal,
             pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
+            source=source,  # type: ignore[arg-type]
         )
-        return (mark.stars, mark.flag, mark.label)
 
     return write
 
@@ -84,10 +91,13 @@ class _MarkCommand(QUndoCommand):
         self._controller = controller
         self._changes = changes
         self._journal: list[SidecarEdit] = []  # the sidecar writes of the latest redo
+        self._done_once = False
 
     def redo(self) -> None:
+        source = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
+        self._done_once = True
         self._journal = []
-        self._controller._apply(self._changes, self._journal)
+        self._controller._apply(self._changes, self._journal, source)
 
     def undo(self) -> None:
         self._controller._revert(self._changes, self._journal)
@@ -100,13 +110,13 @@ class MarkController(QObject):
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
     failed = Signal(str)  # a write failed: the reason, for the status bar
     notice = Signal(str)  # something the user should know about a finished write or undo
-    _done = Signal(list, str, object, str)  # worker -> UI: ids, errors, marks now, notice
+    _done = Signal(list, str, str)  # worker -> UI: ids, errors, notice
 
     def __init__(
         self,
         context: AppContext,
         current: Callable[[int], Marks | None] | None = None,
-        writer: Writer | None = None,
+        writer: MarkWriter | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -115,9 +125,10 @@ class MarkController(QObject):
         self._writer = writer or write_mark_with_services(context)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aesthete-marks")
         self._futures: list[Future] = []
-        self._pending: Counter[int] = Counter()  # writes queued per image (UI thread only)
+        self._pending: Counter[int] = Counter()  # queued writes per image (UI thread only)
         self.undo_stack: QUndoStack = context.undo_stack
         self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+        context.signals.marks_changed.connect(self.reload_marks)
 
     def marks_of(self, image_id: int) -> Marks:
         """The marks shown for an image now (view state, which leads the background writes)."""
@@ -125,8 +136,21 @@ class MarkController(QObject):
             marks = self._current(image_id)
             if marks is not None:
                 return marks
-        record = self._context.profile.mark_for(image_id)
+        record = self._context.profile.marks.get(image_id)
         return (record.stars, record.flag, record.label)
+
+    @Slot(list)
+    def reload_marks(self, image_ids: Iterable[int]) -> None:
+        """Show the stored marks of these images where they differ from the view (a change made
+        elsewhere); images with a write of ours still queued wait for it."""
+        ids = [i for i in image_ids if not self._pending[i]]
+        if not ids:
+            return
+        stored = self._context.profile.marks.of(ids)
+        fresh = {i: (m.stars, m.flag, m.label) for i, m in stored.items()}
+        changed = {i: marks for i, marks in fresh.items() if self.marks_of(i) != marks}
+        if changed:
+            self.applied.emit(changed)
 
     def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
         """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""
@@ -174,35 +198,34 @@ class MarkController(QObject):
         future = self._executor.submit(job)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
+    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: str) -> None:
+        """Show `after` at once, then write, in the background, the fields that differ from `before`."""
         self._pending.update(c.image_id for c in changes)
         self.applied.emit({c.image_id: c.after for c in changes})
-        items = [(c.image_id, _fields(c.before, c.after)) for c in changes]
-        self._submit(lambda: self._write_all(items, journal, {c.image_id for c in changes}))
+        items = [(c.image_id, changed_fields(c.before, c.after)) for c in changes]
+        self._submit(lambda: self._write_all(items, source, journal, {c.image_id for c in changes}))
 
     def _revert(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
+        """Show `before` at once, then put the sidecars back and write the fields back, in the background."""
         self._pending.update(c.image_id for c in changes)
         self.applied.emit({c.image_id: c.before for c in changes})
-        items = [(c.image_id, _fields(c.after, c.before)) for c in changes]
+        items = [(c.image_id, changed_fields(c.after, c.before)) for c in changes]
         self._submit(lambda: self._undo_all(items, list(journal)))
 
-    def _write_all(self, items: list[tuple[int, Fields]], journal: list[SidecarEdit] | None,
+    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: str, journal: list[SidecarEdit] | None,
                    sidecar_ids: set[int], notice: str = "") -> None:  # fmt: skip
         errors = []
-        now: dict[int, Marks] = {}
         for image_id, fields in items:
             try:
-                marks = self._writer(image_id, fields, journal, image_id in sidecar_ids)
-                if marks is not None:
-                    now[image_id] = marks
+                self._writer(image_id, fields, source, journal, image_id in sidecar_ids)
             except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
                 errors.append(f"mark saved in the profile; {exc}")
             except Exception as exc:  # one failing image must not lose the other marks
                 log.warning("writing marks of image %s failed: %s", image_id, exc)
                 errors.append(f"could not save the mark of image {image_id}: {exc}")
-        self._done.emit([i for i, _ in items], "; ".join(errors), now, notice)
+        self._done.emit([i for i, _ in items], "; ".join(errors), notice)
 
-    def _undo_all(self, items: list[tuple[int, Fields]], journal: list[SidecarEdit]) -> None:
+    def _undo_all(self, items: list[tuple[int, dict[str, Any]]], journal: list[SidecarEdit]) -> None:
         """Undo on the writer thread: sidecars back to their bytes, then the marks in the profile."""
         from aesthete_gui.services.library_marks import undo_sidecar_edits
 
@@ -212,21 +235,19 @@ class MarkController(QObject):
             count = len(changed)
             notice = (f"{count} sidecar{'s were' if count > 1 else ' was'} changed by another program since "
                       "the mark: only the marks were taken back there, its other edits kept")  # fmt: skip
-        self._write_all(items, None, {i for i, _ in items if i not in restored}, notice)
+        self._write_all(items, "undo", None, {i for i, _ in items if i not in restored}, notice)
 
-    @Slot(list, str, object, str)
-    def _on_done(self, image_ids: list, error: str, now: object, notice: str) -> None:
+    @Slot(list, str, str)
+    def _on_done(self, image_ids: list, error: str, notice: str) -> None:
+        self._pending.subtract(image_ids)
+        self._pending = +self._pending  # drop the images with nothing queued
         if error:
             self.failed.emit(error)
         if notice:
             self.notice.emit(notice)
-        self._pending.subtract(image_ids)
-        settled = {i: m for i, m in dict(now).items() if self._pending[i] <= 0}  # type: ignore[call-overload]
-        self._pending = +self._pending
-        shown = {i: m for i, m in settled.items() if m != self.marks_of(i)}
-        if shown:  # another program's edit found while writing: the view shows it now
-            self.applied.emit(shown)
-        self.written.emit(image_ids)  # the service announced each mark (signals.marks_changed)
+        # fields changed elsewhere while the write waited, or found in the sidecar by the write, show now
+        self.reload_marks(image_ids)
+        self.written.emit(image_ids)  # the profile announced each mark (signals.marks_changed)
 
 
 class _ChoiceCommand(QUndoCommand):

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
+from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class JobMenuMixin:
 
     def choose_and_import(self) -> None:
         """Ask for a folder (starting in the last one opened, else the home folder), then import it."""
-        folder = QFileDialog.getExistingDirectory(self, "Open a folder of photographs", self.start_folder())
+        folder = choose_folder(self, "Open a folder of photographs", self.start_folder())
         self.refocus()  # type: ignore[attr-defined]
         if folder:
             self.import_folders([Path(folder)])
@@ -90,7 +91,7 @@ class JobMenuMixin:
 
     def rescan_library(self) -> JobHandle | None:
         """Import every known folder again (new, changed and vanished files)."""
-        folders = [Path(f.path) for f in self.context.profile.folders()]
+        folders = [Path(f.path) for f in self.context.profile.catalog.folders()]
         return self.import_folders(folders) if folders else None
 
     def _import_done(self, summary: object) -> None:

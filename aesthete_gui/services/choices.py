@@ -1,20 +1,20 @@
 """Record and remove the user's pairwise choices by image id (what the GUI's views call).
 
-Each call is one committed transaction followed by a ChoicesChanged event (services/events.py), so
-every view that shows choices learns about it without being told by the view that wrote them.
+Each call is one committed transaction, which the profile's choices repository announces
+(ChoicesChanged), so every view that shows choices learns about it without being told by the view
+that wrote them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.errors import AestheteError
-from aesthete_gui.services.events import ChoicesChanged, emit
 from aesthete_gui.store import Profile
-from aesthete_gui.store.opinions import WINNERS
+from aesthete_gui.store.records import WINNERS
 
 
 class ChoiceError(AestheteError, ValueError):
@@ -63,17 +63,9 @@ def checked_draft(profile: Profile, a: str, b: str, winner: str, dimension: str 
 def add_choices(profile: Profile, batch: ChoiceBatch) -> list[int]:
     """Record the batch in one transaction (all or none); returns the new choice ids in order."""
     rows = [(d.image_a, d.image_b, d.winner, d.dimension) for d in batch.drafts]
-    ids = profile.add_choices(rows, batch.session, dict(batch.app_state))
-    emit(profile, ChoicesChanged(_images(batch.drafts)))
-    return ids
+    return profile.choices.add_many(rows, batch.session, dict(batch.app_state))
 
 
 def remove_choices(profile: Profile, choice_ids: Iterable[int]) -> int:
     """Delete these choices (undo); returns how many existed."""
-    removed = sum(profile.delete_choice(i) for i in choice_ids)
-    emit(profile, ChoicesChanged())
-    return removed
-
-
-def _images(drafts: Sequence[ChoiceDraft]) -> tuple[int, ...]:
-    return tuple(dict.fromkeys(i for d in drafts for i in (d.image_a, d.image_b)))
+    return profile.choices.delete_many(choice_ids)

@@ -60,7 +60,7 @@ def import_choices(profile: Profile, csv_path: str | Path, keep_duplicates: bool
         planned.append((draft.image_a, draft.image_b, draft.winner, draft.dimension))
     fresh, duplicates = (planned, 0) if keep_duplicates else _without_earlier_imports(profile, planned)
     if fresh:
-        profile.add_choices(fresh, session=f"{CSV_SESSION_PREFIX}{Path(csv_path).name}:{int(time.time())}")
+        profile.choices.add_many(fresh, session=f"{CSV_SESSION_PREFIX}{Path(csv_path).name}:{int(time.time())}")
     return ChoicesImport(len(fresh), duplicates)
 
 
@@ -69,7 +69,7 @@ def _without_earlier_imports(
 ) -> tuple[list[tuple[int, int, str, str]], int]:
     earlier = Counter(
         (c.image_a, c.image_b, c.winner, c.dimension)
-        for c in profile.choices()
+        for c in profile.choices.all()
         if (c.session or "").startswith(CSV_SESSION_PREFIX)
     )
     fresh = []

@@ -156,7 +156,7 @@ def _store(
     run_id: int | None,
 ) -> None:
     if profile is not None and not is_failure(record):
-        profile.add_judgment(
+        profile.judgments.add(
             record,
             run_id=run_id,
             preset=judge.prompts.preset_name,

@@ -162,11 +162,11 @@ class _Pace:
 
 def _resumable_run(profile: Profile, params: dict[str, Any]) -> int:
     """The newest unfinished distillation with the same settings, or a new run."""
-    for run in reversed(profile.runs(RUN_KIND)):
+    for run in reversed(profile.runs.all(RUN_KIND)):
         if run.status != "done" and all(run.params.get(k) == v for k, v in params.items()):
-            profile.update_run(run.id, status="running")
+            profile.runs.update(run.id, status="running")
             return run.id
-    return profile.create_run(RUN_KIND, params)
+    return profile.runs.create(RUN_KIND, params)
 
 
 def distill_profile(
@@ -184,12 +184,12 @@ def distill_profile(
 
     if options.student:
         check_name(options.student, "student name")  # before any judge call: the name becomes a file
-    images = sorted(profile.images(status="ok"), key=lambda r: r.id)
+    images = sorted(profile.catalog.images(status="ok"), key=lambda r: r.id)
     _check_enough_comparisons(len(images), options)
     preset_version = str(load_preset(options.preset).version)
     params = {"judge": judge.judge_id, "pool": options.pool, "refs": options.refs, "adaptive": options.adaptive, "seed": options.seed, "preset": options.preset}
     run_id = _resumable_run(profile, params)
-    previous = [j for j in profile.judgments(run_id=run_id, protocol="pairwise") if isinstance(j, PairwiseJudgment)]
+    previous = [j for j in profile.judgments.records(run_id=run_id, protocol="pairwise") if isinstance(j, PairwiseJudgment)]
     pace = _Pace(progress)
     problems = _Problems()
 
@@ -197,7 +197,7 @@ def distill_profile(
         pace.judged()
         problems.note(record)
         if not is_failure(record):  # a failed call (server down) is asked again on resume
-            profile.add_judgment(record, run_id=run_id, preset=options.preset, preset_version=preset_version)
+            profile.judgments.add(record, run_id=run_id, preset=options.preset, preset_version=preset_version)
 
     config = BridgeConfig(
         pool_size=options.pool, references_per_item=options.refs,
@@ -207,12 +207,12 @@ def distill_profile(
     try:
         result = run_bridge([r.path for r in images], judge, config, sink=sink, previous=previous, progress=pace, cancel=cancel)
     except Cancelled:
-        profile.update_run(run_id, status="cancelled")
+        profile.runs.update(run_id, status="cancelled")
         raise
     except JudgeNotAnswering as error:
         _fail(profile, run_id, str(error), error.counts, problems, len(images), options)
     except Exception as error:
-        profile.update_run(run_id, status="failed")
+        profile.runs.update(run_id, status="failed")
         _raise_if_judge_unusable(error)
         raise
     counts = result.calls.counts()
@@ -238,12 +238,12 @@ def distill_profile(
             student = train_student_from_profile(profile, options.student, scorer_id, {"judge": judge.judge_id, "run_id": run_id}, progress, cancel)
             summary = replace(summary, student=student)
     except Cancelled:
-        profile.update_run(run_id, status="cancelled", result=asdict(summary))
+        profile.runs.update(run_id, status="cancelled", result=asdict(summary))
         raise
     except Exception:
-        profile.update_run(run_id, status="failed", result=asdict(summary))
+        profile.runs.update(run_id, status="failed", result=asdict(summary))
         raise
-    profile.update_run(run_id, status="done", done=result.calls.done, total=result.calls.planned, result=asdict(summary))
+    profile.runs.update(run_id, status="done", done=result.calls.done, total=result.calls.planned, result=asdict(summary))
     return summary
 
 
@@ -284,9 +284,9 @@ def _fail(
     image_count: int, options: DistillOptions,
 ) -> None:  # fmt: skip
     """Mark the run failed with its counts and raise DistillFailed; nothing is stored but judgments."""
-    kept = len(profile.judgments(run_id=run_id))
+    kept = len(profile.judgments.records(run_id=run_id))
     summary = {"run_id": run_id, "status": "failed", "reason": reason, "images": image_count, **_count_fields(counts), "judgments_kept": kept, "options": asdict(options)}
-    profile.update_run(run_id, status="failed", done=counts.asked, result=summary)
+    profile.runs.update(run_id, status="failed", done=counts.asked, result=summary)
     last = f" Last problem: {problems.last}." if problems.last and problems.last not in reason else ""
     raise DistillFailed(
         f"distillation failed: {reason}. No scores were stored and no student was trained; "
@@ -317,7 +317,7 @@ def train_student_from_profile(
     from aesthete_gui.training.distill import train_student
 
     arrays = library_arrays(profile, with_embeddings=True, progress=progress, cancel=cancel)
-    stored = profile.scores(scorer_id)
+    stored = profile.scores.of_scorer(scorer_id)
     rows = [i for i, r in enumerate(arrays.images) if len(stored.get(r.id, {})) == len(DIMENSIONS)]
     if len(rows) < 4:
         raise DistillError(f"only {len(rows)} images have pseudo-scores from {scorer_id}; a student needs 4")

@@ -74,10 +74,10 @@ class CopiedPicks:
 
 def picked_image_ids(profile: Profile, flag: str | None = "pick") -> list[int]:
     """Ids of the usable images flagged `flag` (every usable image when None)."""
-    marks = profile.marks()
+    marks = profile.marks.all()
     return [
         image.id
-        for image in profile.images(status="ok")
+        for image in profile.catalog.images(status="ok")
         if flag is None or (marks.get(image.id) is not None and marks[image.id].flag == flag)
     ]
 
@@ -98,7 +98,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
     units: dict[tuple[str, str], _Unit] = {}
     listings: dict[str, list[str]] = {}
     for image_id in image_ids:
-        record = profile.image_by_id(image_id)
+        record = profile.catalog.image_by_id(image_id)
         if record is None:
             continue
         path = Path(record.path)
@@ -121,7 +121,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
         unit = unit_of(str(path), listings[parent])
         key = (parent, unit.stem.casefold())
         if key not in units:
-            records = {n: r for n in unit.photos if (r := profile.image_by_path(str(path.parent / n))) is not None}
+            records = {n: r for n in unit.photos if (r := profile.catalog.image_by_path(str(path.parent / n))) is not None}
             units[key] = _Unit(unit, [], records)
         units[key].chosen.append(path.name)
     return list(units.values())
@@ -184,12 +184,12 @@ def adopt_destination(profile: Profile, moved_paths: Sequence[str]) -> int | Non
     them, and file them under it (so the library lists where they went); its id, or None."""
     from aesthete_gui.services.library_scan import normalize_root
 
-    records = [r for r in map(profile.image_by_path, moved_paths) if r is not None and r.folder_id is None]
+    records = [r for r in map(profile.catalog.image_by_path, moved_paths) if r is not None and r.folder_id is None]
     if not records:
         return None
-    folder_id = profile.add_folder(normalize_root(str(Path(records[0].path).parent)))
+    folder_id = profile.catalog.add_folder(normalize_root(str(Path(records[0].path).parent)))
     for record in records:
-        profile.move_image(record.id, record.path, folder_id, record.size or 0, record.mtime_ns or 0)
+        profile.catalog.move_image(record.id, record.path, folder_id, record.size or 0, record.mtime_ns or 0)
     return folder_id
 
 
@@ -243,7 +243,7 @@ def _export_unit(
 
     def accept(stem: str, existing: list[str]) -> set[str] | None:
         for tail, name in by_tail.items():
-            held = profile.image_by_path(str(folder / (stem + tail))) if name in item.unit.photos else None
+            held = profile.catalog.image_by_path(str(folder / (stem + tail))) if name in item.unit.photos else None
             if held is not None and held.id not in ours:
                 return None  # the library keeps this name for another image (its file may be missing)
         if not existing:
@@ -337,32 +337,31 @@ def _finish_move(
 
 def _follow_record(profile: Profile, record: ImageRecord, target: Path) -> None:
     stat = target.stat()
-    profile.move_image(record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
+    profile.catalog.move_image(record.id, str(target), _library_folder(profile, target), stat.st_size, stat.st_mtime_ns)
 
 
 def _follow(profile: Profile, source: str, copy: str) -> None:
     """The library's image at `source` (if any) follows its copy (an interrupted move being finished)."""
-    record = profile.image_by_path(source)
-    if record is not None and profile.image_by_path(copy) is None:
+    record = profile.catalog.image_by_path(source)
+    if record is not None and profile.catalog.image_by_path(copy) is None:
         _follow_record(profile, record, Path(copy))
 
 
 def _library_folder(profile: Profile, path: Path) -> int | None:
     """The imported folder that holds `path` (the innermost), or None."""
-    holders = [f for f in profile.folders() if under(str(path), f.path)]
+    holders = [f for f in profile.catalog.folders() if under(str(path), f.path)]
     return max(holders, key=lambda f: len(f.path)).id if holders else None
 
 
 def _carry_sidecar_state(profile: Profile, item: _Unit, targets: dict[str, Path]) -> None:
     """The profile's record of the sidecar it last agreed with follows the sidecar to its new place."""
     from aesthete_gui.services.sidecar_sync import sidecar_state_now
-    from aesthete_gui.store.sidecar_sync import record_sidecar_state, sidecar_states
 
-    known = sidecar_states(profile, [r.id for r in item.records.values()])
+    known = profile.sidecars.states([r.id for r in item.records.values()])
     for record in item.records.values():
         state = known.get(record.id)
         if state is None:
             continue
         name = Path(state.sidecar_path).name
         if Path(state.sidecar_path).parent == Path(item.unit.folder) and name in targets:
-            record_sidecar_state(profile, sidecar_state_now(record.id, targets[name]))
+            profile.sidecars.record(sidecar_state_now(record.id, targets[name]))

@@ -11,23 +11,20 @@ the reason; the import goes on.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import sqlite3
-import sys
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
-from aesthete_gui.services.events import ImagesImported, emit
-from aesthete_gui.services.library_checks import check_row, checks_version
-from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, set_mark
+from aesthete_gui.services.library_checks import check_row
+from aesthete_gui.services.library_marks import ExportResult, SidecarNotWritten, export, mark_image
+from aesthete_gui.services.library_passes import BATCH_SECONDS, BATCH_SIZE, check_files, read_files
+from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.services.library_scan import (
     FoundFile,
     display_path,
@@ -36,37 +33,33 @@ from aesthete_gui.services.library_scan import (
     scan_folder,
     under,
 )
-from aesthete_gui.services.library_worker import (
-    FileOutcome,
-    failed_outcome,
-    ignore_interrupts,
-    process_file,
+from aesthete_gui.services.library_upkeep import (
+    GROUPING_STATE,
+    regroup_bursts,
+    tidy_thumbnail_cache,
 )
+from aesthete_gui.services.library_worker import FileOutcome
 from aesthete_gui.settings import thumbnail_cache_dir
 from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
 from aesthete_gui.store.checks import insert_checks
+from aesthete_gui.store.grouping import insert_signatures
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "GROUPING_STATE",
     "ExportResult",
     "ImportSummary",
     "SidecarNotWritten",
     "export",
     "import_folders",
+    "mark_image",
     "regroup_bursts",
     "resolve_image",
-    "set_mark",
+    "tidy_thumbnail_cache",
 ]
-
-BATCH_SIZE = 16
-"""Results per committed transaction: a kill -9 loses at most this many files' work."""
-BATCH_SECONDS = 1.0
-"""A partial batch is written after this long, so slow files still reach the profile promptly."""
-SERIAL_BELOW = 4
-"""Fewer files than this are processed in this process (starting workers would cost more)."""
 
 
 @dataclass
@@ -82,20 +75,15 @@ class ImportSummary:
     marks_from_xmp: int = 0
     sidecar_conflicts: int = 0
     bursts: int = 0
+    browsable_seconds: float = 0.0
+    """From the start until every file read was in the profile with its thumbnail (the grid complete)."""
+    checked_seconds: float = 0.0
+    """From the start until the last checks and faces were stored."""
     sidecar_problems: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
     seconds: float = 0.0
     run_id: int | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    # Never fork a process that may run Qt or other threads: use a fork server where there is one.
-    if sys.platform.startswith("linux"):
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aesthete_gui.forkserver_guard", "aesthete_gui.services.library_worker"])
-        return context
-    return multiprocessing.get_context("spawn")
 
 
 class _Importer:
@@ -112,6 +100,12 @@ class _Importer:
         self.batch: list[tuple[FoundFile, int, FileOutcome | None, str | None]] = []
         self.batch_started = time.monotonic()
         self.seen: set[str] = set()
+        self.sidecar_folders: set[str] = set()
+        """Folders where the walk saw an XMP file: only images there can have a sidecar to sync."""
+        self.read_ids: list[tuple[int, str]] = []
+        """(image id, path) of every file read and stored as ok (their checks come in the second pass)."""
+        self.started = time.monotonic()
+        """Folders where the walk saw an XMP file: only images there can have a sidecar to sync."""
 
     def add(self, found: FoundFile, folder_id: int, outcome: FileOutcome | None, problem: str | None) -> None:
         """Queue one file's result; writes the batch when it is full or old enough."""
@@ -141,8 +135,12 @@ class _Importer:
             ]
             insert_features(conn, [_feature_row(i, ingest.features) for i, ingest in read if ingest.features is not None])
             insert_checks(conn, [check_row(i, ingest.analysis) for i, ingest in read if ingest.analysis is not None])
+            insert_signatures(conn, [(ingest.content_hash, ingest.signature) for _, ingest in read
+                                     if ingest.signature is not None and ingest.content_hash])  # fmt: skip
 
-        _, marks_added = self.profile.write_import_batch(updates, also=measurements)  # one transaction
+        ids, marks_added = self.profile.catalog.write_import_batch(updates, also=measurements)  # one transaction
+        self.read_ids += [(image_id, found.path) for image_id, update, (found, _, _, _) in zip(ids, updates, batch, strict=True)
+                          if update.status == "ok"]  # fmt: skip
         self.summary.marks_from_xmp += marks_added
 
     def _update(
@@ -186,12 +184,12 @@ class _Importer:
 
     def _adopt_moved_file(self, update: ImageUpdate) -> None:
         """A new path whose bytes match an image whose file is gone: the same image, moved."""
-        if update.content_hash is None or self.profile.image_by_path(update.path) is not None:
+        if update.content_hash is None or self.profile.catalog.image_by_path(update.path) is not None:
             return
-        for candidate in self.profile.images_by_hash(update.content_hash):
+        for candidate in self.profile.catalog.images_by_hash(update.content_hash):
             if candidate.path in self.seen or os.path.lexists(candidate.path):
                 continue
-            self.profile.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
+            self.profile.catalog.move_image(candidate.id, update.path, update.folder_id, update.size or 0,
                                     update.mtime_ns or 0)  # fmt: skip
             self.summary.moved += 1
             self.summary.imported -= 1
@@ -214,86 +212,6 @@ def _feature_row(image_id: int, values: dict[str, float]) -> tuple[int, list[str
     from aesthete_gui.imaging.features import FEATURE_NAMES, FEATURE_VERSION, as_vector
 
     return image_id, list(FEATURE_NAMES), as_vector(values), str(FEATURE_VERSION)
-
-
-def _process_all(
-    importer: _Importer,
-    work: list[tuple[FoundFile, int]],
-    workers: int,
-    progress: ProgressCallback,
-    cancel: CancelToken | None,
-    done: int,
-    total: int,
-) -> int:
-    """Run the per-file step for `work` (pool or in-process); returns the new done count."""
-    if workers <= 1 or len(work) < SERIAL_BELOW:
-        for found, folder_id in work:
-            if cancel is not None and cancel.cancelled:
-                return done
-            outcome = process_file(found.path, importer.cache_dir, importer.features, importer.previews)
-            importer.add(found, folder_id, outcome, None)
-            done += 1
-            progress(Progress(done, total, display_path(found.path)))
-        return done
-    attempts: dict[str, int] = {}
-    queue = list(reversed(work))
-    while queue:
-        executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=_pool_context(), initializer=ignore_interrupts
-        )
-        in_flight: dict[Future[FileOutcome], tuple[FoundFile, int]] = {}
-        broken = False
-        try:
-            while (queue or in_flight) and not broken:
-                while queue and len(in_flight) < workers * 4 and not (cancel and cancel.cancelled):
-                    found, folder_id = queue[-1]
-                    try:
-                        future = executor.submit(
-                            process_file, found.path, importer.cache_dir, importer.features,
-                            importer.previews,
-                        )
-                    except BrokenProcessPool:
-                        broken = True
-                        break
-                    queue.pop()
-                    in_flight[future] = (found, folder_id)
-                if broken:
-                    break
-                if not in_flight:
-                    break
-                finished, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    found, folder_id = in_flight.pop(future)
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        attempts[found.path] = attempts.get(found.path, 0) + 1
-                        if attempts[found.path] >= 2:
-                            importer.add(found, folder_id, None, "the decoder crashed on this file")
-                            done += 1
-                        else:
-                            queue.append((found, folder_id))
-                        continue
-                    except Exception as error:  # a result that cannot come back (e.g. unpicklable)
-                        outcome = failed_outcome(found.path, error)
-                    importer.add(found, folder_id, outcome, None)
-                    done += 1
-                    progress(Progress(done, total, display_path(found.path)))
-                if cancel is not None and cancel.cancelled and not broken:
-                    for future in list(in_flight):
-                        if future.cancel():
-                            in_flight.pop(future)
-                    queue.clear()
-            if broken:  # every file still in flight may have been the one that crashed the pool
-                for found, folder_id in in_flight.values():
-                    attempts[found.path] = attempts.get(found.path, 0) + 1
-                    queue.append((found, folder_id))
-        finally:
-            executor.shutdown(wait=True, cancel_futures=True)
-        if cancel is not None and cancel.cancelled:
-            break
-    return done
 
 
 def import_folders(
@@ -323,8 +241,8 @@ def import_folders(
             raise FileNotFoundError(f"not a folder: {root}")
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
     summary = ImportSummary()
-    profile.close_interrupted_runs("import")
-    summary.run_id = profile.create_run(
+    profile.runs.close_interrupted("import")
+    summary.run_id = profile.runs.create(
         "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
@@ -335,12 +253,11 @@ def import_folders(
         summary.seconds = time.monotonic() - start
         result = {**asdict(summary), "error": f"{type(error).__name__}: {error}"}
         with contextlib.suppress(Exception):  # the profile itself failed: report the first error
-            profile.update_run(summary.run_id, status=status, result=result)
+            profile.runs.update(summary.run_id, status=status, result=result)
         raise
     summary.seconds = time.monotonic() - start
-    profile.update_run(summary.run_id, status="cancelled" if summary.cancelled else "done",
+    profile.runs.update(summary.run_id, status="cancelled" if summary.cancelled else "done",
                        done=total, total=total, result=asdict(summary))  # fmt: skip
-    emit(profile, ImagesImported(summary.imported))
     return summary
 
 
@@ -351,17 +268,19 @@ def _run_import(
     report: ProgressCallback,
     cancel: CancelToken | None,
 ) -> int:
-    """Walk `roots`, process what changed, mark vanished files, regroup bursts; return files read."""
+    """Walk `roots`; read what changed (thumbnails first: the grid can be browsed once they are in),
+    mark vanished files, regroup bursts, then measure the checks of what has none; return files read."""
     profile, summary = importer.profile, importer.summary
-    known = profile.file_states()
+    known = profile.catalog.file_states()
     have_features = _images_with_current_features(profile) if importer.features else None
-    have_checks = profile.checked_image_ids(checks_version())
+    have_checks = profile.checks.checked_ids()
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
+    unchecked: list[tuple[int, str]] = []
     folder_ids: dict[str, int] = {}
     for root in roots:
-        folder_ids[root] = profile.add_folder(root)
-        for found in scan_folder(root, cancel, own):
+        folder_ids[root] = profile.catalog.add_folder(root)
+        for found in scan_folder(root, cancel, own, importer.sidecar_folders):
             summary.found += 1
             path = display_path(found.path)
             importer.seen.add(path)
@@ -376,70 +295,83 @@ def _run_import(
                 and state[3] == "ok"
                 and (state[1], state[2]) == (found.size, found.mtime_ns)
                 and (have_features is None or state[0] in have_features)
-                and state[0] in have_checks
             ):
                 summary.unchanged += 1
+                if state[0] not in have_checks:  # measured by older checks: only they run again
+                    unchecked.append((state[0], found.path))
                 continue
             work.append((found, folder_ids[root]))
     importer.flush()
     total = len(work)
     report(Progress(0, total, f"{summary.found} files found, {total} to read"))
+    pool = WorkerPool(workers or os.cpu_count() or 1)
     try:
-        _process_all(importer, work, workers or os.cpu_count() or 1, report, cancel, 0, total)
-    finally:
-        importer.flush()
-    summary.cancelled = bool(cancel is not None and cancel.cancelled)
-    if not summary.cancelled:
+        try:
+            read_files(importer, work, pool, report, cancel)
+        finally:
+            importer.flush()
+        summary.cancelled = bool(cancel is not None and cancel.cancelled)
+        if summary.cancelled:
+            return total
         _mark_vanished(profile, roots, importer.seen, summary)
-        _sync_sidecars(profile, roots, summary, report, cancel)
+        _sync_sidecars(profile, importer.sidecar_folders, summary, report, cancel)
         for folder_id in folder_ids.values():
-            profile.folder_scanned(folder_id)
-        summary.bursts = regroup_bursts(profile)
+            profile.catalog.folder_scanned(folder_id)
+        summary.browsable_seconds = time.monotonic() - importer.started
+        # the catalog announced each batch of images (the grid shows them now), and announces new bursts
+        summary.bursts = regroup_bursts(profile, importer.cache_dir, pool=pool)
+        unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
+        if unchecked:
+            report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
+            check_files(importer, unchecked, pool, report, cancel)
+            summary.cancelled = bool(cancel is not None and cancel.cancelled)
+            from aesthete_gui.services.verdicts import rejudge_library
+
+            if not summary.cancelled:
+                rejudge_library(profile)  # verdicts that see the new frames' sets and copies (announced)
+        summary.checked_seconds = time.monotonic() - importer.started
+        if summary.imported or summary.moved or summary.missing:
+            tidy_thumbnail_cache(profile, importer.cache_dir)
+    finally:
+        pool.close()
     return total
 
 
 def _images_with_current_features(profile: Profile) -> set[int]:
     from aesthete_gui.imaging.features import FEATURE_VERSION
 
-    return profile.feature_image_ids(str(FEATURE_VERSION))
+    return profile.catalog.feature_image_ids(str(FEATURE_VERSION))
 
 
 def _mark_vanished(profile: Profile, roots: Iterable[str], seen: set[str], summary: ImportSummary) -> None:
     gone = [
         image_id
-        for path, (image_id, _size, _mtime, status) in profile.file_states().items()
+        for path, (image_id, _size, _mtime, status) in profile.catalog.file_states().items()
         if status != "missing" and path not in seen and any(under(path, r) for r in roots)
         and not os.path.lexists(path)
     ]
     if gone:
-        profile.mark_missing(gone)
+        profile.catalog.record_missing(gone)
     summary.missing = len(gone)
 
 
 def _sync_sidecars(
-    profile: Profile, roots: list[str], summary: ImportSummary, report: ProgressCallback,
+    profile: Profile, sidecar_folders: set[str], summary: ImportSummary, report: ProgressCallback,
     cancel: CancelToken | None,
 ) -> None:
-    """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync)."""
+    """Take sidecar edits made by other programs since the last sync (see services.sidecar_sync), for
+    the images in folders that hold XMP files (an image without a sidecar has nothing to sync)."""
     from aesthete_gui.services.sidecar_sync import sync_sidecars
 
-    ids = [image.id for image in profile.images(status="ok") if any(under(image.path, r) for r in roots)]
+    ids = [image_id for path, (image_id, _size, _mtime, status) in profile.catalog.file_states().items()
+           if status == "ok" and os.path.dirname(path) in sidecar_folders]  # fmt: skip
+    if not ids:
+        return
     synced = sync_sidecars(profile, ids, report, cancel)
     summary.marks_from_xmp += synced.adopted
     summary.sidecar_conflicts = synced.conflicts
     known = {path for path, _ in summary.sidecar_problems}
     summary.sidecar_problems.extend(p for p in synced.problems if p[0] not in known)
-
-
-def regroup_bursts(profile: Profile) -> int:
-    """Group the profile's images into bursts again (edited bursts are kept); return the count."""
-    from aesthete_gui.services.library_bursts import automatic_burst_groups
-
-    count = len(profile.replace_automatic_bursts(automatic_burst_groups(profile.images(status="ok"))))
-    from aesthete_gui.services.verdicts import rejudge_library
-
-    rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
-    return count
 
 
 _SQLITE_MAX_ID = 2**63 - 1
@@ -461,9 +393,9 @@ def resolve_image(profile: Profile, image: int | str) -> int:
     if isinstance(image, int) or (isinstance(image, str) and image.isascii() and image.isdigit()
                                   and not _path_exists(image)):  # fmt: skip
         number = int(image)
-        record = profile.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
+        record = profile.catalog.image_by_id(number) if 0 < number <= _SQLITE_MAX_ID else None
     elif isinstance(image, str) and "\x00" not in image:
-        record = profile.image_by_path(image) or profile.image_by_path(
+        record = profile.catalog.image_by_path(image) or profile.catalog.image_by_path(
             os.path.abspath(os.path.expanduser(image))
         )
     if record is None:

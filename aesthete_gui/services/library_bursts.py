@@ -1,19 +1,23 @@
 """Burst grouping of the profile's images: stored records turned into imaging.bursts frames, with
-crops of one frame recognised on the stored thumbnails."""
+crops of one frame recognised on the stored thumbnails; and the best frame of each burst."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache, partial
 
+import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.bursts import Frame, group_bursts
 from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
-from aesthete_gui.imaging.crop_match import Thumb, load_thumb
-from aesthete_gui.store import ImageRecord
+from aesthete_gui.imaging.crop_match import COLOUR_BINS, LUMA_BINS, Thumb, load_thumb
+from aesthete_gui.imaging.thumbnails import ensure_thumbnail
+from aesthete_gui.services.burst_choice import burst_merit
+from aesthete_gui.store import ImageRecord, Profile
 
 
 def capture_seconds(capture_time: str | None) -> float | None:
@@ -67,8 +71,8 @@ def _thumb_for(thumbs: dict[int, str | None], key: Hashable) -> Thumb | None:
 
 
 _VERDICTS: dict[tuple[Hashable, Hashable], bool | None] = {}
-"""Crop verdicts by pair of thumbnail paths (thumbnails are named by content): a regrouping after
-the next import compares only new pairs."""
+"""Crop verdicts by pair of thumbnail paths (thumbnails are named by content), for groupings made
+without a profile: a regrouping in the same process compares only new pairs."""
 _MAX_VERDICTS = 500_000
 
 
@@ -82,3 +86,98 @@ def automatic_burst_groups(images: Sequence[ImageRecord], matcher: ThumbnailMatc
         matcher = ThumbnailMatcher(partial(_thumb_for, thumbs), verdicts=_VERDICTS, identity=thumbs.get)
     frames = [frame_for(i) for i in images]
     return [[int(k) for k in group] for group in group_bursts(frames, matcher=matcher)]  # type: ignore[call-overload]
+
+
+class _RememberedVerdicts(dict[tuple[Hashable, Hashable], bool | None]):
+    """The profile's stored crop verdicts; what is learnt while grouping is collected in `learnt`."""
+
+    def __init__(self, stored: Mapping[tuple[str, str], bool]) -> None:
+        super().__init__(stored)
+        self.learnt: dict[tuple[str, str], bool] = {}
+
+    def __setitem__(self, pair: tuple[Hashable, Hashable], verdict: bool | None) -> None:
+        super().__setitem__(pair, verdict)
+        if verdict is not None:  # "no thumbnail to compare" may change: not remembered
+            self.learnt[pair] = verdict  # type: ignore[index]
+
+
+def _identity(image: ImageRecord) -> str:
+    """What a frame's pixels are: its content hash (an image without one stands for itself)."""
+    return image.content_hash or f"image:{image.id}"
+
+
+def frame_view(image: ImageRecord, cache_dir: str | os.PathLike[str] | None) -> Thumb | None:
+    """An image's matching view from its thumbnail, made again from its file when the cache dropped it."""
+    view = thumb_view(image.thumb_path)
+    if view is None and cache_dir is not None and image.content_hash and os.path.isfile(image.path):
+        with contextlib.suppress(Exception):  # an unreadable file: no comparison, as before
+            view = thumb_view(str(ensure_thumbnail(image.path, image.content_hash, cache_dir)))
+    return view
+
+
+def library_burst_groups(
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, object] | None = None
+) -> tuple[list[list[int]], ThumbnailMatcher]:
+    """automatic_burst_groups over the profile's images with what the profile remembers: each image's
+    colour signature (the candidate search reads no thumbnail) and every pixel verdict made before
+    (only new pairs are compared, and what they show is stored). A thumbnail dropped from the cache
+    is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
+    images = profile.catalog.images(status="ok")
+    records = {image.id: image for image in images}
+    length = COLOUR_BINS**3 + LUMA_BINS  # a stored signature of another length is measured again
+    signatures = {h: v for h, v in profile.grouping.signatures().items() if v.size == length}
+    missing = {image.content_hash: image.thumb_path for image in images
+               if image.content_hash and image.content_hash not in signatures}  # fmt: skip
+    if missing:  # a profile imported before signatures were stored: measured once, from the thumbnails
+        measured = {h: view.histogram for h, path in missing.items() if (view := thumb_view(path)) is not None}
+        profile.grouping.put_signatures(measured.items())
+        signatures.update(measured)
+
+    def signature(key: Hashable) -> np.ndarray | None:
+        content = records[key].content_hash  # type: ignore[index]
+        return signatures.get(content) if content else None
+
+    verdicts = _RememberedVerdicts(profile.grouping.crop_verdicts())
+    identities = {image.id: _identity(image) for image in images}
+    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,  # type: ignore[index]
+                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # type: ignore[arg-type]  # fmt: skip
+    groups = automatic_burst_groups(images, matcher)
+    if verdicts.learnt:
+        profile.grouping.put_crop_verdicts(verdicts.learnt)
+    return groups, matcher
+
+
+def group_profile(profile_path: str, cache_dir: str | os.PathLike[str] | None) -> list[list[int]]:
+    """library_burst_groups of the profile at `profile_path`, opened here: the import runs it in one
+    of its worker processes, so the pixel comparisons never compete with a window for the
+    interpreter of the process that shows it."""
+    from aesthete_gui.store import open_profile
+
+    profile = open_profile(profile_path)
+    try:
+        return library_burst_groups(profile, cache_dir)[0]
+    finally:
+        profile.close()
+
+
+def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
+    """The best frame (burst_merit, the overall score of `scorer_id`) of every burst, by burst id;
+    ties go to the first frame by path, as in the grid."""
+    from aesthete_gui.imaging.best_frame import stored_culling_rank
+
+    marks = profile.marks.all()
+    checks = profile.checks.all()
+    scores = profile.scores.of_scorer(scorer_id) if scorer_id else {}
+    paths = {image.id: image.path for image in profile.catalog.images()}
+    best: dict[int, int] = {}
+    for burst in profile.catalog.bursts():
+        def merit(image_id: int) -> tuple:
+            mark = marks.get(image_id)
+            rank = stored_culling_rank(*checks[image_id]) if image_id in checks else ()
+            return burst_merit(mark.flag if mark else None, rank, (scores.get(image_id) or {}).get("overall"),
+                               mark.stars if mark else 0)  # fmt: skip
+
+        frames = sorted(burst.image_ids, key=lambda i: paths.get(i, ""))
+        if frames:
+            best[burst.id] = max(frames, key=merit)
+    return best

@@ -13,7 +13,7 @@ from aesthete_gui.store.checks import CheckRow
 if TYPE_CHECKING:
     from aesthete_gui.store import ImageRecord, Profile
 
-__all__ = ["check_row", "checks_version", "scoring_arguments"]
+__all__ = ["check_row", "checks_version", "dismiss_suggestions", "restore_suggestions", "scoring_arguments"]
 
 
 def check_row(image_id: int, analysis: Analysis) -> CheckRow:
@@ -29,7 +29,17 @@ def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRe
         return {}
     from aesthete_gui.imaging.judging import values_of
 
-    stored = profile.all_checks(checks_version())  # one query, not one per image
+    stored = profile.checks.all()  # one query, not one per image
     rejected = {i for i, (checks, _) in stored.items() if any(c.get("verdict") == "reject" for c in checks)}
     measures = [values_of(stored[r.id][0], len(stored[r.id][1])) if r.id in stored else None for r in images]
     return {"rejected": np.array([record.id in rejected for record in images], dtype=bool), "measures": measures}
+
+
+def dismiss_suggestions(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Stop suggesting these images as rejects (their marks stay); the profile announces it."""
+    profile.checks.dismiss_suggestions(image_ids)
+
+
+def restore_suggestions(profile: Profile, image_ids: Sequence[int]) -> None:
+    """Suggest these images as rejects again (undo of a dismissal)."""
+    profile.checks.restore_suggestions(image_ids)

@@ -31,7 +31,6 @@ from aesthete_gui.imaging.xmp import (
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
-from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.services.sidecar_sync import (
     clean_leftovers,
     marks_from_sidecar,
@@ -42,16 +41,13 @@ from aesthete_gui.services.sidecar_sync import (
     sync_sidecars,
 )
 from aesthete_gui.store import MarkRecord, Profile
-from aesthete_gui.store.catalog import UNSET, Unset
-from aesthete_gui.store.sidecar_sync import (
+from aesthete_gui.store.records import (
+    UNSET,
     MarkHistoryEntry,
+    MarkSource,
     SidecarState,
     SyncChange,
-    add_mark_history,
-    apply_sync_changes,
-    forget_sidecar_states,
-    record_sidecar_states,
-    sidecar_states,
+    Unset,
 )
 
 ExportFormat = Literal["csv", "json", "xmp"]
@@ -81,7 +77,7 @@ class SidecarEdit:
     written: FileState
 
 
-def set_mark(
+def mark_image(
     profile: Profile,
     image_id: int,
     stars: int | Unset | None = UNSET,
@@ -91,53 +87,39 @@ def set_mark(
     naming: Naming = "auto",
     journal: list[SidecarEdit] | None = None,
     pairs_as_one: bool | None = None,
+    source: MarkSource | None = None,
 ) -> MarkRecord:
-    """Store marks in the profile (committed first), then merge them into the sidecar when asked.
+    """Mark an image as the user asked: the profile (committed first), then its XMP sidecar when
+    `write_xmp`.
 
-    The one path for every mark, from the window and from the command line. Only the fields given
-    change. Before the write, edits another program made to the sidecar are taken into the
-    profile (services.sidecar_sync); the write itself is a compare-and-swap (imaging.xmp), and an
-    edit another program makes *during* the write wins for the fields it changed, goes into the
-    profile, and the replaced value into the mark history. A sidecar value this mark replaces goes
-    into the mark history too. `journal` collects the sidecar's bytes before the write (for undo);
-    `pairs_as_one` (default: the profile's setting) picks the sidecar of a RAW+JPEG pair's half.
-    Raises SidecarNotWritten (the profile keeps the mark) when the sidecar cannot be written.
+    The one path for every mark, from the window and from the command line; `profile.marks.set` is
+    its database half. Only the fields given change. Before the write, edits another program made
+    to the sidecar are taken into the profile (services.sidecar_sync); the write itself is a
+    compare-and-swap (imaging.xmp), and an edit another program makes *during* the write wins for
+    the fields it changed and goes into the profile. Every value replaced on the way (the profile's,
+    a sidecar value this mark replaces) is kept in the mark history by the marks repository.
+    `journal` collects the sidecar's bytes before the write (for undo); `pairs_as_one` (default: the
+    profile's setting) picks the sidecar of a RAW+JPEG pair's half; `source` says who marks
+    (default: the profile's actor). Raises SidecarNotWritten (the profile keeps the mark) when the
+    sidecar cannot be written.
     """
     fields = {name for name, value in zip(MARK_FIELDS, (stars, flag, label), strict=True) if value is not UNSET}
     if not write_xmp:
-        mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
-        emit(profile, MarksChanged((image_id,)))
-        return mark
+        return profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
     pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
-    before = profile.mark_for(image_id)
-    external = _take_sidecar_edits(profile, image_id)
-    agreed = profile.mark_for(image_id)
-    mark = profile.set_mark(image_id, stars=stars, flag=flag, label=label)
-    emit(profile, MarksChanged((image_id,)))
-    if external is not None and _overwrites_edit(before, external, mark):
-        when = external.state.mtime_ns / 1e9 if external.state else mark.updated_at
-        entry = MarkHistoryEntry(image_id, "sidecar", *external.marks, when,  # type: ignore[misc]
-                                 "replaced by a later mark made here")  # fmt: skip
-        add_mark_history(profile, [entry])
+    _take_sidecar_edits(profile, image_id)
+    agreed = profile.marks.get(image_id)
+    mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
     return write_mark_to_sidecar(profile, image_id, mark, agreed, insist=fields, naming=naming,
                                  pairs_as_one=pairs, journal=journal)  # fmt: skip
 
 
-def _overwrites_edit(before: MarkRecord, external: SyncChange, mark: MarkRecord) -> bool:
-    """True when the mark replaces a field that the sidecar edit had just changed."""
-    assert external.marks is not None
-    old = (before.stars, before.flag, before.label)
-    new = (mark.stars, mark.flag, mark.label)
-    return any(e != o and n != e for o, e, n in zip(old, external.marks, new, strict=True))
-
-
-def _take_sidecar_edits(profile: Profile, image_id: int) -> SyncChange | None:
-    """Sync the image's sidecar into the profile; the change when it brought marks from the sidecar."""
+def _take_sidecar_edits(profile: Profile, image_id: int) -> None:
+    """Sync the image's sidecar into the profile (the check before a write)."""
     try:
-        change = sync_image(profile, image_id)
+        sync_image(profile, image_id)
     except (XmpError, OSError):
-        return None  # the write below refuses an unreadable sidecar and says why
-    return change if change is not None and change.marks is not None else None
+        return  # the write below refuses an unreadable sidecar and says why
 
 
 def write_mark_to_sidecar(
@@ -157,10 +139,10 @@ def write_mark_to_sidecar(
     just set by the user, which go on top of an edit another program makes during the write. Any
     other field that program changed keeps its value and is taken into the profile.
     """
-    image = profile.image_by_id(image_id)
+    image = profile.catalog.image_by_id(image_id)
     if image is None:
         raise KeyError(f"no image with id {image_id}")
-    known = sidecar_states(profile, [image_id]).get(image_id)
+    known = profile.sidecars.states([image_id]).get(image_id)
     agreement = Agreement((agreed.stars, agreed.flag, agreed.label), known.content_hash if known else None)
     try:
         write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming,
@@ -169,22 +151,16 @@ def write_mark_to_sidecar(
         raise SidecarNotWritten(error.path, error.reason) from error
     if journal is not None and write.written is not None:
         journal.append(SidecarEdit(image_id, str(write.path), write.before, write.written))
-    if _apply_settled(profile, [settle_write(mark, agreed, write, set(insist))]):
-        return profile.mark_for(image_id)
+    if profile.sidecars.apply_sync([settle_write(mark, agreed, write, set(insist))]):
+        return profile.marks.get(image_id)
     return mark
-
-
-def _apply_settled(profile: Profile, changes: Sequence[SyncChange]) -> list[int]:
-    """Apply settled writes in one transaction; announce the marks they changed."""
-    applied = apply_sync_changes(profile, changes)
-    if applied:
-        emit(profile, MarksChanged(tuple(applied)))
-    return applied
 
 
 def settle_write(mark: MarkRecord, agreed: MarkRecord, write: SidecarWrite, insist: set[str]) -> SyncChange:
     """What a finished write means for the profile: the sidecar's new state, the marks another
-    program changed during the write (they win), and the values that lost, for the mark history."""
+    program changed during the write (they win), and the values that lost, for the mark history (a
+    "profile" entry gives the reason the marks repository records with the profile value it
+    replaces; a "sidecar" entry is a value that was never the profile's)."""
     state = SidecarState(mark.image_id, str(write.path), len(write.data),
                          write.written.mtime_ns if write.written else _mtime_ns(write.path),
                          content_hash_bytes(write.data), 0.0)  # fmt: skip
@@ -237,8 +213,8 @@ def undo_sidecar_edits(profile: Profile, edits: Sequence[SidecarEdit]) -> tuple[
         else:
             changed.add(edit.image_id)
             restored.discard(edit.image_id)
-    forget_sidecar_states(profile, deleted)
-    record_sidecar_states(profile, states)
+    profile.sidecars.forget(deleted)
+    profile.sidecars.record_many(states)
     return restored, changed
 
 
@@ -259,25 +235,26 @@ def mark_images(
     write_xmp: bool = True,
     naming: Naming = "auto",
     pairs_as_one: bool | None = None,
+    source: MarkSource | None = None,
 ) -> MarkedImages:
-    """Mark several images (set_mark on each, and on the other half of each RAW+JPEG pair when pairs
+    """Mark several images (mark_image on each, and on the other half of each RAW+JPEG pair when pairs
     are one); a sidecar that cannot be written costs only its own image's sidecar. Temporary files
     an earlier, killed run left beside these sidecars are removed first."""
     started = time.time()
     pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
     ids = pair_partners(profile, image_ids) if pairs else list(image_ids)
     if write_xmp:
-        folders = (os.path.dirname(image.path) for i in ids if (image := profile.image_by_id(i)))
+        folders = (os.path.dirname(image.path) for i in ids if (image := profile.catalog.image_by_id(i)))
         clean_leftovers(folders, started)
     result = MarkedImages()
     with folders_listed_once():
         for image_id in ids:
             try:
-                result.marks.append(set_mark(profile, image_id, stars, flag, label, write_xmp, naming,
-                                             pairs_as_one=pairs))  # fmt: skip
+                result.marks.append(mark_image(profile, image_id, stars, flag, label, write_xmp, naming,
+                                               pairs_as_one=pairs, source=source))  # fmt: skip
             except SidecarNotWritten as error:
                 result.problems.append(error)
-                result.marks.append(profile.mark_for(image_id))
+                result.marks.append(profile.marks.get(image_id))
     return result
 
 
@@ -288,7 +265,7 @@ def pair_partners(profile: Profile, image_ids: Iterable[int]) -> list[int]:
     folders: dict[Path, dict[str, list[str]]] = {}
     for image_id in image_ids:
         out[image_id] = None
-        image = profile.image_by_id(image_id)
+        image = profile.catalog.image_by_id(image_id)
         if image is None:
             continue
         path = Path(image.path)
@@ -298,7 +275,7 @@ def pair_partners(profile: Profile, image_ids: Iterable[int]) -> list[int]:
             except OSError:
                 folders[path.parent] = {}
         for name in folders[path.parent].get(path.name, []):
-            partner = profile.image_by_path(str(path.with_name(name)))
+            partner = profile.catalog.image_by_path(str(path.with_name(name)))
             if partner is not None:
                 out[partner.id] = None
     return list(out)
@@ -316,10 +293,10 @@ class ExportResult:
 
 def library_rows(profile: Profile) -> list[dict[str, Any]]:
     """One JSON-ready dict per image: file facts, marks, burst and every scorer's scores."""
-    marks = profile.marks()
-    scores = {scorer: profile.scores(scorer) for scorer in profile.scorers()}
+    marks = profile.marks.all()
+    scores = {scorer: profile.scores.of_scorer(scorer) for scorer in profile.scores.scorers()}
     rows = []
-    for image in profile.images():
+    for image in profile.catalog.images():
         mark = marks.get(image.id)
         rows.append(
             {
@@ -399,7 +376,7 @@ def _export_xmp(
     synced once more right before its write, and an edit made during the write itself wins for the
     fields it changed (compare-and-swap, see write_mark_to_sidecar) and is taken into the profile.
     """
-    ids = sorted(profile.marks())
+    ids = sorted(profile.marks.all())
     result = ExportResult(0, None)
     sync_sidecars(profile, ids, cancel=cancel)
     pairs = sidecar_rules(profile).pairs_as_one
@@ -410,9 +387,9 @@ def _export_xmp(
 
 def _export_each(profile: Profile, ids: list[int], result: ExportResult, progress: ProgressCallback | None,
                  cancel: CancelToken | None, naming: Naming, pairs: bool) -> None:  # fmt: skip
-    marks = profile.marks()
-    images = {image.id: image for image in profile.images()}
-    seen = sidecar_states(profile, ids)
+    marks = profile.marks.all()
+    images = {image.id: image for image in profile.catalog.images()}
+    seen = profile.sidecars.states(ids)
     settled: list[SyncChange] = []
     for done, image_id in enumerate(ids, start=1):
         if cancel is not None and cancel.cancelled:
@@ -424,7 +401,7 @@ def _export_each(profile: Profile, ids: list[int], result: ExportResult, progres
         mark, known = marks.get(image_id, MarkRecord(image_id)), seen.get(image_id)
         if _changed_since(known, image.path, pairs):
             _take_sidecar_edits(profile, image_id)
-            mark, known = profile.mark_for(image_id), sidecar_states(profile, [image_id]).get(image_id)
+            mark, known = profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id)
         agreement = Agreement((mark.stars, mark.flag, mark.label), known.content_hash if known else None)
         try:
             write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming, pairs,
@@ -441,11 +418,11 @@ def _export_each(profile: Profile, ids: list[int], result: ExportResult, progres
                                     + "; ".join(write.marks.unreadable)))  # fmt: skip
         settled.append(settle_write(mark, mark, write, set()))
         if len(settled) >= STATE_BATCH:
-            _apply_settled(profile, settled)
+            profile.sidecars.apply_sync(settled)
             settled = []
         if progress is not None:
             progress(Progress(done, len(ids), image.path))
-    _apply_settled(profile, settled)
+    profile.sidecars.apply_sync(settled)
 
 
 def _changed_since(known: SidecarState | None, image_path: str, pairs_as_one: bool) -> bool:

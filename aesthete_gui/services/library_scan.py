@@ -135,9 +135,13 @@ def _wanted(name: str, path: str) -> bool:
 
 
 def scan_folder(
-    root: str | os.PathLike[str], cancel: CancelToken | None = None, own: OwnFiles | None = None
+    root: str | os.PathLike[str],
+    cancel: CancelToken | None = None,
+    own: OwnFiles | None = None,
+    sidecar_folders: set[str] | None = None,
 ) -> Iterator[FoundFile]:
-    """Every candidate image under `root` (recursive), in a stable (sorted) order; `own` is skipped."""
+    """Every candidate image under `root` (recursive), in a stable (sorted) order; `own` is skipped.
+    Folders holding any XMP file are added to `sidecar_folders` (only their images can have one)."""
     top = os.path.abspath(os.fspath(root))
     own = own or OwnFiles()
     visited: set[tuple[int, int]] = set()
@@ -161,6 +165,8 @@ def scan_folder(
         for entry in listed:
             if entry.name.startswith(".") or own.owns_file(entry.name, key):
                 continue
+            if sidecar_folders is not None and entry.name[-4:].lower() == ".xmp":
+                sidecar_folders.add(folder)
             yield from _examine(entry, subfolders)
         stack.extend((sub, key) for sub in reversed(subfolders))
 

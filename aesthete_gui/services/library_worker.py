@@ -1,11 +1,14 @@
-"""The per-file import step run in worker processes: imaging's one-read ingest plus XMP marks (sidecar,
-else embedded; the camera's EXIF rating where XMP has none)."""
+"""The per-file import steps run in worker processes: imaging's one-read ingest plus XMP marks (sidecar,
+else embedded; the camera's EXIF rating where XMP has none), and the technical checks with faces
+(the second pass)."""
 
 from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
 
+from aesthete_gui.imaging.checks import Analysis, analyse_path
+from aesthete_gui.imaging.decode import DecodeError
 from aesthete_gui.imaging.ingest import IngestResult, ingest_file
 from aesthete_gui.imaging.xmp import XmpError, XmpMarks, read_sidecar, with_exif_rating
 from aesthete_gui.imaging.xmp_embedded import read_embedded_marks
@@ -54,6 +57,24 @@ def process_file(
         if outcome.xmp is not None and outcome.xmp.unreadable:
             outcome.xmp_problem = "sidecar value unreadable, left as it is: " + "; ".join(outcome.xmp.unreadable)
     return outcome
+
+
+@dataclass
+class CheckOutcome:
+    """The checks and faces of one file (the import's second pass), or why they could not be measured."""
+
+    analysis: Analysis | None = None
+    error: str | None = None
+
+
+def check_file(path: str) -> CheckOutcome:
+    """Faces and technical checks of one file, measured on their canonical decode; never raises."""
+    try:
+        return CheckOutcome(analysis=analyse_path(path))
+    except DecodeError as error:
+        return CheckOutcome(error=error.reason)
+    except Exception as error:
+        return CheckOutcome(error=f"unexpected error ({type(error).__name__}: {error})")
 
 
 def _embedded_marks(path: str) -> XmpMarks | None:

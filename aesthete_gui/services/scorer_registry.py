@@ -108,14 +108,14 @@ def registered_scorers(
     entries = [ScorerEntry(BUILTIN, "Built-in rules (no model)", runs_model=False)]
     for student in available_scorers(profile)[1:]:
         entries.append(ScorerEntry(student, f"Fast student {ScorerId.parse(student).name}", runs_model=True))
-    for adapter in profile.adapters():
+    for adapter in profile.adapters.all():
         entries.append(ScorerEntry(scorer_id(ScorerKind.TASTE, adapter.name), f"My ranking ({adapter.name})", runs_model=True))
     for model in dict.fromkeys(m for m in vlm_models if m):
         entries.append(ScorerEntry(vlm_scorer_id(model), f"Vision-language model {model}, single pass", runs_model=True))
     if server is not None and server.endpoint:
         label = f"Server {server.model} at {', '.join(server.endpoints)}, log-probabilities"
         entries.append(ScorerEntry(server_scorer_id(server.model), label, runs_model=False))
-    for stored in profile.scorers():
+    for stored in profile.scores.scorers():
         parsed = ScorerId.parse(stored, bare=ScorerKind.STUDENT)
         if parsed.kind is ScorerKind.BRIDGE:
             entries.append(ScorerEntry(stored, f"Distillation pseudo-scores ({parsed.name})", runs_model=True, can_score=False))

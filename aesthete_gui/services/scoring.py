@@ -21,7 +21,6 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import BUILTIN, ArrayScorer, ScorerId, ScorerKind, scorer_id
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import ScoresChanged, emit
 from aesthete_gui.services.library_checks import scoring_arguments
 from aesthete_gui.store import ImageRecord, Profile
 
@@ -73,7 +72,7 @@ def ensure_features(
         features_for_path,
     )
 
-    ids, names, matrix = profile.features(str(FEATURE_VERSION))
+    ids, names, matrix = profile.catalog.features(str(FEATURE_VERSION))
     stored = dict(zip(ids, matrix, strict=True)) if names == list(FEATURE_NAMES) else {}
     missing = [r for r in images if r.id not in stored]
     rows = []
@@ -89,10 +88,10 @@ def ensure_features(
         if progress is not None:
             progress(Progress(done, len(missing), f"image properties {done}/{len(missing)}"))
         if len(rows) >= 64:
-            profile.put_features_many(rows)
+            profile.catalog.put_features_many(rows)
             rows = []
     if rows:
-        profile.put_features_many(rows)
+        profile.catalog.put_features_many(rows)
     kept = [r for r in images if r.id in stored]
     features = np.stack([stored[r.id] for r in kept]).astype(float) if kept else np.zeros((0, len(FEATURE_NAMES)))
     return kept, list(FEATURE_NAMES), np.nan_to_num(features, nan=0.0, posinf=0.0, neginf=0.0)
@@ -190,10 +189,9 @@ def write_scores(
     preset_version: str = "",
 ) -> int:
     """The single writer of stored scores: one scorer's scores of several images in one transaction,
-    then a ScoresChanged event; returns how many images were written."""
+    which the scores repository announces (ScoresChanged); returns how many images were written."""
     rows = [(image_id, dict(values)) for image_id, values in scores if values]
-    profile.put_scores_many(scorer, rows, scorer_version=scorer_version, preset=preset, preset_version=preset_version)
-    emit(profile, ScoresChanged(scorer, tuple(image_id for image_id, _ in rows)))
+    profile.scores.put_many(scorer, rows, scorer_version=scorer_version, preset=preset, preset_version=preset_version)
     return len(rows)
 
 
@@ -229,8 +227,8 @@ def base_scores_for(
     """(n, 5) scores of `scorer_name` for the rows of `arrays`, scoring what is not stored yet or was
     stored by another version of the scorer (e.g. built-in rules-2 scores after the rules changed)."""
     scorer = load_array_scorer(profile, scorer_name)
-    stored = profile.scores(scorer.scorer_id)
-    versions = profile.scorer_versions(scorer.scorer_id)
+    stored = profile.scores.of_scorer(scorer.scorer_id)
+    versions = profile.scores.scorer_versions(scorer.scorer_id)
     if any(
         r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) or versions.get(r.id, "") != scorer.version
         for r in arrays.images
@@ -244,7 +242,7 @@ def base_scores_for(
 
 def usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[ImageRecord]:
     """The readable images of the profile, or of those among `image_ids` (in that order)."""
-    records = profile.images(status="ok")
+    records = profile.catalog.images(status="ok")
     if image_ids is None:
         return records
     by_id = {r.id: r for r in records}
@@ -253,5 +251,5 @@ def usable_images(profile: Profile, image_ids: Sequence[int] | None) -> list[Ima
 
 def personal_scorer_id(profile: Profile) -> str | None:
     """The scorer id of the active adapter's personal ranking, or None when no adapter is active."""
-    active = profile.active_adapter()
+    active = profile.adapters.active()
     return scorer_id(ScorerKind.TASTE, active.name) if active is not None else None

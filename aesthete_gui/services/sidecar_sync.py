@@ -37,18 +37,9 @@ from aesthete_gui.imaging.xmp import (
     write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import MarksChanged, emit
 from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, profile_setting
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
-from aesthete_gui.store.sidecar_sync import (
-    MarkHistoryEntry,
-    Marks,
-    SidecarState,
-    SyncChange,
-    apply_sync_changes,
-    record_sidecar_state,
-    sidecar_states,
-)
+from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
 
 BATCH = 200
 """Decisions applied per committed transaction."""
@@ -179,16 +170,14 @@ def sync_image(profile: Profile, image_id: int) -> SyncChange | None:
 
     Raises XmpError / OSError when the sidecar exists but cannot be read (the write then refuses too).
     """
-    image = profile.image_by_id(image_id)
+    image = profile.catalog.image_by_id(image_id)
     if image is None:
         return None
-    change = _decide(image, profile.mark_for(image_id), sidecar_states(profile, [image_id]).get(image_id),
+    change = _decide(image, profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id),
                      sidecar_rules(profile).pairs_as_one)  # fmt: skip
     if change is None:
         return None
-    changed = apply_sync_changes(profile, [change])
-    if changed:
-        emit(profile, MarksChanged(tuple(changed)))
+    profile.sidecars.apply_sync([change])  # the repository announces the marks it changed
     return change
 
 
@@ -204,20 +193,18 @@ def sync_sidecars(
 
     With `write_back`, a sidecar that lost a conflict is rewritten with the profile's marks. An
     unreadable sidecar, or one holding a value that cannot be read, is listed in `problems` and
-    left alone. Emits MarksChanged for changed marks.
+    left alone. Changed marks are announced by the profile's sidecars repository, one event per batch.
     """
     started = time.time()
     wanted = None if image_ids is None else set(image_ids)
-    images = [i for i in profile.images(status="ok") if wanted is None or i.id in wanted]
+    images = [i for i in profile.catalog.images(status="ok") if wanted is None or i.id in wanted]
     pairs_as_one = sidecar_rules(profile).pairs_as_one
     clean_leftovers((os.path.dirname(i.path) for i in images), started)
-    marks = profile.marks()
-    known = sidecar_states(profile, wanted)
+    marks = profile.marks.all()
+    known = profile.sidecars.states(wanted)
     summary = SyncSummary()
     with folders_listed_once():
         _sync_each(profile, images, marks, known, pairs_as_one, summary, progress, cancel, write_back, naming)
-    if summary.changed_ids:
-        emit(profile, MarksChanged(tuple(summary.changed_ids)))
     return summary
 
 
@@ -252,7 +239,7 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
            naming: Naming) -> None:  # fmt: skip
     if not changes:
         return
-    changed = set(apply_sync_changes(profile, changes))
+    changed = set(profile.sidecars.apply_sync(changes))
     summary.changed_ids.extend(sorted(changed))
     summary.adopted += len(changed)
     for change in changes:
@@ -266,12 +253,12 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
 
 
 def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming) -> None:
-    image, mark = profile.image_by_id(image_id), profile.mark_for(image_id)
+    image, mark = profile.catalog.image_by_id(image_id), profile.marks.get(image_id)
     if image is None:
         return
     try:
         target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming,
                                pairs_as_one=sidecar_rules(profile).pairs_as_one)  # fmt: skip
-        record_sidecar_state(profile, sidecar_state_now(image_id, target))
+        profile.sidecars.record(sidecar_state_now(image_id, target))
     except (SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))

@@ -23,7 +23,6 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.services.events import AdaptersChanged, emit
 from aesthete_gui.services.scoring import (
     LibraryArrays,
     base_scores_for,
@@ -190,7 +189,7 @@ def record_choice(profile: Profile, a: str, b: str, winner: str, dimension: str 
         draft = checked_draft(profile, a, b, winner, dimension)
     except ChoiceError as error:
         raise TasteError(str(error)) from error
-    return profile.add_choice(draft.image_a, draft.image_b, draft.winner, draft.dimension, session="cli")
+    return profile.choices.add(draft.image_a, draft.image_b, draft.winner, draft.dimension, session="cli")
 
 
 def import_choices_csv(profile: Profile, csv_path: str | Path, keep_duplicates: bool = False) -> int:
@@ -284,7 +283,7 @@ def _evaluate(
     started = time.perf_counter()
     scorer = base_scorer or default_scorer(profile)
     library = _library(profile, scorer, progress, cancel)
-    records = profile.choices()
+    records = profile.choices.all()
     choices = _pair_choices(records, library.row_of)
     if not choices:
         raise TasteError("no choices recorded yet: use `aesthete prefer A B --winner a|b|tie` first")
@@ -318,14 +317,13 @@ def train_taste(
     activate = may_activate(report.base.mean if report.base else None, report.adapter.mean if report.adapter else None)
     report = TasteReport(**{**report.__dict__, "seconds": report.seconds + time.perf_counter() - started, "active": activate})
     metrics = _stored_metrics(report, library.arrays.encoder_id)
-    previously_active = profile.active_adapter()
-    profile.save_adapter(name, report.base_scorer, adapter.to_bytes(), metrics)
+    previously_active = profile.adapters.active()
+    profile.adapters.save(name, report.base_scorer, adapter.to_bytes(), metrics)
     _store_ranking(profile, name, adapter, library)
     if activate:
-        profile.set_active_adapter(name)
+        profile.adapters.set_active(name)
     elif previously_active is not None and previously_active.name == name:
-        profile.set_active_adapter(None)  # the replaced adapter was active; the new one has not earned it
-    emit(profile, AdaptersChanged())
+        profile.adapters.set_active(None)  # the replaced adapter was active; the new one has not earned it
     return report
 
 
@@ -342,7 +340,7 @@ def learning_curve(
     returns (n, adapter agreement) per point and the base scorer's agreement on the same choices.
     """
     library = _library(profile, base_scorer or default_scorer(profile), progress, cancel)
-    train, test = _split(profile.choices(dimension), library)
+    train, test = _split(profile.choices.all(dimension), library)
     if len(test) < MIN_HELD_OUT_CHOICES:
         raise TasteError(f"no learning curve on {dimension}: {not_enough_held_out(len(test))}")
     sizes = np.unique(np.rint(np.geomspace(min(5, len(train)), len(train), CURVE_POINTS)).astype(int))
@@ -364,11 +362,10 @@ def use_adapter(profile: Profile, name: str | None) -> None:
     """Switch the active adapter (None or "none": the base scorer alone)."""
     target = None if name in (None, "", "none") else name
     try:
-        profile.set_active_adapter(target)
+        profile.adapters.set_active(target)
     except KeyError as error:
-        known = ", ".join(a.name for a in profile.adapters()) or "none trained yet"
+        known = ", ".join(a.name for a in profile.adapters.all()) or "none trained yet"
         raise TasteError(f"no adapter named {name!r} (known: {known})") from error
-    emit(profile, AdaptersChanged())
 
 
 def adapter_figures(record: AdapterRecord) -> AdapterFigures:
@@ -388,11 +385,11 @@ def adapter_figures(record: AdapterRecord) -> AdapterFigures:
 
 def list_adapters(profile: Profile) -> list[AdapterFigures]:
     """Every adapter with its base scorer, whether active, its held-out figures and all metrics."""
-    return [adapter_figures(a) for a in profile.adapters()]
+    return [adapter_figures(a) for a in profile.adapters.all()]
 
 
 def _adapter_named(profile: Profile, name: str | None) -> Any:
-    record = profile.adapter(name) if name else profile.active_adapter()
+    record = profile.adapters.get(name) if name else profile.adapters.active()
     if name and record is None:
         raise TasteError(f"no adapter named {name!r}")
     return record
@@ -429,7 +426,7 @@ def _personal_scores(adapter: TasteAdapter, library: _Library, dimension: str = 
 def _store_ranking(profile: Profile, name: str, adapter: TasteAdapter, library: _Library) -> dict[int, dict[str, float]]:
     scores = _personal_scores(adapter, library)
     rows = {record.id: {"overall": round(float(value), 6)} for record, value in zip(library.arrays.images, scores, strict=True)}
-    record = profile.adapter(name)
+    record = profile.adapters.get(name)
     version = f"adapter-{record.id}" if record is not None else ""
     write_scores(profile, scorer_id(ScorerKind.TASTE, name), rows.items(), scorer_version=version)
     return rows
@@ -463,11 +460,11 @@ def suggest_next_pairs(
     burst mates, only images worth comparing (taste_guard.comparable_image_ids)."""
     from aesthete_gui.training.suggest import suggest_pairs
 
-    record = profile.active_adapter()
+    record = profile.adapters.active()
     scorer = record.base_scorer if record else default_scorer(profile)
     library = _library(profile, scorer, progress, cancel)
     adapter = TasteAdapter.from_bytes(record.blob) if record else None
-    judged = {frozenset((c.a, c.b)) for c in _pair_choices(profile.choices(dimension), library.row_of)}
+    judged = {frozenset((c.a, c.b)) for c in _pair_choices(profile.choices.all(dimension), library.row_of)}
     images = library.arrays.images
     comparable = set(comparable_image_ids(profile, include_rejects))
     pairs = suggest_pairs(

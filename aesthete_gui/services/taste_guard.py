@@ -134,13 +134,11 @@ def comparable_image_ids(profile: Profile, include_rejects: bool = False) -> lis
 
     `include_rejects` brings rejected and suggested-reject images back (the user asked for them).
     """
-    marks = profile.marks()
-    from aesthete_gui.services.library_checks import checks_version
-
-    suggested = set() if include_rejects else profile.suggested_rejects(checks_version())
+    marks = profile.marks.all()
+    suggested = set() if include_rejects else profile.checks.suggested_rejects()
     return [
         record.id
-        for record in profile.images(status="ok")
+        for record in profile.catalog.images(status="ok")
         if not too_small_to_judge(record)
         and (include_rejects or not _rejected_by_user(marks.get(record.id)))
         and record.id not in suggested

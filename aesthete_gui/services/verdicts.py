@@ -188,7 +188,7 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
     sequences = {key: frame_set.describe() for frame_set in find_sets(shots, overlaps) for key in frame_set.keys}
     copies: dict[Hashable, str] = {}
     siblings: dict[int, tuple[Sibling, ...]] = {}
-    for burst in profile.bursts():
+    for burst in profile.catalog.bursts():
         members = [by_id[i] for i in burst.image_ids if i in by_id]
         if len(members) > 1:
             copies.update(find_copies([edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]))
@@ -235,8 +235,8 @@ def rejudge_library(
     measurements; with `shoot_type_name`, that shoot type becomes the profile's."""
     chosen = remember_shoot_type(profile, shoot_type_name) if shoot_type_name else profile_shoot_type(profile)
     version = checks_version()
-    stored = profile.all_checks(version)
-    images = [image for image in profile.images(status="ok") if image.id in stored]
+    stored = profile.checks.all()
+    images = [image for image in profile.catalog.images(status="ok") if image.id in stored]
     contexts = set_contexts(profile, images, stored)
     result = Rejudged(chosen, sets=sorted({c.sequence for c in contexts.values() if c.sequence}),
                       copies=sum(bool(c.copy_of) for c in contexts.values()))  # fmt: skip
@@ -256,7 +256,7 @@ def rejudge_library(
             flipped.append(image_id)
         rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst))
     if rows:
-        profile.put_checks_many(rows)
+        profile.checks.put_many(rows)
     result.judged = len(rows)
     _rescore_builtin(profile, flipped)
     return result
@@ -267,7 +267,7 @@ def _rescore_builtin(profile: Profile, image_ids: Sequence[int]) -> None:
     keeps rejects below every frame without one; their properties are stored, nothing is decoded)."""
     from aesthete_gui.services.scoring import BUILTIN, score_library
 
-    scored = profile.scores(BUILTIN)
+    scored = profile.scores.of_scorer(BUILTIN)
     again = [i for i in image_ids if i in scored]
     if again:
         score_library(profile, BUILTIN, image_ids=again)
@@ -275,10 +275,10 @@ def _rescore_builtin(profile: Profile, image_ids: Sequence[int]) -> None:
 
 def suggested_reject_reasons(profile: Profile, image_ids: Iterable[int] | None = None) -> dict[int, list[str]]:
     """The reasons of each suggested reject (its reject verdicts), by image id."""
-    suggested = profile.suggested_rejects(checks_version())
+    suggested = profile.checks.suggested_rejects()
     if image_ids is not None:
         suggested &= set(image_ids)
-    stored = profile.all_checks(checks_version())
+    stored = profile.checks.all()
     return {
         image_id: [str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"]
         for image_id in sorted(suggested)

@@ -1,5 +1,7 @@
-"""The personal profile: one SQLite file per profile, numbered migrations, one connection per thread."""
+"""The personal profile: one SQLite file per profile, numbered migrations, small repositories that
+announce every committed change on the profile's event hub."""
 
+from aesthete_gui.store import events
 from aesthete_gui.store.db import Profile, open_profile
 from aesthete_gui.store.errors import (
     NotAProfileError,
@@ -15,24 +17,33 @@ from aesthete_gui.store.errors import (
 )
 from aesthete_gui.store.records import (
     COLOR_LABELS,
+    UNSET,
     AdapterRecord,
     BurstRecord,
     ChoiceRecord,
     ImageRecord,
     ImageUpdate,
+    MarkHistoryEntry,
     MarkRecord,
+    MarkSource,
     RunRecord,
+    SidecarState,
     StoredJudgment,
+    SyncChange,
+    Unset,
 )
 
 __all__ = [
     "COLOR_LABELS",
+    "UNSET",
     "AdapterRecord",
     "BurstRecord",
     "ChoiceRecord",
     "ImageRecord",
     "ImageUpdate",
+    "MarkHistoryEntry",
     "MarkRecord",
+    "MarkSource",
     "NotAProfileError",
     "Profile",
     "ProfileBusyError",
@@ -45,6 +56,10 @@ __all__ = [
     "ProfileReadOnlyError",
     "ProfileTooNewError",
     "RunRecord",
+    "SidecarState",
     "StoredJudgment",
+    "SyncChange",
+    "Unset",
+    "events",
     "open_profile",
 ]

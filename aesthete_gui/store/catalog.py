@@ -1,8 +1,7 @@
-"""Profile tables about the library: folders, images, culling marks, bursts and feature vectors."""
+"""The catalog: folders, images, bursts and feature vectors of the profile's library."""
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import time
@@ -11,25 +10,24 @@ from typing import Any
 
 import numpy as np
 
-from aesthete_gui.store.connection import ProfileConnection
+from aesthete_gui.store.events import (
+    BurstsChanged,
+    FeaturesChanged,
+    FoldersChanged,
+    ImagesChanged,
+    MarksChanged,
+)
 from aesthete_gui.store.records import (
     BurstRecord,
     FolderRecord,
     ImageRecord,
     ImageUpdate,
-    MarkRecord,
     normalize_label,
 )
+from aesthete_gui.store.repository import Repository, writes
 
-
-class Unset(enum.Enum):
-    """Marks an argument that was not given (None means "clear")."""
-
-    UNSET = enum.auto()
-
-
-UNSET = Unset.UNSET
-FLAGS = ("pick", "reject")
+GridImage = tuple[int, str, str | None, int | None, int | None, str, str | None]
+"""(id, path, capture_time, folder_id, burst_id, status, error): one image as the grid reads it."""
 
 
 def _image(row: dict[str, Any]) -> ImageRecord:
@@ -43,85 +41,110 @@ def _phash_text(value: int | None) -> str | None:
     return None if value is None else f"{value & (2**64 - 1):016x}"
 
 
-class CatalogMixin(ProfileConnection):
-    """Folders, images, marks, bursts, features."""
+class CatalogRepository(Repository):
+    """Folders, images, bursts, features."""
 
     # -- folders -----------------------------------------------------------------------------
+    @writes
     def add_folder(self, path: str) -> int:
         """The id of the folder at `path`, recorded now if new."""
-        with self._write() as conn:
-            conn.execute(
+        with self._db.transaction() as tx:
+            added = tx.execute(
                 "INSERT OR IGNORE INTO folders (path, added_at) VALUES (?, ?)", (path, time.time())
-            )
-            return int(conn.execute("SELECT id FROM folders WHERE path = ?", (path,)).fetchone()[0])
+            ).rowcount
+            folder_id = int(tx.execute("SELECT id FROM folders WHERE path = ?", (path,)).fetchone()[0])
+            if added:
+                tx.announce(FoldersChanged((folder_id,)))
+        return folder_id
 
+    @writes
     def folder_scanned(self, folder_id: int) -> None:
         """Record that a scan of the folder finished."""
-        with self._write() as conn:
-            conn.execute("UPDATE folders SET scanned_at = ? WHERE id = ?", (time.time(), folder_id))
+        with self._db.transaction() as tx:
+            tx.execute("UPDATE folders SET scanned_at = ? WHERE id = ?", (time.time(), folder_id))
+            tx.announce(FoldersChanged((folder_id,)))
 
     def folders(self) -> list[FolderRecord]:
         """Every imported folder."""
-        return [FolderRecord(**r) for r in self._rows("SELECT * FROM folders ORDER BY path")]
+        return [FolderRecord(**r) for r in self._db.rows("SELECT * FROM folders ORDER BY path")]
 
     # -- images ------------------------------------------------------------------------------
     def images(self, status: str | None = None, folder_id: int | None = None) -> list[ImageRecord]:
         """Images ordered by path, optionally only those with `status` and/or in one folder."""
-        sql, params = "SELECT * FROM images WHERE 1", []
+        sql, params = "SELECT * FROM images WHERE 1", list[Any]()
         if status is not None:
             sql += " AND status = ?"
             params.append(status)
         if folder_id is not None:
             sql += " AND folder_id = ?"
             params.append(folder_id)
-        return [_image(r) for r in self._rows(sql + " ORDER BY path", params)]
+        return [_image(r) for r in self._db.rows(sql + " ORDER BY path", params)]
+
+    def grid_images(self) -> list[GridImage]:
+        """Every image as a GridImage tuple, ordered by path (a lean read: no EXIF parsed)."""
+        return self._db.tuples(  # type: ignore[return-value]
+            "SELECT id, path, capture_time, folder_id, burst_id, status, error FROM images ORDER BY path"
+        )
 
     def image_by_path(self, path: str) -> ImageRecord | None:
         """The image stored under exactly this path, or None."""
-        row = self._row("SELECT * FROM images WHERE path = ?", (str(path),))
+        row = self._db.row("SELECT * FROM images WHERE path = ?", (str(path),))
         return _image(row) if row else None
 
     def image_by_id(self, image_id: int) -> ImageRecord | None:
         """The image with this id, or None."""
-        row = self._row("SELECT * FROM images WHERE id = ?", (image_id,))
+        row = self._db.row("SELECT * FROM images WHERE id = ?", (image_id,))
         return _image(row) if row else None
 
     def image_ids(self, status: str | None = None) -> list[int]:
         """Image ids ordered by path (with `status`, when given), without loading the records."""
         if status is None:
-            return [r["id"] for r in self._rows("SELECT id FROM images ORDER BY path")]
-        return [r["id"] for r in self._rows("SELECT id FROM images WHERE status = ? ORDER BY path", (status,))]
+            return [r["id"] for r in self._db.rows("SELECT id FROM images ORDER BY path")]
+        return [r["id"] for r in self._db.rows("SELECT id FROM images WHERE status = ? ORDER BY path", (status,))]
 
     def images_by_hash(self, content_hash: str) -> list[ImageRecord]:
         """Images whose file bytes hash to `content_hash` (exact duplicates and moved files)."""
-        rows = self._rows("SELECT * FROM images WHERE content_hash = ? ORDER BY id", (content_hash,))
+        rows = self._db.rows("SELECT * FROM images WHERE content_hash = ? ORDER BY id", (content_hash,))
         return [_image(r) for r in rows]
 
     def image_count(self, status: str | None = None) -> int:
         """How many images (with `status`, when given)."""
         if status is None:
-            return int(self._scalar("SELECT COUNT(*) FROM images"))
-        return int(self._scalar("SELECT COUNT(*) FROM images WHERE status = ?", (status,)))
+            return int(self._db.scalar("SELECT COUNT(*) FROM images"))
+        return int(self._db.scalar("SELECT COUNT(*) FROM images WHERE status = ?", (status,)))
 
     def file_states(self) -> dict[str, tuple[int, int | None, int | None, str]]:
         """{path: (id, size, mtime_ns, status)} for every image: what a rescan compares against."""
-        rows = self.conn.execute("SELECT path, id, size, mtime_ns, status FROM images")
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+        rows = self._db.rows("SELECT path, id, size, mtime_ns, status FROM images")
+        return {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["status"]) for r in rows}
 
+    @writes
     def ensure_image(self, path: str) -> int:
         """The id of the image at `path`, adding a bare row (not yet imported) when unknown."""
         now = time.time()
-        with self._write() as conn:
-            conn.execute(
+        with self._db.transaction() as tx:
+            added = tx.execute(
                 "INSERT OR IGNORE INTO images (path, added_at, updated_at) VALUES (?, ?, ?)",
                 (str(path), now, now),
-            )
-            return int(conn.execute("SELECT id FROM images WHERE path = ?", (str(path),)).fetchone()[0])
+            ).rowcount
+            image_id = int(tx.execute("SELECT id FROM images WHERE path = ?", (str(path),)).fetchone()[0])
+            if added:
+                tx.announce(ImagesChanged((image_id,)))
+        return image_id
 
+    @writes
+    def image_id(self, image: int | str) -> int:
+        """An image id from an id or a path (a path not yet in the profile is added bare)."""
+        if isinstance(image, str):
+            return self.ensure_image(image)
+        return int(image)
+
+    @writes
     def write_images(self, updates: Sequence[ImageUpdate]) -> list[int]:
         """Insert or update images by path in ONE committed transaction; return their ids."""
         return self.write_import_batch(updates)[0]
 
+    @writes
     def write_import_batch(
         self,
         updates: Sequence[ImageUpdate],
@@ -135,8 +158,9 @@ class CatalogMixin(ProfileConnection):
         """
         now = time.time()
         ids: list[int] = []
-        marks_added = 0
-        with self._write() as conn:
+        marked: list[int] = []
+        with self._db.transaction() as tx:
+            conn = tx.conn
             for u in updates:
                 values = (
                     u.folder_id, u.content_hash, _phash_text(u.phash), u.size, u.mtime_ns,
@@ -162,82 +186,52 @@ class CatalogMixin(ProfileConnection):
                 ids.append(image_id)
                 if u.initial_marks is not None:
                     stars, flag, label = u.initial_marks
-                    marks_added += conn.execute(
-                        "INSERT OR IGNORE INTO marks (image_id, stars, flag, label, updated_at)"
-                        " VALUES (?, ?, ?, ?, ?)",
+                    if conn.execute(
+                        "INSERT OR IGNORE INTO marks (image_id, stars, flag, label, updated_at, source)"
+                        " VALUES (?, ?, ?, ?, ?, 'import')",
                         (image_id, stars, flag, normalize_label(label), now),
-                    ).rowcount
+                    ).rowcount:
+                        marked.append(image_id)
             if also is not None:
                 also(conn, ids)
-        return ids, marks_added
+            if ids:
+                tx.announce(ImagesChanged(tuple(ids)))
+            if marked:
+                tx.announce(MarksChanged(tuple(marked)))
+        return ids, len(marked)
 
+    @writes
     def move_image(
         self, image_id: int, new_path: str, folder_id: int | None, size: int, mtime_ns: int
     ) -> None:
         """Point an image (found again under another name) at its new path; it is ok again."""
-        with self._write() as conn:
-            conn.execute(
+        with self._db.transaction() as tx:
+            tx.execute(
                 "UPDATE images SET path = ?, folder_id = ?, size = ?, mtime_ns = ?, status = 'ok',"
                 " error = NULL, updated_at = ? WHERE id = ?",
                 (new_path, folder_id, size, mtime_ns, time.time(), image_id),
             )
+            tx.announce(ImagesChanged((image_id,)))
 
-    def mark_missing(self, image_ids: Iterable[int]) -> None:
+    @writes
+    def record_missing(self, image_ids: Iterable[int]) -> None:
         """Record that these images' files vanished (their marks, choices and scores are kept)."""
         ids = list(image_ids)
-        with self._write() as conn:
-            conn.executemany(
+        if not ids:
+            return
+        with self._db.transaction() as tx:
+            tx.executemany(
                 "UPDATE images SET status = 'missing', error = 'file not found', updated_at = ?"
                 " WHERE id = ?",
                 [(time.time(), i) for i in ids],
             )
-
-    # -- marks -------------------------------------------------------------------------------
-    def set_mark(
-        self,
-        image_id: int,
-        stars: int | Unset | None = UNSET,
-        flag: str | Unset | None = UNSET,
-        label: str | Unset | None = UNSET,
-    ) -> MarkRecord:
-        """Change the given marks of one image (None clears a flag/label, stars None = 0).
-
-        The current marks are read inside the write transaction, so concurrent changes of
-        different fields of one image never lose each other.
-        """
-        with self._write() as conn:
-            current = self.mark_for(image_id)
-            new_stars = current.stars if stars is UNSET else int(stars or 0)
-            if not 0 <= new_stars <= 5:
-                raise ValueError(f"stars must be 0..5, got {new_stars}")
-            new_flag = current.flag if flag is UNSET else (flag or None)
-            if new_flag is not None and new_flag not in FLAGS:
-                raise ValueError(f"flag must be 'pick', 'reject' or None, got {new_flag!r}")
-            new_label = current.label if label is UNSET else normalize_label(label)
-            if conn.execute("SELECT 1 FROM images WHERE id = ?", (image_id,)).fetchone() is None:
-                raise KeyError(f"no image with id {image_id}")
-            conn.execute(
-                "INSERT INTO marks (image_id, stars, flag, label, updated_at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (image_id) DO UPDATE SET stars = excluded.stars,"
-                " flag = excluded.flag, label = excluded.label, updated_at = excluded.updated_at",
-                (image_id, new_stars, new_flag, new_label, time.time()),
-            )
-        return self.mark_for(image_id)
-
-    def mark_for(self, image_id: int) -> MarkRecord:
-        """The marks of one image (no stars, no flag, no label when never marked)."""
-        row = self._row("SELECT * FROM marks WHERE image_id = ?", (image_id,))
-        return MarkRecord(**row) if row else MarkRecord(image_id=image_id)
-
-    def marks(self) -> dict[int, MarkRecord]:
-        """Every stored mark by image id."""
-        return {r["image_id"]: MarkRecord(**r) for r in self._rows("SELECT * FROM marks")}
+            tx.announce(ImagesChanged(tuple(ids)))
 
     # -- bursts ------------------------------------------------------------------------------
     def bursts(self) -> list[BurstRecord]:
         """Every burst with its images in capture order (then path)."""
         members: dict[int, list[int]] = {}
-        for row in self._rows(
+        for row in self._db.rows(
             "SELECT id, burst_id FROM images WHERE burst_id IS NOT NULL"
             " ORDER BY capture_time IS NULL, capture_time, path"
         ):
@@ -250,9 +244,10 @@ class CatalogMixin(ProfileConnection):
                 edited=bool(r["edited"]),
                 created_at=r["created_at"],
             )
-            for r in self._rows("SELECT * FROM bursts ORDER BY id")
+            for r in self._db.rows("SELECT * FROM bursts ORDER BY id")
         ]
 
+    @writes
     def set_burst(
         self, image_ids: Sequence[int], burst_id: int | None = None, edited: bool = True
     ) -> int | None:
@@ -263,7 +258,8 @@ class CatalogMixin(ProfileConnection):
         automatic regrouping then leaves alone.
         """
         ids = list(image_ids)
-        with self._write() as conn:
+        with self._db.transaction() as tx:
+            conn = tx.conn
             if burst_id is None and len(ids) >= 2:
                 cursor = conn.execute(
                     "INSERT INTO bursts (edited, created_at) VALUES (?, ?)", (int(edited), time.time())
@@ -278,12 +274,15 @@ class CatalogMixin(ProfileConnection):
                 "UPDATE images SET burst_id = ? WHERE id = ?", [(burst_id, i) for i in ids]
             )
             _dissolve_small_bursts(conn)
+            tx.announce(BurstsChanged(tuple(ids)))
         return burst_id
 
+    @writes
     def replace_automatic_bursts(self, groups: Sequence[Sequence[int]]) -> list[int]:
         """Replace every burst the user did not edit by `groups` (images in edited bursts stay)."""
         created: list[int] = []
-        with self._write() as conn:
+        with self._db.transaction() as tx:
+            conn = tx.conn
             conn.execute(
                 "UPDATE images SET burst_id = NULL WHERE burst_id IN"
                 " (SELECT id FROM bursts WHERE edited = 0)"
@@ -304,26 +303,31 @@ class CatalogMixin(ProfileConnection):
                     "UPDATE images SET burst_id = ? WHERE id = ?", [(burst_id, i) for i in members]
                 )
                 created.append(burst_id)
+            tx.announce(BurstsChanged())
         return created
 
     # -- features ----------------------------------------------------------------------------
+    @writes
     def put_features(
         self, image_id: int, names: Sequence[str], vector: Sequence[float] | np.ndarray, version: str
     ) -> None:
         """Store (replace) the feature vector of one image."""
         self.put_features_many([(image_id, names, vector, version)])
 
+    @writes
     def put_features_many(
         self, rows: Iterable[tuple[int, Sequence[str], Sequence[float] | np.ndarray, str]]
     ) -> None:
         """Store several images' feature vectors in one transaction."""
-        with self._write() as conn:
-            insert_features(conn, rows)
+        rows = list(rows)
+        with self._db.transaction() as tx:
+            insert_features(tx.conn, rows)
+            tx.announce(FeaturesChanged(tuple(r[0] for r in rows)))
 
     def feature_image_ids(self, version: str) -> set[int]:
         """Ids of images that have a feature vector of `version`."""
-        rows = self.conn.execute("SELECT image_id FROM features WHERE version = ?", (str(version),))
-        return {r[0] for r in rows}
+        rows = self._db.rows("SELECT image_id FROM features WHERE version = ?", (str(version),))
+        return {r["image_id"] for r in rows}
 
     def features(self, version: str | None = None) -> tuple[list[int], list[str], np.ndarray]:
         """(image ids, feature names, float32 matrix n × d) for one feature version.
@@ -332,10 +336,10 @@ class CatalogMixin(ProfileConnection):
         (other names) are left out, so the matrix is always consistent.
         """
         if version is None:
-            version = self._scalar("SELECT version FROM features ORDER BY updated_at DESC LIMIT 1")
+            version = self._db.scalar("SELECT version FROM features ORDER BY updated_at DESC LIMIT 1")
             if version is None:
                 return [], [], np.zeros((0, 0), dtype=np.float32)
-        rows = self._rows(
+        rows = self._db.rows(
             "SELECT image_id, names, vector FROM features WHERE version = ? ORDER BY image_id",
             (str(version),),
         )

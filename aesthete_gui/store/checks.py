@@ -1,106 +1,144 @@
-"""Stored technical verdicts, faces and suggested rejects (a state of its own, never a user mark)."""
+"""Stored technical verdicts, faces and suggested rejects (a state of its own, never a user mark).
+
+The repository is bound to the current checks version (the measuring code and whether faces were
+sought: `imaging.checks.checks_version`): every read answers for measurements of that version only,
+so older ones count as not measured until a rescan measures again, and no caller can forget to say
+which version it means. What the verdicts were judged under (thresholds, shoot type, the frame's
+set) is stamped on each stored check instead: `services.verdicts.rejudge_library` judges rows with
+an old stamp again from their stored measurements and writes them back here, under the same
+checks version.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from aesthete_gui.store.connection import ProfileConnection
+from aesthete_gui.store.connection import ProfileDatabase
+from aesthete_gui.store.events import ChecksMeasured, SuggestionsChanged
+from aesthete_gui.store.repository import Repository, writes
 
 CheckRow = tuple[int, str, Sequence[dict[str, Any]], Sequence[dict[str, Any]], str]
-"""(image_id, version, checks as dicts, faces as dicts, worst verdict)."""
+"""(image_id, version measured with, checks as dicts, faces as dicts, worst verdict)."""
+
+Checks = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+"""(checks, faces) of one image as stored."""
 
 
-class ChecksMixin(ProfileConnection):
-    """Technical checks per image and the suggested rejects derived from them."""
+def current_checks_version() -> str:
+    """The version of the verdicts this Aesthete measures (imported only when first needed)."""
+    from aesthete_gui.imaging.checks import checks_version
 
-    def put_checks_many(self, rows: Iterable[CheckRow]) -> None:
-        """Store (replace) several images' checks and faces in one transaction."""
-        with self._write() as conn:
-            insert_checks(conn, rows)
+    return checks_version()
 
-    def stored_checks(self, image_id: int, version: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
-        """(checks, faces) of one image as stored, None when absent (or of another version)."""
-        row = self._row("SELECT version, checks, faces FROM image_checks WHERE image_id = ?", (image_id,))
-        if row is None or (version is not None and row["version"] != version):
-            return None
-        return json.loads(row["checks"]), json.loads(row["faces"])
 
-    def all_checks(self, version: str | None = None) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-        """Every image's stored (checks, faces), by image id; with `version`, only checks of that version
-        (older ones wait for the next rescan to be measured again, and count as not checked)."""
-        rows = self._rows(
-            "SELECT image_id, checks, faces FROM image_checks WHERE ? IS NULL OR version = ?", (version, version)
+class ChecksRepository(Repository):
+    """Technical checks per image and the suggested rejects derived from them, of one checks version."""
+
+    def __init__(self, database: ProfileDatabase, version: Callable[[], str] = current_checks_version) -> None:
+        super().__init__(database)
+        self._version = version
+
+    @property
+    def version(self) -> str:
+        """The checks version every read answers for."""
+        return self._version()
+
+    @writes
+    def put_many(self, rows: Iterable[CheckRow]) -> None:
+        """Store (replace) several images' checks and faces in one transaction (each row says the
+        version it was measured with)."""
+        rows = list(rows)
+        with self._db.transaction() as tx:
+            insert_checks(tx.conn, rows)
+            tx.announce(ChecksMeasured(tuple(r[0] for r in rows)))
+
+    def get(self, image_id: int) -> Checks | None:
+        """(checks, faces) of one image, None when it has none of the current version."""
+        row = self._db.row(
+            "SELECT checks, faces FROM image_checks WHERE image_id = ? AND version = ?", (image_id, self.version)
         )
+        return None if row is None else (json.loads(row["checks"]), json.loads(row["faces"]))
+
+    def all(self) -> dict[int, Checks]:
+        """Every image's (checks, faces) of the current version, by image id."""
+        rows = self._db.rows("SELECT image_id, checks, faces FROM image_checks WHERE version = ?", (self.version,))
         return {r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows}
 
-    def checked_image_ids(self, version: str) -> set[int]:
-        """Ids of images whose stored checks are of `version`."""
-        rows = self._rows("SELECT image_id FROM image_checks WHERE version = ?", (version,))
+    def checked_ids(self) -> set[int]:
+        """Ids of images whose stored checks are of the current version."""
+        rows = self._db.rows("SELECT image_id FROM image_checks WHERE version = ?", (self.version,))
         return {r["image_id"] for r in rows}
 
-    def rejected_image_ids(self, version: str) -> set[int]:
-        """Ids of images whose stored checks of `version` include a reject verdict."""
-        rows = self._rows("SELECT image_id FROM image_checks WHERE version = ? AND worst = 'reject'", (version,))
+    def rejected_ids(self) -> set[int]:
+        """Ids of images whose current checks include a reject verdict."""
+        rows = self._db.rows(
+            "SELECT image_id FROM image_checks WHERE version = ? AND worst = 'reject'", (self.version,)
+        )
         return {r["image_id"] for r in rows}
 
-    def suggested_rejects(self, version: str | None = None) -> set[int]:
-        """Images with a reject verdict that the user neither flagged nor dismissed (with `version`:
-        a verdict of that version only)."""
-        rows = self._rows(
+    def suggested_rejects(self) -> set[int]:
+        """Images with a current reject verdict that the user neither flagged nor dismissed."""
+        rows = self._db.rows(
             "SELECT c.image_id FROM image_checks c"
             " JOIN images i ON i.id = c.image_id AND i.status = 'ok'"
             " LEFT JOIN marks m ON m.image_id = c.image_id"
             " LEFT JOIN dismissed_suggestions d ON d.image_id = c.image_id"
-            " WHERE c.worst = 'reject' AND m.flag IS NULL AND d.image_id IS NULL"
-            " AND (? IS NULL OR c.version = ?)",
-            (version, version),
+            " WHERE c.worst = 'reject' AND m.flag IS NULL AND d.image_id IS NULL AND c.version = ?",
+            (self.version,),
         )
         return {r["image_id"] for r in rows}
 
-    def dismiss_suggestions(self, image_ids: Iterable[int], version: str = "") -> None:
+    def closed_eyes_ids(self) -> set[int]:
+        """Images whose current stored faces include one with both eyes closed."""
+        rows = self._db.tuples(
+            "SELECT image_id FROM image_checks WHERE version = ? AND EXISTS"
+            " (SELECT 1 FROM json_each(faces) WHERE json_extract(value, '$.eyes') = 'closed')",
+            (self.version,),
+        )
+        return {r[0] for r in rows}
+
+    def burst_member_checks(self) -> dict[int, Checks]:
+        """Current (checks, faces) of the images in bursts (what choosing a burst's best frame reads)."""
+        rows = self._db.tuples(
+            "SELECT c.image_id, c.checks, c.faces FROM image_checks c JOIN images i ON i.id = c.image_id"
+            " WHERE i.burst_id IS NOT NULL AND c.version = ?",
+            (self.version,),
+        )
+        return {r[0]: (json.loads(r[1]), json.loads(r[2])) for r in rows}
+
+    def findings(self) -> dict[int, list[dict[str, Any]]]:
+        """The current stored checks of images with something to say: a warning or reject verdict,
+        or membership of a bracket / panorama / focus stack (a "sequence" check)."""
+        rows = self._db.tuples(
+            "SELECT image_id, checks FROM image_checks WHERE version = ? AND (worst != 'ok' OR checks LIKE ?)",
+            (self.version, '%"sequence"%'),
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    @writes
+    def dismiss_suggestions(self, image_ids: Iterable[int]) -> None:
         """Stop suggesting these images as rejects (the user's marks stay as they are)."""
-        now = time.time()
-        with self._write() as conn:
-            conn.executemany(
+        ids = [int(i) for i in image_ids]
+        now, version = time.time(), self.version
+        with self._db.transaction() as tx:
+            tx.executemany(
                 "INSERT OR REPLACE INTO dismissed_suggestions (image_id, version, dismissed_at)"
                 " VALUES (?, ?, ?)",
-                [(int(i), version, now) for i in image_ids],
+                [(i, version, now) for i in ids],
             )
+            tx.announce(SuggestionsChanged(tuple(ids)))
 
+    @writes
     def restore_suggestions(self, image_ids: Iterable[int]) -> None:
         """Undo dismiss_suggestions for these images."""
-        with self._write() as conn:
-            conn.executemany("DELETE FROM dismissed_suggestions WHERE image_id = ?", [(int(i),) for i in image_ids])
-
-    def accept_suggestions(self, image_ids: Iterable[int] | None = None) -> list[int]:
-        """Make the suggested rejects among `image_ids` (all when None) the user's reject flags,
-        in one transaction; return the ids changed (undo with `unaccept_suggestions`)."""
-        chosen = self.suggested_rejects()
-        if image_ids is not None:
-            chosen &= {int(i) for i in image_ids}
-        now = time.time()
-        with self._write() as conn:
-            for image_id in sorted(chosen):
-                conn.execute(
-                    "INSERT INTO marks (image_id, flag, updated_at) VALUES (?, 'reject', ?)"
-                    " ON CONFLICT (image_id) DO UPDATE SET flag = 'reject', updated_at = excluded.updated_at"
-                    " WHERE marks.flag IS NULL",
-                    (image_id, now),
-                )
-        return sorted(chosen)
-
-    def unaccept_suggestions(self, image_ids: Iterable[int]) -> None:
-        """Undo accept_suggestions: the reject flags go, and the images are suggested again."""
-        now = time.time()
-        with self._write() as conn:
-            conn.executemany(
-                "UPDATE marks SET flag = NULL, updated_at = ? WHERE image_id = ? AND flag = 'reject'",
-                [(now, int(i)) for i in image_ids],
-            )
+        ids = [int(i) for i in image_ids]
+        with self._db.transaction() as tx:
+            tx.executemany("DELETE FROM dismissed_suggestions WHERE image_id = ?", [(i,) for i in ids])
+            tx.announce(SuggestionsChanged(tuple(ids)))
 
 
 def insert_checks(conn: sqlite3.Connection, rows: Iterable[CheckRow]) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -12,28 +15,63 @@ from typing import Any
 import sqlite_utils
 
 from aesthete_gui.store.errors import profile_errors
+from aesthete_gui.store.events import ProfileEvent, event_json
+from aesthete_gui.store.file_guard import FileGuard, guard_for, release_guard
+from aesthete_gui.store.hub import EventHub
 
 BUSY_TIMEOUT_MS = 30_000
+CHANGE_LOG_KEEP = 2000
+"""Change-log entries kept for other processes to read; a reader further behind refreshes everything."""
 
 
-class ProfileConnection:
-    """Owns one sqlite_utils.Database per thread for one profile file.
+class Transaction:
+    """One open write transaction: run statements, and announce what the change is about."""
 
-    Reads run in autocommit mode; every write goes through `_write()`, a `BEGIN IMMEDIATE`
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.events: list[ProfileEvent] = []
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement inside the transaction."""
+        return self.conn.execute(sql, tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        """Run one statement for each row inside the transaction."""
+        return self.conn.executemany(sql, rows)
+
+    def announce(self, event: ProfileEvent) -> None:
+        """Publish `event` once the transaction committed (and log it for other processes)."""
+        self.events.append(event)
+
+
+class ProfileDatabase:
+    """One profile file: a SQLite connection per thread, the write transactions, the event hub.
+
+    Reads run in autocommit mode; every write goes through `transaction()`, a `BEGIN IMMEDIATE`
     transaction that commits on leaving the block (so each user action is durable on its own and
-    writers never deadlock on a lock upgrade). A full disk, a lock held too long, a damaged or
-    read-only file surface as `store.errors.ProfileError` subclasses; other errors are bugs.
+    writers never deadlock on a lock upgrade) and then publishes the events it announced. A full
+    disk, a lock held too long, a damaged or read-only file surface as `store.errors.ProfileError`
+    subclasses; other errors are bugs. Before each write, the file guard (store/file_guard.py)
+    makes sure the connections still use the WAL on disk, reopening them all when it was deleted
+    or replaced.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.hub = EventHub()
+        self.writer_id = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        """Names this open profile in the change log, so that its own entries are not read back."""
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         self._closed = False
+        self._guard: FileGuard | None = None
+        self._guard_key: tuple[int, int] = (0, 0)
+        self._first_use = threading.Lock()
 
     # -- connections -------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> tuple[sqlite3.Connection, str]:
+        """A new connection that has read the file once (so its WAL is open), and the journal mode."""
         conn = sqlite3.connect(
             str(self.path),
             timeout=BUSY_TIMEOUT_MS / 1000,
@@ -42,84 +80,149 @@ class ProfileConnection:
         )
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except BaseException:
             conn.close()  # a file that is not a database, or cannot be written: keep no handle on it
             raise
-        return conn
+        with self._all_lock:
+            self._all.append(conn)
+        return conn, mode
+
+    @property
+    def guard(self) -> FileGuard:
+        """The file guard, opening this thread's first connection when there is none yet."""
+        if self._closed:
+            raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
+        guard = self._guard
+        if guard is not None:
+            return guard
+        with self._first_use:
+            if self._guard is not None:
+                return self._guard
+            with profile_errors(self.path):
+                conn, mode = self._connect()
+            guard, key = guard_for(self.path)
+            guard.note_journal_mode(mode)
+            guard.adopt(conn)
+            self._local.db = sqlite_utils.Database(conn)
+            self._local.generation = guard.generation
+            self._guard, self._guard_key = guard, key
+            return guard
+
+    def _thread_db(self, guard: FileGuard) -> sqlite_utils.Database:
+        """This thread's connection of the guard's current generation (reopened after a recovery)."""
+        database = getattr(self._local, "db", None)
+        if database is None or getattr(self._local, "generation", None) != guard.generation:
+            with profile_errors(self.path):
+                conn, _ = self._connect()
+            guard.adopt(conn)
+            database = sqlite_utils.Database(conn)
+            self._local.db, self._local.generation = database, guard.generation
+        return database
+
+    def open_private(self) -> tuple[sqlite3.Connection, int]:
+        """A connection of its own for one reader (the change feed), and the guard generation it
+        belongs to; a recovery closes it with the others."""
+        guard = self.guard
+        with profile_errors(self.path):
+            conn, _ = self._connect()
+        guard.adopt(conn)
+        return conn, guard.generation
+
+    @contextmanager
+    def using(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, kept from a recovery while the block runs."""
+        guard = self.guard
+        with guard.gate.use():
+            yield self._thread_db(guard).conn
 
     @property
     def db(self) -> sqlite_utils.Database:
-        """This thread's sqlite_utils.Database (opened on first use)."""
-        if self._closed:
-            raise sqlite3.ProgrammingError(f"profile {self.path} is closed")
-        database = getattr(self._local, "db", None)
-        if database is None:
-            with profile_errors(self.path):
-                conn = self._connect()
-            with self._all_lock:
-                self._all.append(conn)
-            database = sqlite_utils.Database(conn)
-            self._local.db = database
-        return database
+        """This thread's sqlite_utils.Database (opened on first use; for tests and tools)."""
+        return self._thread_db(self.guard)
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's raw sqlite3 connection."""
+        """This thread's raw sqlite3 connection (migrations, tests)."""
         return self.db.conn
 
     def close(self) -> None:
         """Close every connection this profile opened, in any thread."""
         with self._all_lock:
             connections, self._all = self._all, []
-            self._closed = True
+            already, self._closed = self._closed, True
+        if self._guard is not None and not already:
+            release_guard(self._guard, self._guard_key, connections)
+            return
         for conn in connections:
             with suppress(sqlite3.Error):
                 conn.close()
 
-    def __enter__(self) -> ProfileConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- statements --------------------------------------------------------------------------
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One committed write transaction; rolled back when the block (or the commit) fails.
+    def transaction(self) -> Iterator[Transaction]:
+        """One committed write transaction, then its announced events published on the hub.
 
         A failure leaves the file as the last commit left it: nothing of this transaction is kept,
-        nothing committed before is touched.
+        nothing committed before is touched, and nothing is announced.
         """
-        conn = self.conn
-        with profile_errors(self.path):
+        self.guard.ensure_sound()  # never write into a WAL file that another process deleted
+        with self.using() as conn, profile_errors(self.path):
+            if conn.in_transaction:
+                raise RuntimeError("a profile write transaction cannot be nested")
             conn.execute("BEGIN IMMEDIATE")
+            tx = Transaction(conn)
             try:
-                yield conn
+                yield tx
+                self._log(conn, tx.events)
                 conn.execute("COMMIT")
             except BaseException:
                 # SQLite may already have rolled back by itself (after SQLITE_FULL, for instance)
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+        for event in tx.events:
+            self.hub.publish(event)
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with profile_errors(self.path):
-            cursor = self.conn.execute(sql, tuple(params))
+    def _log(self, conn: sqlite3.Connection, events: list[ProfileEvent]) -> None:
+        """Write the events into the change log, for the profiles other processes have open."""
+        if not events:
+            return
+        now, last = time.time(), 0
+        for event in events:  # one or two per transaction: execute() keeps lastrowid at hand
+            last = conn.execute(
+                "INSERT INTO change_log (writer, event, created_at) VALUES (?, ?, ?)",
+                (self.writer_id, event_json(event), now),
+            ).lastrowid or 0
+        if last % 256 < len(events):  # now and then, forget what every reader has long seen
+            conn.execute("DELETE FROM change_log WHERE seq <= ?", (last - CHANGE_LOG_KEEP,))
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Every row of a query, as dicts."""
+        with self.using() as conn, profile_errors(self.path):
+            cursor = conn.execute(sql, tuple(params))
             names = [d[0] for d in cursor.description or ()]
             return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
-    def _row(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
-        rows = self._rows(sql, params)
+    def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a query, as plain tuples (lean reads of the whole library: no dict per row)."""
+        with self.using() as conn, profile_errors(self.path):
+            return conn.execute(sql, tuple(params)).fetchall()
+
+    def row(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """The first row of a query, or None."""
+        rows = self.rows(sql, params)
         return rows[0] if rows else None
 
-    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        with profile_errors(self.path):
-            row = self.conn.execute(sql, tuple(params)).fetchone()
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None."""
+        with self.using() as conn, profile_errors(self.path):
+            row = conn.execute(sql, tuple(params)).fetchone()
         return None if row is None else row[0]
 
     def integrity_check(self) -> str:
         """SQLite's own `PRAGMA integrity_check` answer ("ok" when the file is sound)."""
-        return str(self._scalar("PRAGMA integrity_check"))
+        return str(self.scalar("PRAGMA integrity_check"))

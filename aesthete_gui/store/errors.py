@@ -13,6 +13,7 @@ import errno
 import os
 import sqlite3
 from pathlib import Path
+from typing import Literal
 
 from aesthete_gui.errors import AestheteError
 
@@ -239,7 +240,9 @@ class profile_errors:  # lower case: used like a function, `with profile_errors(
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> bool:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> Literal[False]:  # never swallows: a known error is raised again as a ProfileError
         if error is None or not isinstance(error, self._caught):
             return False
         known = profile_error(error, self._path)

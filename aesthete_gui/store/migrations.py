@@ -264,3 +264,68 @@ def _sidecar_sync(conn: sqlite3.Connection) -> None:
         CREATE INDEX mark_history_image ON mark_history(image_id)
         """,
     )
+
+
+@migration(4)
+def _grouping_memory(conn: sqlite3.Connection) -> None:
+    # What burst grouping keeps between runs, keyed by content hash (the pixels, wherever the file
+    # lives): each image's colour signature (measured at import from its thumbnail, so grouping never
+    # reads thumbnails to find candidates), the pixel verdict of every pair of images compared
+    # ("one is a crop of the other" or not), and small named values such as the fingerprint of the
+    # library the stored bursts were grouped from (an unchanged library is not grouped again).
+    _script(
+        conn,
+        """
+        CREATE TABLE colour_signatures (
+            content_hash TEXT PRIMARY KEY,
+            signature BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE crop_verdicts (
+            first TEXT NOT NULL,
+            second TEXT NOT NULL,
+            same INTEGER NOT NULL CHECK (same IN (0, 1)),
+            PRIMARY KEY (first, second)
+        ) WITHOUT ROWID;
+        CREATE TABLE library_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+    )
+
+
+@migration(5)
+def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
+    # Who set each image's current marks (window, cli, sidecar, undo, ...); the mark history now
+    # keeps every earlier value with who set it, not only values that lost a sync conflict, so its
+    # source is no longer limited to 'profile' / 'sidecar'. The change log carries each committed
+    # change's events to the profiles other processes have open (store/change_feed.py); its seq
+    # only grows, because pruning never deletes the newest entry (no AUTOINCREMENT needed).
+    _script(
+        conn,
+        """
+        ALTER TABLE marks ADD COLUMN source TEXT NOT NULL DEFAULT '';
+        CREATE TABLE mark_history_new (
+            id INTEGER PRIMARY KEY,
+            image_id INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            stars INTEGER,
+            flag TEXT,
+            label TEXT,
+            changed_at REAL NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at REAL NOT NULL
+        );
+        INSERT INTO mark_history_new SELECT id, image_id, source, stars, flag, label, changed_at,
+            reason, recorded_at FROM mark_history;
+        DROP TABLE mark_history;
+        ALTER TABLE mark_history_new RENAME TO mark_history;
+        CREATE INDEX mark_history_image ON mark_history(image_id);
+        CREATE TABLE change_log (
+            seq INTEGER PRIMARY KEY,
+            writer TEXT NOT NULL,
+            event TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )
+        """,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -14,6 +15,37 @@ Judgment = PairwiseJudgment | PointwiseJudgment | SetJudgment
 
 COLOR_LABELS: tuple[str, ...] = ("Red", "Yellow", "Green", "Blue", "Purple")
 """Colour labels as Lightroom, darktable, digiKam and Capture One name them in XMP."""
+FLAGS: tuple[str, ...] = ("pick", "reject")
+WINNERS: tuple[str, ...] = ("a", "b", "tie")
+
+MarkSource = Literal["window", "cli", "sidecar", "undo", "import", "script", "profile", ""]
+"""Who set a mark value: the window, the command line, another program through the XMP sidecar, an
+undo in the window, an import (marks read from a sidecar), a Python program using the store, or
+"profile" (this profile, window or command line, before sources were recorded); "" when unknown."""
+MARK_SOURCES: tuple[str, ...] = ("window", "cli", "sidecar", "undo", "import", "script", "profile", "")
+SOURCE_NAMES: dict[str, str] = {
+    "window": "the window",
+    "cli": "the command line",
+    "sidecar": "another program (XMP sidecar)",
+    "undo": "an undo in the window",
+    "import": "an import (XMP sidecar)",
+    "script": "a script",
+    "profile": "this profile",
+    "": "unknown",
+}
+"""How the mark history names who set a value."""
+
+Marks = tuple[int, str | None, str | None]
+"""(stars, flag, label) as the marks table stores them."""
+
+
+class Unset(enum.Enum):
+    """Marks an argument that was not given (None means "clear")."""
+
+    UNSET = enum.auto()
+
+
+UNSET = Unset.UNSET
 
 
 def normalize_label(label: str | None) -> str | None:
@@ -101,13 +133,58 @@ class ImageUpdate:
 
 @dataclass(frozen=True)
 class MarkRecord:
-    """The user's culling marks on one image."""
+    """The user's culling marks on one image, who set them (see `MarkSource`) and when."""
 
     image_id: int
     stars: int = 0
     flag: Flag | None = None
     label: str | None = None
     updated_at: float = 0.0
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class MarkHistoryEntry:
+    """An earlier value of an image's marks: who set it (`source`), when (`changed_at`), and why it is
+    no longer the current one (`reason`, recorded at `recorded_at`)."""
+
+    image_id: int
+    source: str
+    stars: int | None
+    flag: str | None
+    label: str | None
+    changed_at: float
+    reason: str
+    recorded_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class SidecarState:
+    """An image's sidecar when the profile and it last agreed: where, size, mtime, content hash, when."""
+
+    image_id: int
+    sidecar_path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    synced_at: float
+
+
+@dataclass(frozen=True)
+class SyncChange:
+    """What one sync decided for an image; applied only if its marks are still as they were read.
+
+    `history` holds values that lose without being stored as the current marks (a sidecar value the
+    profile's later mark beats); a profile value replaced by `marks` is kept in the history by the
+    marks repository itself, with the reason of a "profile" entry given here.
+    """
+
+    image_id: int
+    expected_updated_at: float
+    marks: Marks | None = None
+    state: SidecarState | None = None
+    history: tuple[MarkHistoryEntry, ...] = ()
+    unreadable: tuple[str, ...] = ()  # sidecar values that could not be read (the profile kept its own)
 
 
 @dataclass(frozen=True)

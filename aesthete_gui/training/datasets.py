@@ -28,7 +28,7 @@ class PseudoScored:
 
 def newest_bridge_scorer(profile: Any) -> str:
     """The most recently written "bridge:*" scorer id in the profile; NoPseudoScoresError if none."""
-    bridge = [s for s in profile.scorers() if ScorerId.parse(s, bare=ScorerKind.STUDENT).kind is ScorerKind.BRIDGE]
+    bridge = [s for s in profile.scores.scorers() if ScorerId.parse(s, bare=ScorerKind.STUDENT).kind is ScorerKind.BRIDGE]
     if not bridge:
         raise NoPseudoScoresError("no pseudo-scores in this profile: run `aesthete distill` first")
     return bridge[-1]
@@ -37,12 +37,12 @@ def newest_bridge_scorer(profile: Any) -> str:
 def pseudo_scored_images(profile: Any, scorer_id: str | None = None) -> PseudoScored:
     """The profile's images that have all five pseudo-scores of `scorer_id` (default: newest bridge)."""
     scorer = scorer_id or newest_bridge_scorer(profile)
-    stored = profile.scores(scorer)
+    stored = profile.scores.of_scorer(scorer)
     ids, paths, rows = [], [], []
     for image_id, scores in stored.items():
         if not all(d in scores for d in DIMENSIONS):
             continue
-        record = profile.image_by_id(image_id)
+        record = profile.catalog.image_by_id(image_id)
         if record is None or record.status != "ok":
             continue
         ids.append(image_id)

@@ -119,7 +119,7 @@ def prepare_profile(root: Path) -> Path:
     for i, a in enumerate(ids[:-1]):
         b = ids[(i * 7 + 3) % len(ids)]
         if a != b:
-            profile.add_choice(a, b, "a" if (a + b) % 3 else "b", app_state={"sample": True})
+            profile.choices.add(a, b, "a" if (a + b) % 3 else "b", app_state={"sample": True})
     marks.close()
     window.close()
     context.close()

@@ -20,7 +20,7 @@ CLI = [sys.executable, "-c", "from aesthete_gui.cli import main; raise SystemExi
 
 def _profile_with_images(path: Path, count: int) -> Path:
     profile = open_profile(path)
-    profile.write_images([
+    profile.catalog.write_images([
         ImageUpdate(path=f"/photos/img_{n:05d}.jpg", folder_id=None, status="ok", size=10,
                     mtime_ns=5, content_hash=f"hash-{n}")
         for n in range(count)
@@ -81,7 +81,7 @@ def test_a_read_only_profile_lists_but_refuses_a_mark_with_one_line(tmp_path, ca
         code = main(["--profile", str(path), "mark", "/photos/img_00001.jpg", "--stars", "4"])
         _assert_one_clear_line(code, capsys.readouterr().err, "not writable")
     reopened = open_profile(path)
-    assert reopened.image_count() == 3 and reopened.marks() == {}
+    assert reopened.catalog.image_count() == 3 and reopened.marks.all() == {}
     reopened.close()
 
 
@@ -113,7 +113,7 @@ def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path
         stored = sum(1 for code in codes if code == 0)
         filler.unlink()
         reopened = open_profile(path)
-        assert reopened.image_count() == 20 and len(reopened.marks()) == stored
+        assert reopened.catalog.image_count() == 20 and len(reopened.marks.all()) == stored
         assert reopened.integrity_check() == "ok"
         reopened.close()
 
@@ -136,7 +136,7 @@ def test_control_characters_in_a_message_are_escaped(tmp_path, capsys) -> None:
 
 
 def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch) -> None:
-    def broken(path):
+    def broken(path, **_options):
         raise sqlite3.ProgrammingError("a misuse of the API is a bug")
 
     monkeypatch.setattr("aesthete_gui.store.open_profile", broken)

@@ -102,8 +102,8 @@ def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
     # verdicts stored by an older version of the checks are not shown until a rescan measures again
     opened = open_profile(profile)
     bright_id = rows["bright.jpg"]["id"]
-    checks, faces = opened.stored_checks(bright_id)
-    opened.put_checks_many([(bright_id, "0.old", checks, faces, "reject")])
+    checks, faces = opened.checks.get(bright_id)
+    opened.checks.put_many([(bright_id, "0.old", checks, faces, "reject")])
     opened.close()
     rows = _images(profile, capsys)
     assert rows["bright.jpg"]["checks"] == [] and rows["bright.jpg"]["suggested_reject"] is False

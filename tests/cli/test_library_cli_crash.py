@@ -19,7 +19,7 @@ from tests.services.library_images import write_jpeg
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from aesthete_gui.cli import main; raise SystemExit(main())"]
-COUNT = 400
+COUNT = 150
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def _check_profile_after(profile: Path) -> int:
             "SELECT COUNT(*) FROM (SELECT content_hash FROM images GROUP BY content_hash HAVING COUNT(*) > 1)"
         ).fetchone()[0]
         assert duplicates == 0
-        assert opened.images(status="missing") == [] and opened.images(status="error") == []
-        return opened.image_count()
+        assert opened.catalog.images(status="missing") == [] and opened.catalog.images(status="error") == []
+        return opened.catalog.image_count()
     finally:
         opened.close()
 
@@ -94,7 +94,7 @@ def test_kill_9_during_import_leaves_a_valid_profile_and_a_rerun_completes(
     summary = capsys.readouterr().out
     assert f'"unchanged": {kept}' in summary
     assert _check_profile_after(profile) == COUNT
-    statuses = [run.status for run in open_profile(profile).runs("import")]
+    statuses = [run.status for run in open_profile(profile).runs.all("import")]
     assert statuses == ["interrupted", "done"]  # the killed run is not left looking alive
 
 

@@ -52,7 +52,7 @@ def test_a_bad_image_id_is_one_error_line_and_exit_2(
     assert f"{table}: line 3: image not in the profile" in _one_error_line(capsys)
     opened = open_profile(profile)
     try:
-        assert opened.choices() == [] and opened.marks() == {}
+        assert opened.choices.all() == [] and opened.marks.all() == {}
     finally:
         opened.close()
 
@@ -108,6 +108,6 @@ def test_importing_the_same_choices_twice_skips_the_duplicates(
     assert capsys.readouterr().out.strip() == f"imported 2 choices from {table}"
     opened = open_profile(profile)
     try:
-        assert len(opened.choices()) == 1 + 3 + 1 + 2
+        assert len(opened.choices.all()) == 1 + 3 + 1 + 2
     finally:
         opened.close()

@@ -17,7 +17,7 @@ from tests.services.library_images import photo, write_jpeg
 def _count(profile: Path) -> int:
     opened = open_profile(profile)
     try:
-        return opened.image_count()
+        return opened.catalog.image_count()
     finally:
         opened.close()
 

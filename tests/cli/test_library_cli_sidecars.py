@@ -44,10 +44,10 @@ def test_import_goes_on_past_hostile_sidecars_every_time(
         assert "IMG_0.jpg: imported; sidecar value unreadable" in out and "xmp:Rating is not a number" in out
     opened = open_profile(profile)
     try:
-        assert opened.image_count() == 6 and all(i.status == "ok" for i in opened.images())
-        assert [r.status for r in opened.runs("import")] == ["done", "done"]
-        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 4
-        notes = opened.image_by_path(str(shoot / "IMG_1.jpg")).exif["notes"]
+        assert opened.catalog.image_count() == 6 and all(i.status == "ok" for i in opened.catalog.images())
+        assert [r.status for r in opened.runs.all("import")] == ["done", "done"]
+        assert opened.marks.get(opened.catalog.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 4
+        notes = opened.catalog.image_by_path(str(shoot / "IMG_1.jpg")).exif["notes"]
         assert any("nested more than" in note for note in notes)
     finally:
         opened.close()
@@ -74,7 +74,7 @@ def test_mark_and_export_never_rewrite_an_unreadable_sidecar(
     assert b'xmp:Rating="1e400"' in (shoot / "IMG_0.xmp").read_bytes()  # the unreadable value stays
     opened = open_profile(profile)
     try:
-        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_1.jpg")).id).stars == 3
+        assert opened.marks.get(opened.catalog.image_by_path(str(shoot / "IMG_1.jpg")).id).stars == 3
     finally:
         opened.close()
     listing = json.loads(_images_json(profile, capsys))
@@ -104,6 +104,6 @@ def test_a_read_only_sidecar_keeps_the_mark_in_the_profile_and_the_user_is_told(
     assert (os.stat(sidecar).st_ino, sidecar.read_bytes()) == before
     opened = open_profile(profile)
     try:
-        assert opened.mark_for(opened.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 1
+        assert opened.marks.get(opened.catalog.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 1
     finally:
         opened.close()

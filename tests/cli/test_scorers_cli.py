@@ -18,7 +18,7 @@ def test_list_then_score_with_a_registered_scorer(tmp_path: Path, capsys: pytest
     db = tmp_path / "profile.db"
     profile = open_profile(db)
     import_folders(profile, [str(tmp_path / "photos")])
-    first = profile.images()[0]
+    first = profile.catalog.images()[0]
     profile.close()
 
     assert main(["--profile", str(db), "scorers", "--json"]) == 0
@@ -58,9 +58,9 @@ def test_score_resolves_images_like_mark_does_inside_the_folder(
     [row] = json.loads(capsys.readouterr().out)
     assert row["path"] == str(tmp_path / "shoot" / "IMG_0029.JPG") and len(row["scores"]) == 5
     assert main(["--profile", str(db), "mark", "IMG_0030.JPG", "--stars", "2"]) == 0
-    assert open_profile(db).scores("builtin") == {}  # nothing stored without --save
+    assert open_profile(db).scores.of_scorer("builtin") == {}  # nothing stored without --save
     assert main(["--profile", str(db), "score", "--model", "builtin", "IMG_0029.JPG", "--save"]) == 0
-    assert len(open_profile(db).scores("builtin")) == 1
+    assert len(open_profile(db).scores.of_scorer("builtin")) == 1
     capsys.readouterr()
     assert main(["--profile", str(db), "score", "--model", "builtin", "IMG_9999.JPG"]) == 2
     assert "image not in the profile: IMG_9999.JPG (import its folder first)" in capsys.readouterr().err

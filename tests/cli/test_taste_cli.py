@@ -28,7 +28,7 @@ def profile_path(template: Path, tmp_path: Path) -> str:
 def _paths(profile_path: str) -> tuple[list[str], dict[str, float]]:
     profile = open_profile(profile_path)
     try:
-        return sorted(r.path for r in profile.images()), brightness_taste(profile)
+        return sorted(r.path for r in profile.catalog.images()), brightness_taste(profile)
     finally:
         profile.close()
 
@@ -91,7 +91,7 @@ def test_user_mistakes_exit_2_and_keep_everything(profile_path: str, tmp_path: P
     assert main(["--profile", profile_path, "taste", "use", "ghost"]) == 2
     assert main(["--profile", profile_path, "rank-images", "--adapter", "ghost"]) == 2
     profile = open_profile(profile_path)
-    assert profile.choices() == []
+    assert profile.choices.all() == []
     profile.close()
 
 
@@ -129,9 +129,9 @@ def test_too_few_held_out_choices_report_null_and_stay_inactive(profile_path: st
 def test_suggest_skips_rejects_unless_asked(profile_path: str, capsys: pytest.CaptureFixture[str]) -> None:
     profile = open_profile(profile_path)
     try:
-        rejected = sorted(profile.images(), key=lambda r: r.path)[:6]
+        rejected = sorted(profile.catalog.images(), key=lambda r: r.path)[:6]
         for record in rejected:
-            profile.set_mark(record.id, flag="reject")
+            profile.marks.set(record.id, flag="reject")
     finally:
         profile.close()
     rejected_paths = {r.path for r in rejected}

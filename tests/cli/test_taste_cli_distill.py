@@ -21,17 +21,17 @@ def test_distill_with_a_local_judge_stores_every_judgment(tmp_path: Path, capsys
     profile_path = str(tmp_path / "p.db")
     profile = open_profile(profile_path)
     for path in write_photos(tmp_path / "photos", count=4):
-        profile.ensure_image(str(path))
+        profile.catalog.ensure_image(str(path))
     profile.close()
     code = main(["--profile", profile_path, "distill", "--judge", str(model), "--pool", "4", "--refs", "3", "--no-student", "--max-new-tokens", "8", "--json"])
     # a tiny random model answers noise: every reply is kept, none becomes a score
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 2 and error.startswith("aesthete: error: distillation failed: no judgment parsed (6 asked")
     profile = open_profile(profile_path)
-    [run] = profile.runs("distill")
+    [run] = profile.runs.all("distill")
     assert run.status == "failed" and run.result["unparsed"] == 6
-    assert len(profile.judgments(run_id=run.id)) == 6
-    assert profile.scorers() == []
+    assert len(profile.judgments.records(run_id=run.id)) == 6
+    assert profile.scores.scorers() == []
     profile.close()
 
 
@@ -39,7 +39,7 @@ def _profile_with_photos(tmp_path: Path, count: int = 8) -> str:
     profile_path = str(tmp_path / "p.db")
     profile = open_profile(profile_path)
     for path in write_photos(tmp_path / "photos", count=count):
-        profile.ensure_image(str(path))
+        profile.catalog.ensure_image(str(path))
     profile.close()
     return profile_path
 
@@ -58,15 +58,15 @@ def test_distill_against_a_server_answering_garbage_fails_with_counts_and_resume
     assert last.startswith("aesthete: error: distillation failed: no judgment parsed (19 asked, 0 parsed, 0 failed (no answer), 19 unparsed)")
     assert "Both are lovely" in last and "19 stored judgments are kept in run 1" in last
     profile = open_profile(profile_path)
-    assert profile.scorers() == [] and profile.run(1).status == "failed"
-    assert len(profile.judgments(run_id=1)) == 19
+    assert profile.scores.scorers() == [] and profile.runs.get(1).status == "failed"
+    assert len(profile.judgments.records(run_id=1)) == 19
     profile.close()
     with ChatServer(well_behaved) as server:
         assert _distill(profile_path, server.base_url, "--json") == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["run_id"] == 1 and summary["parsed"] == 19 and summary["scored"] == 8
     profile = open_profile(profile_path)
-    assert profile.run(1).status == "done" and len(profile.scores("bridge:remote:m")) == 8
+    assert profile.runs.get(1).status == "done" and len(profile.scores.of_scorer("bridge:remote:m")) == 8
     profile.close()
 
 
@@ -78,7 +78,7 @@ def test_distill_against_a_server_that_rejects_the_key_is_one_clear_line(tmp_pat
     assert code == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("aesthete: error: the judge cannot be used: HTTP 401: the server rejected the API key")
     profile = open_profile(profile_path)
-    assert profile.scorers() == [] and profile.runs("distill")[-1].status == "failed"
+    assert profile.scores.scorers() == [] and profile.runs.all("distill")[-1].status == "failed"
     profile.close()
 
 

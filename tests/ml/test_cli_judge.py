@@ -46,7 +46,7 @@ def test_judge_pair_via_endpoint_parsed_and_saved(
     assert payload["outcome"] == {
         "technique": "A", "coloration": "B", "composition": "TIE", "mood": "A", "overall": "A",
     }  # fmt: skip
-    [stored] = open_profile(profile_path).judgments()
+    [stored] = open_profile(profile_path).judgments.records()
     assert stored.outcome["coloration"] == "B"
     assert stored.raw == payload["raw"]
 

@@ -27,7 +27,7 @@ def test_pair_set_and_scores_are_stored(photo_paths: list[str], tmp_path: Path) 
         chosen = compare_set(judge, photo_paths[:3], explain=True, profile=profile)
         [scored] = score_pointwise(judge, photo_paths[:1], profile=profile)
     assert pair.parsed and chosen.parsed and scored.parsed
-    stored = profile.stored_judgments()
+    stored = profile.judgments.stored()
     assert [s.protocol for s in stored] == ["pairwise", "set", "pointwise"]
     assert {s.preset for s in stored} == {"painting"}
     assert stored[0].preset_version == judge.prompts.version
@@ -43,7 +43,7 @@ def test_failures_are_not_stored_and_sets_are_checked(photo_paths: list[str], tm
         judge.max_retries = 0
         record = compare_pair(judge, photo_paths[0], photo_paths[1], profile=profile)
     assert not record.parsed
-    assert profile.stored_judgments() == []
+    assert profile.judgments.stored() == []
     with pytest.raises(ValueError, match=r"2\.\.8"):
         compare_set(judge, photo_paths[:1])
     with pytest.raises(ValueError, match="twice"):

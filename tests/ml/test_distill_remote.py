@@ -25,7 +25,7 @@ PLANNED = 10 + 3 * 3  # C(5, 2) pool pairs + 3 references for each of the 3 othe
 def profile(tmp_path: Path) -> Iterator[Profile]:
     opened = open_profile(tmp_path / "p.db")
     for path in write_photos(tmp_path / "photos", count=8):
-        opened.ensure_image(str(path))
+        opened.catalog.ensure_image(str(path))
     yield opened
     opened.close()
 
@@ -43,7 +43,7 @@ def half_garbage(body: dict, call: int) -> Action:
 
 
 def assert_nothing_invented(profile: Profile) -> None:
-    assert [s for s in profile.scorers() if s.startswith("bridge:")] == []
+    assert [s for s in profile.scores.scorers() if s.startswith("bridge:")] == []
     assert not list((Path(str(profile.path)).parent).glob("**/*.safetensors"))
 
 
@@ -52,31 +52,31 @@ def test_a_server_answering_500_to_everything_stores_no_score(profile: Profile) 
     with down as server, pytest.raises(distill.DistillFailed, match="no answer") as caught:
         distill.distill_profile(profile, remote(server), distill.DistillOptions(pool=5, refs=3, batch_size=4))
     assert_nothing_invented(profile)
-    run = profile.runs("distill")[-1]
+    run = profile.runs.all("distill")[-1]
     assert run.status == "failed"
     assert run.result["parsed"] == 0 and run.result["failed"] >= 8
     assert caught.value.summary["failed"] == run.result["failed"]
-    assert profile.judgments() == []  # calls without an answer are asked again, not stored
+    assert profile.judgments.records() == []  # calls without an answer are asked again, not stored
 
 
 def test_a_server_answering_garbage_stores_judgments_but_no_score_and_resume_recovers(profile: Profile) -> None:
     with ChatServer(garbage) as server, pytest.raises(distill.DistillFailed, match="no judgment parsed"):
         distill.distill_profile(profile, remote(server), OPTIONS)
     assert_nothing_invented(profile)
-    [run] = profile.runs("distill")
+    [run] = profile.runs.all("distill")
     assert run.status == "failed"
     assert run.result["asked"] == PLANNED and run.result["unparsed"] == PLANNED and run.result["parsed"] == 0
-    kept = profile.judgments(run_id=run.id)
+    kept = profile.judgments.records(run_id=run.id)
     assert len(kept) == PLANNED and not any(j.parsed for j in kept)
     assert all("rather not say" in j.raw for j in kept)  # raw text kept, nothing invented
 
     with ChatServer(well_behaved) as server:
         summary = distill.distill_profile(profile, remote(server), OPTIONS)
-    assert summary.run_id == run.id and profile.run(run.id).status == "done"
+    assert summary.run_id == run.id and profile.runs.get(run.id).status == "done"
     assert summary.parsed == PLANNED and summary.calls_made == PLANNED  # the unparsed ones asked again
     assert summary.unscored == () and summary.scored == 8
-    assert len(profile.scores("bridge:remote:m")) == 8
-    assert len(profile.judgments(run_id=run.id)) == 2 * PLANNED  # the unparsed replies stay on record
+    assert len(profile.scores.of_scorer("bridge:remote:m")) == 8
+    assert len(profile.judgments.records(run_id=run.id)) == 2 * PLANNED  # the unparsed replies stay on record
 
 
 def test_half_garbage_is_below_the_minimum_and_a_resume_reuses_what_parsed(profile: Profile) -> None:
@@ -86,7 +86,7 @@ def test_half_garbage_is_below_the_minimum_and_a_resume_reuses_what_parsed(profi
     assert 0 < summary["parsed"] < MIN_PARSED_FRACTION * summary["asked"]
     assert f"at least {MIN_PARSED_FRACTION:.0%}" in str(caught.value)
     assert_nothing_invented(profile)
-    parsed = [j for j in profile.judgments() if j.parsed]
+    parsed = [j for j in profile.judgments.records() if j.parsed]
     assert len(parsed) == summary["parsed"]
 
     with ChatServer(well_behaved) as server:
@@ -94,7 +94,7 @@ def test_half_garbage_is_below_the_minimum_and_a_resume_reuses_what_parsed(profi
         asked_again = len(server.requests)
     assert resumed.calls_reused == len(parsed)
     assert resumed.calls_made == asked_again == PLANNED - len(parsed)
-    assert len(profile.scores("bridge:remote:m")) == 8
+    assert len(profile.scores.of_scorer("bridge:remote:m")) == 8
 
 
 class SilentOnOneImage(ScriptedJudge):
@@ -115,20 +115,20 @@ class SilentOnOneImage(ScriptedJudge):
 def test_an_image_below_the_minimum_of_comparisons_is_listed_unscored_not_given_a_prior(profile: Profile) -> None:
     from aesthete_gui.engine.bridge import BridgeConfig, run_bridge
 
-    paths = [r.path for r in sorted(profile.images(), key=lambda r: r.id)]
+    paths = [r.path for r in sorted(profile.catalog.images(), key=lambda r: r.id)]
     truth = {path: float(i) for i, path in enumerate(paths)}
     options = distill.DistillOptions(pool=4, refs=4, student=None)
     pool = run_bridge(paths, ScriptedJudge(truth), BridgeConfig(pool_size=4, references_per_item=4)).pool
     muted = next(p for p in paths if p not in pool)  # all 4 of its comparisons will not parse
     summary = distill.distill_profile(profile, SilentOnOneImage(truth, muted), options)
-    assert profile.run(summary.run_id).status == "done"
+    assert profile.runs.get(summary.run_id).status == "done"
     assert summary.scored == 7
     [entry] = summary.unscored
-    assert entry.image_id == profile.image_by_path(muted).id
+    assert entry.image_id == profile.catalog.image_by_path(muted).id
     assert entry.parsed_comparisons == dict.fromkeys(DIMENSIONS, 0)
     assert entry.needs == MIN_PARSED_COMPARISONS_PER_IMAGE
-    stored = profile.scores("bridge:scripted")
-    assert profile.image_by_path(muted).id not in stored and len(stored) == 7
+    stored = profile.scores.of_scorer("bridge:scripted")
+    assert profile.catalog.image_by_path(muted).id not in stored and len(stored) == 7
 
 
 def test_settings_under_which_no_image_could_reach_the_minimum_are_refused(profile: Profile) -> None:
@@ -136,4 +136,4 @@ def test_settings_under_which_no_image_could_reach_the_minimum_are_refused(profi
         distill.distill_profile(profile, ScriptedJudge({}), distill.DistillOptions(pool=4, refs=2))
     with pytest.raises(distill.DistillError, match="pool must hold at least 4"):
         distill.distill_profile(profile, ScriptedJudge({}), distill.DistillOptions(pool=3, refs=3))
-    assert profile.runs("distill") == []
+    assert profile.runs.all("distill") == []

@@ -33,7 +33,7 @@ def test_a_set_reply_with_an_impossible_best_is_kept_unparsed(
     payload = json.loads(capsys.readouterr().out)
     assert payload["parsed"] is False and payload["best"] is None and payload["worst"] is None
     assert payload["raw"] == reply
-    [stored] = open_profile(profile).judgments()
+    [stored] = open_profile(profile).judgments.records()
     assert stored.parsed is False and stored.raw == reply
 
 
@@ -82,7 +82,7 @@ def test_judge_pair_keeps_content_of_any_type_unparsed(
     payload = json.loads(capsys.readouterr().out)
     assert payload["parsed"] is False and set(payload["outcome"].values()) == {None}
     assert payload["raw"] == json.dumps(content, ensure_ascii=False)
-    [stored] = open_profile(profile).judgments()
+    [stored] = open_profile(profile).judgments.records()
     assert stored.parsed is False and stored.raw == payload["raw"]
 
 
@@ -106,16 +106,16 @@ def test_distill_against_content_of_every_type_keeps_replies_and_invents_nothing
     kinds = list(HOSTILE_CONTENT.values())
     profile = open_profile(tmp_path / "p.db")
     for path in write_photos(tmp_path / "photos", count=6):
-        profile.ensure_image(str(path))
+        profile.catalog.ensure_image(str(path))
     options = distill.DistillOptions(pool=4, refs=3, batch_size=4, student=None)
     with ChatServer(lambda body, call: _content_reply(kinds[call % len(kinds)])(body, call)) as server:
         judge = RemoteJudge(server.base_url, "m", backoff_s=0.0, max_retries=0)
         with pytest.raises(distill.DistillFailed, match="no judgment parsed"):
             distill.distill_profile(profile, judge, options)
-    kept = profile.judgments()
+    kept = profile.judgments.records()
     assert kept and not any(j.parsed for j in kept)
     assert {j.raw for j in kept} <= {json.dumps(k, ensure_ascii=False) for k in kinds}
-    assert [s for s in profile.scorers() if s.startswith("bridge:")] == []
+    assert [s for s in profile.scores.scorers() if s.startswith("bridge:")] == []
     profile.close()
 
 
@@ -156,7 +156,7 @@ def test_a_reply_echoing_the_key_is_stored_without_it(
         assert main(["--profile", str(profile), "judge", "pair", *photo_paths[:2], "--endpoint", server.base_url,
                      "--model", "m", "--json", "--save"]) == 0  # fmt: skip
     assert KEY not in capsys.readouterr().out
-    [stored] = open_profile(profile).judgments()
+    [stored] = open_profile(profile).judgments.records()
     assert KEY not in stored.raw and "[redacted]" in stored.raw
 
 

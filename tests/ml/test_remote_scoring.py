@@ -72,7 +72,7 @@ def test_the_cli_prints_the_scores_as_json_and_stores_them_with_save(
     for row in rows:
         want = _expected(row["path"])
         assert set(row) == {"path", "scores"} and all(abs(row["scores"][d] - want[d]) <= 0.01 for d in DIMENSIONS)
-    stored = open_profile(profile).scores("server:qwen-vl")
+    stored = open_profile(profile).scores.of_scorer("server:qwen-vl")
     assert len(stored) == len(photo_paths)
 
 
@@ -132,7 +132,7 @@ def test_a_server_without_log_probabilities_fails_in_one_line_and_stores_nothing
         [line] = captured.err.splitlines()
         assert line.startswith("aesthete: error: the server at") and "returned no log-probabilities" in line
         assert "nothing was stored" in line
-        assert open_profile(profile).scores("server:m") == {}
+        assert open_profile(profile).scores.of_scorer("server:m") == {}
         assert len(script.seen) <= 8  # it stopped at once, not after the whole library
 
 
@@ -154,7 +154,7 @@ def test_unreadable_replies_are_counted_never_turned_into_scores(
     with ChatServer(LogprobServerScript(unreadable=lambda url, dimension: url in broken and dimension == "mood")) as server:
         assert main(["--profile", str(profile), "score", "--endpoint", server.base_url, "--model", "m", "--save"]) == 0
     assert "2 replies had no readable score digit" in capsys.readouterr().err
-    stored = open_profile(profile).scores("server:m")
+    stored = open_profile(profile).scores.of_scorer("server:m")
     assert sorted(len(v) for v in stored.values()) == [4, 4] + [5] * (len(photo_paths) - 2)
 
 

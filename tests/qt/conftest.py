@@ -42,6 +42,12 @@ def shown_main_window(qtbot, app_context, xmp: bool = True, size: tuple[int, int
     return main
 
 
+def settle_profile_events(qtbot, window) -> None:
+    """Wait until the library reloads that the profile's events asked for are done (none pending)."""
+    relay = window.context.events
+    qtbot.waitUntil(lambda: not relay.library_reload_pending and not window.model.loading, timeout=10_000)
+
+
 def write_test_images(folder: Path, count: int, size: tuple[int, int] = (96, 64)) -> list[Path]:
     """Write `count` distinct small JPEGs (gradients with a moving square) into `folder`."""
     import numpy as np

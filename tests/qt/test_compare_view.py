@@ -18,7 +18,7 @@ def add_images(context, folder: Path, count: int) -> list[int]:
     paths = write_test_images(folder, count, size=(200, 150))  # large enough to judge (>= 128 px)
     updates = [ImageUpdate(path=str(p), folder_id=None, status="ok", width=200, height=150,
                            format="JPEG") for p in paths]
-    return context.profile.write_images(updates)
+    return context.profile.catalog.write_images(updates)
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def compare(qtbot, app_context, tmp_path):
 def test_left_key_stores_left_as_winner_in_order_shown(qtbot, compare, app_context) -> None:
     pair = compare.current_pair()
     qtbot.keyClick(compare, Qt.Key.Key_Left)
-    choices = app_context.profile.choices()
+    choices = app_context.profile.choices.all()
     assert len(choices) == 1
     stored = choices[0]
     assert (stored.image_a, stored.image_b) == (pair.left.id, pair.right.id)
@@ -50,7 +50,7 @@ def test_left_key_stores_left_as_winner_in_order_shown(qtbot, compare, app_conte
 def test_right_and_down_keys_store_b_and_tie(qtbot, compare, app_context) -> None:
     qtbot.keyClick(compare, Qt.Key.Key_Right)
     qtbot.keyClick(compare, Qt.Key.Key_Down)
-    assert [c.winner for c in app_context.profile.choices()] == ["b", "tie"]
+    assert [c.winner for c in app_context.profile.choices.all()] == ["b", "tie"]
     assert "2 choices on overall" in compare.counter_label.text()
 
 
@@ -59,13 +59,13 @@ def test_ctrl_z_removes_the_last_choice_and_shows_its_pair_again(qtbot, compare,
     qtbot.keyClick(compare, Qt.Key.Key_Left)
     second = compare.current_pair()
     qtbot.keyClick(compare, Qt.Key.Key_Right)
-    assert len(app_context.profile.choices()) == 2
+    assert len(app_context.profile.choices.all()) == 2
     qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    remaining = app_context.profile.choices()
+    remaining = app_context.profile.choices.all()
     assert [c.winner for c in remaining] == ["a"]
     assert compare.current_pair() == second
     qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert app_context.profile.choices() == []
+    assert app_context.profile.choices.all() == []
     assert compare.current_pair() == first
     qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert "Nothing to undo" in compare.status_label.text()
@@ -75,8 +75,8 @@ def test_dimension_key_cycles_and_choices_carry_the_dimension(qtbot, compare, ap
     qtbot.keyClick(compare, Qt.Key.Key_D)
     assert compare.dimension == "technique"
     qtbot.keyClick(compare, Qt.Key.Key_Left)
-    assert [c.dimension for c in app_context.profile.choices()] == ["technique"]
-    assert app_context.profile.choices("overall") == []
+    assert [c.dimension for c in app_context.profile.choices.all()] == ["technique"]
+    assert app_context.profile.choices.all("overall") == []
 
 
 def test_choices_changed_signal_fires_for_choice_and_undo(qtbot, compare, app_context) -> None:
@@ -84,7 +84,7 @@ def test_choices_changed_signal_fires_for_choice_and_undo(qtbot, compare, app_co
         qtbot.keyClick(compare, Qt.Key.Key_Left)
     with qtbot.waitSignal(app_context.signals.choices_changed):
         compare.undo_button.click()
-    assert app_context.profile.choices() == []
+    assert app_context.profile.choices.all() == []
 
 
 def test_previews_load_and_zoom_is_synchronised(qtbot, compare) -> None:
@@ -107,12 +107,12 @@ def test_a_single_image_library_says_what_is_needed(qtbot, app_context, tmp_path
     assert view.current_pair() is None
     assert "at least two images" in view.status_label.text()
     qtbot.keyClick(view, Qt.Key.Key_Left)
-    assert app_context.profile.choices() == []
+    assert app_context.profile.choices.all() == []
 
 
 def test_unreadable_image_shows_a_reason_instead_of_crashing(qtbot, app_context, tmp_path) -> None:
     ids = add_images(app_context, tmp_path / "shoot", 2)
-    broken = app_context.profile.image_by_id(ids[1])
+    broken = app_context.profile.catalog.image_by_id(ids[1])
     Path(broken.path).write_bytes(b"not an image at all")
     view = CompareView(app_context)
     qtbot.addWidget(view)
@@ -136,7 +136,7 @@ def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp
     ids = add_images(app_context, tmp_path / "shoot", 12)
     pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][:45]
     for early, late in pairs:  # this user always prefers the later (bluer) frame
-        app_context.profile.add_choice(early, late, "b")
+        app_context.profile.choices.add(early, late, "b")
     view = CompareView(app_context)
     qtbot.addWidget(view)
     view.resize(1000, 600)
@@ -148,7 +148,7 @@ def test_held_out_agreement_and_taste_suggestions_arrive(qtbot, app_context, tmp
     qtbot.keyClick(view, Qt.Key.Key_Down)  # the pair on screen may still be a random one
     assert view.current_pair().suggested_by == "taste"
     qtbot.keyClick(view, Qt.Key.Key_Left)
-    assert app_context.profile.choices()[-1].app_state["suggested_by"] == "taste"
+    assert app_context.profile.choices.all()[-1].app_state["suggested_by"] == "taste"
 
 
 def test_in_the_main_window_compare_keys_win_over_window_shortcuts(qtbot, app_context, tmp_path) -> None:
@@ -164,10 +164,10 @@ def test_in_the_main_window_compare_keys_win_over_window_shortcuts(qtbot, app_co
     qtbot.waitUntil(lambda: compare.current_pair() is not None)
     compare.setFocus()
     qtbot.keyClick(compare, Qt.Key.Key_Right)
-    assert [c.winner for c in app_context.profile.choices()] == ["b"]
+    assert [c.winner for c in app_context.profile.choices.all()] == ["b"]
     # Ctrl+Z is also the window's "undo marks" shortcut: in Compare it removes the choice.
     qtbot.keyClick(compare, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert app_context.profile.choices() == []
+    assert app_context.profile.choices.all() == []
     window.marks.close()
 
 
@@ -189,10 +189,10 @@ def test_compare_skips_rejects_and_tiny_images_unless_asked(qtbot, app_context, 
 
     ids = add_images(app_context, tmp_path / "shoot", 5)
     tiny_path = write_test_images(tmp_path / "tiny", 1, size=(40, 30))[0]
-    [tiny] = app_context.profile.write_images(
+    [tiny] = app_context.profile.catalog.write_images(
         [ImageUpdate(path=str(tiny_path), folder_id=None, status="ok", width=40, height=30, format="JPEG")])
     rejected = ids[0]
-    app_context.profile.set_mark(rejected, flag="reject")
+    app_context.profile.marks.set(rejected, flag="reject")
     view = CompareView(app_context)
     view._rng = random.Random(0)
     qtbot.addWidget(view)

@@ -20,7 +20,7 @@ from aesthete_gui.qt.culling_actions import (
 from aesthete_gui.qt.item_models import FilterState, ImageRow
 from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.store import ImageUpdate
-from tests.qt.conftest import shown_main_window
+from tests.qt.conftest import settle_profile_events, shown_main_window
 
 REJECT = [{"name": "noise", "value": 20.0, "verdict": "reject", "reason": "heavy noise (σ 20.0 of 255)"}]
 
@@ -28,10 +28,11 @@ REJECT = [{"name": "noise", "value": 20.0, "verdict": "reject", "reason": "heavy
 @pytest.fixture
 def window(qtbot, app_context, tmp_path: Path):
     main = shown_main_window(qtbot, app_context, xmp=False)
-    ids = app_context.profile.write_images(
+    ids = app_context.profile.catalog.write_images(
         [ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
-    app_context.profile.put_checks_many([(i, checks_version(), REJECT, [], "reject") for i in ids[:3]])
+    app_context.profile.checks.put_many([(i, checks_version(), REJECT, [], "reject") for i in ids[:3]])
+    settle_profile_events(qtbot, main)
     main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"{n}.jpg"), suggested_reject=n < 3)
                          for n, i in enumerate(ids)])  # fmt: skip
     yield main, ids
@@ -43,11 +44,11 @@ def test_accept_all_in_view_rejects_them_and_undo_restores_the_suggestions(windo
     assert suggested_in_view(main.model) == ids[:3]
     assert accept_suggestions_in_view(main.model, main.marks) == 3
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", "reject", "reject", None]
-    assert app_context.profile.suggested_rejects() == set()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", "reject", "reject", None]
+    assert app_context.profile.checks.suggested_rejects() == set()
     main.marks.undo_stack.undo()
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
 
 
 def test_keeping_the_best_of_bursts_spares_frames_the_user_starred_or_labelled(qtbot, burst_window) -> None:
@@ -62,19 +63,20 @@ def test_keeping_the_best_of_bursts_spares_frames_the_user_starred_or_labelled(q
 def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None:
     main, ids = window
     assert dismiss_suggestions(app_context, main.model, main.marks, [ids[0], ids[3]]) == 1
-    assert app_context.profile.suggested_rejects() == set(ids[1:3])
-    assert app_context.profile.mark_for(ids[0]).flag is None
+    assert app_context.profile.checks.suggested_rejects() == set(ids[1:3])
+    assert app_context.profile.marks.get(ids[0]).flag is None
     main.marks.undo_stack.undo()
-    assert app_context.profile.suggested_rejects() == set(ids[:3])
+    assert app_context.profile.checks.suggested_rejects() == set(ids[:3])
 
 
 @pytest.fixture
 def burst_window(qtbot, app_context, tmp_path: Path):
     main = shown_main_window(qtbot, app_context, xmp=False)
-    ids = app_context.profile.write_images(
+    ids = app_context.profile.catalog.write_images(
         [ImageUpdate(path=str(tmp_path / f"b{n}.jpg"), folder_id=None, status="ok") for n in range(4)]
     )
     overall = [3.0, 4.5, 2.0, 3.3]
+    settle_profile_events(qtbot, main)
     main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"b{n}.jpg"), burst_id=7 if n < 3 else None,
                                   scores={"overall": overall[n]}) for n, i in enumerate(ids)])  # fmt: skip
     main.model.set_filter(FilterState(collapse_bursts=True))
@@ -91,14 +93,14 @@ def test_a_mark_on_a_collapsed_burst_marks_the_frame_shown_unless_set_to_all_fra
     assert main.grid.select_image(ids[1])
     qtbot.keyClick(main.grid, Qt.Key.Key_P)
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, "pick", None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, "pick", None, None]
     assert "picks 0 → 1" in main.statusBar().currentMessage()
     main.marks.undo_stack.undo()
     main.marks.wait_written()
     app_context.settings[BURST_MARKS_SETTING] = True
     qtbot.keyClick(main.grid, Qt.Key.Key_P)
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == ["pick", "pick", "pick", None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", "pick", "pick", None]
     message = main.statusBar().currentMessage()
     assert "P applied to 3 frames (2 hidden in collapsed bursts)" in message and "picks 0 → 3" in message
 
@@ -112,7 +114,7 @@ def test_filtering_to_one_frame_of_a_burst_and_picking_picks_that_frame_only(qtb
     assert main.grid.select_image(ids[0])
     qtbot.keyClick(main.grid, Qt.Key.Key_P)
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == ["pick", None, None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", None, None, None]
     assert "picks 0 → 1" in main.statusBar().currentMessage()
 
 
@@ -137,10 +139,10 @@ def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_win
     assert rest_of_bursts(main.model.all_rows()) == [ids[0], ids[2]]
     assert keep_best_of_bursts(main.model, main.marks) == 2
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", None, "reject", None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]
     main.marks.undo_stack.undo()
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
 
 
 def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
@@ -150,7 +152,7 @@ def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path
     paths = [tmp_path / f"c{n}.jpg" for n in range(3)]
     for n, path in enumerate(paths):
         Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(path)
-    ids = app_context.profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    ids = app_context.profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
     main.model.set_rows([ImageRow(image_id=i, path=str(p), flag="pick" if n != 1 else None)
                          for n, (i, p) in enumerate(zip(ids, paths, strict=True))])  # fmt: skip
     dest = tmp_path / "picks"
@@ -167,9 +169,9 @@ def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context
     main = shown_main_window(qtbot, app_context)
     path = tmp_path / "portrait.jpg"
     Image.new("RGB", (200, 100), (90, 90, 90)).save(path)
-    (image_id,) = app_context.profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
+    (image_id,) = app_context.profile.catalog.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
     faces = [{"box": [0.25, 0.2, 0.2, 0.4], "eyes": "open", "sharpness": 3.0}]
-    app_context.profile.put_checks_many([(image_id, checks_version(), REJECT, faces, "reject")])
+    app_context.profile.checks.put_many([(image_id, checks_version(), REJECT, faces, "reject")])
     main.model.set_rows([ImageRow(image_id=image_id, path=str(path), suggested_reject=True)])
     main.loupe.view.set_image(None)
     main.loupe.show_image(image_id)
@@ -195,13 +197,13 @@ def test_keep_the_best_lists_what_it_rejects_and_ctrl_z_right_after_undoes_it(qt
     assert dialog.scroll.widgetResizable()  # a long list scrolls
     qtbot.mouseClick(dialog.reject_button, Qt.MouseButton.LeftButton)
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == ["reject", None, "reject", None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]
     assert "Ctrl+Z undoes it" in main.statusBar().currentMessage()
     # the window has the keyboard again, on the grid (not on the file-name box, which would eat Ctrl+Z)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is main.grid)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     main.marks.wait_written()
-    assert [app_context.profile.mark_for(i).flag for i in ids] == [None, None, None, None]
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
 
 
 def test_ctrl_z_in_the_file_name_box_with_nothing_typed_undoes_the_last_mark(qtbot, burst_window, app_context) -> None:
@@ -212,9 +214,9 @@ def test_ctrl_z_in_the_file_name_box_with_nothing_typed_undoes_the_last_mark(qtb
     assert main.grid.select_image(ids[3])
     qtbot.keyClick(main.grid, Qt.Key.Key_3)
     main.marks.wait_written()
-    assert app_context.profile.mark_for(ids[3]).stars == 3
+    assert app_context.profile.marks.get(ids[3]).stars == 3
     main.filter_bar.search.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is main.filter_bar.search)
     qtbot.keyClick(main.filter_bar.search, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     main.marks.wait_written()
-    assert app_context.profile.mark_for(ids[3]).stars == 0
+    assert app_context.profile.marks.get(ids[3]).stars == 0

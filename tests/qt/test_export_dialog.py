@@ -68,9 +68,9 @@ def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -
         Image.new("RGB", (64, 48), (40 * n, 90, 120)).save(path)
     write_sidecar(paths[0], 3, "pick", None)
     profile = app_context.profile
-    ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
     for n in (0, 2):
-        profile.set_mark(ids[n], flag="pick")
+        profile.marks.set(ids[n], flag="pick")
     main.model.set_rows([ImageRow(image_id=i, path=str(p), flag="pick" if n != 1 else None)
                          for n, (i, p) in enumerate(zip(ids, paths, strict=True))])  # fmt: skip
     dest = tmp_path / "keepers"
@@ -82,13 +82,13 @@ def test_moving_picks_from_the_main_window(qtbot, app_context, tmp_path: Path) -
     qtbot.waitUntil(lambda: "Moved 2 photographs" in main.statusBar().currentMessage(), timeout=10_000)
     assert sorted(p.name for p in dest.iterdir()) == ["m0.jpg", "m0.xmp", "m2.jpg"]
     assert sorted(p.name for p in shoot.iterdir()) == ["m1.jpg"]
-    assert [profile.image_by_id(i).path for i in ids] == [str(dest / "m0.jpg"), str(paths[1]), str(dest / "m2.jpg")]
-    assert profile.mark_for(ids[0]).flag == "pick"
+    assert [profile.catalog.image_by_id(i).path for i in ids] == [str(dest / "m0.jpg"), str(paths[1]), str(dest / "m2.jpg")]
+    assert profile.marks.get(ids[0]).flag == "pick"
     assert app_context.settings[EXPORT_FOLDER_SETTING] == str(dest) and app_context.settings[EXPORT_MOVE_SETTING] is True
     qtbot.waitUntil(lambda: (row := main.model.row_for(ids[0])) is not None and row.path == str(dest / "m0.jpg"), timeout=10_000)
     # the photographs moved out of every imported folder: their new folder is listed in the library
-    folder = next(f for f in profile.folders() if f.path == str(dest))
-    assert profile.image_by_id(ids[0]).folder_id == folder.id and profile.image_by_id(ids[2]).folder_id == folder.id
+    folder = next(f for f in profile.catalog.folders() if f.path == str(dest))
+    assert profile.catalog.image_by_id(ids[0]).folder_id == folder.id and profile.catalog.image_by_id(ids[2]).folder_id == folder.id
     qtbot.waitUntil(lambda: "keepers  (2)" in _library_texts(main), timeout=10_000)
     main.marks.close()
 

@@ -37,8 +37,8 @@ def _photos(folder: Path) -> list[Path]:
 def test_rows_know_closed_eyes_and_the_filter_keeps_only_those(tmp_path: Path) -> None:
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in "abc"])
-        profile.put_checks_many([(ids[0], checks_version(), [], CLOSED, "ok"), (ids[1], checks_version(), [], OPEN + CLOSED, "ok"), (ids[2], checks_version(), [], OPEN, "ok")])
+        ids = profile.catalog.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in "abc"])
+        profile.checks.put_many([(ids[0], checks_version(), [], CLOSED, "ok"), (ids[1], checks_version(), [], OPEN + CLOSED, "ok"), (ids[2], checks_version(), [], OPEN, "ok")])
         rows = load_rows(profile, None)
     finally:
         profile.close()
@@ -66,14 +66,14 @@ def window(qtbot, app_context, tmp_path: Path):
 def test_eyes_closed_box_filters_the_grid_and_marks_the_cells(window, app_context, qtbot, tmp_path: Path) -> None:
     main = window
     paths = _photos(tmp_path / "shoot")
-    ids = app_context.profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    ids = app_context.profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
     analysed = [check_row(i, analyse_path(p)) for i, p in zip(ids, paths, strict=True)]
     assert [len(row[3]) for row in analysed] == [1, 0, 0]  # the portrait's face, found for real
     assert analysed[0][3][0]["eyes"] == "open"
     # No real closed-eye photograph ships with a package: the coffee frame is given a stored closed face.
     image_id, version, checks, _faces, worst = analysed[1]
     analysed[1] = (image_id, version, checks, CLOSED, worst)
-    app_context.profile.put_checks_many(analysed)
+    app_context.profile.checks.put_many(analysed)
     main.model.reload()
     qtbot.waitUntil(lambda: not main.model.loading and main.model.total_count() == 3, timeout=10_000)
     qtbot.waitUntil(lambda: _badge_pixels(main) > 0, timeout=10_000)  # thumbnails load in the background
@@ -85,7 +85,7 @@ def test_eyes_closed_box_filters_the_grid_and_marks_the_cells(window, app_contex
     assert sorted(main.model.visible_ids()) == sorted(ids)
 
     # Without a closed-eye frame no cell carries the badge.
-    app_context.profile.put_checks_many([(ids[1], version, checks, [], worst)])
+    app_context.profile.checks.put_many([(ids[1], version, checks, [], worst)])
     main.model.reload()
     qtbot.waitUntil(lambda: not main.model.loading and not any(r.eyes_closed for r in main.model.all_rows()), timeout=10_000)
     main.grid.viewport().update()

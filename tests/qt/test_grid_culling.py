@@ -15,13 +15,13 @@ SHARP = {"name": "focus", "value": 3.5, "verdict": "ok", "reason": "subject shar
 def test_rows_carry_suggestions_and_the_burst_shows_its_sharp_frame(tmp_path: Path) -> None:
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in ("soft", "sharp", "picked")])
+        ids = profile.catalog.write_images([ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok") for n in ("soft", "sharp", "picked")])
         soft, sharp, picked = ids
-        burst = profile.set_burst([soft, sharp])
-        profile.put_checks_many([(soft, checks_version(), [SOFT], [], "reject"), (sharp, checks_version(), [SHARP], [], "ok"),
+        burst = profile.catalog.set_burst([soft, sharp])
+        profile.checks.put_many([(soft, checks_version(), [SOFT], [], "reject"), (sharp, checks_version(), [SHARP], [], "ok"),
                                  (picked, checks_version(), [SOFT], [], "reject")])  # fmt: skip
-        profile.set_mark(picked, flag="pick")
-        profile.put_scores_many("builtin", [(soft, {"overall": 4.8}), (sharp, {"overall": 3.1})])
+        profile.marks.set(picked, flag="pick")
+        profile.scores.put_many("builtin", [(soft, {"overall": 4.8}), (sharp, {"overall": 3.1})])
         rows = {r.image_id: r for r in load_rows(profile, "builtin")}
     finally:
         profile.close()

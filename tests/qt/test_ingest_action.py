@@ -30,7 +30,7 @@ def test_ingest_job_copies_imports_and_reports(qtbot, window: MainWindow, tmp_pa
     assert handle.state is JobState.FINISHED, handle.error_text
     assert len(list((tmp_path / "photos").rglob("*.jpg"))) == 3
     assert len(list((tmp_path / "backup").rglob("*.jpg"))) == 3
-    assert window.context.profile.image_count() == 3
+    assert window.context.profile.catalog.image_count() == 3
     qtbot.waitUntil(
         lambda: "Ingest done: 3 copied and verified" in window.statusBar().currentMessage()
     )

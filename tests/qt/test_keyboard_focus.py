@@ -49,7 +49,7 @@ def test_after_choosing_a_sort_with_the_mouse_keys_act_on_the_grid(qtbot, window
     assert moved_to != current_before
     _press(qtbot, Qt.Key.Key_3)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(moved_to).stars == 3)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(moved_to).stars == 3)
 
 
 def test_keys_pressed_on_a_focused_combo_box_or_button_reach_the_current_image(qtbot, window) -> None:
@@ -59,7 +59,7 @@ def test_keys_pressed_on_a_focused_combo_box_or_button_reach_the_current_image(q
         index_before = window.filter_bar.flag.currentIndex()
         qtbot.keyClick(control, Qt.Key.Key_P)
         window.marks.wait_written()
-        qtbot.waitUntil(lambda c=current: window.context.profile.mark_for(c).flag == "pick")
+        qtbot.waitUntil(lambda c=current: window.context.profile.marks.get(c).flag == "pick")
         qtbot.keyClick(window.filter_bar.flag, Qt.Key.Key_Down)
         assert window.filter_bar.flag.currentIndex() == index_before
         assert QApplication.focusWidget() is window.grid
@@ -72,7 +72,7 @@ def test_a_text_field_keeps_its_keys(qtbot, window) -> None:
     qtbot.keyClicks(search, "x5")
     assert search.text() == "x5"
     window.marks.wait_written()
-    assert window.context.profile.mark_for(current).stars == 0
+    assert window.context.profile.marks.get(current).stars == 0
 
 
 def test_loupe_steps_then_escape_leave_grid_and_inspector_on_the_same_frame(qtbot, window) -> None:
@@ -89,7 +89,7 @@ def test_loupe_steps_then_escape_leave_grid_and_inspector_on_the_same_frame(qtbo
     qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.image_id == fourth)
     _press(qtbot, Qt.Key.Key_2)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(fourth).stars == 2)
-    assert window.context.profile.mark_for(first).stars == 0
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(fourth).stars == 2)
+    assert window.context.profile.marks.get(first).stars == 0
     _press(qtbot, Qt.Key.Key_Right)  # the grid moves on from the frame the loupe left
     assert window.grid.selected_ids() == [window.model.row_at(4).image_id]

@@ -48,7 +48,7 @@ def test_first_run_shows_welcome_and_open_folder_starts_import(qtbot, app_contex
     window.show()
     qtbot.waitUntil(lambda: window.current_view == "welcome", timeout=5000)
     monkeypatch.setattr(
-        "aesthete_gui.qt.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(image_folder)
+        "aesthete_gui.qt.window_jobs.choose_folder", lambda *a, **k: str(image_folder)
     )
     qtbot.mouseClick(window.welcome.open_button, Qt.MouseButton.LeftButton)
     assert window.current_view == "grid"
@@ -163,7 +163,7 @@ def test_the_real_event_loop_starts_imports_and_quits(tmp_path, image_folder) ->
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     with open_profile(profile) as reopened:
-        assert reopened.image_count(status="ok") == 12
+        assert reopened.catalog.image_count(status="ok") == 12
 
 
 def test_switching_profile_from_the_library_panel_opens_it_in_a_new_window(qtbot, tmp_path) -> None:

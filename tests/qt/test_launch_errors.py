@@ -77,7 +77,7 @@ def test_switching_to_a_damaged_profile_keeps_the_current_window(qtbot, tmp_path
         timer.stop()
     assert len(seen) == 1 and str(damaged) in seen[0]
     assert window.isVisible() and window.context.profile_path == tmp_path / "good.db"
-    assert window.context.profile.image_count() == 0  # the current profile still answers
+    assert window.context.profile.catalog.image_count() == 0  # the current profile still answers
     window.marks.close()
     window.close()
 
@@ -123,7 +123,7 @@ def test_a_read_only_profile_opens_with_a_warning_in_the_status_bar(qtbot, tmp_p
         window.show()
         assert launch.warn_if_read_only(window) == "the file is not writable"
         assert "read-only" in window.statusBar().currentMessage()
-        assert window.context.profile.image_count() == 40  # reading works
+        assert window.context.profile.catalog.image_count() == 40  # reading works
         window.marks.close()
         window.close()
         window.context.close()

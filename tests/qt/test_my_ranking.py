@@ -47,7 +47,7 @@ def test_a_cli_trained_adapter_is_my_ranking_in_the_grid(qtbot, trained_profile,
     try:
         model = window.model
         qtbot.waitUntil(lambda: model.total_count() == 24 and not model.loading, timeout=20_000)
-        personal = {i: s["overall"] for i, s in context.profile.scores("taste:bright").items()}
+        personal = {i: s["overall"] for i, s in context.profile.scores.of_scorer("taste:bright").items()}
         assert len(personal) == 24 and all(1.0 <= v <= 5.0 for v in personal.values())
         window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
         assert model.sort_key == "personal"

@@ -12,8 +12,9 @@ from PySide6.QtCore import Qt
 from aesthete_gui.imaging.xmp import XmpMarks, read_sidecar
 from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.qt.task_runner import JobState
-from aesthete_gui.services import events, scorer_registry
+from aesthete_gui.services import scorer_registry
 from aesthete_gui.services.choices import ChoiceBatch, ChoiceDraft, add_choices
+from aesthete_gui.store import events
 from tests.imaging.test_xmp_cas import sidecar_text, write_by_rename
 from tests.qt.conftest import write_test_images
 
@@ -43,7 +44,7 @@ def test_one_undo_reverts_a_mark_a_choice_and_a_set_verdict_made_in_three_views(
     assert window.grid.select_image(ids[0])
     qtbot.keyClick(window.grid, Qt.Key.Key_P)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: profile.mark_for(ids[0]).flag == "pick")
+    qtbot.waitUntil(lambda: profile.marks.get(ids[0]).flag == "pick")
 
     compare = window.compare
     compare.rejects_check.setChecked(True)  # the smooth test gradients read as soft: suggested rejects
@@ -51,8 +52,8 @@ def test_one_undo_reverts_a_mark_a_choice_and_a_set_verdict_made_in_three_views(
     qtbot.waitUntil(lambda: compare.current_pair() is not None)
     compare.setFocus()
     qtbot.keyClick(compare, Qt.Key.Key_Left)
-    assert [c.winner for c in profile.choices()] == ["a"]
-    compare_choice = profile.choices()[0].id
+    assert [c.winner for c in profile.choices.all()] == ["a"]
+    compare_choice = profile.choices.all()[0].id
 
     window.show_view("set")  # 3. a verdict in Set
     view = window.set_view
@@ -60,24 +61,24 @@ def test_one_undo_reverts_a_mark_a_choice_and_a_set_verdict_made_in_three_views(
     view._cards[0].best_button.click()
     view._cards[2].worst_button.click()
     view.record_button.click()
-    assert len(profile.choices()) == 4
+    assert len(profile.choices.all()) == 4
 
     window.show_view("grid")  # undo from any view, newest first
     window.undo_action.trigger()
-    assert [c.id for c in profile.choices()] == [compare_choice]
+    assert [c.id for c in profile.choices.all()] == [compare_choice]
     window.undo_action.trigger()
-    assert profile.choices() == []
-    assert profile.mark_for(ids[0]).flag == "pick"
+    assert profile.choices.all() == []
+    assert profile.marks.get(ids[0]).flag == "pick"
     window.undo_action.trigger()
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: profile.mark_for(ids[0]).flag is None)
+    qtbot.waitUntil(lambda: profile.marks.get(ids[0]).flag is None)
     assert not window.context.undo_stack.canUndo()
 
     window.redo_action.trigger()  # redo walks forward again: the mark, then the Compare choice
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: profile.mark_for(ids[0]).flag == "pick")
+    qtbot.waitUntil(lambda: profile.marks.get(ids[0]).flag == "pick")
     window.redo_action.trigger()
-    assert [c.winner for c in profile.choices()] == ["a"]
+    assert [c.winner for c in profile.choices.all()] == ["a"]
 
 
 def test_changes_from_a_worker_thread_reach_the_views_on_the_ui_thread(qtbot, window) -> None:
@@ -107,12 +108,12 @@ def test_a_failing_subscriber_does_not_stop_the_others(app_context) -> None:
     def broken(_event: object) -> None:
         raise RuntimeError("a broken view")
 
-    undo_broken = events.subscribe(app_context.profile, broken)
-    undo_seen = events.subscribe(app_context.profile, seen.append)
-    events.emit(app_context.profile, events.ImagesImported(3))
+    undo_broken = app_context.profile.events.subscribe(broken)
+    undo_seen = app_context.profile.events.subscribe(seen.append)
+    image_id = app_context.profile.catalog.ensure_image("/photos/new.jpg")
     undo_broken()
     undo_seen()
-    assert seen == [events.ImagesImported(3)]
+    assert seen == [events.ImagesChanged((image_id,))]
 
 
 def _sidecar(image_path: str) -> Path:
@@ -136,12 +137,12 @@ def test_a_key_pressed_after_another_program_set_the_rating_keeps_it_and_the_vie
     window.marks.wait_written()
     assert read_sidecar(row.path) == XmpMarks(stars=5, label="Yellow")
     assert "<rdf:li>wedding</rdf:li>" in sidecar.read_text(encoding="utf-8")
-    assert (profile.mark_for(row.image_id).stars, profile.mark_for(row.image_id).label) == (5, "Yellow")
+    assert (profile.marks.get(row.image_id).stars, profile.marks.get(row.image_id).label) == (5, "Yellow")
     qtbot.waitUntil(lambda: window.model.row_for(row.image_id).stars == 5)  # the view shows the edit
     window.undo_action.trigger()  # undo takes back the label only, and the sidecar's bytes
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: profile.mark_for(row.image_id).label is None)
-    assert profile.mark_for(row.image_id).stars == 5
+    qtbot.waitUntil(lambda: profile.marks.get(row.image_id).label is None)
+    assert profile.marks.get(row.image_id).stars == 5
     assert sidecar.read_text(encoding="utf-8") == sidecar_text(5, "wedding")
 
 
@@ -166,7 +167,7 @@ def test_undo_of_a_batch_reject_restores_every_sidecar_and_keeps_other_programs_
     assert read_sidecar(rows[5].path).flag is None  # but the reject is taken back there too
     assert messages == ["1 sidecar was changed by another program since the mark: only the marks were "
                         "taken back there, its other edits kept"]  # fmt: skip
-    assert all(window.context.profile.mark_for(r.image_id).flag is None for r in rows)
+    assert all(window.context.profile.marks.get(r.image_id).flag is None for r in rows)
     assert not [p for p in _sidecar(rows[0].path).parent.iterdir() if p.name.endswith(".tmp")]
 
 

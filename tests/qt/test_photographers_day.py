@@ -47,8 +47,8 @@ def day(qtbot, app_context, tmp_path):
     assert handle.state is JobState.FINISHED, handle.error_text
     qtbot.waitUntil(lambda: not main.model.loading and main.model.total_count() == 9, timeout=20_000)
     profile = app_context.profile
-    ids = [profile.image_by_path(str(p)).id for p in paths]
-    profile.set_burst(ids[:3])
+    ids = [profile.catalog.image_by_path(str(p)).id for p in paths]
+    profile.catalog.set_burst(ids[:3])
     app_context.signals.library_changed.emit()
     qtbot.waitUntil(lambda: main.model.row_for(ids[0]).burst_id is not None and not main.model.loading, timeout=20_000)
     yield main, ids
@@ -129,7 +129,7 @@ def test_open_folder_starts_in_the_home_folder_or_beside_the_last_one(qtbot, day
 
 def test_an_unreadable_file_says_why_it_has_no_score(qtbot, day, tmp_path) -> None:
     main, _ = day
-    broken = main.context.profile.image_by_path(str(tmp_path / "shoot" / "broken.jpg"))
+    broken = main.context.profile.catalog.image_by_path(str(tmp_path / "shoot" / "broken.jpg"))
     main.grid.select_image(broken.id)
     inspector = inspected(qtbot, main, broken.id)
     note = inspector.scores_note.text()
@@ -141,7 +141,7 @@ def test_the_why_of_a_suggested_reject_is_one_key_or_one_click_away(qtbot, day) 
     main, ids = day
     reason = "even the sharpest part of the frame is soft"
     checks = [{"name": "focus", "value": 0.4, "verdict": "reject", "reason": reason}]
-    main.context.profile.put_checks_many([(ids[6], checks_version(), checks, [], "reject")])
+    main.context.profile.checks.put_many([(ids[6], checks_version(), checks, [], "reject")])
     main.context.signals.library_changed.emit()
     qtbot.waitUntil(lambda: main.model.row_for(ids[6]).suggested_reject, timeout=10_000)
     main.grid.select_image(ids[6])

@@ -20,7 +20,7 @@ def test_score_with_lists_registered_scorers_and_scores_with_a_taste_adapter(qtb
     handle = window.import_folders([tmp_path / "shoot"])
     qtbot.waitUntil(lambda: handle.done, timeout=60_000)
     profile = app_context.profile
-    images = profile.images(status="ok")
+    images = profile.catalog.images(status="ok")
     for a, b in itertools.islice(itertools.cycle(itertools.combinations(images, 2)), 30):
         taste.record_choice(profile, a.path, b.path, "a" if a.id < b.id else "b")
     taste.train_taste(profile, name="mine", base_scorer="builtin")
@@ -38,7 +38,7 @@ def test_score_with_lists_registered_scorers_and_scores_with_a_taste_adapter(qtb
         job = window.score_library()
     qtbot.waitUntil(lambda: job.done, timeout=60_000)
     assert job.state is JobState.FINISHED, job.error_text
-    stored = profile.scores("taste:mine")
+    stored = profile.scores.of_scorer("taste:mine")
     assert set(stored) == {r.id for r in images}
     window.marks.close()
 
@@ -67,7 +67,7 @@ def test_the_configured_server_is_a_scorer_and_scores_the_library(qtbot, app_con
             job = window.score_library()
         qtbot.waitUntil(lambda: job.done, timeout=60_000)
     assert job.state is JobState.FINISHED, job.error_text
-    stored = app_context.profile.scores("server:qwen-vl")
+    stored = app_context.profile.scores.of_scorer("server:qwen-vl")
     assert len(stored) == 4 and all(len(v) == 5 for v in stored.values())
     assert script.peak <= 8
     window.marks.close()

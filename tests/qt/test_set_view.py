@@ -52,7 +52,7 @@ class ScriptedJudge(PromptJudge):
 
 def add_images(context, folder: Path, count: int) -> list[int]:
     paths = write_test_images(folder, count, size=(160, 120))
-    return context.profile.write_images(
+    return context.profile.catalog.write_images(
         [ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
 
 
@@ -71,7 +71,7 @@ def make_view(qtbot, context, factory=None) -> SetView:
 
 def test_verdict_and_stages_stream_in_then_override_is_stored(qtbot, app_context, images) -> None:
     app_context.settings["judge"] = "scripted-judge-folder"
-    paths = [app_context.profile.image_by_id(i).path for i in images]
+    paths = [app_context.profile.catalog.image_by_id(i).path for i in images]
     release = threading.Event()
     view = make_view(qtbot, app_context,
                      lambda settings, sink: ScriptedJudge(paths[2], paths[0], sink, release))
@@ -94,13 +94,13 @@ def test_verdict_and_stages_stream_in_then_override_is_stored(qtbot, app_context
     assert f"technique: {Path(paths[0]).name} / {Path(paths[2]).name}" in verdict
     assert "somewhat" in verdict  # the hedge word is named in the subjectivity line
     assert view.user_pick() == (images[2], images[0])
-    stored = app_context.profile.judgments(protocol="set")
+    stored = app_context.profile.judgments.records(protocol="set")
     assert len(stored) == 1 and stored[0].best == paths[2]
 
     # The user disagrees: image 4 is the best, image 2 the worst.
     view.pick(best=images[3], worst=images[1])
     view.record_button.click()
-    choices = app_context.profile.choices()
+    choices = app_context.profile.choices.all()
     assert len(choices) == 5  # best beats 3 others, 2 others beat the worst
     assert all(c.app_state["source"] == "override" for c in choices)
     wins = {(c.winner_id, c.image_a if c.winner_id == c.image_b else c.image_b) for c in choices}
@@ -112,7 +112,7 @@ def test_verdict_and_stages_stream_in_then_override_is_stored(qtbot, app_context
 
 def test_accepting_the_verdict_stores_it_as_choices(qtbot, app_context, images) -> None:
     app_context.settings["judge"] = "scripted-judge-folder"
-    paths = [app_context.profile.image_by_id(i).path for i in images[:3]]
+    paths = [app_context.profile.catalog.image_by_id(i).path for i in images[:3]]
     release = threading.Event()
     release.set()
     view = make_view(qtbot, app_context,
@@ -123,12 +123,12 @@ def test_accepting_the_verdict_stores_it_as_choices(qtbot, app_context, images) 
     assert view.accept_button.isEnabled()
     with qtbot.waitSignal(app_context.signals.choices_changed):
         view.accept_button.click()
-    choices = app_context.profile.choices()
+    choices = app_context.profile.choices.all()
     assert {(c.image_a, c.image_b, c.winner) for c in choices} == {
         (images[0], images[1], "a"), (images[0], images[2], "a"), (images[1], images[2], "b")}
     assert all(c.app_state["source"] == "accepted" for c in choices)
     view.undo()
-    assert app_context.profile.choices() == []
+    assert app_context.profile.choices.all() == []
 
 
 def test_without_a_model_the_user_still_records_best_and_worst(qtbot, app_context, images) -> None:
@@ -142,7 +142,7 @@ def test_without_a_model_the_user_still_records_best_and_worst(qtbot, app_contex
     view._cards[3].worst_button.click()
     assert view.record_button.isEnabled()
     view.record_button.click()
-    choices = app_context.profile.choices()
+    choices = app_context.profile.choices.all()
     assert len(choices) == 5
     assert all(c.app_state["source"] == "own" for c in choices)
     app_context.set_setting("judge", "some/model")
@@ -176,13 +176,13 @@ def test_a_tiny_real_model_gives_an_unreadable_reply_that_is_kept_raw(qtbot, app
     assert job.state is JobState.FINISHED, job.error_text
     assert "could not be read" in view.verdict_label.text()
     assert not view.accept_button.isEnabled()
-    [stored] = app_context.profile.judgments(protocol="set")
+    [stored] = app_context.profile.judgments.records(protocol="set")
     assert stored.parsed is False and stored.raw
 
 
 def test_cancelling_the_judge_keeps_the_profile_unchanged(qtbot, app_context, images) -> None:
     app_context.settings["judge"] = "scripted-judge-folder"
-    paths = [app_context.profile.image_by_id(i).path for i in images]
+    paths = [app_context.profile.catalog.image_by_id(i).path for i in images]
     release = threading.Event()
     view = make_view(qtbot, app_context,
                      lambda settings, sink: ScriptedJudge(paths[0], paths[1], sink, release))
@@ -194,8 +194,8 @@ def test_cancelling_the_judge_keeps_the_profile_unchanged(qtbot, app_context, im
     qtbot.waitUntil(lambda: job.done, timeout=30000)
     assert job.state is JobState.CANCELLED
     assert "cancelled" in view.verdict_label.text()
-    assert app_context.profile.judgments() == []
-    assert app_context.profile.choices() == []
+    assert app_context.profile.judgments.records() == []
+    assert app_context.profile.choices.all() == []
 
 
 def test_choices_from_verdict_keeps_screen_order() -> None:
@@ -207,7 +207,7 @@ def test_choices_from_verdict_keeps_screen_order() -> None:
 
 
 def test_a_burst_can_be_used_as_the_set(qtbot, app_context, images) -> None:
-    burst_id = app_context.profile.set_burst(images[:3])
+    burst_id = app_context.profile.catalog.set_burst(images[:3])
     view = make_view(qtbot, app_context)
     app_context.signals.library_changed.emit()
     index = view.burst_combo.findData(burst_id)
@@ -227,5 +227,5 @@ def test_a_judge_that_cannot_load_is_reported_and_nothing_is_stored(qtbot, app_c
     assert job.state is JobState.FAILED
     assert "The judge failed" in view.verdict_label.text()
     assert "no-such-model" in view.verdict_label.text()
-    assert app_context.profile.judgments() == []
+    assert app_context.profile.judgments.records() == []
     assert view.judge_button.isEnabled()  # the user can fix the settings and try again

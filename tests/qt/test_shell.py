@@ -48,10 +48,10 @@ def test_import_then_cull_with_keyboard_writes_profile_and_xmp(qtbot, window, im
     qtbot.waitUntil(lambda: window.model.row_for(first.image_id).stars == 3)
 
     profile = window.context.profile
-    mark = profile.mark_for(first.image_id)
+    mark = profile.marks.get(first.image_id)
     assert (mark.stars, mark.flag, mark.label) == (3, "pick", "Red")
     second = window.model.row_at(1)
-    assert profile.mark_for(second.image_id).flag == "reject"
+    assert profile.marks.get(second.image_id).flag == "reject"
     sidecar = read_sidecar(first.path)
     assert sidecar is not None and sidecar.stars == 3 and sidecar.label == "Red"
     rejected = read_sidecar(second.path)
@@ -73,7 +73,7 @@ def test_a_mark_beside_an_unreadable_sidecar_is_kept_and_the_status_bar_says_so(
         qtbot.keyClick(window.grid, Qt.Key.Key_3)  # stars: the field whose value cannot be read
     assert failed.args[0].startswith("mark saved in the profile; sidecar not written")
     assert "xmp:Rating is not a number" in failed.args[0]
-    assert window.context.profile.mark_for(row.image_id).stars == 3
+    assert window.context.profile.marks.get(row.image_id).stars == 3
     assert sidecar.read_text() == hostile  # an unreadable value is never overwritten
 
 
@@ -86,18 +86,18 @@ def test_ctrl_z_undoes_the_last_mark_in_profile_and_view(qtbot, window, image_fo
     qtbot.keyClick(grid, Qt.Key.Key_4)
     qtbot.keyClick(grid, Qt.Key.Key_2)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 2)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(image_id).stars == 2)
 
     window.undo_action.trigger()  # Ctrl+Z
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 4)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(image_id).stars == 4)
     assert window.model.row_for(image_id).stars == 4
     window.undo_action.trigger()
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 0)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(image_id).stars == 0)
     window.redo_action.trigger()
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 4)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(image_id).stars == 4)
 
 
 def test_keyboard_shortcut_ctrl_z_reaches_the_undo_action(qtbot, window, image_folder) -> None:
@@ -112,7 +112,7 @@ def test_keyboard_shortcut_ctrl_z_reaches_the_undo_action(qtbot, window, image_f
     assert window.undo_action.shortcut().toString() == "Ctrl+Z"
     qtbot.keyClick(grid, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(image_id).stars == 0)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(image_id).stars == 0)
 
 
 def test_cancelled_import_leaves_a_consistent_profile_and_resumes(qtbot, window, tmp_path) -> None:
@@ -128,12 +128,12 @@ def test_cancelled_import_leaves_a_consistent_profile_and_resumes(qtbot, window,
 
     profile = window.context.profile
     assert profile.integrity_check() == "ok"
-    stored = profile.images()
+    stored = profile.catalog.images()
     assert all(r.status == "ok" and r.content_hash for r in stored)
     assert len(stored) <= 150
     # importing again completes the library without duplicates
     _import(qtbot, window, folder)
-    paths = [r.path for r in profile.images()]
+    paths = [r.path for r in profile.catalog.images()]
     assert len(paths) == 150 == len(set(paths))
     qtbot.waitUntil(lambda: window.model.rowCount() == 150, timeout=10_000)
 
@@ -149,7 +149,7 @@ def test_loupe_steps_with_arrows_and_marks(qtbot, window, image_folder) -> None:
     assert loupe.image_id == second
     qtbot.keyClick(loupe, Qt.Key.Key_1)
     window.marks.wait_written()
-    qtbot.waitUntil(lambda: window.context.profile.mark_for(second).stars == 1)
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(second).stars == 1)
     qtbot.waitUntil(lambda: loupe.view.has_image(), timeout=10_000)
     qtbot.keyClick(loupe, Qt.Key.Key_Escape)
     assert window.current_view == "grid"
@@ -172,7 +172,7 @@ def test_filter_bar_and_library_panel_scope_the_grid(qtbot, window, image_folder
     assert window.model.visible_ids() == sorted(
         ids, key=lambda i: window.model.row_for(i).name, reverse=True
     )
-    folder_id = window.context.profile.folders()[0].id
+    folder_id = window.context.profile.catalog.folders()[0].id
     window.library.scope_selected.emit(folder_id, None)
     assert window.model.rowCount() == 12
     window.library.scope_selected.emit(folder_id + 999, None)
@@ -277,13 +277,13 @@ def test_cancelled_scoring_job_leaves_whole_score_rows(qtbot, window, tmp_path) 
     assert handle.state in (JobState.CANCELLED, JobState.FINISHED)
     profile = window.context.profile
     assert profile.integrity_check() == "ok"
-    stored = profile.scores("builtin")
+    stored = profile.scores.of_scorer("builtin")
     assert all(len(scores) == 5 for scores in stored.values())
     # scoring again finishes the job
     handle = window.score_library()
     qtbot.waitUntil(lambda: handle.done, timeout=60_000)
     assert handle.state is JobState.FINISHED, handle.error_text
-    assert len(profile.scores("builtin")) == 40
+    assert len(profile.scores.of_scorer("builtin")) == 40
 
 
 def test_my_ranking_sort_follows_the_active_adapter_scores(qtbot, window, image_folder) -> None:
@@ -293,12 +293,12 @@ def test_my_ranking_sort_follows_the_active_adapter_scores(qtbot, window, image_
     profile = window.context.profile
     ids = window.model.visible_ids()
     assert personal_scorer_id(profile) is None
-    profile.save_adapter("mine", "builtin", b"weights", {"note": "stored by the test"})
-    profile.set_active_adapter("mine")
+    profile.adapters.save("mine", "builtin", b"weights", {"note": "stored by the test"})
+    profile.adapters.set_active("mine")
     scorer = personal_scorer_id(profile)
     assert scorer == "taste:mine"
     for rank, image_id in enumerate(ids):
-        profile.put_scores(image_id, scorer, {"overall": 1.0 + rank * 0.25})
+        profile.scores.put(image_id, scorer, {"overall": 1.0 + rank * 0.25})
     window.context.signals.adapters_changed.emit()
     qtbot.waitUntil(lambda: window.model.row_for(ids[0]).personal is not None, timeout=10_000)
     window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
@@ -346,7 +346,7 @@ def test_dropping_a_folder_on_the_window_imports_it(qtbot, window, image_folder,
                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)  # fmt: skip
     window.dropEvent(drop)
     qtbot.waitUntil(lambda: window.model.rowCount() == 12, timeout=60_000)
-    assert [f.path for f in window.context.profile.folders()] == [str(image_folder)]
+    assert [f.path for f in window.context.profile.catalog.folders()] == [str(image_folder)]
 
 
 def test_in_the_set_view_edit_undo_removes_the_recorded_set_not_a_mark(qtbot, window, image_folder) -> None:
@@ -358,7 +358,7 @@ def test_in_the_set_view_edit_undo_removes_the_recorded_set_not_a_mark(qtbot, wi
     view._cards[0].best_button.click()
     view._cards[2].worst_button.click()
     view.record_button.click()
-    assert len(window.context.profile.choices()) == 3
+    assert len(window.context.profile.choices.all()) == 3
     assert window.undo_action.shortcut().toString() == "Ctrl+Z"  # one Undo, in every view
     window.undo_action.trigger()
-    assert window.context.profile.choices() == []
+    assert window.context.profile.choices.all() == []

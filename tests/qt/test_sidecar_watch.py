@@ -25,8 +25,8 @@ def test_regaining_focus_takes_in_a_sidecar_edit_made_elsewhere(
         [EXIFTOOL, "-q", "-o", str(sidecar), "-XMP-xmp:Rating=2"], check=True, capture_output=True
     )
     import_folders(app_context.profile, [image_folder], workers=1, cache_dir=app_context.cache_dir)
-    image = app_context.profile.image_by_path(str(first))
-    assert app_context.profile.mark_for(image.id).stars == 2
+    image = app_context.profile.catalog.image_by_path(str(first))
+    assert app_context.profile.marks.get(image.id).stars == 2
     watcher = SidecarWatcher(app_context)
     changed: list[list[int]] = []
     app_context.signals.marks_changed.connect(changed.append)
@@ -44,6 +44,6 @@ def test_regaining_focus_takes_in_a_sidecar_edit_made_elsewhere(
     assert job is not None
     qtbot.waitUntil(lambda: job.done, timeout=10_000)
     assert job.result.adopted == 1
-    assert app_context.profile.mark_for(image.id).stars == 5
+    assert app_context.profile.marks.get(image.id).stars == 5
     qtbot.waitUntil(lambda: [image.id] in changed, timeout=5_000)
     qtbot.waitUntil(lambda: reloads == [True], timeout=5_000)

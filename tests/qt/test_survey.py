@@ -63,10 +63,10 @@ def test_survey_marks_each_frame_with_the_usual_keys(qtbot, window) -> None:
     qtbot.keyClick(survey, Qt.Key.Key_P)
     window.marks.wait_written()
     profile = window.context.profile
-    qtbot.waitUntil(lambda: profile.mark_for(ids[2]).flag == "pick")
-    assert profile.mark_for(ids[0]).stars == 3
-    assert profile.mark_for(ids[1]).flag == "reject"
-    assert profile.mark_for(ids[3]).stars == 0 and profile.mark_for(ids[3]).flag is None
+    qtbot.waitUntil(lambda: profile.marks.get(ids[2]).flag == "pick")
+    assert profile.marks.get(ids[0]).stars == 3
+    assert profile.marks.get(ids[1]).flag == "reject"
+    assert profile.marks.get(ids[3]).stars == 0 and profile.marks.get(ids[3]).flag is None
     assert "Pick" in visible[2].caption.text() and "Rejected" in visible[1].caption.text()
 
     qtbot.keyClick(survey, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the one undo history

@@ -17,7 +17,7 @@ from tests.qt.conftest import write_test_images
 def add_images(context, folder: Path, count: int, size: tuple[int, int] = (160, 120)) -> list[int]:
     """Real JPEGs registered in the profile as imported images."""
     paths = write_test_images(folder, count, size=size)
-    return context.profile.write_images(
+    return context.profile.catalog.write_images(
         [ImageUpdate(path=str(p), folder_id=None, status="ok", width=size[0], height=size[1])
          for p in paths])
 
@@ -27,9 +27,9 @@ def record_consistent_choices(context, ids: list[int], count: int) -> None:
     pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))]
     for index, (early, late) in enumerate(pairs[:count]):
         if index % 2:
-            context.profile.add_choice(early, late, "b")
+            context.profile.choices.add(early, late, "b")
         else:
-            context.profile.add_choice(late, early, "a")
+            context.profile.choices.add(late, early, "a")
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_score_library_stores_scores_and_draws_distributions(qtbot, panel, app_c
         job = panel.score(selection_only=False)
     qtbot.waitUntil(lambda: job.done, timeout=120000)
     assert job.state is JobState.FINISHED
-    stored = app_context.profile.scores("builtin")
+    stored = app_context.profile.scores.of_scorer("builtin")
     assert set(stored) == set(ids)
     assert all(set(DIMENSIONS) <= set(s) for s in stored.values())
     assert "Scored 8 images" in panel.job_label.text()
@@ -64,7 +64,7 @@ def test_score_selection_scores_only_the_selection(qtbot, panel, app_context, tm
     assert panel.score_selection_button.text() == "Score selection (2)"
     job = panel.score(selection_only=True)
     wait_done(qtbot, job)
-    assert set(app_context.profile.scores("builtin")) == set(ids[:2])
+    assert set(app_context.profile.scores.of_scorer("builtin")) == set(ids[:2])
 
 
 def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_context, tmp_path) -> None:
@@ -77,7 +77,7 @@ def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_cont
     assert "predicts your held-out choices" in text and "base scorer" in text
     assert panel.last_report.held_out == 20
     assert panel.last_report.adapter.mean >= panel.last_report.base.mean  # hence activated
-    active = app_context.profile.active_adapter()
+    active = app_context.profile.adapters.active()
     assert active is not None and active.name == "mine"
     assert panel.adapter_combo.currentText() == "mine"
     assert panel.tabs.currentIndex() == 1
@@ -88,7 +88,7 @@ def test_train_adapter_shows_agreement_and_learning_curve(qtbot, panel, app_cont
     with qtbot.waitSignal(app_context.signals.adapters_changed):
         panel.adapter_combo.setCurrentIndex(0)
         panel.adapter_combo.activated.emit(0)
-    assert app_context.profile.active_adapter() is None
+    assert app_context.profile.adapters.active() is None
 
 
 def test_learning_curve_needs_enough_choices(qtbot, panel, app_context, tmp_path) -> None:
@@ -117,13 +117,13 @@ def test_cancel_scoring_leaves_a_consistent_profile(qtbot, panel, app_context, t
     assert "cancelled" in panel.job_label.text()
     assert not panel.cancel_button.isVisible()
     # Either an image has all five scores or none: never a half-written row.
-    stored = app_context.profile.scores("builtin")
+    stored = app_context.profile.scores.of_scorer("builtin")
     assert all(set(DIMENSIONS) <= set(s) for s in stored.values())
     assert set(stored) <= set(ids)
     # The profile still works: scoring again completes.
     again = panel.score(selection_only=False)
     wait_done(qtbot, again)
-    assert set(app_context.profile.scores("builtin")) == set(ids)
+    assert set(app_context.profile.scores.of_scorer("builtin")) == set(ids)
 
 
 def test_cancel_training_keeps_choices_and_stores_no_adapter(qtbot, panel, app_context, tmp_path) -> None:
@@ -135,9 +135,9 @@ def test_cancel_training_keeps_choices_and_stores_no_adapter(qtbot, panel, app_c
     panel.cancel()
     wait_done(qtbot, job)
     assert job.state is JobState.CANCELLED
-    assert app_context.profile.adapters() == []
-    assert app_context.profile.active_adapter() is None
-    assert len(app_context.profile.choices()) == 30
+    assert app_context.profile.adapters.all() == []
+    assert app_context.profile.adapters.active() is None
+    assert len(app_context.profile.choices.all()) == 30
 
 
 def test_train_dialog_refuses_a_bad_name(qtbot) -> None:
@@ -166,11 +166,11 @@ def test_cancel_distillation_marks_the_run_and_stores_no_pseudo_scores(qtbot, pa
     panel.cancel()
     wait_done(qtbot, job)
     assert job.state is JobState.CANCELLED, job.error_text
-    [run] = app_context.profile.runs(RUN_KIND)
+    [run] = app_context.profile.runs.all(RUN_KIND)
     assert run.status == "cancelled"
-    assert not [s for s in app_context.profile.scorers() if s.startswith("bridge:")]
+    assert not [s for s in app_context.profile.scores.scorers() if s.startswith("bridge:")]
     # every judgment kept is a whole record tied to the run, so a later run can resume from it
-    assert all(j.first and j.second for j in app_context.profile.judgments(run_id=run.id))
+    assert all(j.first and j.second for j in app_context.profile.judgments.records(run_id=run.id))
 
 
 def test_distillation_without_a_judge_says_how_to_set_one(qtbot, panel) -> None:
@@ -191,12 +191,12 @@ def test_too_few_held_out_choices_show_no_figure_and_the_base_stays(qtbot, panel
     assert panel.compare_button.isVisible()  # the next pairs, one click away
     with qtbot.waitSignal(panel.compare_requested):
         panel.compare_button.click()
-    assert app_context.profile.active_adapter() is None
+    assert app_context.profile.adapters.active() is None
     assert panel.adapter_combo.currentText() != "mine"
     assert panel.activate_button.isVisible()
     with qtbot.waitSignal(app_context.signals.adapters_changed):
         panel.activate_button.click()
-    assert app_context.profile.active_adapter().name == "mine"
+    assert app_context.profile.adapters.active().name == "mine"
     assert "It is active." in panel.agreement_label.text()
     assert not panel.activate_button.isVisible()
 
@@ -214,7 +214,7 @@ def test_an_adapter_measured_worse_shows_both_figures_and_stays_off(qtbot, panel
     text = panel.agreement_label.text()
     assert f"<b>{report.adapter.mean:.0%}</b>" in text and f"<b>{report.base.mean:.0%}</b>" in text
     assert "measured worse than the base scorer" in text
-    assert app_context.profile.active_adapter() is None
+    assert app_context.profile.adapters.active() is None
     assert panel.activate_button.isVisible()
 
 

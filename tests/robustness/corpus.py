@@ -403,12 +403,12 @@ def real_profile(path: Path, images: int = 40) -> Path:
     from aesthete_gui.store import ImageUpdate, open_profile
 
     profile = open_profile(path)
-    ids = profile.write_images([
+    ids = profile.catalog.write_images([
         ImageUpdate(path=f"/photos/img_{n:04d}.jpg", folder_id=None, status="ok", size=10,
                     mtime_ns=5, content_hash=f"hash-{n}")
         for n in range(images)
     ])  # fmt: skip
-    profile.set_mark(ids[0], stars=4)
+    profile.marks.set(ids[0], stars=4)
     profile.close()
     return path
 

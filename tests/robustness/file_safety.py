@@ -121,10 +121,10 @@ def make_library(folder: Path, profile: Path, count: int, *, seed: int = 0, padd
     photos = sorted(p for paths in shoot.units.values() for p in paths if p.suffix in (".JPG", ".CR2"))
     library = open_profile(profile)
     try:
-        ids = library.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in photos])
+        ids = library.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in photos])
         for image_id, path in zip(ids, photos, strict=True):
             if path.suffix == ".JPG":
-                library.set_mark(image_id, stars=4, flag="pick")
+                library.marks.set(image_id, stars=4, flag="pick")
     finally:
         library.close()
     return shoot

@@ -22,7 +22,7 @@ import pytest
 from aesthete_gui.cli import main
 from aesthete_gui.imaging import xmp
 from aesthete_gui.imaging.xmp import read_sidecar, read_xmp_file
-from aesthete_gui.services.library_marks import set_mark
+from aesthete_gui.services.library_marks import mark_image
 from aesthete_gui.services.sidecar_sync import sidecar_view, sync_sidecars
 from aesthete_gui.store import ImageUpdate, Profile, open_profile
 from tests.robustness.sidecar_race import (
@@ -54,7 +54,7 @@ def _shoot(folder: Path, count: int) -> list[Path]:
 
 def _registered(profile_path: Path, images: list[Path]) -> Profile:
     profile = open_profile(profile_path)
-    profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in images])
+    profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in images])
     sync_sidecars(profile)  # the profile takes the other program's ratings
     return profile
 
@@ -69,7 +69,7 @@ def test_another_program_editing_the_same_sidecars_loses_no_edit_and_no_mark(
     rng = random.Random(SEED)
     images = _shoot(tmp_path / "shoot", 4)
     profile = _registered(tmp_path / "race.db", images)
-    ids = [profile.image_by_path(str(p)).id for p in images]  # type: ignore[union-attr]
+    ids = [profile.catalog.image_by_path(str(p)).id for p in images]  # type: ignore[union-attr]
     ours_retried: list[int] = []
     real_swap = xmp.swap_file
 
@@ -82,7 +82,7 @@ def test_another_program_editing_the_same_sidecars_loses_no_edit_and_no_mark(
     timings = []
     for _ in range(5):  # how long one mark takes here: the other program's writes are spread over it
         start = time.perf_counter()
-        set_mark(profile, ids[0], label=_next(profile.mark_for(ids[0]).label, LABELS, rng), write_xmp=True)
+        mark_image(profile, ids[0], label=_next(profile.marks.get(ids[0]).label, LABELS, rng), write_xmp=True)
         timings.append(time.perf_counter() - start)
     window = statistics.median(timings)
     ours_retried.clear()
@@ -93,7 +93,7 @@ def test_another_program_editing_the_same_sidecars_loses_no_edit_and_no_mark(
             where = f"seed {SEED}, round {number}"
             index = number % len(images)
             image, image_id, sidecar = images[index], ids[index], images[index].with_suffix(".xmp")
-            mark = profile.mark_for(image_id)
+            mark = profile.marks.get(image_id)
             rating = rng.randrange(6) if number % 4 == 3 else None  # a rating edit in one round of four
             field = rng.choice(["label", "flag"] if rating is not None else ["label", "flag", "stars"])
             if field == "label":
@@ -104,7 +104,7 @@ def test_another_program_editing_the_same_sidecars_loses_no_edit_and_no_mark(
                 value = _next(mark.stars, list(range(6)), rng)
             keywords = [f"round-{number}", f"kw-{rng.randrange(10_000)}"]
             other.order(number, sidecar, keywords, rating, rng.uniform(0, 1.5 * window))
-            set_mark(profile, image_id, **{field: value}, write_xmp=True)
+            mark_image(profile, image_id, **{field: value}, write_xmp=True)
             theirs_retried += other.done() > 1
             [tags] = exiftool.read(sidecar)
             assert keywords_of(tags) == keywords, f"{where}: the other program's keywords were lost: {tags}"
@@ -123,7 +123,7 @@ def test_another_program_editing_the_same_sidecars_loses_no_edit_and_no_mark(
         exiftool.close()
     sync_sidecars(profile)
     for image, image_id in zip(images, ids, strict=True):  # afterwards the profile agrees with every sidecar
-        found, mark = read_sidecar(image), profile.mark_for(image_id)
+        found, mark = read_sidecar(image), profile.marks.get(image_id)
         assert sidecar_view(found.stars, found.flag, found.label) == sidecar_view(mark.stars, mark.flag, mark.label)
     profile.close()
     met = sum(a > 1 for a in ours_retried)
@@ -161,11 +161,11 @@ def _prepare(kind: str, number: int, images: list[Path], profile_path: Path, rng
         return ["sync-xmp"]
     profile = open_profile(profile_path)
     try:
-        marks = [profile.mark_for(profile.image_by_path(str(p)).id) for p in images]  # type: ignore[union-attr]
+        marks = [profile.marks.get(profile.catalog.image_by_path(str(p)).id) for p in images]  # type: ignore[union-attr]
         if kind == "export":  # marks changed in the profile only: the export writes them out
             for mark in marks:
                 if rng.random() < 0.6:
-                    set_mark(profile, mark.image_id, label=_next(mark.label, LABELS, rng))
+                    mark_image(profile, mark.image_id, label=_next(mark.label, LABELS, rng))
             return ["export", "--format", "xmp"]
     finally:
         profile.close()
@@ -229,7 +229,7 @@ def test_kill_9_during_sync_marks_and_export_leaves_whole_sidecars_and_a_rerun_c
             profile = open_profile(profile_path)
             try:
                 for image, tags in zip(images, exiftool.read(*[p.with_suffix(".xmp") for p in images]), strict=True):
-                    mark = profile.mark_for(profile.image_by_path(str(image)).id)  # type: ignore[union-attr]
+                    mark = profile.marks.get(profile.catalog.image_by_path(str(image)).id)  # type: ignore[union-attr]
                     found = read_sidecar(image)
                     assert sidecar_view(found.stars, found.flag, found.label) == sidecar_view(
                         mark.stars, mark.flag, mark.label), f"{where}: {image.name}: {found} vs {mark}"

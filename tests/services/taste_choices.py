@@ -28,7 +28,7 @@ def record_against_then_with_base(profile: Profile, against: int, agreeing: int,
         seen.add(frozenset((a, b)))
         base_prefers_a = base[a] > base[b]
         picks_a = base_prefers_a if made >= against else not base_prefers_a
-        profile.add_choice(a, b, "a" if picks_a else "b", session="scripted")
+        profile.choices.add(a, b, "a" if picks_a else "b", session="scripted")
         made += 1
 
 
@@ -38,6 +38,6 @@ def record_set_verdict(profile: Profile, order: list[int], best: int, worst: int
 
     state = {"view": "set", "order": order, "best": best, "worst": worst, "source": "own"}
     return [
-        profile.add_choice(a, b, winner, dimension="overall", app_state=state)
+        profile.choices.add(a, b, winner, dimension="overall", app_state=state)
         for a, b, winner in choices_from_verdict(order, best, worst)
     ]

@@ -31,7 +31,7 @@ def write_photos(folder: Path, count: int = 24, seed: int = 0) -> list[Path]:
 def brightness_taste(profile: Profile) -> dict[str, float]:
     """A simulated user who likes bright images: utility per stored path."""
     taste = {}
-    for record in profile.images(status="ok"):
+    for record in profile.catalog.images(status="ok"):
         with Image.open(record.path) as image:
             taste[record.path] = float(np.asarray(image.convert("L")).mean())
     return taste
@@ -49,7 +49,7 @@ def build_profile(root: Path, count: int = 24) -> Path:
         import_folders(profile, [root / "photos"], features=True, workers=1, cache_dir=root / "thumbs")
         # the synthetic pictures are smooth, so the focus check calls them soft; these tests are about
         # taste, so the library starts with every suggested reject dismissed (all comparable)
-        profile.dismiss_suggestions(profile.suggested_rejects())
+        profile.checks.dismiss_suggestions(profile.checks.suggested_rejects())
         library_arrays(profile)  # embeddings cached in the model folder, copied with the profile
     finally:
         profile.close()

@@ -82,8 +82,8 @@ def test_ingest_then_import_reads_in_camera_ratings(tmp_path: Path) -> None:
         summary = ingest_and_import(profile, tmp_path / "card", tmp_path / "photos", workers=1)
         assert summary.imported is not None and summary.imported.imported == 2
         copy = tmp_path / "photos" / "2024-06-12" / "20240612_Canon-EOS-R5_0002.JPG"
-        image = profile.image_by_path(str(copy))
-        assert image is not None and profile.mark_for(image.id).stars == 4
+        image = profile.catalog.image_by_path(str(copy))
+        assert image is not None and profile.marks.get(image.id).stars == 4
     finally:
         profile.close()
 
@@ -177,7 +177,7 @@ def test_sidecars_on_the_card_follow_their_renamed_images(tmp_path: Path) -> Non
             "20240612_Canon-EOS-R5_0001.xmp",
             "20240612_Canon-EOS-R5_0002.JPG.xmp",
         ]
-        stars = {Path(i.path).name: profile.mark_for(i.id).stars for i in profile.images()}
+        stars = {Path(i.path).name: profile.marks.get(i.id).stars for i in profile.catalog.images()}
         assert stars == {"20240612_Canon-EOS-R5_0001.JPG": 3, "20240612_Canon-EOS-R5_0002.JPG": 5}
     finally:
         profile.close()

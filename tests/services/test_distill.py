@@ -28,9 +28,9 @@ def test_distillation_stores_judgments_and_calibrated_scores_and_trains_a_studen
     summary = distill.distill_profile(profile, judge, distill.DistillOptions(pool=6, refs=3, student="bright"), progress=reports.append)
     assert summary.calls_planned == 15 + 10 * 3
     assert summary.calls_made == len(judge.asked) == summary.calls_planned
-    assert len(profile.judgments(run_id=summary.run_id)) == summary.calls_made
-    scores = profile.scores("bridge:scripted")
-    paths = {r.id: r.path for r in profile.images()}
+    assert len(profile.judgments.records(run_id=summary.run_id)) == summary.calls_made
+    scores = profile.scores.of_scorer("bridge:scripted")
+    paths = {r.id: r.path for r in profile.catalog.images()}
     assert len(scores) == 16
     overall = [scores[i]["overall"] for i in scores]
     assert min(overall) >= 1 and max(overall) <= 5
@@ -39,9 +39,9 @@ def test_distillation_stores_judgments_and_calibrated_scores_and_trains_a_studen
     assert any("min" in r.message for r in reports)  # an ETA once calls were timed
     assert summary.student is not None and summary.student.scorer_id == "student:bright"
     assert "student:bright" in scoring.available_scorers(profile)
-    assert profile.run(summary.run_id).status == "done"
+    assert profile.runs.get(summary.run_id).status == "done"
     any_image = next(iter(scores))
-    provenance = profile.score_provenance(any_image, "bridge:scripted")
+    provenance = profile.scores.provenance(any_image, "bridge:scripted")
     assert provenance is not None and provenance["preset"] == "photography" and provenance["preset_version"]
 
 
@@ -52,17 +52,17 @@ def test_a_stopped_run_resumes_without_repeating_any_call(profile: Profile) -> N
     options = distill.DistillOptions(pool=6, refs=3, batch_size=4, student=None)
     with pytest.raises(Cancelled):
         distill.distill_profile(profile, first, options, cancel=token)
-    kept = profile.judgments()
+    kept = profile.judgments.records()
     # every batch that returned was kept; only the batch in flight when it stopped is lost
     assert 20 - options.batch_size <= len(kept) <= 20
-    assert profile.runs("distill")[-1].status == "cancelled"
+    assert profile.runs.all("distill")[-1].status == "cancelled"
     second = ScriptedJudge(truth)
     summary = distill.distill_profile(profile, second, options)
     assert summary.calls_reused == len(kept)
     assert summary.calls_made == len(second.asked) == 45 - len(kept)
     asked_twice = {frozenset((j.first, j.second)) for j in kept} & {frozenset(p) for p in second.asked}
     assert asked_twice == set()
-    assert len(profile.runs("distill")) == 1  # the same run resumed
+    assert len(profile.runs.all("distill")) == 1  # the same run resumed
     again = ScriptedJudge(truth)
     rerun = distill.distill_profile(profile, again, options)
     assert rerun.run_id != summary.run_id  # a finished run is not reused silently

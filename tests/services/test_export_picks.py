@@ -19,7 +19,6 @@ from aesthete_gui.services.export_picks import ExportPicksError, export_picks, p
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.services.sidecar_sync import sync_image
 from aesthete_gui.store import ImageUpdate, Profile, open_profile
-from aesthete_gui.store.sidecar_sync import sidecar_states
 from tests.robustness.fs_faults import read_only_folder, small_disk
 
 
@@ -35,9 +34,9 @@ def library(tmp_path: Path) -> tuple[Profile, list[int], Path]:
         paths.append(path)
     write_sidecar(paths[0], 4, "pick", "Red")
     profile = open_profile(tmp_path / "p.db")
-    ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
-    profile.set_mark(ids[0], flag="pick")
-    profile.set_mark(ids[1], flag="pick")
+    ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+    profile.marks.set(ids[0], flag="pick")
+    profile.marks.set(ids[1], flag="pick")
     yield profile, ids, shoot
     profile.close()
 
@@ -83,17 +82,17 @@ def test_picks_travel_with_their_sidecars_and_names_that_are_taken_get_a_number(
     marks = read_sidecar(dest / "IMG_0 (2).jpg")
     assert marks is not None and (marks.stars, marks.flag, marks.label) == (4, "pick", "Red")
     assert (shoot / "IMG_0.jpg").is_file() and _leftovers(dest) == []
-    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")  # a copy leaves the library as it was
+    assert profile.catalog.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")  # a copy leaves the library as it was
 
 
 def test_a_name_held_by_a_missing_library_image_is_not_reused(library, tmp_path: Path) -> None:
     profile, ids, _ = library
     dest = tmp_path / "out"
-    (ghost,) = profile.write_images([ImageUpdate(path=str(dest / "IMG_1.jpg"), folder_id=None, status="ok")])
-    profile.mark_missing([ghost])
+    (ghost,) = profile.catalog.write_images([ImageUpdate(path=str(dest / "IMG_1.jpg"), folder_id=None, status="ok")])
+    profile.catalog.record_missing([ghost])
     result = export_picks(profile, [ids[1]], dest, move=True)
     assert [Path(t).name for _, t in result.copied] == ["IMG_1 (2).jpg"]
-    assert profile.image_by_id(ids[1]).path == str(dest / "IMG_1 (2).jpg")
+    assert profile.catalog.image_by_id(ids[1]).path == str(dest / "IMG_1 (2).jpg")
 
 
 def test_move_takes_the_sidecar_along_and_the_library_follows(library, tmp_path: Path) -> None:
@@ -105,9 +104,9 @@ def test_move_takes_the_sidecar_along_and_the_library_follows(library, tmp_path:
     assert result.moved and target.read_bytes() == original
     assert not (shoot / "IMG_0.jpg").exists() and not list(shoot.glob("IMG_0*.xmp"))
     assert read_sidecar(target) is not None
-    assert profile.image_by_id(ids[0]).path == str(target)
-    assert profile.image_by_path(str(shoot / "IMG_0.jpg")) is None
-    assert sidecar_states(profile, [ids[0]])[ids[0]].sidecar_path == str(target.with_suffix(".xmp"))
+    assert profile.catalog.image_by_id(ids[0]).path == str(target)
+    assert profile.catalog.image_by_path(str(shoot / "IMG_0.jpg")) is None
+    assert profile.sidecars.states([ids[0]])[ids[0]].sidecar_path == str(target.with_suffix(".xmp"))
     assert _leftovers(tmp_path / "moved") == []
 
 
@@ -120,28 +119,28 @@ def test_a_move_across_imported_folders_keeps_marks_scores_and_checks(tmp_path: 
     profile = open_profile(tmp_path / "p.db")
     try:
         import_folders(profile, [shoot, keepers], workers=1, cache_dir=tmp_path / "cache")
-        moving = profile.image_by_path(str(shoot / "DSC_0.jpg"))
+        moving = profile.catalog.image_by_path(str(shoot / "DSC_0.jpg"))
         assert moving is not None
-        profile.set_mark(moving.id, stars=5, flag="pick", label="Green")
-        profile.put_scores(moving.id, "builtin", {"overall": 4.2, "technique": 3.9})
-        checks = profile.all_checks()[moving.id]  # measured by the import
+        profile.marks.set(moving.id, stars=5, flag="pick", label="Green")
+        profile.scores.put(moving.id, "builtin", {"overall": 4.2, "technique": 3.9})
+        checks = profile.checks.all()[moving.id]  # measured by the import
         assert checks[0]
-        images_before = len(profile.images())
+        images_before = len(profile.catalog.images())
 
         result = export_picks(profile, [moving.id], keepers, move=True)
         assert result.copied == [(str(shoot / "DSC_0.jpg"), str(keepers / "DSC_0.jpg"))]
         summary = import_folders(profile, [shoot, keepers], workers=1, cache_dir=tmp_path / "cache")
 
-        moved = profile.image_by_id(moving.id)
+        moved = profile.catalog.image_by_id(moving.id)
         assert moved is not None and moved.path == str(keepers / "DSC_0.jpg") and moved.status == "ok"
-        keepers_folder = next(f for f in profile.folders() if f.path == str(keepers))
+        keepers_folder = next(f for f in profile.catalog.folders() if f.path == str(keepers))
         assert moved.folder_id == keepers_folder.id
-        mark = profile.mark_for(moving.id)
+        mark = profile.marks.get(moving.id)
         assert (mark.stars, mark.flag, mark.label) == (5, "pick", "Green")
-        assert profile.scores("builtin")[moving.id] == {"overall": 4.2, "technique": 3.9}
-        assert profile.all_checks()[moving.id] == checks
-        assert len(profile.images()) == images_before and summary.imported == 0  # no duplicate, nothing missing
-        assert [i.path for i in profile.images(status="missing")] == []
+        assert profile.scores.of_scorer("builtin")[moving.id] == {"overall": 4.2, "technique": 3.9}
+        assert profile.checks.all()[moving.id] == checks
+        assert len(profile.catalog.images()) == images_before and summary.imported == 0  # no duplicate, nothing missing
+        assert [i.path for i in profile.catalog.images(status="missing")] == []
     finally:
         profile.close()
 
@@ -173,7 +172,7 @@ def test_a_read_only_destination_is_refused_and_nothing_moves(library, tmp_path:
             export_picks(profile, ids, view, move=True)
         assert list(view.iterdir()) == []
     assert (shoot / "IMG_0.jpg").is_file() and (shoot / "IMG_0.xmp").is_file()
-    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
+    assert profile.catalog.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
 
 
 def test_a_disk_that_fills_midway_leaves_no_half_copied_file_and_moves_nothing_unfinished(library, tmp_path: Path) -> None:
@@ -191,7 +190,7 @@ def test_a_disk_that_fills_midway_leaves_no_half_copied_file_and_moves_nothing_u
         assert _leftovers(disk) == []
         assert left in ([], ["IMG_0.jpg", "IMG_0.xmp"])  # the first image whole (moved) or nothing
         for n in range(2):
-            record = profile.image_by_id(ids[n])
+            record = profile.catalog.image_by_id(ids[n])
             assert Path(record.path).is_file()  # every image is somewhere, and the library knows where
 
 
@@ -210,7 +209,7 @@ def test_a_failed_sidecar_copy_takes_back_its_image(library, tmp_path: Path, mon
         export_picks(profile, ids[:1], tmp_path / "out", move=True)
     assert list((tmp_path / "out").iterdir()) == []
     assert (shoot / "IMG_0.jpg").is_file() and (shoot / "IMG_0.xmp").is_file()
-    assert profile.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
+    assert profile.catalog.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
 
 
 def test_cancel_between_files(library, tmp_path: Path) -> None:
@@ -228,14 +227,14 @@ def test_cancel_inside_a_file_leaves_no_part_and_removes_no_source(tmp_path: Pat
     write_sidecar(paths[1], 2, "pick", None)
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
         token = _CancelAfterChecks(3 + 2)  # the whole first file (3 MiB + its tail), then 2 chunks of the second
         result = export_picks(profile, ids, tmp_path / "out", move=True, cancel=token)
         assert result.cancelled
         assert result.copied == [(str(paths[0]), str(tmp_path / "out" / "big_0.jpg"))]
         assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["big_0.jpg"]
         assert not paths[0].exists() and paths[1].is_file() and find_sidecar(paths[1]) is not None
-        assert profile.image_by_id(ids[1]).path == str(paths[1])
+        assert profile.catalog.image_by_id(ids[1]).path == str(paths[1])
     finally:
         profile.close()
 
@@ -246,7 +245,7 @@ def test_a_source_that_changes_during_the_move_stays(tmp_path: Path) -> None:
     path = _big_image(shoot, "busy.jpg", mib=2)
     profile = open_profile(tmp_path / "p.db")
     try:
-        (image_id,) = profile.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
+        (image_id,) = profile.catalog.write_images([ImageUpdate(path=str(path), folder_id=None, status="ok")])
 
         class EditorMeanwhile(CancelToken):
             """Another program appends to the file once while it is being copied (never cancels)."""
@@ -264,7 +263,7 @@ def test_a_source_that_changes_during_the_move_stays(tmp_path: Path) -> None:
         result = export_picks(profile, [image_id], tmp_path / "out", move=True, cancel=EditorMeanwhile())
         assert result.copied == [] and "changed while it was being moved" in result.skipped[0][1]
         assert path.is_file() and list((tmp_path / "out").iterdir()) == []
-        assert profile.image_by_id(image_id).path == str(path)
+        assert profile.catalog.image_by_id(image_id).path == str(path)
     finally:
         profile.close()
 
@@ -288,7 +287,7 @@ def test_cli_copy_picks_move(library, tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["--profile", str(profile.path), "copy-picks", str(tmp_path / "cli"), "--move"]) == 0
     assert capsys.readouterr().out == f"2 images moved to {tmp_path / 'cli'}\n"
     assert sorted(p.name for p in shoot.iterdir()) == ["IMG_2.jpg"]
-    assert profile.image_by_id(ids[0]).path == str(tmp_path / "cli" / "IMG_0.jpg")
+    assert profile.catalog.image_by_id(ids[0]).path == str(tmp_path / "cli" / "IMG_0.jpg")
     locked = tmp_path / "locked"
     locked.mkdir()
     with read_only_folder(locked) as view:
@@ -318,14 +317,14 @@ def test_an_orphan_sidecar_in_the_destination_is_never_adopted(tmp_path: Path) -
     write_sidecar(photo, 5, "pick", None)
     profile = open_profile(tmp_path / "p.db")
     try:
-        (image_id,) = profile.write_images([ImageUpdate(path=str(photo), folder_id=None, status="ok")])
+        (image_id,) = profile.catalog.write_images([ImageUpdate(path=str(photo), folder_id=None, status="ok")])
         result = export_picks(profile, [image_id], dest, move=True)
         moved = dest / "IMG_0001 (2).jpg"
         assert result.copied == [(str(photo), str(moved))]
         assert orphan.read_bytes() == before  # untouched
         assert find_sidecar(moved) == dest / "IMG_0001 (2).xmp" and read_sidecar(moved).stars == 5
         assert any("left IMG_0001.xmp" in note and "untouched" in note for note in result.notes)
-        assert profile.image_by_id(image_id).path == str(moved)
+        assert profile.catalog.image_by_id(image_id).path == str(moved)
     finally:
         profile.close()
 
@@ -335,16 +334,16 @@ def test_a_raw_jpeg_pair_moves_together_and_the_library_follows_both(tmp_path: P
     (tmp_path / "shoot" / "IMG_0001.JPG.xmp").write_bytes(sidecar.read_bytes())  # a second naming style as well
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, raw)])
-        profile.set_mark(ids[0], stars=5, flag="pick")
-        profile.set_mark(ids[1], stars=2)
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, raw)])
+        profile.marks.set(ids[0], stars=5, flag="pick")
+        profile.marks.set(ids[1], stars=2)
         result = export_picks(profile, [ids[0]], tmp_path / "picks", move=True)
         assert sorted(p.name for p in (tmp_path / "picks").iterdir()) == [
             "IMG_0001.CR2", "IMG_0001.JPG", "IMG_0001.JPG.xmp", "IMG_0001.xmp"]  # fmt: skip
         assert list((tmp_path / "shoot").iterdir()) == []
         assert result.notes == ["IMG_0001.CR2 moved with IMG_0001.JPG"]
-        assert [profile.image_by_id(i).path for i in ids] == [str(tmp_path / "picks" / n) for n in ("IMG_0001.JPG", "IMG_0001.CR2")]
-        assert (profile.mark_for(ids[0]).stars, profile.mark_for(ids[1]).stars) == (5, 2)
+        assert [profile.catalog.image_by_id(i).path for i in ids] == [str(tmp_path / "picks" / n) for n in ("IMG_0001.JPG", "IMG_0001.CR2")]
+        assert (profile.marks.get(ids[0]).stars, profile.marks.get(ids[1]).stars) == (5, 2)
     finally:
         profile.close()
 
@@ -369,7 +368,7 @@ def test_a_move_killed_after_its_copies_is_finished_by_the_next_run(library, tmp
     result = export_picks(profile, [ids[0]], dest, move=True)
     assert result.already_there == [(str(shoot / "IMG_0.jpg"), str(dest / "IMG_0.jpg"))] and result.copied == []
     assert not (shoot / "IMG_0.jpg").exists() and not (shoot / "IMG_0.xmp").exists()
-    assert profile.image_by_id(ids[0]).path == str(dest / "IMG_0.jpg")
+    assert profile.catalog.image_by_id(ids[0]).path == str(dest / "IMG_0.jpg")
 
 
 def test_a_move_killed_after_the_library_followed_is_finished_by_the_next_run(library, tmp_path: Path) -> None:
@@ -385,7 +384,7 @@ def test_a_move_killed_after_the_library_followed_is_finished_by_the_next_run(li
         files.append((str(shoot / name), str(dest / name), file_hash(dest / name)))
     move_journal.begin(profile.path, files)  # recorded, the library followed, then kill -9
     stat = (dest / "IMG_0.jpg").stat()
-    profile.move_image(ids[0], str(dest / "IMG_0.jpg"), None, stat.st_size, stat.st_mtime_ns)
+    profile.catalog.move_image(ids[0], str(dest / "IMG_0.jpg"), None, stat.st_size, stat.st_mtime_ns)
     result = export_picks(profile, [ids[1]], dest, move=True)  # any later move finishes it first
     assert not (shoot / "IMG_0.jpg").exists() and not (shoot / "IMG_0.xmp").exists()
     assert any("finishing an interrupted move" in note for note in result.notes)
@@ -403,7 +402,7 @@ def test_a_long_name_that_collides_is_shortened_and_the_move_goes_on(tmp_path: P
     Image.new("RGB", (8, 8), (9, 9, 9)).save(shoot / "b.jpg")
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(shoot / n), folder_id=None, status="ok") for n in (name, "b.jpg")])
+        ids = profile.catalog.write_images([ImageUpdate(path=str(shoot / n), folder_id=None, status="ok") for n in (name, "b.jpg")])
         result = export_picks(profile, ids, dest, move=True)
         assert len(result.copied) == 2 and not result.skipped
         new = Path(result.copied[0][1]).name
@@ -419,7 +418,7 @@ def test_a_source_that_vanishes_mid_run_is_skipped_and_the_rest_goes_on(tmp_path
     paths = [_big_image(shoot, f"big_{n}.jpg", mib=2) for n in range(3)]
     profile = open_profile(tmp_path / "p.db")
     try:
-        ids = profile.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
+        ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in paths])
 
         class CardPulled(CancelToken):
             """The second file disappears while the first is being copied (never cancels)."""

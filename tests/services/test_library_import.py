@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.jobs import CancelToken, Progress
-from aesthete_gui.services import library
+from aesthete_gui.services import library_passes, library_pool
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.store import Profile, open_profile
 from tests.services.library_images import write_bad_inputs, write_jpeg
@@ -48,7 +48,7 @@ def test_every_bad_input_is_recorded_with_a_reason_and_the_import_goes_on(
     cases = write_bad_inputs(tmp_path / "shoot")
     _shoot(tmp_path / "shoot" / "good", 3)
     summary = import_folders(profile, [tmp_path / "shoot"], workers=workers)
-    by_path = {i.path: i for i in profile.images()}
+    by_path = {i.path: i for i in profile.catalog.images()}
     for case, fragment in EXPECTED_ERRORS.items():
         image = by_path[cases[case]]
         assert image.status == "error", case
@@ -59,7 +59,7 @@ def test_every_bad_input_is_recorded_with_a_reason_and_the_import_goes_on(
         assert image.thumb_path and Path(image.thumb_path).is_file()
     assert "first frame" in " ".join(by_path[cases["animated_gif"]].exif["notes"])
     assert "content is PNG" in " ".join(by_path[cases["wrong_extension"]].exif["notes"])
-    assert len(profile.images(status="ok")) == 3 + len(DECODED_FINE)
+    assert len(profile.catalog.images(status="ok")) == 3 + len(DECODED_FINE)
     assert summary.errors == len(EXPECTED_ERRORS) and summary.found == len(cases) + 3
     assert profile.integrity_check() == "ok"
 
@@ -73,12 +73,12 @@ def test_file_deleted_mid_import_is_recorded_and_later_marked_missing(profile: P
             victim.unlink()
 
     summary = import_folders(profile, [tmp_path / "shoot"], progress=delete_a_later_file, workers=1)
-    record = profile.image_by_path(str(victim))
+    record = profile.catalog.image_by_path(str(victim))
     assert record.status in ("missing", "error") and "not found" in record.error
     assert summary.imported == 4
     again = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert again.unchanged == 4
-    assert profile.image_by_path(str(victim)).status == "missing"
+    assert profile.catalog.image_by_path(str(victim)).status == "missing"
 
 
 def test_reimport_of_unchanged_files_decodes_nothing(
@@ -87,12 +87,12 @@ def test_reimport_of_unchanged_files_decodes_nothing(
     files = _shoot(tmp_path / "shoot", 6)
     first = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert first.imported == 6
-    ids = {i.path: i.id for i in profile.images()}
+    ids = {i.path: i.id for i in profile.catalog.images()}
 
     def must_not_run(*_args: object) -> None:
         raise AssertionError("an unchanged file was read again")
 
-    monkeypatch.setattr(library, "process_file", must_not_run)
+    monkeypatch.setattr(library_passes, "process_file", must_not_run)
     again = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert (again.unchanged, again.imported, again.errors) == (6, 0, 0)
     monkeypatch.undo()
@@ -101,8 +101,8 @@ def test_reimport_of_unchanged_files_decodes_nothing(
     os.utime(files[2], ns=(1, 2_000_000_000))
     third = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert (third.unchanged, third.imported) == (5, 1)
-    assert {i.path: i.id for i in profile.images()} == ids
-    assert profile.image_count() == 6
+    assert {i.path: i.id for i in profile.catalog.images()} == ids
+    assert profile.catalog.image_count() == 6
 
 
 def test_moved_file_keeps_its_id_and_marks_and_vanished_files_are_missing(
@@ -110,20 +110,20 @@ def test_moved_file_keeps_its_id_and_marks_and_vanished_files_are_missing(
 ) -> None:
     files = _shoot(tmp_path / "shoot", 4)
     import_folders(profile, [tmp_path / "shoot"], workers=1)
-    moved_id = profile.image_by_path(str(files[0])).id
-    profile.set_mark(moved_id, stars=5, flag="pick")
+    moved_id = profile.catalog.image_by_path(str(files[0])).id
+    profile.marks.set(moved_id, stars=5, flag="pick")
     (tmp_path / "shoot" / "selects").mkdir()
     new_path = tmp_path / "shoot" / "selects" / "renamed.jpg"
     files[0].rename(new_path)
     files[1].unlink()
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert (summary.moved, summary.missing, summary.imported) == (1, 1, 0)
-    moved = profile.image_by_path(str(new_path))
+    moved = profile.catalog.image_by_path(str(new_path))
     assert moved.id == moved_id and moved.status == "ok"
-    assert profile.mark_for(moved_id).stars == 5
-    assert profile.image_by_path(str(files[0])) is None
-    assert profile.image_by_path(str(files[1])).status == "missing"
-    assert profile.image_count() == 4
+    assert profile.marks.get(moved_id).stars == 5
+    assert profile.catalog.image_by_path(str(files[0])) is None
+    assert profile.catalog.image_by_path(str(files[1])).status == "missing"
+    assert profile.catalog.image_count() == 4
 
 
 def test_xmp_ratings_are_read_on_import_and_profile_marks_win(profile: Profile, tmp_path: Path) -> None:
@@ -136,13 +136,13 @@ def test_xmp_ratings_are_read_on_import_and_profile_marks_win(profile: Profile, 
     )
     (tmp_path / "shoot" / "IMG_0001.jpg.xmp").write_text("broken <xml", encoding="utf-8")
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
-    first = profile.image_by_path(str(files[0]))
-    mark = profile.mark_for(first.id)
+    first = profile.catalog.image_by_path(str(files[0]))
+    mark = profile.marks.get(first.id)
     assert (mark.stars, mark.label, summary.marks_from_xmp) == (4, "Green", 1)
-    second = profile.image_by_path(str(files[1]))
+    second = profile.catalog.image_by_path(str(files[1]))
     assert second.status == "ok" and "sidecar unreadable" in " ".join(second.exif["notes"])
     assert summary.sidecar_problems == [(second.path, second.exif["notes"][-1])]
-    assert all(not i.path.endswith(".xmp") for i in profile.images())
+    assert all(not i.path.endswith(".xmp") for i in profile.catalog.images())
 
 
 def test_frames_shot_in_quick_succession_form_a_burst(profile: Profile, tmp_path: Path) -> None:
@@ -153,9 +153,9 @@ def test_frames_shot_in_quick_succession_form_a_burst(profile: Profile, tmp_path
     write_jpeg(shoot / "later.jpg", seed=50, when="2024:05:01 11:30:00")
     summary = import_folders(profile, [shoot], workers=1)
     assert summary.bursts == 1
-    [group] = profile.bursts()
-    assert [profile.image_by_id(i).path for i in group.image_ids] == [str(p) for p in burst]
-    assert profile.image_by_path(str(burst[1])).capture_time.endswith("00:00.200000")
+    [group] = profile.catalog.bursts()
+    assert [profile.catalog.image_by_id(i).path for i in group.image_ids] == [str(p) for p in burst]
+    assert profile.catalog.image_by_path(str(burst[1])).capture_time.endswith("00:00.200000")
 
 
 def test_cancel_leaves_a_consistent_profile_and_a_rerun_completes(profile: Profile, tmp_path: Path) -> None:
@@ -170,17 +170,17 @@ def test_cancel_leaves_a_consistent_profile_and_a_rerun_completes(profile: Profi
     assert summary.cancelled
     assert 1 <= summary.imported < 24
     assert profile.integrity_check() == "ok"
-    assert profile.images(status="missing") == []
-    assert profile.run(summary.run_id).status == "cancelled"
+    assert profile.catalog.images(status="missing") == []
+    assert profile.runs.get(summary.run_id).status == "cancelled"
     rest = import_folders(profile, [tmp_path / "shoot"], workers=2)
     assert rest.unchanged == summary.imported and rest.imported == 24 - summary.imported
-    assert profile.image_count() == 24
+    assert profile.catalog.image_count() == 24
 
 
 def test_import_of_a_missing_folder_is_refused(profile: Profile, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="not a folder"):
         import_folders(profile, [tmp_path / "nope"])
-    assert profile.image_count() == 0
+    assert profile.catalog.image_count() == 0
 
 
 def test_hidden_sidecar_and_other_files_are_skipped_images_found_by_content(
@@ -197,7 +197,7 @@ def test_hidden_sidecar_and_other_files_are_skipped_images_found_by_content(
     (shoot / "unknown.dat").write_bytes(b"not an image at all")
     os.symlink(shoot, shoot / "loop")  # a symlink loop must not be walked twice
     import_folders(profile, [shoot], workers=1)
-    assert sorted(Path(i.path).name for i in profile.images()) == ["IMG_0000.jpg", "no_extension"]
+    assert sorted(Path(i.path).name for i in profile.catalog.images()) == ["IMG_0000.jpg", "no_extension"]
 
 
 def _import_as_unprivileged_user(profile_path: Path, folder: Path) -> None:
@@ -244,8 +244,8 @@ def test_unreadable_file_is_recorded_with_permission_denied() -> None:
             with open_profile(profile_path) as opened:
                 import_folders(opened, [base / "shoot"], workers=1)
         opened = open_profile(profile_path)
-        assert opened.image_by_path(str(readable)).status == "ok"
-        record = opened.image_by_path(str(locked))
+        assert opened.catalog.image_by_path(str(readable)).status == "ok"
+        record = opened.catalog.image_by_path(str(locked))
         assert record.status == "error" and "permission denied" in record.error
         opened.close()
     finally:
@@ -273,12 +273,12 @@ def test_a_crashed_worker_process_does_not_lose_files(
     killed: list[int] = []
     pools: list[object] = []
 
-    class CountedPool(library.ProcessPoolExecutor):
+    class CountedPool(library_pool.ProcessPoolExecutor):
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)
             pools.append(self)
 
-    monkeypatch.setattr(library, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(library_pool, "ProcessPoolExecutor", CountedPool)
 
     def kill_a_worker(progress: Progress) -> None:
         if progress.done == 2 and not killed:
@@ -290,4 +290,4 @@ def test_a_crashed_worker_process_does_not_lose_files(
     summary = import_folders(profile, [tmp_path / "shoot"], progress=kill_a_worker, workers=2)
     assert killed and len(pools) == 2  # the broken pool was replaced and its files retried
     assert (summary.imported, summary.errors) == (30, 0)
-    assert len(profile.images(status="ok")) == 30
+    assert len(profile.catalog.images(status="ok")) == 30

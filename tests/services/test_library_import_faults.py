@@ -40,9 +40,9 @@ def test_an_exception_while_processing_a_file_becomes_its_error_row(
     monkeypatch.setattr(library_worker, "ingest_file", overflowing)
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert (summary.imported, summary.errors) == (2, 1)
-    failed = profile.image_by_path(str(files[1]))
+    failed = profile.catalog.image_by_path(str(files[1]))
     assert failed.status == "error" and "unexpected error (OverflowError" in failed.error
-    assert [run.status for run in profile.runs("import")] == ["done"]
+    assert [run.status for run in profile.runs.all("import")] == ["done"]
 
 
 def test_a_failing_import_ends_its_run_as_failed_and_the_next_one_completes(
@@ -56,11 +56,11 @@ def test_a_failing_import_ends_its_run_as_failed_and_the_next_one_completes(
 
     with pytest.raises(RuntimeError, match="progress display failed"):
         import_folders(profile, [tmp_path / "shoot"], progress=broken_progress, workers=1)
-    [run] = profile.runs("import")
+    [run] = profile.runs.all("import")
     assert run.status == "failed" and "RuntimeError: the progress display failed" in run.result["error"]
     summary = import_folders(profile, [tmp_path / "shoot"], workers=1)
     assert summary.imported + summary.unchanged == 3
-    assert [r.status for r in profile.runs("import")] == ["failed", "done"]
+    assert [r.status for r in profile.runs.all("import")] == ["failed", "done"]
 
 
 def test_the_gui_import_job_runs_the_same_service_and_reports_unreadable_sidecars(
@@ -74,6 +74,6 @@ def test_the_gui_import_job_runs_the_same_service_and_reports_unreadable_sidecar
                                             'xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="1e400"/>'
                                             "</rdf:RDF></x:xmpmeta>")  # fmt: skip
     summary = import_job(profile, [str(tmp_path / "shoot")], tmp_path / "thumbs")
-    assert summary.imported == 2 and profile.image_count() == 2
+    assert summary.imported == 2 and profile.catalog.image_count() == 2
     assert describe_import(summary) == "Import done: 2 imported, 1 sidecars unreadable (left as they are)"
-    assert [run.status for run in profile.runs("import")] == ["done"]
+    assert [run.status for run in profile.runs.all("import")] == ["done"]

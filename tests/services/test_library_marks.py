@@ -16,8 +16,8 @@ from aesthete_gui.services.library import (
     SidecarNotWritten,
     export,
     import_folders,
+    mark_image,
     resolve_image,
-    set_mark,
 )
 from aesthete_gui.store import Profile, open_profile
 from tests.services.library_images import write_jpeg
@@ -38,9 +38,9 @@ def imported(tmp_path: Path):
 def test_set_mark_writes_the_profile_and_the_sidecar(imported: tuple[Profile, Path]) -> None:
     profile, shoot = imported
     image_id = resolve_image(profile, str(shoot / "IMG_0.jpg"))
-    set_mark(profile, image_id, stars=2, label="Yellow")
+    mark_image(profile, image_id, stars=2, label="Yellow")
     assert find_sidecar(shoot / "IMG_0.jpg") is None  # XMP only when asked
-    mark = set_mark(profile, image_id, flag="reject", write_xmp=True)
+    mark = mark_image(profile, image_id, flag="reject", write_xmp=True)
     assert (mark.stars, mark.flag, mark.label) == (2, "reject", "Yellow")
     assert read_sidecar(shoot / "IMG_0.jpg").flag == "reject"
     assert resolve_image(profile, str(image_id)) == image_id
@@ -53,8 +53,8 @@ def test_a_sidecar_that_cannot_be_written_keeps_the_mark_in_the_profile(imported
     image_id = resolve_image(profile, str(shoot / "IMG_1.jpg"))
     (shoot / "IMG_1.xmp").write_text("<not xml", encoding="utf-8")
     with pytest.raises(SidecarNotWritten, match=r"sidecar not written: .*IMG_1.xmp: unreadable"):
-        set_mark(profile, image_id, stars=5, write_xmp=True)
-    assert profile.mark_for(image_id).stars == 5
+        mark_image(profile, image_id, stars=5, write_xmp=True)
+    assert profile.marks.get(image_id).stars == 5
     assert (shoot / "IMG_1.xmp").read_text(encoding="utf-8") == "<not xml"
 
 
@@ -62,9 +62,9 @@ def test_export_csv_json_and_xmp(imported: tuple[Profile, Path], tmp_path: Path)
     profile, shoot = imported
     first = resolve_image(profile, str(shoot / "IMG_0.jpg"))
     gone = resolve_image(profile, str(shoot / "IMG_2.jpg"))
-    profile.set_mark(first, stars=3, flag="pick", label="Red")
-    profile.set_mark(gone, stars=1)
-    profile.put_scores(first, "builtin", {"overall": 3.25, "mood": 2.0})
+    profile.marks.set(first, stars=3, flag="pick", label="Red")
+    profile.marks.set(gone, stars=1)
+    profile.scores.put(first, "builtin", {"overall": 3.25, "mood": 2.0})
     text = export(profile, "csv").text
     rows = list(csv.DictReader(io.StringIO(text)))
     row = next(r for r in rows if r["id"] == str(first))
@@ -87,12 +87,12 @@ def test_import_with_features_stores_one_vector_per_image(tmp_path: Path) -> Non
         write_jpeg(shoot / f"F_{n}.jpg", seed=40 + n)
     profile = open_profile(tmp_path / "p.db")
     assert import_folders(profile, [shoot], workers=1).imported == 4
-    assert profile.features()[0] == []
+    assert profile.catalog.features()[0] == []
     # Asking for features later reads the files that lack them, although they are unchanged.
     assert import_folders(profile, [shoot], workers=2, features=True).imported == 4
     assert import_folders(profile, [shoot], workers=2, features=True).unchanged == 4
-    ids, names, matrix = profile.features()
+    ids, names, matrix = profile.catalog.features()
     assert len(ids) == 4 and names == list(FEATURE_NAMES)
     assert matrix.shape == (4, len(FEATURE_NAMES)) and np.isfinite(matrix).all()
-    assert profile.features(FEATURE_VERSION)[0] == ids
+    assert profile.catalog.features(FEATURE_VERSION)[0] == ids
     profile.close()

@@ -17,15 +17,14 @@ from aesthete_gui.imaging import xmp
 from aesthete_gui.imaging.xmp import XmpMarks, read_sidecar, read_xmp_file
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.services.library_marks import (
+    mark_image,
     mark_images,
     pair_partners,
-    set_mark,
     undo_sidecar_edits,
 )
 from aesthete_gui.services.sidecar_sync import sync_sidecars
 from aesthete_gui.settings import PAIRS_AS_ONE_KEY, profile_settings_path
 from aesthete_gui.store import Profile, open_profile
-from aesthete_gui.store.sidecar_sync import mark_history
 from tests.imaging.conftest import write_dng
 from tests.imaging.test_xmp_cas import sidecar_text, write_by_rename
 from tests.services.library_images import write_jpeg
@@ -49,34 +48,37 @@ def profile(tmp_path: Path, shoot: Path):
 
 
 def _id(profile: Profile, path: Path) -> int:
-    image = profile.image_by_path(str(path))
+    image = profile.catalog.image_by_path(str(path))
     assert image is not None, path
     return image.id
 
 
 def _marks(profile: Profile, image_id: int) -> tuple[int, str | None, str | None]:
-    mark = profile.mark_for(image_id)
+    mark = profile.marks.get(image_id)
     return (mark.stars, mark.flag, mark.label)
 
 
 def test_a_key_pressed_after_another_program_set_the_rating_keeps_that_rating(profile: Profile, shoot: Path) -> None:
     """Issue 20: Rating 5 set elsewhere five seconds earlier, then a label here: 5 stays, never 1."""
     image_id = _id(profile, shoot / "IMG_0.jpg")
-    set_mark(profile, image_id, stars=1, write_xmp=True)
+    mark_image(profile, image_id, stars=1, write_xmp=True)
     sidecar = shoot / "IMG_0.xmp"
     time.sleep(0.02)
     write_by_rename(sidecar, sidecar_text(5, "wedding"))
-    mark = set_mark(profile, image_id, label="Yellow", write_xmp=True)  # what pressing 7 sends
+    mark = mark_image(profile, image_id, label="Yellow", write_xmp=True)  # what pressing 7 sends
     assert (mark.stars, mark.label) == (5, "Yellow") and _marks(profile, image_id) == (5, None, "Yellow")
     assert read_sidecar(shoot / "IMG_0.jpg") == XmpMarks(stars=5, label="Yellow")
     assert "<rdf:li>wedding</rdf:li>" in sidecar.read_text(encoding="utf-8")
+    # each replaced value once: ours, replaced by the sidecar's; the sidecar's, replaced by the label
+    history = profile.marks.history(image_id)
+    assert [(e.source, e.stars, e.label) for e in history] == [("script", 1, None), ("sidecar", 5, None)]
 
 
 def test_an_edit_made_while_the_mark_is_written_wins_its_field_and_is_recorded(
     profile: Profile, shoot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     image_id = _id(profile, shoot / "IMG_1.jpg")
-    set_mark(profile, image_id, stars=2, write_xmp=True)
+    mark_image(profile, image_id, stars=2, write_xmp=True)
     sidecar = shoot / "IMG_1.xmp"
     real_edit, calls = xmp.edit, []
 
@@ -87,13 +89,13 @@ def test_an_edit_made_while_the_mark_is_written_wins_its_field_and_is_recorded(
         return real_edit(packet, wanted)
 
     monkeypatch.setattr(xmp, "edit", edit)
-    mark = set_mark(profile, image_id, flag="pick", write_xmp=True)
+    mark = mark_image(profile, image_id, flag="pick", write_xmp=True)
     assert (mark.stars, mark.flag) == (4, "pick") and _marks(profile, image_id) == (4, "pick", None)
     assert read_sidecar(shoot / "IMG_1.jpg") == XmpMarks(stars=4, flag="pick")
     assert "<rdf:li>ceremony</rdf:li>" in sidecar.read_text(encoding="utf-8")
-    [entry] = mark_history(profile, image_id)
-    assert (entry.source, entry.stars, entry.flag) == ("profile", 2, "pick")
-    assert "another program made while this mark was written" in entry.reason
+    history = profile.marks.history(image_id)  # every replaced value, with who had set it
+    assert [(e.source, e.stars, e.flag) for e in history] == [("script", 2, None), ("script", 2, "pick")]
+    assert "another program made while this mark was written" in history[-1].reason
     monkeypatch.setattr(xmp, "edit", real_edit)
     assert sync_sidecars(profile).adopted == 0  # the profile and the sidecar agree afterwards
 
@@ -106,7 +108,7 @@ def test_undo_puts_every_sidecar_back_and_removes_the_ones_it_created(profile: P
     original = existing.read_bytes()
     journal: list = []
     for image_id in ids:  # one batch: reject all three
-        set_mark(profile, image_id, flag="reject", write_xmp=True, journal=journal)
+        mark_image(profile, image_id, flag="reject", write_xmp=True, journal=journal)
     assert [read_xmp_file(p).flag for p in sorted(shoot.glob("*.xmp"))] == ["reject"] * 3
     write_by_rename(shoot / "IMG_2.xmp", sidecar_text(-1, "edited elsewhere since"))
     restored, changed = undo_sidecar_edits(profile, journal)
@@ -187,7 +189,7 @@ def test_the_cameras_exif_rating_is_read_when_xmp_has_none(tmp_path: Path) -> No
     profile = open_profile(tmp_path / "camera.db")
     try:
         import_folders(profile, [folder], workers=1)
-        stars = {name: profile.mark_for(_id(profile, folder / name)).stars for name in ("A.jpg", "B.jpg", "C.jpg", "D.jpg")}
+        stars = {name: profile.marks.get(_id(profile, folder / name)).stars for name in ("A.jpg", "B.jpg", "C.jpg", "D.jpg")}
         assert stars == {"A.jpg": 4, "B.jpg": 3, "C.jpg": 2, "D.jpg": 0}  # 9 is no rating: not clamped to 5
     finally:
         profile.close()
@@ -200,7 +202,7 @@ def test_an_unreadable_rating_is_never_imported_as_stars_or_reject(tmp_path: Pat
     try:
         summary = import_folders(profile, [shoot], workers=1)
         for name in ("IMG_0.jpg", "IMG_1.jpg"):
-            image = profile.image_by_path(str(shoot / name))
+            image = profile.catalog.image_by_path(str(shoot / name))
             assert _marks(profile, image.id) == (0, None, None)
             assert any("sidecar value unreadable" in note and "xmp:Rating" in note for note in image.exif["notes"])
         assert len([p for p in summary.sidecar_problems if "unreadable" in p[1]]) == 2

@@ -22,31 +22,31 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_builtin_scores_every_readable_image_and_stores_them(profile: Profile) -> None:
-    broken = Path(profile.images()[0].path).parent / "zz_broken.jpg"
+    broken = Path(profile.catalog.images()[0].path).parent / "zz_broken.jpg"
     broken.write_bytes(b"\xff\xd8\xff not really")
-    profile.ensure_image(str(broken))
+    profile.catalog.ensure_image(str(broken))
     scorer_id, scores = scoring.score_library(profile, "builtin")
     assert scorer_id == "builtin"
     assert len(scores) == 12  # the undecodable file is skipped, not scored
-    stored = profile.scores("builtin")
+    stored = profile.scores.of_scorer("builtin")
     assert set(stored) == set(scores)
     assert all(set(v) == set(DIMENSIONS) and all(1 <= x <= 5 for x in v.values()) for v in stored.values())
     broken.unlink()
 
 
 def test_scoring_a_selection_stores_only_those_images_with_the_preset(profile: Profile) -> None:
-    chosen = [r.id for r in profile.images(status="ok")[:3]]
+    chosen = [r.id for r in profile.catalog.images(status="ok")[:3]]
     _, scores = scoring.score_library(profile, "builtin", image_ids=chosen, preset="photography")
     assert set(scores) == set(chosen)
-    assert set(profile.scores("builtin")) == set(chosen)
-    assert profile.score_provenance(chosen[0], "builtin")["preset"] == "photography"
+    assert set(profile.scores.of_scorer("builtin")) == set(chosen)
+    assert profile.scores.provenance(chosen[0], "builtin")["preset"] == "photography"
     _, everything = scoring.score_library(profile, "builtin")
     assert set(chosen) < set(everything)
     assert everything[chosen[0]] == scores[chosen[0]]
 
 
 def test_embeddings_are_cached_in_the_model_folder(profile: Profile) -> None:
-    images = profile.images(status="ok")
+    images = profile.catalog.images(status="ok")
     first, encoder_id = scoring.ensure_embeddings(profile, images)
     cache = scoring.profile_models_dir(profile) / "embeddings-builtin.npz"
     assert cache.is_file()
@@ -86,22 +86,22 @@ def test_import_and_ensure_features_measure_a_large_jpeg_the_same(profile: Profi
     Image.fromarray(pixels).save(large, quality=92)
     imported = ingest_file(large, tmp_path / "cache", with_features=True)
     assert imported.features is not None
-    record = profile.image_by_id(profile.ensure_image(str(large)))
+    record = profile.catalog.image_by_id(profile.catalog.ensure_image(str(large)))
     assert record is not None
-    profile.put_features_many([(record.id, list(FEATURE_NAMES), np.zeros(len(FEATURE_NAMES)), "old")])
+    profile.catalog.put_features_many([(record.id, list(FEATURE_NAMES), np.zeros(len(FEATURE_NAMES)), "old")])
     kept, names, matrix = scoring.ensure_features(profile, [record])
     assert [r.id for r in kept] == [record.id] and names == list(FEATURE_NAMES)
     assert np.allclose(matrix[0], as_vector(imported.features), rtol=1e-6, atol=1e-6)
     assert imported.features["image_megapixels"] == pytest.approx(12.0)
-    assert record.id in profile.feature_image_ids(FEATURE_VERSION)
+    assert record.id in profile.catalog.feature_image_ids(FEATURE_VERSION)
 
 
 def test_base_scores_of_an_older_scorer_version_are_scored_again(profile: Profile) -> None:
     scoring.score_library(profile, "builtin")
-    ids = sorted(profile.scores("builtin"))
+    ids = sorted(profile.scores.of_scorer("builtin"))
     stale = {image_id: dict.fromkeys(DIMENSIONS, 5.0) for image_id in ids}
-    profile.put_scores_many("builtin", stale.items(), scorer_version="rules-2")  # an older release's rules
+    profile.scores.put_many("builtin", stale.items(), scorer_version="rules-2")  # an older release's rules
     arrays = scoring.library_arrays(profile, with_embeddings=False)
     base = scoring.base_scores_for(profile, arrays, "builtin")
     assert not np.allclose(base, 5.0)
-    assert set(profile.scorer_versions("builtin").values()) == {scoring.load_array_scorer(profile, "builtin").version}
+    assert set(profile.scores.scorer_versions("builtin").values()) == {scoring.load_array_scorer(profile, "builtin").version}

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from aesthete_gui.engine.scorers import ScorerKind
-from aesthete_gui.services import events, scorer_registry, scoring, taste
-from aesthete_gui.store import Profile
+from aesthete_gui.services import scorer_registry, scoring, taste
+from aesthete_gui.store import Profile, events
 from tests.services.taste_library import brightness_taste, build_profile
 
 
@@ -31,9 +31,9 @@ def _choose_bright(profile: Profile, count: int) -> None:
 
 
 def test_every_kind_registers_and_bridge_scores_are_stored_only(profile: Profile) -> None:
-    image_id = profile.images(status="ok")[0].id
+    image_id = profile.catalog.images(status="ok")[0].id
     scoring.write_scores(profile, "bridge:judge-x", [(image_id, {"overall": 3.0})], scorer_version="run-1")
-    profile.save_adapter("evening", "builtin", b"weights", {})
+    profile.adapters.save("evening", "builtin", b"weights", {})
     entries = {e.scorer_id: e for e in scorer_registry.registered_scorers(profile, ["Org/Some-VLM"])}
     assert list(entries) == ["builtin", "taste:evening", "vlm-single-pass:Org/Some-VLM", "bridge:judge-x"]
     assert not entries["builtin"].runs_model and entries["vlm-single-pass:Org/Some-VLM"].runs_model
@@ -44,8 +44,8 @@ def test_every_kind_registers_and_bridge_scores_are_stored_only(profile: Profile
 
 def test_the_single_writer_announces_what_it_stored(profile: Profile) -> None:
     seen: list[object] = []
-    unsubscribe = events.subscribe(profile, seen.append)
-    chosen = [r.id for r in profile.images(status="ok")[:3]]
+    unsubscribe = profile.events.subscribe(seen.append)
+    chosen = [r.id for r in profile.catalog.images(status="ok")[:3]]
     result = scorer_registry.score_with(profile, "builtin", chosen, preset="photography")
     unsubscribe()
     scorer_registry.score_with(profile, "builtin", chosen)  # no longer subscribed
@@ -58,7 +58,7 @@ def test_personal_ranking_is_stored_through_the_registry(profile: Profile) -> No
     report = taste.train_taste(profile, name="bright", base_scorer="builtin")
     assert report is not None
     result = scorer_registry.score_with(profile, "taste:bright")
-    stored = profile.scores("taste:bright")
+    stored = profile.scores.of_scorer("taste:bright")
     assert result.scorer_id == "taste:bright" and stored.keys() == result.scores.keys()
     assert len(stored) == 16
     ranked = taste.rank_images(profile, adapter_name="bright").images
@@ -72,9 +72,9 @@ def test_a_vision_language_model_scores_through_the_registry(profile: Profile, t
     model = build_tiny_qwen25_vl(tmp_path / "tiny-vlm")
     scorer = scorer_registry.vlm_scorer_id(str(model))
     assert scorer in {e.scorer_id for e in scorer_registry.registered_scorers(profile, [str(model)])}
-    chosen = [r.id for r in profile.images(status="ok")[:2]]
+    chosen = [r.id for r in profile.catalog.images(status="ok")[:2]]
     result = scorer_registry.score_with(profile, scorer, chosen, vlm_model=str(model), vlm_options={"batch_size": 2})
     assert result.scorer_id == scorer == "vlm-single-pass:tiny-vlm"
-    stored = profile.scores(scorer)
+    stored = profile.scores.of_scorer(scorer)
     assert set(stored) == set(chosen)
     assert all(1.0 <= v <= 5.0 for scores in stored.values() for v in scores.values())

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from aesthete_gui.jobs import Progress
-from aesthete_gui.services.library import export, import_folders, set_mark
+from aesthete_gui.services.library import export, import_folders, mark_image
 from aesthete_gui.services.sidecar_sync import sync_sidecars
 from aesthete_gui.store import Profile, open_profile
-from aesthete_gui.store.sidecar_sync import mark_history
 from tests.services.library_images import write_jpeg
 
 EXIFTOOL = shutil.which("exiftool")
@@ -60,7 +59,7 @@ def _later() -> None:
 
 
 def _image_id(profile: Profile, path: Path) -> int:
-    record = profile.image_by_path(str(path))
+    record = profile.catalog.image_by_path(str(path))
     assert record is not None
     return record.id
 
@@ -70,18 +69,20 @@ def test_edit_elsewhere_is_read_on_rescan_and_the_next_mark_keeps_it(
 ) -> None:
     first = import_folders(profile, [shoot], workers=1)
     image_id = _image_id(profile, shoot / "IMG_0000.jpg")
-    assert (first.marks_from_xmp, profile.mark_for(image_id).stars) == (1, 2)
+    assert (first.marks_from_xmp, profile.marks.get(image_id).stars) == (1, 2)
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")
     again = import_folders(profile, [shoot], workers=1)
     assert (again.unchanged, again.marks_from_xmp, again.sidecar_conflicts) == (2, 1, 0)
-    assert profile.mark_for(image_id).stars == 5
-    set_mark(profile, image_id, label="Red", write_xmp=True)
+    assert profile.marks.get(image_id).stars == 5
+    mark_image(profile, image_id, label="Red", write_xmp=True)
     tags = _exiftool_read(shoot / "IMG_0000.xmp")
     assert (tags["Rating"], tags["Label"]) == (5, "Red")
-    assert mark_history(profile, image_id) == []
+    # no conflict: the earlier values are the import's and the sidecar's, each replaced in turn
+    history = [(e.source, e.stars, e.label) for e in profile.marks.history(image_id)]
+    assert history == [("import", 2, None), ("sidecar", 5, None)]
     third = import_folders(profile, [shoot], workers=1)
-    assert third.marks_from_xmp == 0 and profile.mark_for(image_id).stars == 5
+    assert third.marks_from_xmp == 0 and profile.marks.get(image_id).stars == 5
 
 
 def test_mark_without_rescan_takes_the_sidecar_edit_first_then_the_later_mark_wins(
@@ -92,19 +93,19 @@ def test_mark_without_rescan_takes_the_sidecar_edit_first_then_the_later_mark_wi
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")
     # A label made here after the edit: the external rating is kept alongside it.
-    mark = set_mark(profile, image_id, label="Blue", write_xmp=True)
+    mark = mark_image(profile, image_id, label="Blue", write_xmp=True)
     assert (mark.stars, mark.label) == (5, "Blue")
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=4")
     _later()
     # Stars set here after that edit: the later change (ours) wins; the sidecar's 4 is in the history.
-    mark = set_mark(profile, image_id, stars=1, write_xmp=True)
+    mark = mark_image(profile, image_id, stars=1, write_xmp=True)
     assert (mark.stars, mark.label) == (1, "Blue")
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 1
-    [entry] = mark_history(profile, image_id)
+    entry = profile.marks.history(image_id)[-1]
     assert (entry.source, entry.stars, entry.label) == ("sidecar", 4, "Blue")
-    assert "later mark" in entry.reason
+    assert entry.reason == "replaced by a script"
 
 
 def test_touching_a_sidecar_without_changing_it_changes_nothing(
@@ -112,11 +113,11 @@ def test_touching_a_sidecar_without_changing_it_changes_nothing(
 ) -> None:
     import_folders(profile, [shoot], workers=1)
     image_id = _image_id(profile, shoot / "IMG_0000.jpg")
-    set_mark(profile, image_id, stars=3)  # profile only, no sidecar write
+    mark_image(profile, image_id, stars=3)  # profile only, no sidecar write
     os.utime(shoot / "IMG_0000.xmp")
     summary = sync_sidecars(profile)
     assert (summary.adopted, summary.conflicts) == (0, 0)
-    assert profile.mark_for(image_id).stars == 3
+    assert profile.marks.get(image_id).stars == 3
 
 
 def test_conflict_goes_to_the_later_side_and_the_other_value_is_recorded(
@@ -125,26 +126,29 @@ def test_conflict_goes_to_the_later_side_and_the_other_value_is_recorded(
     import_folders(profile, [shoot], workers=1)
     image_id = _image_id(profile, shoot / "IMG_0000.jpg")
     _later()
-    set_mark(profile, image_id, stars=3)  # here, without writing the sidecar
+    mark_image(profile, image_id, stars=3)  # here, without writing the sidecar
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5", "-XMP-xmp:Label=Green")
     summary = sync_sidecars(profile)
     assert (summary.adopted, summary.conflicts, summary.profile_kept) == (1, 1, 0)
-    assert (profile.mark_for(image_id).stars, profile.mark_for(image_id).label) == (5, "Green")
-    [lost] = mark_history(profile, image_id)
-    assert (lost.source, lost.stars, lost.label) == ("profile", 3, None)
+    assert (profile.marks.get(image_id).stars, profile.marks.get(image_id).label) == (5, "Green")
+    lost = profile.marks.history(image_id)[-1]
+    assert (lost.source, lost.stars, lost.label) == ("script", 3, None)  # who had set the losing value
+    assert lost.reason == "conflict: the sidecar was changed later"
     # The other order: the sidecar is edited first, the profile later; the profile wins.
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=1")
     _later()
-    set_mark(profile, image_id, stars=4)
+    mark_image(profile, image_id, stars=4)
     summary = sync_sidecars(profile, write_back=True)
     assert (summary.adopted, summary.conflicts, summary.profile_kept) == (0, 1, 1)
-    assert profile.mark_for(image_id).stars == 4
+    assert profile.marks.get(image_id).stars == 4
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 4
-    assert [(e.source, e.stars) for e in mark_history(profile, image_id)] == [
-        ("profile", 3),
-        ("sidecar", 1),
+    assert [(e.source, e.stars) for e in profile.marks.history(image_id)] == [
+        ("import", 2),
+        ("script", 3),
+        ("sidecar", 5),  # replaced by the mark made here
+        ("sidecar", 1),  # lost the conflict: never the profile's value, recorded all the same
     ]
     assert sync_sidecars(profile).conflicts == 0
 
@@ -155,7 +159,7 @@ def test_full_name_sidecars_are_synced_too(profile: Profile, shoot: Path) -> Non
     subprocess.run([EXIFTOOL or "exiftool", "-q", "-o", str(shoot / "IMG_0001.jpg.xmp"), "-XMP-xmp:Rating=3",
                     "-XMP-xmp:Label=Purple"], check=True, capture_output=True)  # fmt: skip
     assert sync_sidecars(profile).adopted == 1
-    assert (profile.mark_for(image_id).stars, profile.mark_for(image_id).label) == (3, "Purple")
+    assert (profile.marks.get(image_id).stars, profile.marks.get(image_id).label) == (3, "Purple")
 
 
 def test_in_camera_ratings_embedded_in_jpeg_and_tiff_are_imported(
@@ -173,22 +177,22 @@ def test_in_camera_ratings_embedded_in_jpeg_and_tiff_are_imported(
     _exiftool_set(tiff, "-XMP-xmp:Rating=2", "-XMP-xmp:Label=Yellow")
     summary = import_folders(profile, [folder], workers=1)
     assert summary.marks_from_xmp == 2
-    assert profile.mark_for(_image_id(profile, jpeg)).stars == 4
-    tiff_mark = profile.mark_for(_image_id(profile, tiff))
+    assert profile.marks.get(_image_id(profile, jpeg)).stars == 4
+    tiff_mark = profile.marks.get(_image_id(profile, tiff))
     assert (tiff_mark.stars, tiff_mark.label) == (2, "Yellow")
-    assert profile.mark_for(_image_id(profile, folder / "DSC_0003.jpg")).updated_at == 0.0
+    assert profile.marks.get(_image_id(profile, folder / "DSC_0003.jpg")).updated_at == 0.0
     assert not list(folder.glob("*.xmp"))
 
 
 def test_xmp_export_takes_edits_made_before_and_during_it(profile: Profile, shoot: Path) -> None:
     import_folders(profile, [shoot], workers=1)
     first, second = _image_id(profile, shoot / "IMG_0000.jpg"), _image_id(profile, shoot / "IMG_0001.jpg")
-    profile.set_mark(second, stars=1)
+    profile.marks.set(second, stars=1)
     _later()
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=4")  # before the export: the batched sync
     export(profile, "xmp")
     _later()
-    profile.set_mark(second, stars=2)
+    profile.marks.set(second, stars=2)
 
     def edit_the_second_while_the_first_is_written(step: Progress) -> None:
         if step.done == 1:
@@ -198,8 +202,8 @@ def test_xmp_export_takes_edits_made_before_and_during_it(profile: Profile, shoo
     # The second sidecar was synced at the start of this export, then edited before its write.
     result = export(profile, "xmp", progress=edit_the_second_while_the_first_is_written)
     assert (result.count, result.problems) == (2, [])
-    assert profile.mark_for(first).stars == 4
-    assert profile.mark_for(second).stars == 5
+    assert profile.marks.get(first).stars == 4
+    assert profile.marks.get(second).stars == 5
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 4
     assert _exiftool_read(shoot / "IMG_0001.xmp")["Rating"] == 5
-    assert [h.stars for h in mark_history(profile, second)] == [2]
+    assert [(h.source, h.stars) for h in profile.marks.history(second)] == [("script", 1), ("script", 2)]

@@ -73,20 +73,20 @@ def test_choices_within_a_burst_stay_together() -> None:
 def test_one_set_verdict_after_twenty_choices_gives_no_figure_and_no_activation(profile: Profile) -> None:
     """The reported case: 20 Compare choices, then one Set verdict on frames of one burst."""
     taste_of = brightness_taste(profile)
-    records = sorted(profile.images(status="ok"), key=lambda r: r.path)
+    records = sorted(profile.catalog.images(status="ok"), key=lambda r: r.path)
     rng = np.random.default_rng(3)
     others = records[4:]
     for _ in range(20):
         a, b = rng.choice(len(others), size=2, replace=False)
         better = taste_of[others[a].path] > taste_of[others[b].path]
-        profile.add_choice(others[a].id, others[b].id, "a" if better else "b", session="compare")
+        profile.choices.add(others[a].id, others[b].id, "a" if better else "b", session="compare")
     frames = [r.id for r in records[:4]]
-    profile.set_burst(frames)
+    profile.catalog.set_burst(frames)
     record_set_verdict(profile, frames, best=frames[3], worst=frames[0])
     report = taste.train_taste(profile, "early")
     assert report.choices == 25 and report.held_out == 5  # exactly the verdict, kept together
     assert report.base is None and report.adapter is None and not report.active
-    assert profile.active_adapter() is None
+    assert profile.adapters.active() is None
     stored = taste.list_adapters(profile)[0]
     assert stored.base is None and stored.adapter is None and not stored.measured
     assert stored.held_out == 5 and stored.active is False
@@ -101,17 +101,17 @@ def test_an_adapter_measured_worse_is_not_activated(profile: Profile) -> None:
     assert report.held_out == 20
     assert report.base.mean == 1.0  # the held-out choices all agree with the base
     assert report.adapter.mean < report.base.mean
-    assert not report.active and profile.active_adapter() is None
+    assert not report.active and profile.adapters.active() is None
     listed = taste.list_adapters(profile)[0]
     assert listed.active is False and listed.held_out == 20
     assert listed.adapter.mean < listed.base.mean
     # Its ranking is stored all the same, so switching it on by hand shows it at once.
-    assert len(profile.scores("taste:turncoat")) == profile.image_count(status="ok")
+    assert len(profile.scores.of_scorer("taste:turncoat")) == profile.catalog.image_count(status="ok")
     taste.use_adapter(profile, "turncoat")
     assert taste.personal_scorer_id(profile) == "taste:turncoat"
     # Re-training the active adapter that still measures worse switches it off again.
     taste.train_taste(profile, "turncoat")
-    assert profile.active_adapter() is None
+    assert profile.adapters.active() is None
 
 
 def test_personal_scores_stay_on_the_base_scale(profile: Profile) -> None:
@@ -130,12 +130,12 @@ def test_personal_scores_stay_on_the_base_scale(profile: Profile) -> None:
     assert np.all((scores >= 1.0) & (scores <= 5.0))
     assert list(scores) == sorted(scores, reverse=True)
     assert np.allclose(np.sort(scores), np.sort(list(base.values())), atol=1e-4)  # the base's spread
-    stored = profile.scores("taste:bright")
+    stored = profile.scores.of_scorer("taste:bright")
     assert all(1.0 <= values["overall"] <= 5.0 for values in stored.values())
     by_stored = sorted(stored, key=lambda image_id: -stored[image_id]["overall"])
     assert by_stored == [item.image_id for item in ranked]  # the grid sorts as the CLI ranks
     assert len(taste.store_personal_ranking(profile, "bright")) == len(ranked)  # idempotent: same values
-    assert profile.scores("taste:bright") == stored
+    assert profile.scores.of_scorer("taste:bright") == stored
 
 
 def test_base_scale_mapping_is_monotone_and_bounded() -> None:
@@ -159,12 +159,12 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     tiny_folder.mkdir()
     Image.new("RGB", (40, 30), (200, 120, 40)).save(tiny_folder / "tiny.jpg")
     import_folders(profile, [tiny_folder], features=True, workers=1, cache_dir=tmp_path / "thumbs")
-    tiny = profile.image_by_path(str(tiny_folder / "tiny.jpg"))
+    tiny = profile.catalog.image_by_path(str(tiny_folder / "tiny.jpg"))
     assert tiny is not None and tiny.status == "ok"
-    records = [r for r in profile.images(status="ok") if r.id != tiny.id]
+    records = [r for r in profile.catalog.images(status="ok") if r.id != tiny.id]
     rejected = {records[0].id, records[5].id}
     for image_id in rejected:
-        profile.set_mark(image_id, flag="reject")
+        profile.marks.set(image_id, flag="reject")
     comparable = comparable_image_ids(profile)
     assert tiny.id not in comparable and not rejected & set(comparable)
     assert rejected <= set(comparable_image_ids(profile, include_rejects=True))
@@ -178,9 +178,9 @@ def test_suggestions_skip_rejects_and_images_too_small(profile: Profile, tmp_pat
     assert tiny.id not in offered
 
     blurred = records[2].id  # a technical reject verdict makes a suggested reject: not offered either
-    profile.put_checks_many([(blurred, checks_version(), [{"name": "focus", "verdict": "reject"}], [], "reject")])
-    profile.restore_suggestions([blurred])  # the library's builder dismissed its suggestions
-    assert blurred in profile.suggested_rejects()
+    profile.checks.put_many([(blurred, checks_version(), [{"name": "focus", "verdict": "reject"}], [], "reject")])
+    profile.checks.restore_suggestions([blurred])  # the library's builder dismissed its suggestions
+    assert blurred in profile.checks.suggested_rejects()
     assert blurred not in comparable_image_ids(profile)
     assert blurred in comparable_image_ids(profile, include_rejects=True)
 

@@ -13,7 +13,6 @@ from skimage import data as skdata
 from aesthete_gui.imaging.shoot_types import UnknownShootTypeError
 from aesthete_gui.services import verdicts
 from aesthete_gui.services.library import import_folders
-from aesthete_gui.services.library_checks import checks_version
 from aesthete_gui.services.scoring import BUILTIN, score_library
 from aesthete_gui.store import open_profile
 
@@ -50,15 +49,15 @@ def shoot(tmp_path: Path) -> Path:
 
 
 def _checks(profile, name: str) -> dict[str, dict]:  # type: ignore[no-untyped-def]
-    record = next(r for r in profile.images() if Path(r.path).name == name)
-    checks, _ = profile.stored_checks(record.id, checks_version())
+    record = next(r for r in profile.catalog.images() if Path(r.path).name == name)
+    checks, _ = profile.checks.get(record.id)
     return {c["name"]: c for c in checks}
 
 
 def test_a_bracket_is_never_suggested_and_a_copy_names_its_original(tmp_path: Path, shoot: Path) -> None:
     profile = open_profile(tmp_path / "p.db")
     import_folders(profile, [shoot], workers=1)
-    suggested = {Path(profile.image_by_id(i).path).name for i in profile.suggested_rejects(checks_version())}  # type: ignore[union-attr]
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
     assert not suggested & {"bracket_0.jpg", "bracket_1.jpg", "bracket_2.jpg"}
     dark = _checks(profile, "bracket_0.jpg")
     assert dark["underexposure"]["verdict"] == "warn" and "not a reject" in dark["underexposure"]["reason"]
@@ -84,7 +83,7 @@ def test_changing_the_shoot_type_judges_again_without_decoding(
     monkeypatch.setattr("aesthete_gui.imaging.decode.decode_bytes", no_decoding)
     monkeypatch.setattr("aesthete_gui.imaging.checks.decode_bytes", no_decoding)
     result = verdicts.rejudge_library(profile, "Landscape")
-    assert result.shoot_type == "landscape" and result.judged == len(profile.images())
+    assert result.shoot_type == "landscape" and result.judged == len(profile.catalog.images())
     assert _checks(profile, "rocket.jpg")["noise"]["judged"].split(":")[1] == "landscape"
     assert verdicts.profile_shoot_type(profile) == "landscape"
     settings = json.loads(verdicts.settings_path(profile.path).read_text(encoding="utf-8"))
@@ -124,6 +123,6 @@ def test_a_frame_softer_than_the_sharpest_of_its_burst_is_a_reject(tmp_path: Pat
     assert ", the sharpest frame of its burst (the subject's edge spread " in soft["reason"]
     assert _checks(profile, "burst_0.jpg")["focus"]["verdict"] == "ok"
     assert _checks(profile, "burst_2.jpg")["focus"]["verdict"] == "ok"
-    suggested = {Path(profile.image_by_id(i).path).name for i in profile.suggested_rejects(checks_version())}  # type: ignore[union-attr]
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
     assert suggested == {"burst_1.jpg"}
     profile.close()

@@ -33,7 +33,7 @@ from tests.robustness.fs_faults import read_only_file, read_only_folder, small_d
 def _profile_with_folders(path: Path, count: int) -> None:
     profile = open_profile(path)
     for n in range(count):
-        profile.add_folder(f"/photos/{n}")
+        profile.catalog.add_folder(f"/photos/{n}")
     profile.close()  # the last connection checkpoints the WAL into the file
 
 
@@ -102,7 +102,7 @@ def test_a_damaged_table_page_is_reported_when_read(tmp_path: Path) -> None:
     profile = open_profile(path)  # the schema pages are sound; the folders page is not
     try:
         with pytest.raises(ProfileDamagedError, match="malformed"):
-            profile.folders()
+            profile.catalog.folders()
     finally:
         profile.close()
 
@@ -121,11 +121,11 @@ def test_a_read_only_file_reads_but_refuses_writes_and_keeps_everything(tmp_path
     with read_only_file(path):
         profile = open_profile(path)
         try:
-            assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/1"]
+            assert [f.path for f in profile.catalog.folders()] == ["/photos/0", "/photos/1"]
             with pytest.raises(
                 ProfileReadOnlyError, match=r"not writable.*make the file and its folder writable"
             ):
-                profile.add_folder("/photos/new")
+                profile.catalog.add_folder("/photos/new")
         finally:
             profile.close()
     assert _folders(path) == ["/photos/0", "/photos/1"]
@@ -154,10 +154,10 @@ def test_a_lock_held_past_the_busy_timeout_is_reported_busy(tmp_path: Path, monk
         with pytest.raises(ProfileBusyError):
             open_profile(path)  # opening checks the schema under the write lock too
         with pytest.raises(ProfileBusyError, match=r"locked for too long.*try again"):
-            profile.add_folder("/photos/late")
+            profile.catalog.add_folder("/photos/late")
         other.execute("ROLLBACK")
-        profile.add_folder("/photos/late")  # the lock is gone: the same call now works
-        assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/late"]
+        profile.catalog.add_folder("/photos/late")  # the lock is gone: the same call now works
+        assert [f.path for f in profile.catalog.folders()] == ["/photos/0", "/photos/late"]
     finally:
         other.close()
         profile.close()
@@ -168,7 +168,7 @@ def _fill_until_full(profile: Profile) -> int:
     committed = 0
     with pytest.raises(ProfileDiskFullError, match=r"full.*everything saved before is kept"):
         for n in range(100_000):
-            profile.add_folder(f"/photos/{n:06d}/" + "x" * 400)
+            profile.catalog.add_folder(f"/photos/{n:06d}/" + "x" * 400)
             committed += 1
     return committed
 
@@ -182,11 +182,11 @@ def test_disk_full_page_limit_keeps_every_earlier_commit(tmp_path: Path) -> None
         profile.conn.execute(f"PRAGMA max_page_count = {pages + 8}")
         committed = _fill_until_full(profile)
         assert committed > 10
-        assert len(profile.folders()) == committed
+        assert len(profile.catalog.folders()) == committed
         assert profile.integrity_check() == "ok"
         profile.conn.execute("PRAGMA max_page_count = 1000000")
-        profile.add_folder("/photos/after")  # space again: writing works again
-        assert len(profile.folders()) == committed + 1
+        profile.catalog.add_folder("/photos/after")  # space again: writing works again
+        assert len(profile.catalog.folders()) == committed + 1
     finally:
         profile.close()
 
@@ -198,13 +198,13 @@ def test_disk_full_on_a_real_small_file_system_keeps_every_earlier_commit(tmp_pa
         profile = open_profile(path)
         try:
             committed = _fill_until_full(profile)
-            assert committed > 0 and len(profile.folders()) == committed
+            assert committed > 0 and len(profile.catalog.folders()) == committed
             assert profile.integrity_check() == "ok"
         finally:
             profile.close()
         reopened = open_profile(path)
         try:
-            assert len(reopened.folders()) == committed
+            assert len(reopened.catalog.folders()) == committed
         finally:
             reopened.close()
 
@@ -214,13 +214,13 @@ def test_bugs_are_not_dressed_up_as_profile_errors(tmp_path: Path) -> None:
     try:
         with (
             pytest.raises(sqlite3.OperationalError, match="no such table"),
-            profile._write() as conn,
+            profile.database.transaction() as conn,
         ):
             conn.execute("INSERT INTO no_such_table VALUES (1)")
-        with pytest.raises(sqlite3.IntegrityError), profile._write() as conn:
+        with pytest.raises(sqlite3.IntegrityError), profile.database.transaction() as conn:
             conn.execute("INSERT INTO folders (path, added_at) VALUES (NULL, 0)")
-        profile.add_folder("/photos/ok")  # the failed transactions were rolled back
-        assert [f.path for f in profile.folders()] == ["/photos/ok"]
+        profile.catalog.add_folder("/photos/ok")  # the failed transactions were rolled back
+        assert [f.path for f in profile.catalog.folders()] == ["/photos/ok"]
     finally:
         profile.close()
     assert profile_error(ValueError("x")) is None
@@ -262,9 +262,9 @@ def test_garbage_journal_files_beside_the_profile_lose_nothing(tmp_path: Path, j
     Path(f"{path}{journal}").write_bytes(bytes(range(256)) * 200)
     profile = open_profile(path)
     try:
-        assert [f.path for f in profile.folders()] == ["/photos/0", "/photos/1", "/photos/2"]
+        assert [f.path for f in profile.catalog.folders()] == ["/photos/0", "/photos/1", "/photos/2"]
         assert profile.integrity_check() == "ok"
-        profile.add_folder("/photos/3")
+        profile.catalog.add_folder("/photos/3")
     finally:
         profile.close()
     assert _folders(path)[-1] == "/photos/3"

@@ -62,11 +62,11 @@ def _pseudo_profile(root: Path, count: int = 4) -> Path:
     for i in range(count):
         path = root / f"img{i}.png"
         Image.fromarray(rng.integers(0, 255, (64, 64, 3), dtype=np.uint8)).save(path)
-        image_id = profile.ensure_image(str(path))
-        profile.put_scores(image_id, "bridge:sim", dict.fromkeys(DIMENSIONS, 1.5 + i))
+        image_id = profile.catalog.ensure_image(str(path))
+        profile.scores.put(image_id, "bridge:sim", dict.fromkeys(DIMENSIONS, 1.5 + i))
     broken = root / "broken.png"
     broken.write_bytes(b"not an image")
-    profile.put_scores(profile.ensure_image(str(broken)), "bridge:sim", dict.fromkeys(DIMENSIONS, 3.0))
+    profile.scores.put(profile.catalog.ensure_image(str(broken)), "bridge:sim", dict.fromkeys(DIMENSIONS, 3.0))
     profile.close()
     return root / "p.db"
 

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -16,6 +15,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from aesthete_gui.qt.file_dialogs import choose_folder
 
 COPY_HINT = (
     "The originals stay where they are. A RAW+JPEG pair and every sidecar go together; files "
@@ -95,6 +96,6 @@ class ExportPicksDialog(QDialog):
         self.ok_button.setEnabled(bool(self.folder()))
 
     def _browse(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(self, "Destination folder", self.folder())
+        chosen = choose_folder(self, "Destination folder", self.folder())
         if chosen:
             self.folder_edit.setText(chosen)

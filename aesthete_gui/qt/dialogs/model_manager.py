@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -30,6 +29,7 @@ from aesthete_gui.jobs import Progress
 from aesthete_gui.qt.actions import configured_judge
 from aesthete_gui.qt.dialogs.model_manager_cards import CARD_COLUMNS, describe_card
 from aesthete_gui.qt.dialogs.model_manager_pages import FolderPage, HubPage, ServerPage
+from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.services.models import (
     CONNECT_TIMEOUT_S,
     detect_device,
@@ -357,7 +357,7 @@ class ModelManagerDialog(QDialog):
         self.source_pages.setCurrentIndex(SOURCES.index(source))
 
     def _browse_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Model folder", self.folder_edit.text())
+        folder = choose_folder(self, "Model folder", self.folder_edit.text())
         if folder:
             self.folder_edit.setText(folder)
             self.inspect()

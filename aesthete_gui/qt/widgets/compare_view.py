@@ -200,8 +200,8 @@ class CompareView(QWidget):
 
     def show_pair(self, left_id: int, right_id: int, suggested_by: str = "user") -> None:
         """Put two given images on screen (left = image_a)."""
-        left = self.context.profile.image_by_id(left_id)
-        right = self.context.profile.image_by_id(right_id)
+        left = self.context.profile.catalog.image_by_id(left_id)
+        right = self.context.profile.catalog.image_by_id(right_id)
         if left is None or right is None:
             self._show_nothing("One of the images to compare is no longer in the library.")
             return
@@ -333,7 +333,7 @@ class CompareView(QWidget):
     def _suggest_pair(
         self, pool: list[int], avoid: frozenset[int] | None
     ) -> tuple[int, int, str] | None:
-        judged = self.context.profile.judged_pairs(self.dimension)
+        judged = self.context.profile.choices.judged_pairs(self.dimension)
         in_pool = set(pool)
         chosen: tuple[int, int] | None = None
         while self._suggestions and chosen is None:
@@ -399,7 +399,7 @@ class CompareView(QWidget):
             self.show_next_pair()
 
     def _update_counter(self) -> None:
-        total = self.context.profile.choice_count(self.dimension)
+        total = self.context.profile.choices.count(self.dimension)
         self.counter_label.setText(
             f"{total} choice{'s' if total != 1 else ''} on {self.dimension} · "
             f"{self._session_count} this session"

@@ -41,6 +41,7 @@ LABEL_COLOURS: dict[str, str] = {
 PICK_COLOUR = "#f0f0f0"
 REJECT_COLOUR = "#e0574f"
 SUGGESTED_COLOUR = "#e0a030"  # amber "?" badge: a technical check suggests rejecting it
+CHECKING_TEXT = "checking…"
 CLOSED_EYES_COLOUR = "#e0574f"  # two shut lids, bottom left: a face has both eyes closed (the loupe's red)
 
 
@@ -120,6 +121,9 @@ class ThumbnailDelegate(QStyledItemDelegate):
             self._badge(painter, image_rect.topLeft(), "?", SUGGESTED_COLOUR)
         if row.eyes_closed:
             self._closed_eyes_badge(painter, image_rect.bottomLeft())
+        elif not row.checked and row.status == "ok":  # the import's second pass has not reached it yet
+            painter.setPen(palette.color(palette.ColorRole.PlaceholderText))
+            painter.drawText(image_rect.adjusted(4, 0, -4, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, CHECKING_TEXT)
         burst = self._model.burst_size(row.burst_id)
         if burst > 1:  # a burst the filter narrowed to this frame hides nothing
             badge = f"{burst}"

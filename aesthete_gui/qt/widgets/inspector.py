@@ -1,5 +1,6 @@
 """The inspector: the current image's file facts and EXIF, its five scores (scorer and preset named),
-the latest explanation a judge gave about it, and quick technical checks (clipping, sharpness)."""
+the latest explanation a judge gave about it, quick technical checks (clipping, sharpness), and its
+earlier mark values (who set each and when)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.grid_rows import scorer_title
+from aesthete_gui.qt.widgets.earlier_values import earlier_values
 from aesthete_gui.qt.widgets.score_bars import ScoreBars
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ class ImageDetails:
     preset: str = ""
     explanation: str = ""
     checks: list[tuple[str, str]] = field(default_factory=list)
+    earlier: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _format_exif(key: str, value: Any) -> str:
@@ -75,7 +78,7 @@ def format_capture_time(iso: str, sub_second: bool = False) -> str:
 
 def _explanation_for(profile: Profile, path: str) -> str:
     """The most recent judge explanation that involves `path` (set stages, else a rationale)."""
-    judgment = profile.latest_explained_judgment(path)
+    judgment = profile.judgments.latest_explained(path)
     if judgment is None:
         return ""
     stages = getattr(judgment, "stages", ())
@@ -119,7 +122,7 @@ def gather_details(
     profile: Profile, image_id: int, scorer: str | None, progress: Any = None, cancel: Any = None
 ) -> ImageDetails:
     """Read everything the inspector shows about one image (runs in a worker)."""
-    record = profile.image_by_id(image_id)
+    record = profile.catalog.image_by_id(image_id)
     if record is None:
         return ImageDetails(image_id=image_id, status="missing", error="not in the profile")
     facts: list[tuple[str, str]] = [("File", Path(record.path).name), ("Folder", str(Path(record.path).parent))]
@@ -131,15 +134,13 @@ def gather_details(
         value = record.exif.get(key)
         if value not in (None, ""):
             facts.append((title, _format_exif(key, value)))
-    scores = profile.scores(scorer).get(image_id, {}) if scorer else {}
-    provenance = profile.score_provenance(image_id, scorer) if scores and scorer else None
+    scores = profile.scores.of_scorer(scorer).get(image_id, {}) if scorer else {}
+    provenance = profile.scores.provenance(image_id, scorer) if scores and scorer else None
     preset = ""
     if provenance and provenance["preset"]:
         version = provenance["preset_version"]
         preset = f"{provenance['preset']} v{version}" if version else provenance["preset"]
-    from aesthete_gui.imaging.checks import checks_version
-
-    stored = profile.stored_checks(image_id, checks_version())
+    stored = profile.checks.get(image_id)
     return ImageDetails(
         image_id=image_id,
         path=record.path,
@@ -151,6 +152,7 @@ def gather_details(
         preset=preset,
         explanation=_explanation_for(profile, record.path),
         checks=technical_checks(record.path, stored[0] if stored else None) if record.status == "ok" else [],
+        earlier=earlier_values(profile.marks.history(image_id)),
     )
 
 
@@ -195,11 +197,14 @@ class Inspector(QWidget):
         QVBoxLayout(self.explain_box).addWidget(self.explanation)
         self.checks_box = QGroupBox("Technical checks", self)
         self.checks = QFormLayout(self.checks_box)
+        self.earlier_box = QGroupBox("Earlier values", self)
+        self.earlier = QFormLayout(self.earlier_box)
 
         body = QWidget(self)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
-        for widget in (self.title, self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+        for widget in (self.title, self.facts_box, self.scores_box, self.checks_box, self.earlier_box,
+                       self.explain_box):  # fmt: skip
             layout.addWidget(widget)
         layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -216,6 +221,7 @@ class Inspector(QWidget):
         context.signals.scores_changed.connect(self._debounce.start)
         context.signals.adapters_changed.connect(self._debounce.start)  # the active ranking changed
         context.signals.settings_changed.connect(self._setting_changed)
+        context.signals.marks_changed.connect(self._marks_changed)
         self._show(None)
 
     def show_image(self, image_id: int | None) -> None:
@@ -249,6 +255,10 @@ class Inspector(QWidget):
     def _setting_changed(self, _key: str) -> None:
         self._debounce.start()
 
+    def _marks_changed(self, ids: list) -> None:
+        if self._image_id in ids:
+            self._debounce.start()
+
     def _selection_changed(self, ids: list) -> None:
         self.show_image(ids[-1] if ids else None)
 
@@ -272,7 +282,8 @@ class Inspector(QWidget):
         self.details = details
         _clear(self.facts)
         _clear(self.checks)
-        for box in (self.facts_box, self.scores_box, self.checks_box, self.explain_box):
+        _clear(self.earlier)
+        for box in (self.facts_box, self.scores_box, self.checks_box, self.earlier_box, self.explain_box):
             box.setVisible(details is not None)
         if details is None:
             self.title.setText("No image selected")
@@ -303,6 +314,9 @@ class Inspector(QWidget):
         for name, value in details.checks:
             self.checks.addRow(name, _wrapping(value))
         self.checks_box.setVisible(bool(details.checks))
+        for when, value in details.earlier:
+            self.earlier.addRow(when, _wrapping(value))
+        self.earlier_box.setVisible(bool(details.earlier))
 
 
 def _wrapping(text: str) -> QLabel:

@@ -66,7 +66,7 @@ class LibraryPanel(QWidget):
 
         library = self._section("Library")
         self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
-        for folder in self._context.profile.folders():
+        for folder in self._context.profile.catalog.folders():
             label = Path(folder.path).name or folder.path
             self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
                        tip=folder.path)  # fmt: skip

@@ -134,7 +134,7 @@ class LoupeView(QWidget):
         self.current_changed.emit(image_id)
 
     def _source_width(self, image_id: int) -> int:
-        record = self._context.profile.image_by_id(image_id)
+        record = self._context.profile.catalog.image_by_id(image_id)
         return int(record.width or 0) if record is not None else 0
 
     def _show_preview(self, image: QImage, upgrade: bool = False) -> None:
@@ -268,7 +268,7 @@ class LoupeView(QWidget):
 
     def _stored_faces(self, image_id: int | None) -> list[dict]:
         """The faces import found (one small row read)."""
-        stored = self._context.profile.stored_checks(image_id) if image_id is not None else None
+        stored = self._context.profile.checks.get(image_id) if image_id is not None else None
         return [f for f in (stored[1] if stored else []) if len(f.get("box") or ()) == 4]
 
     def _update_caption(self, *_args: object) -> None:

@@ -153,7 +153,7 @@ class SetView(QWidget):
     def set_images(self, image_ids: Sequence[int]) -> bool:
         """Show these images (in this order) as the set; False with a message when not 2–8 images."""
         records = [
-            r for r in (self.context.profile.image_by_id(i) for i in image_ids) if r is not None
+            r for r in (self.context.profile.catalog.image_by_id(i) for i in image_ids) if r is not None
         ]
         if not MIN_SET <= len(records) <= MAX_SET:
             self.status_label.setText(
@@ -176,7 +176,7 @@ class SetView(QWidget):
 
     def use_burst(self, burst_id: int) -> bool:
         """Take the frames of one burst (in capture order) as the set."""
-        burst = next((b for b in self.context.profile.bursts() if b.id == burst_id), None)
+        burst = next((b for b in self.context.profile.catalog.bursts() if b.id == burst_id), None)
         if burst is None:
             self.status_label.setText("That burst no longer exists.")
             return False
@@ -185,7 +185,7 @@ class SetView(QWidget):
     def _refresh_bursts(self) -> None:
         self.burst_combo.clear()
         self.burst_combo.addItem("Use a burst…", None)
-        for burst in self.context.profile.bursts():
+        for burst in self.context.profile.catalog.bursts():
             label = burst.label or f"Burst {burst.id}"
             self.burst_combo.addItem(f"{label} · {len(burst.image_ids)} frames", burst.id)
         self.burst_combo.setEnabled(self.burst_combo.count() > 1)

@@ -115,7 +115,7 @@ class SurveyView(QWidget):
         self.set_active(self._active)
 
     def _source_width(self, image_id: int) -> int:
-        record = self._context.profile.image_by_id(image_id)
+        record = self._context.profile.catalog.image_by_id(image_id)
         return int(record.width or 0) if record is not None else 0
 
     def _show_cells(self) -> None:

@@ -251,14 +251,14 @@ class TastePanel(QWidget):
     def ask_and_train(self) -> JobHandle | None:
         """Ask for the adapter's options, then train it."""
         dialog = TrainDialog(self._scorers(), self.scorer_combo.currentText(),
-                             self.context.profile.choice_count(), self)
+                             self.context.profile.choices.count(), self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         return self.train(dialog.options())
 
     def train(self, options: TrainOptions) -> JobHandle | None:
         """Train a taste adapter as a job; agreement (base vs adapter) and curve appear after."""
-        if not self.context.profile.choice_count():
+        if not self.context.profile.choices.count():
             self.job_label.setText("Record some choices in Compare or Set first.")
             return None
         return self._start(f"Train taste adapter {options.name}", train_with_options,
@@ -360,8 +360,8 @@ class TastePanel(QWidget):
         profile = self.context.profile
         self.adapter_combo.clear()
         self.adapter_combo.addItem(NO_ADAPTER)
-        active = profile.active_adapter()
-        for record in profile.adapters():
+        active = profile.adapters.active()
+        for record in profile.adapters.all():
             self.adapter_combo.addItem(record.name)
         self.adapter_combo.setCurrentText(active.name if active else NO_ADAPTER)
         if active is not None and self.last_report is None:
@@ -370,12 +370,12 @@ class TastePanel(QWidget):
             figures = adapter_figures(active)
             self._show_figures(active.name, format_figures(figures, True), True, figures.measured)
         elif self.last_report is not None:
-            shown = profile.adapter(self.last_report.name)
+            shown = profile.adapters.get(self.last_report.name)
             is_active = shown is not None and shown.active
             self._show_figures(self.last_report.name,
                                format_figures(self.last_report, is_active),
                                is_active, self.last_report.measured)
-        elif profile.adapters():
+        elif profile.adapters.all():
             self._shown_adapter = None
             self.agreement_label.setText("No adapter active: the base scorer ranks your library. "
                                          "Choose an adapter above to see its figures.")
@@ -396,7 +396,7 @@ class TastePanel(QWidget):
         self.last_report = None
 
     def _refresh_counts(self, *_: Any) -> None:
-        total = self.context.profile.choice_count()
+        total = self.context.profile.choices.count()
         selected = len(self.context.selection.image_ids())
         more = choices_still_needed(total, expected_held_out(total))
         self.choices_label.setText(f"{total} choices recorded" + (f" · about {more} more before agreement can be measured" if more else ""))
@@ -413,7 +413,7 @@ class TastePanel(QWidget):
     def refresh_distribution(self, *_: Any) -> None:
         """Redraw the score histograms of the chosen scorer from the profile."""
         scorer = self.scorer_combo.currentText() or BUILTIN
-        self.distribution_plot.show_scores(self.context.profile.scores(scorer), scorer)
+        self.distribution_plot.show_scores(self.context.profile.scores.of_scorer(scorer), scorer)
 
     def _on_settings_changed(self, key: str) -> None:
         if key == "theme":  # after the main window applied the new palette

@@ -1,0 +1,13 @@
+"""Which frame of a burst is its best (no heavy imports: the grid sorts by it on the UI thread)."""
+
+from __future__ import annotations
+
+import math
+
+
+def burst_merit(flag: str | None, culling_rank: tuple[float, ...], overall: float | None, stars: int) -> tuple:
+    """How good a frame is as its burst's best, larger is better: not rejected by the user, then the
+    checks' verdicts (eyes open, subject in focus, no clipping, no reject: imaging.bursts'
+    stored_culling_rank), then the overall score, then a pick, then stars. The grid's collapsed
+    bursts and `aesthete bursts` both choose by it."""
+    return (flag != "reject", culling_rank, overall if overall is not None else -math.inf, flag == "pick", stars)

@@ -1,0 +1,58 @@
+"""`aesthete bursts` names each burst's best frame: the very frame the grid shows for a collapsed burst."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.cli import main
+from aesthete_gui.qt.grid_rows import FilterState, arrange, load_rows
+from aesthete_gui.store import open_profile
+from tests.services.library_images import write_jpeg
+
+
+def _bursts(profile: Path, capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    assert main(["--profile", str(profile), "bursts", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _grid_best(profile_path: Path) -> set[int]:
+    profile = open_profile(profile_path)
+    try:
+        rows, _ = arrange(load_rows(profile, "builtin"), FilterState(collapse_bursts=True), "capture_time")
+        return {row.image_id for row in rows if row.burst_id is not None}
+    finally:
+        profile.close()
+
+
+def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    for n in range(3):
+        write_jpeg(shoot / f"B_{n}.jpg", seed=11, when="2024:06:01 12:00:00", subsec=f"{n}5")
+    profile_path = tmp_path / "p.db"
+    assert main(["--profile", str(profile_path), "import", "--quiet", str(shoot)]) == 0
+    capsys.readouterr()
+    profile = open_profile(profile_path)
+    ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
+    profile.scores.put_many("builtin", [(ids["B_0.jpg"], {"overall": 3.1}), (ids["B_1.jpg"], {"overall": 3.9}),
+                                        (ids["B_2.jpg"], {"overall": 2.0})])  # fmt: skip
+    profile.close()
+
+    [burst] = _bursts(profile_path, capsys)
+    assert burst["best"] == ids["B_1.jpg"] and [i["best"] for i in burst["images"]] == [False, True, False]
+    assert _grid_best(profile_path) == {ids["B_1.jpg"]}
+
+    assert main(["--profile", str(profile_path), "mark", str(shoot / "B_1.jpg"), "--reject"]) == 0
+    capsys.readouterr()
+    [burst] = _bursts(profile_path, capsys)
+    assert burst["best"] == ids["B_0.jpg"] and _grid_best(profile_path) == {ids["B_0.jpg"]}
+
+    assert main(["--profile", str(profile_path), "bursts"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("burst ") and "3 frames" in lines[0]
+    assert [line.endswith("(best)") for line in lines[1:4]] == [True, False, False]
+    assert lines[1].lstrip().startswith("* ") and "B_0.jpg" in lines[1]
+    assert "best frame of each burst" in lines[-1]
