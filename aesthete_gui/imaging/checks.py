@@ -45,14 +45,16 @@ __all__ = [
     "rejected", "thresholds", "worst_verdict",
 ]  # fmt: skip
 
-MEASURE_VERSION = "4"
+MEASURE_VERSION = "5"
 """Bump when the measuring code changes (stored checks of another version are measured again on the
 next import); a change of thresholds or shoot type only judges the stored measurements again."""
 CHECK_SIDE = 768
-CHECK_DRAFT_SIDE = 512
+CHECK_DRAFT_SIDE = 680
 """JPEG DCT scaling may stop at this long side (import makes its thumbnail from the same decode), so
-every check frame has a long side of 512-768 px: at 256 a 2,400-3,000 px JPEG was judged on a
-300-380 px frame, where a frame blurred by 8 px or a face of 15 % of the frame went unseen."""
+every check frame of a large image has a long side of 680-768 px: a blur of a given share of the
+frame spans nearly the same pixels on every check frame (at 512 px a defocus of 0.5 % of the width
+was a 2.5 px disc, within the softness of clean frames; at 768 it is 3.8 px). A 24 MP JPEG (6000
+px) still decodes at 1/8 (750 px); a 2,400 px one at 1/2, then shrinks to 768."""
 TILE_GRID = sharpness.TILE_GRID
 MIN_LEVEL_RANGE = 32
 """Fewer tone levels than this between the darkest and brightest used one: "brightened" is not judged."""
@@ -168,8 +170,9 @@ def _noise_scale(full_side: int, frame_side: int, source_format: str | None) -> 
         return 1.0
     shrink = full_side / frame_side
     scale = min(shrink, max(1.0, NOISE_VIEW_SIDE / frame_side))
-    if source_format in _DCT_SCALED_FORMATS:
-        return scale
+    octaves = math.log2(shrink)
+    if source_format in _DCT_SCALED_FORMATS and abs(octaves - round(octaves)) < 0.03:
+        return scale  # JPEG DCT scaling alone: an average, as the scale assumes
     return scale * BICUBIC_NOISE_LOSS
 
 
@@ -202,13 +205,15 @@ def measure(
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
-    grey = np.asarray(luma, dtype=np.float32)
+    tone_levels = np.asarray(luma)
+    grey = tone_levels.astype(np.float32)
     response = laplacian(grey)
     grey_blocks = _block_means(grey, (BLOCK, BLOCK))
     detail_blocks = _block_means(np.abs(response), (BLOCK, BLOCK))
     flat = noise_measures.flat_blocks(grey_blocks, detail_blocks)
     luma_noise = noise_measures.luma_sigma(detail_blocks, flat)
     chroma_noise = noise_measures.chroma_sigma(np.asarray(rgb), flat, detail_blocks.shape[1] if detail_blocks.size else 1)
+    whiteness = noise_measures.whiteness(grey, detail_blocks, flat)
     width, height = full_size or image.size
     view = _noise_scale(max(width, height), max(image.size), source_format)
 
@@ -217,7 +222,7 @@ def measure(
     tiles = np.maximum(_block_means(response * response, tile) - _block_means(response, tile) ** 2, 0.0).ravel()
     corrected = np.maximum(tiles - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
     face_variances = _face_detail(response, faces)
-    sharp = sharpness.measure_sharpness(grey, corrected, luma_noise)
+    sharp = sharpness.measure_sharpness(grey, tone_levels, corrected, luma_noise)
     face_spreads = [sharpness.face_spread(grey, box, luma_noise) for box in faces]
     face_spread = min((v for v in face_spreads if not math.isnan(v)), default=float("nan"))
 
@@ -235,11 +240,16 @@ def measure(
         "focus": sharp["spread"] if math.isnan(face_spread) else face_spread,
         "focus.detail": detail,
         "focus.face": face_spread,
+        "focus.subject": sharp["spread"],
         "focus.narrow": sharp["narrow"],
+        "focus.edges": sharp["edges"],
         "focus.x": sharp["x"],
         "focus.y": sharp["y"],
         "motion_blur": sharp["width"],
         "motion_blur.narrow": sharp["narrow"],
+        "motion_blur.across": sharp["across"],
+        "motion_blur.along": sharp["along"],
+        "motion_blur.coherence": sharp["coherence"],
         "motion_blur.background": sharp["background"],
         "highlights": high["detail"],
         "highlights.frame": high["total"],
@@ -256,12 +266,15 @@ def measure(
         "overexposure.median": exposure["median"],
         "overexposure.unblown_median": exposure["unblown_median"],
         "overexposure.p10": exposure["p10"],
+        "overexposure.p1": exposure["p1"],
+        "overexposure.colour": tones.colour_clipped(rgb),
         "overexposure.smooth": high["smooth"] / blown_area if blown_area > 0 else 0.0,
         "overexposure.bright_smooth": float(bright_smooth.mean()) if bright_smooth.size else 0.0,
         # green: the channel a camera exposes best
         "brightened": _brightened(levels if levels is not None else rgb.getchannel("G").histogram()),
         "noise": luma_noise / noise_measures.LUMA_SHARE * view,
         "noise.chroma": chroma_noise * view,
+        "noise.whiteness": whiteness,
         "resolution": float(max(width, height)),
         "compression": float("nan") if quality is None else float(quality),
     }

@@ -1,11 +1,14 @@
-"""Verdicts and reasons from measured values: thresholds, the shoot type, the scene's intent, the set.
+"""Verdicts and reasons from measured values: fitted models, thresholds, the shoot type, intent, the set.
 
 `judge` turns the flat measurements of imaging/checks.py (a check's value under its own name, what
-else its verdict depends on under "<check>.<what>") into Checks. The thresholds are checks.toml's
-with the shoot type's overrides (imaging/shoot_types.py); intent lowers a verdict to a warning and
-says why (a snow scene, a silhouette, panning, eyes closed in a laugh); a frame of an exposure
-bracket, panorama or focus stack is never a suggested reject. Everything here reads stored numbers
-only, so the library judges again without decoding when the shoot type changes.
+else its verdict depends on under "<check>.<what>") into Checks. Focus, motion blur, noise and
+exposure are decided by fitted models weighing several measures (imaging/verdict_models.py,
+imaging/model_verdicts.py); the other checks by thresholds. Both read checks.toml with the shoot
+type's overrides (imaging/shoot_types.py); intent lowers a verdict to a warning and says why (a snow
+scene, a silhouette, panning, eyes closed in a laugh); a frame of an exposure bracket, panorama or
+focus stack is never a suggested reject, and a frame clearly softer or noisier than the best frame
+of its burst is one (SetContext). Everything here reads stored numbers only, so the library judges
+again without decoding when the shoot type changes.
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from aesthete_gui.imaging.model_verdicts import ModelJudge, pct
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, limits_for, shoot_types_version
+from aesthete_gui.imaging.verdict_models import (
+    MODELLED,
+    VerdictModel,
+    models_version,
+    verdict_models,
+)
 
 Verdict = Literal["ok", "warn", "reject"]
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
@@ -51,22 +61,39 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Sibling:
+    """The best frame of the burst for one check (the crispest, steadiest or cleanest): its name and
+    the measures that check's model reads, as stored."""
+
+    check: str
+    name: str
+    values: tuple[tuple[str, float], ...]
+
+    def stamp(self) -> str:
+        return f"{self.check}={self.name}@" + ",".join(f"{k}:{v:.4g}" for k, v in self.values)
+
+
+@dataclass(frozen=True)
 class SetContext:
-    """What the frame's group says about it: a bracket, panorama or focus stack it belongs to, or the
-    original it is a smaller or more compressed copy of."""
+    """What the frame's group says about it: a bracket, panorama or focus stack it belongs to, the
+    original it is a smaller or more compressed copy of, or its burst's best frame per check."""
 
     sequence: str = ""
     """E.g. "exposure bracket of 3 frames (-2, 0, +2 EV)"; empty when none."""
     copy_of: str = ""
     """E.g. "a 900 x 1200 copy (JPEG quality 80) of IMG_0001.JPG (1800 x 2400)"; empty when none."""
+    siblings: tuple[Sibling, ...] = ()
+    """The burst's best frame for focus, motion blur and noise, when it is another frame."""
 
     def stamp(self) -> str:
-        return f"{self.sequence}|{self.copy_of}"
+        return f"{self.sequence}|{self.copy_of}|" + ";".join(s.stamp() for s in self.siblings)
 
 
 def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | None = None) -> str:
-    """What a stored verdict was judged under; a row whose stamp differs is judged again."""
-    return f"{thresholds_version}.{shoot_types_version()}:{shoot_type}:{(context or SetContext()).stamp()}"
+    """What a stored verdict was judged under (thresholds, verdict models, shoot types, the set); a
+    row whose stamp differs is judged again."""
+    versions = f"{thresholds_version}.{models_version()}.{shoot_types_version()}"
+    return f"{versions}:{shoot_type}:{(context or SetContext()).stamp()}"
 
 
 def _level(value: float, rule: Mapping[str, Any]) -> Verdict:
@@ -85,8 +112,7 @@ def _worse(a: Verdict, b: Verdict) -> Verdict:
     return a if VERDICT_RANK[a] >= VERDICT_RANK[b] else b
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.0f} %" if value >= 0.01 or value == 0 else f"{value * 100:.1f} %"
+_pct = pct
 
 
 class _Judge:
@@ -103,43 +129,6 @@ class _Judge:
     def rule(self, name: str, key: str, default: float = float("nan")) -> float:
         return float(self.limits.get(name, {}).get(key, default))
 
-    def focus(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        face = self.get("focus.face")
-        on_face = self.get("faces", 0.0) > 0 and not math.isnan(face)
-        subject = "the face" if on_face else "the subject"
-        if on_face:
-            verdict = _level(face, {"warn": rule.get("face_warn", rule["warn"]), "reject": rule.get("face_reject", rule["reject"])})
-            value = face
-        else:
-            verdict = _level(value, rule)
-            narrow = self.get("focus.narrow")
-            if not math.isnan(narrow) and value >= float(rule.get("edge_spread", math.inf)):
-                edges = _level(narrow, {"warn": rule.get("edge_warn", math.inf), "reject": rule.get("edge_reject", math.inf)})
-                if VERDICT_RANK[edges] > VERDICT_RANK[verdict]:
-                    where = "even the crispest edges of the sharpest part of the frame"
-                    return edges, f"soft: {where} are {narrow:.1f} px wide (crisp ≈ 2)"
-        if verdict == "ok":
-            return "ok", f"{subject} sharp (edge spread {value:.2f}; crisp ≈ 2)"
-        where = subject if on_face else "even the sharpest part of the frame"
-        soft_from = float(rule.get("face_warn", rule["warn"]) if on_face else rule["warn"])
-        return verdict, f"{where} is soft (edge spread {value:.2f}; crisp ≈ 2, soft from {soft_from:.1f})"
-
-    def motion_blur(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        narrow = self.get("motion_blur.narrow")
-        ratio = value / narrow if narrow and not math.isnan(narrow) else 1.0
-        verdict = _level(value, rule) if ratio >= float(rule.get("min_ratio", 1.0)) else "ok"
-        background = self.get("motion_blur.background", 0.0)
-        exposure = self.get("motion_blur.exposure_s", 0.0)
-        if verdict == "ok" and background >= float(rule.get("panning_background", math.inf)):
-            return "ok", (f"no motion blur on the subject; the background is streaked along one direction "
-                          f"(edges {background:.1f} px wide), as in panning")
-        if verdict == "ok":
-            return "ok", "no sign of motion blur"
-        if exposure >= float(rule.get("long_exposure_s", math.inf)):
-            return _at_most(verdict, "warn"), f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
-        return verdict, (f"motion blur: the subject's edges are smeared {value:.1f} px across the motion "
-                         f"and {narrow:.1f} px along it")
-
     def highlights(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)
         face = self.get("highlights.face", 0.0)
@@ -152,7 +141,7 @@ class _Judge:
         if verdict != "ok":
             return verdict, f"highlights with detail clipped on {_pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_warn", math.inf)):
-            where = "sky" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
+            where = "sky or backdrop" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
             return "warn", f"bright scene: smooth {where} clipped on {_pct(smooth)} of the frame; detail well exposed"
         total = self.get("highlights.frame", 0.0)
         if total >= 0.001:
@@ -169,54 +158,6 @@ class _Judge:
             kind = "silhouette against a bright background" if lit else "low-key: a smooth black area"
             return "ok", f"{kind} ({_pct(smooth)} of the frame): intent, no detail lost"
         return "ok", "no shadow detail crushed"
-
-    def underexposure(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        verdict = _level(value, rule)
-        if verdict == "ok":
-            median = self.get("underexposure.median", 0.5)
-            if median < float(rule.get("low_key_median", 0.0)):
-                return "ok", f"low-key: a dark frame whose brightest tones still reach {_pct(value)} of full scale"
-            return "ok", f"brightest tones reach {_pct(value)} of full scale"
-        return verdict, f"under-exposed: even the brightest tones reach only {_pct(value)} of full scale"
-
-    def overexposure(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        verdict = _level(value, rule)
-        median = self.get("overexposure.median", 0.5)
-        bright = self.get("overexposure.bright_smooth", 0.0)
-        scene = bright >= float(rule.get("bright_scene", math.inf))
-        if median >= float(rule.get("washed_median", math.inf)) and value >= float(rule.get("min_clipped", 0.0)) and not scene:
-            return "reject", f"over-exposed: washed out, midtones at {_pct(median)} and {_pct(value)} blown"
-        smooth = self.get("overexposure.smooth", 0.0)
-        dark = self.get("overexposure.p10", 0.0)
-        rest = self.get("overexposure.unblown_median", 1.0)
-        high_key = (
-            smooth >= float(rule.get("high_key_smooth", math.inf))
-            and dark <= float(rule.get("high_key_p10", -1.0))
-            and rest <= float(rule.get("high_key_median", -1.0))
-        )
-        if verdict != "ok" and high_key:
-            return "warn", (f"high-key: a smooth bright background blown on {_pct(value)} of the frame; "
-                            "the subject keeps its dark tones")
-        if verdict != "ok":
-            return verdict, f"over-exposed: {_pct(value)} of the frame blown to white (midtones at {_pct(median)})"
-        if scene:
-            return "ok", f"bright scene (snow, sky or a light backdrop on {_pct(bright)} of the frame); detail kept"
-        return "ok", f"midtones at {_pct(median)}, {_pct(value)} of the frame blown"
-
-    def noise(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
-        chroma = self.get("noise.chroma", 0.0)
-        coloured = chroma >= float(rule.get("chroma_present", 0.0))
-        verdict: Verdict = "ok"
-        if chroma >= float(rule["chroma_reject"]) or (coloured and value >= float(rule["reject"])) or value >= float(rule["mono_reject"]):
-            verdict = "reject"
-        elif chroma >= float(rule["chroma_warn"]) or (coloured and value >= float(rule["warn"])):
-            verdict = "warn"
-        numbers = f"σ {value:.1f} of 255 in brightness, {chroma:.1f} in colour, at normal viewing size"
-        if verdict == "ok":
-            return "ok", f"little noise ({numbers})" if value >= 2 else f"clean ({numbers})"
-        if not coloured and verdict == "warn":
-            return "warn", f"grain or fine texture ({numbers})"
-        return verdict, f"{'heavy ' if verdict == 'reject' else ''}noise ({numbers})"
 
     def brightened(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         if math.isnan(value):
@@ -256,13 +197,16 @@ def judge(
     shoot_type: str = DEFAULT_SHOOT_TYPE,
     context: SetContext | None = None,
     judged: str = "",
+    models: Mapping[str, VerdictModel] | None = None,
 ) -> list[Check]:
     """Verdicts and reasons for measured values under a shoot type (thresholds from checks.toml with
-    its overrides unless `limits` are given); `context` adds the frame's set or original."""
+    its overrides unless `limits` are given, the shipped verdict models unless `models` are);
+    `context` adds the frame's set, its original, or its burst's best frame."""
     from aesthete_gui.imaging.checks import thresholds
 
     rules = limits or limits_for(shoot_type, thresholds())
     judge_one = _Judge(values, rules)
+    modelled = ModelJudge(values, models or verdict_models())
     out: list[Check] = []
     for name in CHECK_NAMES:
         if name not in values:
@@ -278,6 +222,11 @@ def judge(
         if math.isnan(value) and name not in ("brightened", "compression"):
             verdict: Verdict = "ok"
             reason = "not measured"
+        elif name in MODELLED:
+            verdict, reason = modelled.judge(name, value, rule)
+            sibling = next((s for s in (context.siblings if context else ()) if s.check == name), None)
+            if sibling is not None and verdict != "reject":
+                verdict, reason = modelled.against(name, rule, sibling.name, dict(sibling.values)) or (verdict, reason)
         else:
             verdict, reason = getattr(judge_one, name)(value, rule)
         if rule.get("cap") == "warn" and verdict == "reject":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from PIL import Image
 
 BLOCK = 8
 LAPLACIAN_NOISE_GAIN = 20.0
@@ -40,6 +41,31 @@ def luma_sigma(detail_blocks: np.ndarray, flat: np.ndarray) -> float:
     if flat.size == 0:
         return 0.0
     return MEAN_ABS_TO_SIGMA * float(detail_blocks.ravel()[flat].mean())
+
+
+def _reduce(values: np.ndarray, factor: int, box: tuple[int, int, int, int]) -> np.ndarray:
+    """Means of `factor` x `factor` blocks of a float map within `box` (Pillow's C box filter)."""
+    return np.asarray(Image.fromarray(np.asarray(values, dtype=np.float32)).reduce(factor, box=box))
+
+
+def whiteness(grey: np.ndarray, detail_blocks: np.ndarray, flat: np.ndarray) -> float:
+    """How the flat blocks' detail falls at half the resolution (NaN without flat blocks).
+
+    The mean absolute Laplacian of the frame averaged over 2 x 2 pixels, over that of the frame, in
+    the same flat blocks: white sensor noise halves (about 0.5), while texture and real detail,
+    whose energy lies at coarser scales too, keep most of theirs (about 1 and up). `detail_blocks`
+    are the full frame's block means of the absolute Laplacian, `flat` the flat blocks' indices.
+    """
+    rows, cols = detail_blocks.shape
+    if flat.size == 0 or rows == 0 or cols == 0:
+        return float("nan")
+    inner = BLOCK // 2
+    half = _reduce(grey, 2, (0, 0, cols * BLOCK, rows * BLOCK))
+    padded = np.pad(half, 1, mode="edge")
+    response = np.abs(padded[1:-1, :-2] + padded[1:-1, 2:] + padded[:-2, 1:-1] + padded[2:, 1:-1] - 4.0 * half)
+    coarse = _reduce(response, inner, (0, 0, cols * inner, rows * inner)).ravel()[flat]
+    fine = detail_blocks.ravel()[flat]
+    return float(coarse.mean() / max(float(fine.mean()), 1e-6))
 
 
 def chroma_sigma(rgb: np.ndarray, flat: np.ndarray, columns: int) -> float:

@@ -1,30 +1,32 @@
-"""Focus, motion blur and panning on a check frame, judged where the subject is.
+"""Focus, motion blur and panning on a check frame, from one pass over its edges.
 
-The frame is cut into an 8 x 8 grid of tiles; the tiles with the most fine detail (variance of the
-Laplacian) are the candidates for the subject. Two measures per candidate tile:
-- *edge spread* in four directions (across, down and both diagonals): the energy of two-pixel
-  differences over that of one-pixel differences, sensor noise removed from both. A crisp edge gives
-  2, an edge spread over many pixels 4, whatever its contrast; a direction with next to no change
-  while the others have plenty counts as fully spread (detail smeared along it).
-- *edge width* per orientation: at edge pixels, the gradient over the tone range within 3 pixels
-  (a crisp step spans 2 pixels, a blurred one more); the sharpest edges of each orientation (95th
-  percentile) give its width. Motion blur widens the edges across the motion and leaves the others
-  crisp, so the widest orientation of the subject tells shake from sharpness.
-The subject is the few candidate tiles crispest in their worst direction (or the eyes of the
-sharpest face), so a shallow depth of field with a sharp subject is not soft. A sharp subject with
-the other tiles widened along one common orientation is panning, not motion blur.
+One gradient (Sobel) and one 7 x 7 tone range of the whole frame give, at every edge pixel (a tone
+range of 30 levels or more within 3 px), its *edge width*: the tone range over the gradient. A crisp
+step spans 2 px; defocus widens every edge, motion blur widens the edges across the motion and
+leaves those along it crisp. The widths are gathered once into a histogram per tile of an 8 x 8
+grid and per orientation (0°, 45°, 90°, 135° of the gradient), from which every width measure is
+read:
+- the *subject*: the few tiles with the most fine detail that are crispest in their worst direction
+  by *edge spread* (energy of two-pixel over one-pixel differences in four directions, sensor noise
+  removed: 2 crisp, 4 spread over many pixels), or the eyes of the sharpest face; its sharpest
+  edges' width in its widest and narrowest orientation;
+- the whole frame's sharpest edges per orientation, and how strongly the gradients share one
+  orientation (coherence): smear leaves one orientation crisp and the other wide;
+- the least crisp half of the detailed tiles: widened along one common orientation while the subject
+  is sharp is panning, not motion blur.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 TILE_GRID = 8
 CANDIDATE_TILES = 24
-"""Tiles with the most detail that are measured (of 64): over a third of the frame, so a panned
-shot's streaked background is among them as well as its subject."""
+"""Tiles with the most detail whose spread is measured (of 64): over a third of the frame, so a
+panned shot's streaked background is among them as well as its subject."""
 SUBJECT_TILES = 4
 """Candidate tiles taken as the subject when there is no face."""
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -34,112 +36,178 @@ MIN_EDGE_ENERGY = 4.0
 FLAT_DIRECTION = 0.05
 """A direction whose one-pixel change has less than this share of the tile's strongest direction's
 is taken as fully spread: detail smeared along it leaves next to nothing to measure."""
-EDGE_CONTRAST = 30.0
-"""Tone range (8-bit levels, within 3 pixels) from which a pixel is on an edge worth measuring."""
+EDGE_CONTRAST = 30
+"""Tone range (8-bit levels, within EDGE_REACH pixels) from which a pixel is on an edge worth measuring."""
 EDGE_REACH = 3
 MIN_TILE_SIDE = 8
 """Tiles narrower than this (frames under 64 px on a side) are not measured."""
-EDGE_QUANTILE = 0.95
-MIN_EDGE_PIXELS = 10
-"""Edge pixels an orientation needs in a tile to have a width."""
-_LEVELS = 512
-"""Steepness levels (0-1) of the histogram edge widths are read from."""
+TILE_QUANTILE = 0.95
+"""A tile's edge width in one orientation is that of its sharpest 5 % of edge pixels."""
+FRAME_QUANTILE = 0.90
+"""The frame's edge width in one orientation is that of its sharpest 10 % of edge cores."""
+CORE_STEEPNESS = 0.15
+"""Edge pixels whose gradient is under this share of their tone range (edges wider than about 7
+px: the flanks of an edge, slow gradients) are left out of the frame's widths."""
+EDGE_SAMPLE = 2
+"""Edge widths are read at every second pixel of every second row: a quarter of the work, and an
+edge (at least two pixels across) is never missed."""
+MIN_EDGE_PIXELS = 3
+"""Sampled edge pixels a tile needs in one orientation to have a width there."""
+MIN_FRAME_EDGES = 50
+"""Sampled edge pixels the frame needs in one orientation to have a width there."""
+_LEVELS = 256
+"""Steepness levels (0-1) of the histogram widths are read from."""
 EYE_BAND = (0.15, 0.55)
 """Rows of a face box (from its top) that hold the eyes and brows: where focus on a face is judged."""
 STREAK_RATIO = 2.0
 """A tile whose edges are this many times wider in one orientation than in another is streaked."""
-WIDTH_TILES = 12
-"""The candidate tiles crispest in their worst direction whose edge widths are measured (the costly part)."""
-BACKGROUND_TILES = 6
-"""The least crisp candidate tiles whose edge widths are measured, for a panned background."""
 MIN_STREAKS = 4
-STREAKED_SHARE = 0.6
-"""Share of the least crisp candidate tiles that must be streaked."""
+STREAKED_SHARE = 0.5
+"""Share of the least crisp half of the candidate tiles that must be streaked."""
 AGREEING = 2 / 3
 """Share of the streaked tiles that must stay crisp along one orientation to call the background panned."""
 
 
-def _shifted_energy(part: np.ndarray, dy: int, dx: int, lag: int) -> tuple[float, int]:
-    """Sum of squared differences between pixels `lag` steps apart along (dy, dx), and their count."""
-    h, w = part.shape
-    oy, ox = dy * lag, dx * lag
-    y0, y1 = max(0, -oy), h - max(0, oy)
-    x0, x1 = max(0, -ox), w - max(0, ox)
-    if y1 <= y0 or x1 <= x0:
-        return 0.0, 0
-    difference = part[y0 + oy: y1 + oy, x0 + ox: x1 + ox] - part[y0:y1, x0:x1]
-    return float(np.vdot(difference, difference)), difference.size
+SOBEL_GAIN = 8
+"""`sobel` gives eight times the slope in levels per pixel (whole numbers: int16 arithmetic is fast)."""
 
 
-def spread(part: np.ndarray, noise_sigma: float) -> np.ndarray:
-    """Edge spread of a region in each of the four directions (2 crisp .. 4 spread; nan: too flat)."""
-    noise_energy = 2.0 * noise_sigma * noise_sigma  # a difference of two noisy pixels
-    energies = []
+def sobel(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sobel derivatives of a uint8 frame as int16, SOBEL_GAIN times the slope (borders replicated)."""
+    padded = np.pad(levels, 1, mode="edge").astype(np.int16)
+    dx = padded[:, 2:] - padded[:, :-2]
+    gx = dx[:-2] + dx[2:] + 2 * dx[1:-1]
+    dy = padded[2:] - padded[:-2]
+    gy = dy[:, :-2] + dy[:, 2:] + 2 * dy[:, 1:-1]
+    return gx, gy
+
+
+def _running(levels: np.ndarray, axis: int, op: np.ufunc) -> np.ndarray:
+    """Max or min over the 2 * EDGE_REACH + 1 samples centred on each (ends replicated), by doubling."""
+    pad = [(0, 0), (0, 0)]
+    pad[axis] = (EDGE_REACH, EDGE_REACH)
+    values = np.pad(levels, pad, mode="edge")
+    window, span = 1, 2 * EDGE_REACH + 1
+    while window < span:
+        step = min(window, span - window)
+        n = values.shape[axis] - step
+        head = values[:n] if axis == 0 else values[:, :n]
+        tail = values[step:] if axis == 0 else values[:, step:]
+        values = op(head, tail)
+        window += step
+    return values
+
+
+def tone_range(levels: np.ndarray) -> np.ndarray:
+    """Brightest minus darkest level (uint8) within EDGE_REACH pixels of each pixel of a uint8 frame."""
+    high = _running(_running(levels, 0, np.maximum), 1, np.maximum)
+    low = _running(_running(levels, 0, np.minimum), 1, np.minimum)
+    return high - low
+
+
+@dataclass(frozen=True)
+class EdgeWidths:
+    """Edge widths of a frame: per tile and orientation (TILE_GRID², 4) and per orientation over the
+    whole frame (4); NaN where too few edges; the coherence of the edges' gradient orientations
+    (0: every orientation alike, 1: all one); and the share of the frame on an edge's core."""
+
+    tiles: np.ndarray
+    frame: np.ndarray
+    coherence: float
+    cores: float = 0.0
+
+
+def _widths(counts: np.ndarray, quantile: float, least: int) -> np.ndarray:
+    """Width (1 / steepness) at which `quantile` of each histogram's edges are reached from below;
+    NaN for a histogram of fewer than `least` edges."""
+    totals = counts.sum(axis=-1)
+    below = np.cumsum(counts, axis=-1) < quantile * totals[..., None]
+    steepness = (below.sum(axis=-1) + 0.5) / _LEVELS
+    with np.errstate(invalid="ignore"):
+        return np.where(totals >= least, 1.0 / np.maximum(steepness, 1e-3), np.nan)
+
+
+def _tile_map(shape: tuple[int, int]) -> np.ndarray:
+    """The grid tile (row-major index) of every pixel of the sampled frame, as uint8."""
+    h, w = shape
+    th, tw = max(1, h // TILE_GRID), max(1, w // TILE_GRID)
+    rows = np.minimum(np.arange(0, h, EDGE_SAMPLE) // th, TILE_GRID - 1)
+    cols = np.minimum(np.arange(0, w, EDGE_SAMPLE) // tw, TILE_GRID - 1)
+    return (rows[:, None] * TILE_GRID + cols[None, :]).astype(np.uint8)
+
+
+def edge_widths(levels: np.ndarray, gradients: tuple[np.ndarray, np.ndarray] | None = None) -> EdgeWidths:
+    """Edge widths of a uint8 frame per tile and orientation, and over the whole frame, read at every
+    EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th row. `gradients` are its `sobel` derivatives when
+    already computed."""
+    gx, gy = gradients if gradients is not None else sobel(levels)
+    spread_levels = tone_range(levels)[::EDGE_SAMPLE, ::EDGE_SAMPLE]
+    at = np.flatnonzero(spread_levels >= EDGE_CONTRAST)
+    if at.size == 0:
+        return EdgeWidths(np.full((TILE_GRID * TILE_GRID, 4), np.nan), np.full(4, np.nan), float("nan"), 0.0)
+    ex = np.take(gx[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
+    ey = np.take(gy[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
+    ax, ay = np.abs(ex), np.abs(ey)
+    # orientation of the gradient: 0 (across), 2 (down) within 22.5°, else the diagonal its signs say
+    across, down = ax * 29 > ay * 70, ay * 29 > ax * 70  # tan(67.5°) = 2.414 = 70 / 29
+    diagonal = ~(across | down)
+    orientation = 2 * down + diagonal * (1 + 2 * ((ex ^ ey) < 0))
+    fx, fy = ex.astype(np.float32), ey.astype(np.float32)
+    tone = np.take(spread_levels, at).astype(np.float32) * SOBEL_GAIN
+    level = np.minimum((np.sqrt(fx * fx + fy * fy) * (_LEVELS / tone)).astype(np.int32), _LEVELS - 1)
+    tile = np.take(_tile_map(levels.shape), at).astype(np.int32)
+    counts = np.bincount((tile * 4 + orientation) * _LEVELS + level, minlength=TILE_GRID * TILE_GRID * 4 * _LEVELS)
+    counts = counts.reshape(TILE_GRID * TILE_GRID, 4, _LEVELS)
+    core = counts.sum(axis=0)
+    core[:, : int(CORE_STEEPNESS * _LEVELS)] = 0
+    jxx, jyy, jxy = float(np.dot(fx, fx)), float(np.dot(fy, fy)), float(np.dot(fx, fy))
+    trace = jxx + jyy
+    coherence = float(np.sqrt((jxx - jyy) ** 2 + 4.0 * jxy * jxy) / trace) if trace > 0 else float("nan")
+    share = float(core.sum()) / max(1, spread_levels.size)
+    return EdgeWidths(_widths(counts, TILE_QUANTILE, MIN_EDGE_PIXELS), _widths(core, FRAME_QUANTILE, MIN_FRAME_EDGES), coherence, share)
+
+
+def _tiles(grey: np.ndarray, picked: Sequence[int]) -> np.ndarray:
+    """The picked tiles of the grid (row-major indices) stacked as (n, th, tw) (remainders dropped)."""
+    h, w = grey.shape
+    th, tw = h // TILE_GRID, w // TILE_GRID
+    grid = grey[: th * TILE_GRID, : tw * TILE_GRID].reshape(TILE_GRID, th, TILE_GRID, tw)
+    index = np.asarray(picked, dtype=np.int64)
+    return grid[index // TILE_GRID, :, index % TILE_GRID, :]
+
+
+def _energies(parts: np.ndarray, lag: int) -> np.ndarray:
+    """Mean squared difference of pixels `lag` apart in each of the four directions, per part: (n, 4)."""
+    out = []
     for dy, dx in DIRECTIONS:
-        one, n1 = _shifted_energy(part, dy, dx, 1)
-        two, n2 = _shifted_energy(part, dy, dx, 2)
-        if n1 == 0 or n2 == 0:
-            return np.full(4, np.nan)
-        energies.append((one / n1 - noise_energy, two / n2 - noise_energy))
-    strongest = max(e1 for e1, _ in energies)
-    if strongest < MIN_EDGE_ENERGY:
-        return np.full(4, np.nan)  # too flat to tell
-    floor = max(MIN_EDGE_ENERGY, FLAT_DIRECTION * strongest)
-    return np.array([min(max(e2 / e1, 1.0), 4.0) if e1 >= floor else 4.0 for e1, e2 in energies])
+        oy, ox = dy * lag, dx * lag
+        y0, y1 = max(0, -oy), parts.shape[1] - max(0, oy)
+        x0, x1 = max(0, -ox), parts.shape[2] - max(0, ox)
+        difference = parts[:, y0 + oy: y1 + oy, x0 + ox: x1 + ox] - parts[:, y0:y1, x0:x1]
+        out.append(np.einsum("nij,nij->n", difference, difference) / max(1, difference[0].size))
+    return np.stack(out, axis=1)
 
 
-def _running(values: np.ndarray, reach: int, axis: int, op: np.ufunc) -> np.ndarray:
-    """Running max or min over 2 * reach + 1 samples along an axis (the ends shrink the window)."""
-    out = values.copy()
-    size = values.shape[axis]
-    for shift in range(1, reach + 1):
-        if shift >= size:
-            break
-        head = [slice(None)] * values.ndim
-        tail = [slice(None)] * values.ndim
-        head[axis], tail[axis] = slice(shift, None), slice(None, -shift)
-        out[tuple(head)] = op(out[tuple(head)], values[tuple(tail)])
-        out[tuple(tail)] = op(out[tuple(tail)], values[tuple(head)])
+def spreads(parts: np.ndarray, noise_sigma: float) -> np.ndarray:
+    """Edge spread of each of a stack of regions (n, h, w) in the four directions: (n, 4), 2 crisp ..
+    4 spread; NaN rows for regions too flat to tell."""
+    noise_energy = 2.0 * noise_sigma * noise_sigma  # a difference of two noisy pixels
+    one = _energies(parts, 1) - noise_energy
+    two = _energies(parts, 2) - noise_energy
+    strongest = one.max(axis=1, keepdims=True)
+    floor = np.maximum(MIN_EDGE_ENERGY, FLAT_DIRECTION * strongest)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.clip(two / one, 1.0, 4.0)
+    out = np.where(one >= floor, ratio, 4.0)  # a direction with next to no change: smeared along it
+    out[strongest[:, 0] < MIN_EDGE_ENERGY] = np.nan
     return out
 
 
-def edge_widths(parts: np.ndarray, margin: int) -> np.ndarray:
-    """Width (pixels) of the sharpest edges of each of four orientations (0°, 45°, 90°, 135° of the
-    gradient) in each of a stack of tiles (n, h, w) less a `margin` on every side; (n, 4), nan where
-    a tile has too few edges of an orientation. Quantiles are read from one histogram of all tiles."""
-    n, h, w = parts.shape
-    dx = parts[:, :, 2:] - parts[:, :, :-2]
-    gx = (dx[:, :-2] + 2.0 * dx[:, 1:-1] + dx[:, 2:]) / 8.0
-    dy = parts[:, 2:] - parts[:, :-2]
-    gy = (dy[:, :, :-2] + 2.0 * dy[:, :, 1:-1] + dy[:, :, 2:]) / 8.0
-    levels = np.clip(parts, 0, 255).astype(np.uint8)  # tone levels: a quarter of the memory to slide over
-    high = _running(_running(levels, EDGE_REACH, 1, np.maximum), EDGE_REACH, 2, np.maximum)
-    low = _running(_running(levels, EDGE_REACH, 1, np.minimum), EDGE_REACH, 2, np.minimum)
-    inner = (slice(None), slice(margin, h - margin), slice(margin, w - margin))
-    outer = (slice(None), slice(margin - 1, h - margin - 1), slice(margin - 1, w - margin - 1))  # gx[i] is part[i + 1]
-    tone_range = (high[inner] - low[inner]).astype(np.float32)
-    gx, gy = gx[outer], gy[outer]
-    edge = tone_range >= EDGE_CONTRAST
-    tile_index = np.broadcast_to(np.arange(n)[:, None, None], edge.shape)[edge]
-    ax, ay, signs = np.abs(gx[edge]), np.abs(gy[edge]), (gx * gy)[edge]
-    steepness = np.hypot(ax, ay) / tone_range[edge]
-    orientation = np.where(ax > 2.414 * ay, 0, np.where(ay > 2.414 * ax, 2, np.where(signs > 0, 1, 3)))
-    level = np.minimum((steepness * _LEVELS).astype(np.int64), _LEVELS - 1)
-    counts = np.bincount((tile_index * 4 + orientation) * _LEVELS + level, minlength=n * 4 * _LEVELS)
-    counts = counts.reshape(n, 4, _LEVELS)
-    totals = counts.sum(axis=2)
-    below = np.cumsum(counts, axis=2) < EDGE_QUANTILE * totals[..., None]
-    quantile = (below.sum(axis=2) + 0.5) / _LEVELS  # the level where 95 % of the edges are reached
-    return np.where(totals >= MIN_EDGE_PIXELS, 1.0 / np.maximum(quantile, 1e-3), np.nan)
-
-
-def _tile(grey: np.ndarray, tile: int, margin: int = 0, shape: tuple[int, int] | None = None) -> np.ndarray:
-    """A tile of the grid over a frame of `shape` (default: grey's), with `margin` pixels around it
-    taken from `grey` (which is then the frame padded by that margin)."""
-    h, w = shape or grey.shape
-    th, tw = max(1, h // TILE_GRID), max(1, w // TILE_GRID)
-    top, left = (tile // TILE_GRID) * th, (tile % TILE_GRID) * tw
-    return grey[top: top + th + 2 * margin, left: left + tw + 2 * margin]
+def spread(part: np.ndarray, noise_sigma: float) -> np.ndarray:
+    """Edge spread of one region in the four directions (2 crisp .. 4 spread; NaN: too flat)."""
+    if min(part.shape) < 3:
+        return np.full(4, np.nan)
+    return spreads(np.asarray(part, dtype=np.float32)[None], noise_sigma)[0]
 
 
 def face_spread(grey: np.ndarray, box: tuple[float, float, float, float], noise_sigma: float) -> float:
@@ -155,41 +223,56 @@ def face_spread(grey: np.ndarray, box: tuple[float, float, float, float], noise_
     return float("nan") if np.isnan(values).all() else float(np.nanmax(values))
 
 
-def measure_sharpness(grey: np.ndarray, tile_detail: np.ndarray, noise_sigma: float) -> dict[str, float]:
-    """The subject's edge spread and edge width, the background's streaking, and where the subject is.
+def _finite_rows(widths: np.ndarray) -> np.ndarray:
+    return np.isfinite(widths).sum(axis=1) >= 2
 
-    `tile_detail` is each tile's noise-corrected Laplacian variance (row-major, TILE_GRID squared).
-    Keys: "spread" (subject's worst direction, 2 crisp .. 4 spread), "width" and "narrow" (the
-    subject's widest and narrowest orientation, pixels: about 2 crisp), "background" (median widest-orientation width of the other
-    candidate tiles when they agree on one orientation, else 0), "x", "y" (subject centre, 0-1).
+
+def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndarray, noise_sigma: float,
+                      gradients: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, float]:
+    """The subject's edge spread and edge widths, the frame's, the background's streaking, and where
+    the subject is.
+
+    `grey` is the check frame (float32) and `levels` the same as uint8; `tile_detail` each tile's
+    noise-corrected Laplacian variance (row-major, TILE_GRID squared). Keys: "spread" (subject's
+    worst direction, 2 crisp .. 4 spread), "width" and "narrow" (the subject's widest and narrowest
+    orientation, px: about 2 crisp), "across" and "along" (the frame's sharpest edges in its widest
+    and narrowest orientation), "coherence" (0-1), "edges" (share of the frame on an edge's core:
+    how much there is to judge focus by), "background" (median widest-orientation width of
+    the least crisp candidate tiles when they are streaked along one orientation, else 0), "x", "y"
+    (subject centre, 0-1).
     """
-    nothing = {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "background": 0.0, "x": 0.5, "y": 0.5}
+    nothing = {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "across": float("nan"),
+               "along": float("nan"), "coherence": float("nan"), "edges": 0.0, "background": 0.0, "x": 0.5, "y": 0.5}  # fmt: skip
     if min(grey.shape) < MIN_TILE_SIDE * TILE_GRID:
         return nothing  # a frame this small has no tiles to measure edges in
     order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
-    spreads = [(t, spread(_tile(grey, t), noise_sigma)) for t in order]
-    spreads = [(t, v) for t, v in spreads if not np.isnan(v).all()]
-    if not spreads:
+    if not order:
         return nothing
-    ranked = sorted(spreads, key=lambda tv: float(np.nanmax(tv[1])))
+    measured = spreads(_tiles(grey, order), noise_sigma)
+    valid = ~np.isnan(measured).all(axis=1)
+    if not valid.any():
+        return nothing
+    candidates = np.asarray(order)[valid]
+    worst = np.nanmax(measured[valid], axis=1)
+    ranked = candidates[np.argsort(worst, kind="stable")]
     subject = ranked[:SUBJECT_TILES]
-    margin = EDGE_REACH + 1
-    padded = np.pad(grey, margin, mode="edge")
-    # edge widths (the costly part) of the crispest candidates, where the subject is, and of the
-    # least crisp ones, where a panned background would be streaked
-    crispest = [t for t, _ in ranked[:WIDTH_TILES]]
-    softest = [t for t, _ in ranked[WIDTH_TILES:][-BACKGROUND_TILES:]]
-    measured = edge_widths(np.stack([_tile(padded, t, margin, grey.shape) for t in crispest + softest]), margin)
-    widths = [w for w in measured[: len(crispest)] if np.isfinite(w).sum() >= 2]
-    background = [w for w in measured[len(crispest):] if np.isfinite(w).sum() >= 2]
-    sharp = sorted(widths, key=lambda w: float(np.nanmax(w)))[:SUBJECT_TILES]
+    edges = edge_widths(levels, gradients)
+    crispest = [t for t in ranked if _finite_rows(edges.tiles[[t]])[0]]
+    sharp = sorted(crispest[: 3 * SUBJECT_TILES], key=lambda t: float(np.nanmax(edges.tiles[t])))[:SUBJECT_TILES]
+    softest = ranked[len(ranked) // 2:]
+    background = [edges.tiles[t] for t in softest if _finite_rows(edges.tiles[[t]])[0]]
+    frame = edges.frame
     return {
-        "spread": float(np.median([np.nanmax(v) for _, v in subject])),
-        "width": float(np.median([np.nanmax(w) for w in sharp])) if sharp else float("nan"),
-        "narrow": float(np.median([np.nanmin(w) for w in sharp])) if sharp else float("nan"),
+        "spread": float(np.median(np.sort(worst)[:SUBJECT_TILES])),
+        "width": float(np.median([np.nanmax(edges.tiles[t]) for t in sharp])) if sharp else float("nan"),
+        "narrow": float(np.median([np.nanmin(edges.tiles[t]) for t in sharp])) if sharp else float("nan"),
+        "across": float(np.nanmax(frame)) if np.isfinite(frame).any() else float("nan"),
+        "along": float(np.nanmin(frame)) if np.isfinite(frame).any() else float("nan"),
+        "coherence": edges.coherence,
+        "edges": edges.cores,
         "background": _streaked(background),
-        "x": float(np.mean([(t % TILE_GRID + 0.5) / TILE_GRID for t, _ in subject])),
-        "y": float(np.mean([(t // TILE_GRID + 0.5) / TILE_GRID for t, _ in subject])),
+        "x": float(np.mean([(t % TILE_GRID + 0.5) / TILE_GRID for t in subject])),
+        "y": float(np.mean([(t // TILE_GRID + 0.5) / TILE_GRID for t in subject])),
     }
 
 

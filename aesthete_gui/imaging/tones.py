@@ -33,6 +33,10 @@ SOLID = 0.8
 """Share of a lost area's blocks lost entirely for it to be one smooth area rather than torn texture."""
 RING_BLOCKS = 2
 """Width of the surroundings examined around a lost area (blocks)."""
+RING_SHARE = 0.25
+"""A lost area with fewer continuing neighbours than this share of its own blocks mostly meets other
+tones directly (a backdrop behind a subject, snow against trees): judged by itself, not by the few
+textured neighbours it touches."""
 BRIGHT_NEIGHBOUR = 170.0
 DARK_NEIGHBOUR = 60.0
 """Neighbouring blocks at least this bright (at most this dark, for shadows) continue the lost area."""
@@ -84,6 +88,8 @@ def lost_areas(
     ring_sum = ndimage.sum_labels(block_detail, grown * ring, index=np.arange(1, count + 1))
     ring_detail = ring_sum / np.maximum(ring_count, 1)  # mean detail around each area
     solid = ndimage.mean(share >= 0.95, labels, index=np.arange(1, count + 1))
+    inside = ndimage.mean(block_detail, labels, index=np.arange(1, count + 1))  # detail within each area
+    blocks = ndimage.sum_labels(lost, labels, index=np.arange(1, count + 1))
     rows = np.arange(share.shape[0])[:, None] / max(1, share.shape[0] - 1)
     centre_y = ndimage.mean(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
     for k in range(count):
@@ -97,9 +103,12 @@ def lost_areas(
             out["small" if bright else "smooth"] += size
             continue
         # without neighbours continuing its tone, a large area meets other tones directly (snow
-        # against trees, a sky against a ridge): smooth when lost all through, torn when clipping
-        # cut through texture
-        smooth = solid[k] >= SOLID if ring_count[k] == 0 else float(ring_detail[k]) <= limit
+        # against trees, a sky against a ridge, a backdrop against the subject): smooth when lost
+        # all through or without detail inside, torn when clipping cut through texture
+        if ring_count[k] < RING_SHARE * blocks[k]:
+            smooth = solid[k] >= SOLID or float(inside[k]) <= limit
+        else:
+            smooth = float(ring_detail[k]) <= limit
         if smooth:
             out["smooth"] += size
             out["smooth_top" if centre_y[k] < 0.5 else "smooth_bottom"] += size
@@ -119,9 +128,21 @@ def face_blown(blown: Image.Image, faces: Sequence[tuple[float, float, float, fl
     return worst
 
 
+_AT_TOP = [1 if v >= BLOWN_LEVEL else 0 for v in range(256)] * 3
+
+
+def colour_clipped(rgb: Image.Image) -> float:
+    """Share of pixels with two or three channels at the top (250 or more): blown white, or a colour
+    burnt out to its brightest (an over-exposed flower, skin or sunset). One channel at the top is a
+    saturated colour that kept its tone (a deep blue sky), not clipping."""
+    tops = rgb.point(_AT_TOP).convert("L", (1.0, 1.0, 1.0, 0.0))  # channels at the top per pixel, 0-3
+    counts = tops.histogram()
+    return float(sum(counts[2:4])) / max(1, rgb.width * rgb.height)
+
+
 def exposure_levels(luma: Image.Image) -> dict[str, float]:
-    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th percentile, and the
-    median of the pixels that are not blown."""
+    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th and 1st
+    percentiles, and the median of the pixels that are not blown."""
     counts = np.asarray(luma.histogram(), dtype=np.float64)
     tones = np.cumsum(counts) / max(1.0, float(counts.sum()))
     unblown = np.cumsum(counts[:BLOWN_LEVEL]) / max(1.0, float(counts[:BLOWN_LEVEL].sum()))
@@ -129,5 +150,6 @@ def exposure_levels(luma: Image.Image) -> dict[str, float]:
         "p995": float(np.searchsorted(tones, 0.995)) / 255.0,
         "median": float(np.searchsorted(tones, 0.5)) / 255.0,
         "p10": float(np.searchsorted(tones, 0.10)) / 255.0,
+        "p1": float(np.searchsorted(tones, 0.01)) / 255.0,
         "unblown_median": float(np.searchsorted(unblown, 0.5)) / 255.0,
     }

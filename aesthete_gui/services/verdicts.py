@@ -3,7 +3,8 @@
 Import measures each file once and stores the numbers with the verdicts (imaging/checks.py). The
 verdicts also depend on things that change without the file changing: the shoot type chosen for the
 profile, the thresholds, and the frame's group (a bracket, a panorama or a focus stack is never
-suggested as rejects; a resized or recompressed copy is named as a copy of its original). Each
+suggested as rejects; a resized or recompressed copy is named as a copy of its original; a frame
+clearly softer, more smeared or noisier than the best frame of its burst is a reject). Each
 stored verdict carries a stamp of what it was judged under; `rejudge_library` judges again every
 row whose stamp is out of date, reading only the stored numbers (no decoding: milliseconds per
 thousand frames).
@@ -28,9 +29,17 @@ from PIL import Image
 from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.imaging.best_frame import Edition, find_copies
 from aesthete_gui.imaging.checks import checks_version, thresholds_version
-from aesthete_gui.imaging.judging import SetContext, judge, judge_stamp, values_of, worst_verdict
+from aesthete_gui.imaging.judging import (
+    SetContext,
+    Sibling,
+    judge,
+    judge_stamp,
+    values_of,
+    worst_verdict,
+)
 from aesthete_gui.imaging.sequences import Shot, find_sets, side_by_side
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
+from aesthete_gui.imaging.verdict_models import verdict_models
 
 if TYPE_CHECKING:
     from aesthete_gui.store import ImageRecord, Profile
@@ -38,6 +47,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SHOOT_TYPE_SETTING = "shoot_type"
 _OVERLAP_SIDE = (64, 48)
+COMPARED_CHECKS = ("focus", "motion_blur", "noise")
+"""Checks on which a burst's frames are compared with its best frame (a photographer culls a burst
+against its sharpest, steadiest, cleanest frame)."""
 
 
 def settings_path(profile_path: str | Path) -> Path:
@@ -175,15 +187,42 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
     shots = [shot_for(image, stored.get(image.id, ([], []))[0]) for image in images]
     sequences = {key: frame_set.describe() for frame_set in find_sets(shots, overlaps) for key in frame_set.keys}
     copies: dict[Hashable, str] = {}
+    siblings: dict[int, tuple[Sibling, ...]] = {}
     for burst in profile.catalog.bursts():
         members = [by_id[i] for i in burst.image_ids if i in by_id]
         if len(members) > 1:
             copies.update(find_copies([edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]))
+            alike = [m for m in members if m.id not in copies and m.id not in sequences]
+            siblings.update(best_siblings(alike, stored))
     return {
-        image.id: SetContext(sequence=sequences.get(image.id, ""), copy_of=copies.get(image.id, ""))
+        image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()))
         for image in images
-        if image.id in sequences or image.id in copies
+        if image.id in sequences or image.id in copies or image.id in siblings
     }
+
+
+def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, tuple[Sibling, ...]]:
+    """For each frame of one burst, the burst's best frame per compared check when that is another
+    frame of the same size (copies and frames of a set left out by the caller). The best frame of a
+    check is the one its model scores lowest (the sharpest, steadiest or cleanest)."""
+    models = verdict_models()
+    by_size: dict[tuple[int, int], list[ImageRecord]] = {}
+    for member in members:
+        if member.id in stored and member.width and member.height:
+            by_size.setdefault((member.width, member.height), []).append(member)
+    out: dict[int, list[Sibling]] = {}
+    for frames in by_size.values():
+        if len(frames) < 2:
+            continue
+        values = {f.id: values_of(stored[f.id][0], len(stored[f.id][1])) for f in frames}
+        for check in COMPARED_CHECKS:
+            model = models[check]
+            best = min(frames, key=lambda f: (model.score(values[f.id]), f.id))
+            measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
+            for frame in frames:
+                if frame.id != best.id:
+                    out.setdefault(frame.id, []).append(Sibling(check, Path(best.path).name, measures))
+    return {image_id: tuple(found) for image_id, found in out.items()}
 
 
 def rejudge_library(

@@ -117,6 +117,32 @@ def test_a_silhouette_is_intent_not_crushed_detail(tmp_path: Path) -> None:
     assert verdicts["underexposure"][0] != "reject"
 
 
+def _on_backdrop(photo: Image.Image, level: float, centre_y: float, radii: tuple[float, float], seed: int) -> Image.Image:
+    """The photograph's subject (an ellipse of it) on a smooth backdrop of one tone, as in a studio."""
+    frame = np.asarray(photo, dtype=np.float64)
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    subject = (((yy - h * centre_y) / (h * radii[0])) ** 2 + ((xx - w * 0.5) / (w * radii[1])) ** 2) <= 1
+    backdrop = level + np.random.default_rng(seed).normal(0.0, 1.0, frame.shape)
+    return Image.fromarray(np.clip(np.rint(np.where(subject[..., None], frame, backdrop)), 0, 255).astype(np.uint8))
+
+
+def test_a_high_key_studio_frame_is_intent_not_over_exposure(tmp_path: Path) -> None:
+    # a cup on a blown white seamless backdrop (two thirds of the frame): the cup keeps its tones
+    verdicts = _verdicts(_on_backdrop(_photo("coffee"), 255.0, 0.55, (0.33, 0.3), 5), tmp_path / "high_key", quality=92)
+    assert verdicts["overexposure"][0] == "warn" and verdicts["overexposure"][1].startswith("high-key: a smooth bright background")
+    assert verdicts["highlights"][0] != "reject"
+    assert [n for n, (v, _) in verdicts.items() if v == "reject"] == []
+
+
+def test_a_low_key_studio_portrait_is_intent_not_under_exposure(tmp_path: Path) -> None:
+    # a face on a black backdrop (four fifths of the frame)
+    verdicts = _verdicts(_on_backdrop(_photo("astronaut"), 4.0, 0.32, (0.3, 0.22), 6), tmp_path / "low_key", quality=92)
+    assert verdicts["shadows"] == ("ok", verdicts["shadows"][1]) and verdicts["shadows"][1].startswith("low-key: a smooth black area")
+    assert verdicts["underexposure"][0] == "ok" and verdicts["underexposure"][1].startswith("low-key")
+    assert [n for n, (v, _) in verdicts.items() if v == "reject"] == []
+
+
 def test_a_panned_shot_is_not_motion_blur(tmp_path: Path) -> None:
     # the subject (an ellipse of the frame) kept sharp, everything around it streaked sideways
     photo = _photo("coffee")
@@ -128,7 +154,7 @@ def test_a_panned_shot_is_not_motion_blur(tmp_path: Path) -> None:
     panned = Image.fromarray(np.where(subject[..., None], frame, streaked).astype(np.uint8))
     verdicts = _verdicts(panned, tmp_path / "panned", quality=92)
     assert verdicts["motion_blur"][0] == "ok" and verdicts["focus"][0] == "ok"
-    assert "panning" in verdicts["motion_blur"][1]
+    assert verdicts["motion_blur"][1].startswith("panning: the subject is sharp and the background streaked")
 
 
 def test_moderate_smear_and_defocus_are_rejected(tmp_path: Path) -> None:

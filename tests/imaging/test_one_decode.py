@@ -97,10 +97,19 @@ def test_sizes_on_one_dct_scale_decode_the_compressed_data_once(tmp_path: Path, 
 
 
 def test_sizes_on_different_dct_scales_decode_once_each(tmp_path: Path, pixel_decodes: list[tuple[int, int]]) -> None:
+    # 1/8 of 5600 px (700) is enough for the checks (680 and up) but not for the preview (736 and up)
+    data = _camera_jpeg(tmp_path / "a.jpg", (5600, 3920)).read_bytes()
+    preview, check = decode_bytes_sizes(data, "a.jpg", [PREVIEW, CHECK])
+    assert pixel_decodes == [(1400, 980), (700, 490)]
+    assert (preview.image.size, check.image.size) == ((1024, 717), (700, 490))
+
+
+def test_a_check_frame_is_never_coarser_than_680_px(tmp_path: Path, pixel_decodes: list[tuple[int, int]]) -> None:
+    # 1/8 of 5000 px is 625: the check frame comes from the preview's 1/4 decode, shrunk to 768
     data = _camera_jpeg(tmp_path / "a.jpg", (5000, 3500)).read_bytes()
     preview, check = decode_bytes_sizes(data, "a.jpg", [PREVIEW, CHECK])
-    assert pixel_decodes == [(1250, 875), (625, 438)]
-    assert (preview.image.size, check.image.size) == ((1024, 717), (625, 438))
+    assert pixel_decodes == [(1250, 875)]
+    assert (preview.image.size, check.image.size) == ((1024, 717), (768, 538))
 
 
 def test_a_12_mp_frame_is_checked_on_a_768_px_frame_from_the_previews_decode(

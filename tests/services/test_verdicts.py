@@ -105,3 +105,24 @@ def test_an_unreadable_or_unknown_setting_means_general(tmp_path: Path) -> None:
     verdicts.remember_shoot_type(profile_path, "studio")
     kept = json.loads(verdicts.settings_path(profile_path).read_text(encoding="utf-8"))
     assert kept == {"shoot_type": "studio", "theme": "light"}  # the window's other settings stay
+
+
+def test_a_frame_softer_than_the_sharpest_of_its_burst_is_a_reject(tmp_path: Path) -> None:
+    # three frames a second apart; the middle one slightly out of focus: alone only doubtful
+    folder = tmp_path / "burst"
+    folder.mkdir()
+    photo = Image.fromarray(skdata.coffee())
+    frames = (photo, degrade.defocus(photo, 0.003), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+    for second, frame in enumerate(frames):
+        frame.save(folder / f"burst_{second}.jpg", quality=92, exif=_exif(f"2024:05:01 12:00:0{second}", 0.0, (1, 250), "Burst Camera"))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    soft = _checks(profile, "burst_1.jpg")["focus"]
+    assert soft["verdict"] == "reject"
+    assert soft["reason"].startswith("softer than burst_")
+    assert ", the sharpest frame of its burst (the subject's edge spread " in soft["reason"]
+    assert _checks(profile, "burst_0.jpg")["focus"]["verdict"] == "ok"
+    assert _checks(profile, "burst_2.jpg")["focus"]["verdict"] == "ok"
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
+    assert suggested == {"burst_1.jpg"}
+    profile.close()

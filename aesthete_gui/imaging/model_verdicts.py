@@ -1,0 +1,199 @@
+"""Verdicts of the checks a fitted model decides (focus, motion blur, noise, exposure), with reasons.
+
+The model (imaging/verdict_models.py) gives a score: 0 and up is a suggested reject, from its `warn`
+point a warning. The reason names the measure that drove the score, with its value and what clean
+photographs show ("soft: the sharpest edges of the subject are 3.4 px wide; crisp frames here are
+about 2.6"). Scenes shot that way on purpose are at most a warning, named: panning (a sharp subject
+on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a scene
+with no crisp detail to judge focus by (fog, haze), a long exposure. A face is judged on its own
+eyes (its thresholds in checks.toml), not by the model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from aesthete_gui.imaging.verdict_models import Term, VerdictModel
+
+Verdict = Literal["ok", "warn", "reject"]
+
+
+def pct(value: float) -> str:
+    """A share as a percentage a photographer reads (one decimal under 1 %)."""
+    return f"{value * 100:.0f} %" if value >= 0.01 or value == 0 else f"{value * 100:.1f} %"
+
+
+def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, float], str]]:
+    """What each modelled measure says, given its value and its typical value on clean photographs."""
+    along = values.get("motion_blur.along", float("nan"))
+    return {
+        "focus.subject": lambda v, t: f"the subject's detail is spread (edge spread {v:.2f}; crisp frames here about {t:.1f})",
+        "focus.narrow": lambda v, t: f"the sharpest edges of the subject are {v:.1f} px wide; crisp frames here are about {t:.1f}",
+        "focus.detail": lambda v, t: f"little fine detail (log variance {v:.1f}; about {t:.1f} in crisp frames)",
+        "focus.edges": lambda v, t: f"few crisp edges ({pct(v)} of the frame; about {pct(t)} in crisp frames)",
+        "motion_blur": lambda v, t: f"the subject's edges are {v:.1f} px wide in their widest direction (about {t:.1f} in crisp frames)",
+        "motion_blur.narrow": lambda v, t: f"the subject's edges stay {v:.1f} px wide along the motion",
+        "motion_blur.across": lambda v, t: (f"the edges are smeared {v:.1f} px across the motion"
+                                            + (f" and {along:.1f} px along it" if math.isfinite(along) else "")
+                                            + f" (crisp frames here: about {t:.1f})"),
+        "motion_blur.along": lambda v, t: f"the edges stay {v:.1f} px wide along the motion (about {t:.1f} in crisp frames)",
+        "motion_blur.coherence": lambda v, t: f"the detail is drawn out one way ({pct(v)} of the edges' strength lines up; about {pct(t)} in crisp frames)",
+        "noise": lambda v, t: f"σ {v:.1f} of 255 at normal viewing size (clean frames here about {t:.1f})",
+        "noise.chroma": lambda v, t: f"colour noise σ {v:.1f} (clean frames here about {t:.1f})",
+        "noise.whiteness": lambda v, t: f"the grain is pixel-fine, as sensor noise is (it falls to {v:.2f} at half size; texture keeps about {t:.1f})",
+        "underexposure": lambda v, t: f"even the brightest tones reach only {pct(v)} of full scale (about {pct(t)} in clean frames)",
+        "underexposure.median": lambda v, t: f"midtones at {pct(v)} (about {pct(t)} in clean frames)",
+        "overexposure": lambda v, t: f"{pct(v)} of the frame blown to white (lights left out)",
+        "overexposure.colour": lambda v, t: f"{pct(v)} of the frame blown to white or to a clipped colour (clean frames here: {pct(t)})",
+        "overexposure.median": lambda v, t: f"midtones pushed up to {pct(v)} (about {pct(t)} in clean frames)",
+        "overexposure.unblown_median": lambda v, t: f"the unblown tones' median at {pct(v)} (about {pct(t)} in clean frames)",
+        "overexposure.p1": lambda v, t: f"the darkest tones lifted to {pct(v)} (about {pct(t)} in clean frames)",
+        "overexposure.p10": lambda v, t: f"the dark tones lifted to {pct(v)} (about {pct(t)} in clean frames)",
+        "highlights.frame": lambda v, t: f"{pct(v)} of the frame at full brightness (clean frames here: {pct(t)})",
+        "highlights": lambda v, t: f"detail clipped on {pct(v)} of the frame",
+    }  # fmt: skip
+
+
+LABELS: dict[str, tuple[str, str]] = {
+    "focus": ("soft", "slightly soft"),
+    "motion_blur": ("motion blur", "some motion blur"),
+    "noise": ("heavy noise", "noise"),
+    "underexposure": ("under-exposed", "dark"),
+    "overexposure": ("over-exposed", "bright"),
+}
+"""What a reject and a warning of each modelled check are called."""
+
+
+GROUP_WORDS: dict[str, tuple[str, str, str]] = {
+    "focus": ("softer", "sharpest", "the subject's edge spread {0:.2f} against {1:.2f}"),
+    "motion_blur": ("more smeared", "steadiest", "edges {0:.1f} px wide across the motion against {1:.1f}"),
+    "noise": ("noisier", "cleanest", "noise σ {0:.1f} against {1:.1f}"),
+    "underexposure": ("darker", "best exposed", "brightest tones at {0:.0%} against {1:.0%}"),
+    "overexposure": ("brighter", "best exposed", "{0:.0%} of the frame burnt out against {1:.0%}"),
+}
+"""How a frame worse than its burst's best is described, per check: (worse, best, its lead measure
+against the best frame's)."""
+
+
+class ModelJudge:
+    """Verdict and reason of each modelled check from one image's measurements."""
+
+    def __init__(self, values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> None:
+        self.values = values
+        self.models = models
+        self.words = _measure_words(values)
+
+    def get(self, key: str, default: float = float("nan")) -> float:
+        value = self.values.get(key, default)
+        return float(value) if value is not None else default
+
+    def _scored(self, name: str, rule: Mapping[str, Any]) -> tuple[Verdict, float, list[Term]]:
+        model = self.models[name]
+        # a shoot type's strictness moves the score by that share of the warning band
+        score = model.score(self.values, float(rule.get("strictness", 0.0)) * abs(model.warn))
+        verdict: Verdict = "reject" if score >= 0 else "warn" if score >= model.warn else "ok"
+        return verdict, score, model.drivers(self.values)
+
+    def _why(self, name: str, verdict: Verdict, drivers: list[Term], most: int = 2) -> str:
+        label = LABELS[name][0 if verdict == "reject" else 1]
+        said = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers[:most] if t.measure in self.words]
+        return f"{label}: {'; '.join(said)}" if said else label
+
+    def against(self, name: str, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
+        """A reject when this frame is clearly worse by this check's model than `best`, the best frame
+        of its burst (by the model's `group` margin) and at least a warning on its own; else None.
+        A photographer culls a burst against its best frame: a frame softer than its sharpest
+        sibling is dropped even when, alone, it would only be doubtful."""
+        model = self.models[name]
+        if model.group is None:
+            return None
+        shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
+        own, other = model.score(self.values, shift), model.score(best_values, shift)
+        if own < model.warn or own - other < model.group:
+            return None
+        lead = model.terms[0]
+        mine, theirs = lead.read(self.values), lead.read(best_values)
+        worse, best_kind, numbers = GROUP_WORDS[name]
+        return "reject", f"{worse} than {best}, the {best_kind} frame of its burst ({numbers.format(mine, theirs)})"
+
+    def judge(self, name: str, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
+        """The verdict and reason of one modelled check."""
+        verdict, _, drivers = self._scored(name, rule)
+        return getattr(self, name)(value, rule, verdict, drivers)  # type: ignore[no-any-return]
+
+    def focus(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
+        face = self.get("focus.face")
+        if self.get("faces", 0.0) > 0 and not math.isnan(face):
+            warn, reject = float(rule["face_warn"]), float(rule["face_reject"])
+            at = "reject" if face >= reject else "warn" if face >= warn else "ok"
+            if at == "ok":
+                return "ok", f"the face sharp (edge spread of its eyes {face:.2f}; crisp ≈ 2)"
+            return at, f"the face is soft (edge spread of its eyes {face:.2f}; crisp ≈ 2, soft from {warn:.2f})"
+        narrow = self.get("focus.narrow")
+        if verdict == "ok":
+            edges = f"; its sharpest edges {narrow:.1f} px wide" if math.isfinite(narrow) else ""
+            return "ok", f"the subject sharp (edge spread {value:.2f}{edges})"
+        reason = self._why("focus", verdict, drivers)
+        if self.get("focus.edges", 1.0) < float(rule.get("soft_scene_edges", -1.0)):
+            return "warn", f"{reason} — but the scene has next to no crisp edges (fog, haze, soft light): soft on purpose?"
+        return verdict, reason
+
+    def motion_blur(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
+        background = self.get("motion_blur.background", 0.0)
+        subject_crisp = self.get("focus.subject", math.inf) <= float(rule.get("panning_subject", -math.inf))
+        if background >= float(rule.get("panning_background", math.inf)) and subject_crisp:
+            return "ok", (f"panning: the subject is sharp and the background streaked along one direction "
+                          f"(edges {background:.1f} px wide)")
+        if verdict == "ok":
+            return "ok", "no sign of motion blur"
+        exposure = self.get("motion_blur.exposure_s", 0.0)
+        if exposure >= float(rule.get("long_exposure_s", math.inf)):
+            return "warn", f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
+        across, along = self.get("motion_blur.across"), self.get("motion_blur.along")
+        if not across >= float(rule.get("min_ratio", 0.0)) * along:  # NaN too: no direction to tell
+            return "warn", f"blurred, but not along one direction (edges {across:.1f} px wide one way, {along:.1f} the other): see focus"
+        return verdict, self._why("motion_blur", verdict, drivers)
+
+    def noise(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
+        chroma = self.get("noise.chroma", 0.0)
+        numbers = f"σ {value:.1f} of 255 in brightness, {chroma:.1f} in colour, at normal viewing size"
+        if verdict == "ok":
+            texture = self.get("noise.whiteness", 0.0) >= float(rule.get("texture_whiteness", math.inf))
+            if value >= float(rule.get("grain_note", math.inf)) and texture:
+                return "ok", f"fine texture, not noise ({numbers}; the grain keeps its strength at half size)"
+            return "ok", f"little noise ({numbers})" if value >= 2 else f"clean ({numbers})"
+        typical = next((t.typical for t in self.models["noise"].terms if t.measure == "noise"), None)
+        usual = f"; clean frames here about σ {typical:.1f}" if typical is not None else ""
+        fine = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers if t.measure == "noise.whiteness"]
+        return verdict, f"{LABELS['noise'][0 if verdict == 'reject' else 1]} ({numbers}{usual})" + (f": {fine[0]}" if fine else "")
+
+    def underexposure(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
+        if verdict == "ok":
+            if self.get("underexposure.median", 0.5) < float(rule.get("low_key_median", 0.0)):
+                return "ok", f"low-key: a dark frame whose brightest tones still reach {pct(value)} of full scale"
+            return "ok", f"brightest tones reach {pct(value)} of full scale"
+        return verdict, self._why("underexposure", verdict, drivers)
+
+    def overexposure(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
+        median = self.get("overexposure.median", 0.5)
+        bright = self.get("overexposure.bright_smooth", 0.0)
+        kept = (self.get("overexposure.p10", 0.0) <= float(rule.get("kept_dark", -1.0))
+                and self.get("overexposure.unblown_median", 1.0) <= float(rule.get("kept_midtones", -1.0))
+                and self.get("highlights.face", 0.0) < float(rule.get("face_blown", math.inf)))  # fmt: skip
+        smooth = self.get("overexposure.smooth", 0.0)
+        if verdict == "ok":
+            if bright >= float(rule.get("bright_scene", math.inf)):
+                return "ok", f"bright scene (snow, sky or a light backdrop on {pct(bright)} of the frame); detail kept"
+            return "ok", f"midtones at {pct(median)}, {pct(value)} of the frame blown"
+        reason = self._why("overexposure", verdict, drivers)
+        if kept and smooth >= float(rule.get("high_key_smooth", math.inf)):
+            return "warn", (f"high-key: a smooth bright background blown on {pct(value)} of the frame; "
+                            f"the subject keeps its dark tones and midtones ({reason})")
+        little_lost = (smooth >= float(rule.get("bright_scene_smooth", math.inf))
+                       or self.get("overexposure.colour", 1.0) <= float(rule.get("bright_scene_clipped", -1.0)))  # fmt: skip
+        if kept and little_lost and bright >= float(rule.get("bright_scene", math.inf)):
+            return "warn", (f"bright scene: snow, sky or a light backdrop on {pct(bright)} of the frame; "
+                            f"the rest keeps its dark tones and midtones ({reason})")
+        return verdict, reason
