@@ -110,7 +110,7 @@ def terminal_safe_output() -> Iterator[None]:
     """While inside, sys.stdout and sys.stderr escape what they are given (TerminalSafeStream)."""
     previous = sys.stdout, sys.stderr
     wrappers = TerminalSafeStream(sys.stdout, "stdout"), TerminalSafeStream(sys.stderr, "stderr")
-    sys.stdout, sys.stderr = wrappers  # type: ignore[assignment]
+    sys.stdout, sys.stderr = wrappers
     try:
         yield
     finally:

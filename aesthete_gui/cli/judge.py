@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,8 @@ def _spec(args: argparse.Namespace, **extra: Any):
 
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         raise UserError("--max-new-tokens must be at least 1")
-    return JudgeSpec(
+    concurrency = _concurrency(args)
+    spec = JudgeSpec(
         model=args.model,
         endpoint=endpoint_option(args),
         api_key_env=getattr(args, "api_key_env", None),
@@ -158,9 +160,9 @@ def _spec(args: argparse.Namespace, **extra: Any):
         max_new_tokens=args.max_new_tokens,
         timeout_s=getattr(args, "timeout", 120.0),
         load_options=_load_options(args),
-        **_concurrency(args),
         **extra,
     )
+    return spec if concurrency is None else replace(spec, concurrency=concurrency)
 
 
 def endpoint_option(args: argparse.Namespace) -> str | None:
@@ -170,13 +172,11 @@ def endpoint_option(args: argparse.Namespace) -> str | None:
     return joined or None
 
 
-def _concurrency(args: argparse.Namespace) -> dict[str, int]:
+def _concurrency(args: argparse.Namespace) -> int | None:
     value = getattr(args, "concurrency", None)
-    if value is None:
-        return {}
-    if value < 1:
+    if value is not None and value < 1:
         raise UserError("--concurrency must be at least 1")
-    return {"concurrency": value}
+    return value
 
 
 def _call(function, *call_args, **kwargs):

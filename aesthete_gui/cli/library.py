@@ -191,7 +191,7 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
         best = best_frames(profile, scorer if isinstance(scorer, str) else None)
         paths = {i.id: i.path for i in profile.catalog.images()}
-        bursts = [
+        bursts: list[dict[str, Any]] = [
             {"id": b.id, "edited": b.edited, "best": best.get(b.id),
              "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
             for b in profile.catalog.bursts()

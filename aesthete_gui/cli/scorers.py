@@ -113,12 +113,12 @@ def run_score(args: argparse.Namespace) -> int:
     from aesthete_gui.services.scorer_registry import score_files, score_with
 
     scorer, sources = _choice(args)
-    reads_files = scorer is not None and ScorerId.parse(scorer).kind in (ScorerKind.VLM, ScorerKind.SERVER)
+    file_scorer = scorer if scorer and ScorerId.parse(scorer).kind in (ScorerKind.VLM, ScorerKind.SERVER) else None
     _download_first(args, sources)
     progress = _progress(args)
-    if args.images and reads_files and not args.save:
+    if args.images and file_scorer is not None and not args.save:
         paths = _existing(args.images)
-        result, per_path = score_files(scorer, paths, args.preset, progress, sources=sources)
+        result, per_path = score_files(file_scorer, paths, args.preset, progress, sources=sources)
         rows = list(zip(paths, per_path, strict=True))
     else:
         profile = open_cli_profile(args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli.common import UserError, open_cli_profile
 from aesthete_gui.imaging.shoot_types import shoot_types
@@ -51,7 +51,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         paths = {image.id: image.path for image in profile.catalog.images()}
     finally:
         profile.close()
-    rows = [{"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()]
+    rows: list[dict[str, Any]] = [{"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()]
     if args.json:
         print(json.dumps({"shoot_type": result.shoot_type, "judged_again": result.judged, "sets": result.sets,
                           "copies": result.copies, "suggested_rejects": rows}, indent=2, ensure_ascii=False))  # fmt: skip

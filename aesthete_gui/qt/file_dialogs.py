@@ -21,7 +21,7 @@ PROFILE_FILTER = "Aesthete profile (*.aesthete.db *.db)"
 class NamesOnlyIconProvider(QFileIconProvider):
     """Folder and file icons and type names from the file name alone (no content sniffing)."""
 
-    def icon(self, what: QFileIconProvider.IconType | QFileInfo) -> QIcon:  # type: ignore[override]
+    def icon(self, what: QFileIconProvider.IconType | QFileInfo) -> QIcon:
         """A folder or a plain file icon; the stock icons for the dialog's own buttons."""
         if isinstance(what, QFileInfo):
             kind = QFileIconProvider.IconType.Folder if what.isDir() else QFileIconProvider.IconType.File

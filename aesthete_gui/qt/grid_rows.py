@@ -331,7 +331,7 @@ def load_rows(
     ranks = {i: stored_culling_rank(*found) for i, found in profile.checks.burst_member_checks().items()}
     findings = profile.checks.findings()
     unmarked = (0, None, None)
-    rows = []
+    rows: list[ImageRow] = []
     append = rows.append
     for image_id, path, capture_time, folder_id, burst_id, status, error in images:
         stars, flag, label = marks.get(image_id, unmarked)
@@ -344,7 +344,7 @@ def load_rows(
                 ScoreValues(values) if values else _NO_SCORES, mine[overall] if mine else None,
                 image_id in suggested, image_id in closed, ranks.get(image_id, ()),
                 status != "ok" or image_id in checked,
-                check_notes(found) if found else (), bool(found) and in_a_set(found),
+                check_notes(found) if found else (), in_a_set(found) if found else False,
             )
         )  # fmt: skip
     return rows

@@ -237,7 +237,8 @@ def run_app(argv: list[str]) -> int:
     """Run the GUI until the main window closes; returns the exit code."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     try:
         context, window = create_window(args, app)
     except AestheteError as error:

@@ -8,6 +8,7 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache, partial
+from typing import cast
 
 import numpy as np
 from PIL import Image
@@ -66,8 +67,8 @@ def thumb_view(thumb_path: str | None) -> Thumb | None:
     return _thumb_view(thumb_path, mtime_ns)
 
 
-def _thumb_for(thumbs: dict[int, str | None], key: Hashable) -> Thumb | None:
-    return thumb_view(thumbs.get(key))  # type: ignore[call-overload]
+def _thumb_for(thumbs: dict[Hashable, str | None], key: Hashable) -> Thumb | None:
+    return thumb_view(thumbs.get(key))
 
 
 _VERDICTS: dict[tuple[Hashable, Hashable], bool | None] = {}
@@ -82,17 +83,18 @@ def automatic_burst_groups(images: Sequence[ImageRecord], matcher: ThumbnailMatc
     if matcher is None:
         if len(_VERDICTS) > _MAX_VERDICTS:
             _VERDICTS.clear()
-        thumbs = {image.id: image.thumb_path for image in images}
+        thumbs: dict[Hashable, str | None] = {image.id: image.thumb_path for image in images}
         matcher = ThumbnailMatcher(partial(_thumb_for, thumbs), verdicts=_VERDICTS, identity=thumbs.get)
     frames = [frame_for(i) for i in images]
-    return [[int(k) for k in group] for group in group_bursts(frames, matcher=matcher)]  # type: ignore[call-overload]
+    # the frames' keys are the image ids given in frame_for
+    return [[cast(int, k) for k in group] for group in group_bursts(frames, matcher=matcher)]
 
 
 class _RememberedVerdicts(dict[tuple[Hashable, Hashable], bool | None]):
     """The profile's stored crop verdicts; what is learnt while grouping is collected in `learnt`."""
 
     def __init__(self, stored: Mapping[tuple[str, str], bool]) -> None:
-        super().__init__(stored)
+        super().__init__(stored.items())
         self.learnt: dict[tuple[str, str], bool] = {}
 
     def __setitem__(self, pair: tuple[Hashable, Hashable], verdict: bool | None) -> None:

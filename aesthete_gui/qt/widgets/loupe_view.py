@@ -106,7 +106,7 @@ class LoupeView(QWidget):
         self._path = row.path if row is not None and row.status == "ok" else None
         if image_id is None or (row is not None and row.status != "ok"):
             self.view.set_image(None)
-            if image_id is None:
+            if image_id is None or row is None:
                 self.view.set_message("No image selected")
             else:  # a file import could not read: say why instead of waiting for a preview
                 self.view.set_message(f"Cannot show this file: {row.error or row.status}")
