@@ -1,9 +1,9 @@
-"""`aesthete judge pair|set` and `aesthete models`: ask a judge from the command line.
+"""`aesthete judge pair|set`: ask a judge from the command line.
 
 A judge is a local model (`--model DIR_OR_ID`) or an OpenAI-compatible server (`--endpoint URL
 --model NAME`; several URLs, repeated or comma-separated, share the work). Exit status 0 whenever
 the judge answered, parsed or not; a judge that could not be loaded or reached is a user error
-(exit 2) with a message that says what to do. `aesthete score` lives in cli/scorers.py.
+(exit 2) with a message that says what to do. `aesthete score` lives in cli/score.py.
 """
 
 from __future__ import annotations
@@ -82,49 +82,6 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
     parser.add_argument(
         "--save", action="store_true", help="store the judgment in the profile (see --profile)"
     )
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `judge pair`, `judge set` and `models`."""
-    judge = subparsers.add_parser(
-        "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
-    )
-    actions = judge.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
-    pair = actions.add_parser("pair", help="compare two images (A = first, B = second) per dimension")
-    pair.add_argument("a", metavar="A", help="first image (A)")
-    pair.add_argument("b", metavar="B", help="second image (B)")
-    pair.add_argument(
-        "--both-orders",
-        action="store_true",
-        help="also judge B vs A and report how consistent the two orders are",
-    )
-    _judge_options(pair)
-    pair.set_defaults(func=run_pair)
-
-    chosen = actions.add_parser("set", help="name the best and worst of 2-8 images of one subject")
-    chosen.add_argument("images", nargs="+", metavar="IMG", help="2 to 8 images")
-    chosen.add_argument(
-        "--explain",
-        action="store_true",
-        help="three separate calls: analyser, critic, then the decision (shows each stage)",
-    )
-    chosen.add_argument(
-        "--orderings",
-        type=int,
-        default=1,
-        help="judge the set under this many orderings and vote (position bias; default 1)",
-    )
-    chosen.add_argument(
-        "--per-dimension",
-        action="store_true",
-        help="also name the best and worst for each of the five dimensions",
-    )
-    _judge_options(chosen)
-    chosen.set_defaults(func=run_set)
-
-    models = subparsers.add_parser("models", help="list known judge and encoder models and which are installed")
-    models.add_argument("--json", action="store_true", help="print JSON")
-    models.set_defaults(func=run_models)
 
 
 def _existing(paths: list[str]) -> list[str]:
@@ -287,36 +244,40 @@ def _print_stage(event: Any) -> None:
     print(f"--- {title} (ordering {event.ordering_index + 1}) ---\n{event.text}\n", flush=True)
 
 
-def run_models(args: argparse.Namespace) -> int:
-    """The model cards, with where each is installed (offline check of the standard cache)."""
-    from aesthete_gui.ml.registry import installed_path, list_cards
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `judge pair` and `judge set`."""
+    judge = subparsers.add_parser(
+        "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
+    )
+    actions = judge.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
+    pair = actions.add_parser("pair", help="compare two images (A = first, B = second) per dimension")
+    pair.add_argument("a", metavar="A", help="first image (A)")
+    pair.add_argument("b", metavar="B", help="second image (B)")
+    pair.add_argument(
+        "--both-orders",
+        action="store_true",
+        help="also judge B vs A and report how consistent the two orders are",
+    )
+    _judge_options(pair)
+    pair.set_defaults(func=run_pair)
 
-    rows = []
-    for card in list_cards():
-        location = "built in" if card.id == "builtin" else installed_path(card.id)
-        rows.append(
-            {
-                "id": card.id,
-                "role": card.role,
-                "family": card.family,
-                "parameters_billion": card.parameters_billion,
-                "memory_gib_bf16": card.memory_gib_bf16,
-                "licence": card.licence,
-                "licence_allows_commercial_use": card.permissive,
-                "licence_source": card.licence_source,
-                "default_judge": card.default_judge,
-                "protocols_checked": list(card.protocols_checked),
-                "installed": str(location) if location else None,
-            }
-        )
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    for row in rows:
-        where = row["installed"] or "not installed (use --download with a command)"
-        print(
-            f"{row['id']:<36} {row['role']:<8} {row['parameters_billion']:>6g}B "
-            f"{row['memory_gib_bf16']:>5g} GiB  {row['licence']:<40} {where}",
-            file=sys.stdout,
-        )
-    return 0
+    chosen = actions.add_parser("set", help="name the best and worst of 2-8 images of one subject")
+    chosen.add_argument("images", nargs="+", metavar="IMG", help="2 to 8 images")
+    chosen.add_argument(
+        "--explain",
+        action="store_true",
+        help="three separate calls: analyser, critic, then the decision (shows each stage)",
+    )
+    chosen.add_argument(
+        "--orderings",
+        type=int,
+        default=1,
+        help="judge the set under this many orderings and vote (position bias; default 1)",
+    )
+    chosen.add_argument(
+        "--per-dimension",
+        action="store_true",
+        help="also name the best and worst for each of the five dimensions",
+    )
+    _judge_options(chosen)
+    chosen.set_defaults(func=run_set)
