@@ -8,7 +8,7 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache, partial
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image
@@ -100,7 +100,8 @@ class _RememberedVerdicts(dict[tuple[Hashable, Hashable], bool | None]):
     def __setitem__(self, pair: tuple[Hashable, Hashable], verdict: bool | None) -> None:
         super().__setitem__(pair, verdict)
         if verdict is not None:  # "no thumbnail to compare" may change: not remembered
-            self.learnt[pair] = verdict  # type: ignore[index]
+            first, second = pair  # identities: content hashes (see _identity)
+            self.learnt[(str(first), str(second))] = verdict
 
 
 def _identity(image: ImageRecord) -> str:
@@ -118,14 +119,14 @@ def frame_view(image: ImageRecord, cache_dir: str | os.PathLike[str] | None) -> 
 
 
 def library_burst_groups(
-    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, object] | None = None
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, Any] | None = None
 ) -> tuple[list[list[int]], ThumbnailMatcher]:
     """automatic_burst_groups over the profile's images with what the profile remembers: each image's
     colour signature (the candidate search reads no thumbnail) and every pixel verdict made before
     (only new pairs are compared, and what they show is stored). A thumbnail dropped from the cache
     is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
     images = profile.catalog.images(status="ok")
-    records = {image.id: image for image in images}
+    records: dict[Hashable, ImageRecord] = {image.id: image for image in images}
     length = COLOUR_BINS**3 + LUMA_BINS  # a stored signature of another length is measured again
     signatures = {h: v for h, v in profile.grouping.signatures().items() if v.size == length}
     missing = {image.content_hash: image.thumb_path for image in images
@@ -136,13 +137,13 @@ def library_burst_groups(
         signatures.update(measured)
 
     def signature(key: Hashable) -> np.ndarray | None:
-        content = records[key].content_hash  # type: ignore[index]
+        content = records[key].content_hash
         return signatures.get(content) if content else None
 
     verdicts = _RememberedVerdicts(profile.grouping.crop_verdicts())
-    identities = {image.id: _identity(image) for image in images}
-    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,  # type: ignore[index]
-                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # type: ignore[arg-type]  # fmt: skip
+    identities: dict[Hashable, Hashable] = {image.id: _identity(image) for image in images}
+    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,
+                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # fmt: skip
     groups = automatic_burst_groups(images, matcher)
     if verdicts.learnt:
         profile.grouping.put_crop_verdicts(verdicts.learnt)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from aesthete_gui.imaging.loupe_analysis import Histogram
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
@@ -240,7 +241,7 @@ class LoupeView(QWidget):
 
     def _histogram_arrived(self, key: str, histogram: object) -> None:
         if key == self._path or (key == PREVIEW_KEY + (self._path or "") and not self._full_shown):
-            self.histogram.set_histogram(histogram)  # type: ignore[arg-type]
+            self.histogram.set_histogram(histogram if isinstance(histogram, Histogram) else None)
 
     def _peaking_arrived(self, key: str, overlay: QImage) -> None:
         expected = ("full:" if self._full_shown else PREVIEW_KEY) + (self._path or "")
