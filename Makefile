@@ -25,11 +25,13 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m mypy aesthete_gui
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m mypy aesthete_gui
 
 # The one-folder desktop bundle dist/aesthete/ (CPU torch; TORCH=cuda for the CUDA pair); docs/install.md.
 bundle:

@@ -1,15 +1,20 @@
 """Helpers the sub-commands share: the profile named on the command line, the images named on it,
-and the one filter every line the CLI prints goes through."""
+the one filter every line the CLI prints goes through, the progress bar, Ctrl-C as Cancel and the
+`--shoot-type` option."""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aesthete_gui.cli import UserError
+from aesthete_gui.imaging.shoot_types import shoot_types
+from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_lines, terminal_text
 
 if TYPE_CHECKING:
@@ -110,7 +115,7 @@ def terminal_safe_output() -> Iterator[None]:
     """While inside, sys.stdout and sys.stderr escape what they are given (TerminalSafeStream)."""
     previous = sys.stdout, sys.stderr
     wrappers = TerminalSafeStream(sys.stdout, "stdout"), TerminalSafeStream(sys.stderr, "stderr")
-    sys.stdout, sys.stderr = wrappers  # type: ignore[assignment]
+    sys.stdout, sys.stderr = wrappers
     try:
         yield
     finally:
@@ -124,3 +129,76 @@ def write_progress(stream: TextIO, text: str) -> None:
     target = getattr(stream, "unfiltered", stream)
     target.write("\r" + terminal_text(text))
     target.flush()
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (redrawn at most ten times a second)."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.monotonic()
+        final = progress.total is not None and progress.done >= progress.total
+        if now - self.last < 0.1 and not final:
+            return
+        self.last = now
+        if progress.total:
+            filled = int(30 * progress.done / progress.total)
+            text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
+        else:
+            text = terminal_text(progress.message)
+        write_progress(self.stream, text[:100].ljust(100))
+        self.drawn = True
+
+    def close(self) -> None:
+        """End the bar's line."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+@contextmanager
+def ctrl_c_cancels(token: CancelToken) -> Iterator[None]:
+    """First Ctrl-C cancels the job (it stops cleanly); a second one interrupts at once."""
+
+    def handle(_signum: int, _frame: Any) -> None:
+        if token.cancelled:
+            raise KeyboardInterrupt
+        token.cancel()
+        sys.stderr.write("\naesthete: stopping after the files in progress (Ctrl-C again to abort)\n")
+
+    try:
+        previous = signal.signal(signal.SIGINT, handle)
+    except ValueError:  # not the main thread: no signal handling, the token still works
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:
+    """`--shoot-type NAME`: the profile's shoot type from now on (remembered, as in the window)."""
+    kinds = shoot_types()
+    parser.add_argument(
+        "--shoot-type", choices=list(kinds), metavar="TYPE", default=None,
+        help="the kind of shoot, which decides which checks matter and how strict they are: "
+             + ", ".join(f"{name} ({kind.label})" for name, kind in kinds.items())
+             + "; remembered for the profile (the window's Culling ▸ Shoot type); default: the profile's, else general",
+    )  # fmt: skip
+
+
+def use_shoot_type(profile: Profile, name: str | None) -> None:
+    """Make `name` the profile's shoot type and judge the stored checks again under it (None: nothing)."""
+    if name is None:
+        return
+    from aesthete_gui.services.verdicts import rejudge_library
+
+    try:
+        rejudge_library(profile, name)
+    except OSError as error:
+        raise UserError(f"could not remember the shoot type beside the profile: {error}") from error

@@ -20,9 +20,9 @@ class _FinishingBar:
     """The progress bar, which is drawn full and its line ended before the summary is printed."""
 
     def __init__(self) -> None:
-        from aesthete_gui.cli.library import _ProgressBar
+        from aesthete_gui.cli.common import ProgressBar
 
-        self.bar = _ProgressBar()
+        self.bar = ProgressBar()
         self.last: Progress | None = None
 
     def __call__(self, progress: Progress) -> None:
@@ -60,8 +60,7 @@ def summary_lines(summary: IngestSummary, backup: bool) -> list[str]:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Copy, verify, skip what is already there, and import the destination."""
-    from aesthete_gui.cli.common import open_cli_profile
-    from aesthete_gui.cli.library import _ctrl_c_cancels
+    from aesthete_gui.cli.common import ctrl_c_cancels, open_cli_profile
     from aesthete_gui.services.card_ingest import ingest_and_import, ingest_card
 
     token = CancelToken()
@@ -70,7 +69,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     profile = None if args.no_import else open_cli_profile(args)
     summary = None
     try:
-        with _ctrl_c_cancels(token):
+        with ctrl_c_cancels(token):
             if profile is None:
                 summary = ingest_card(args.source, args.destination, args.template, args.backup,
                                       progress, token)  # fmt: skip
@@ -82,7 +81,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.close()
     if args.json:
-        from aesthete_gui.cli.library import import_json
+        from aesthete_gui.cli.import_ import import_json
 
         data = dict(summary.__dict__)
         data["imported"] = import_json(summary.imported) if summary.imported is not None else None

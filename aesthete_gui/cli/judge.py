@@ -1,9 +1,9 @@
-"""`aesthete judge pair|set` and `aesthete models`: ask a judge from the command line.
+"""`aesthete judge pair|set`: ask a judge from the command line.
 
 A judge is a local model (`--model DIR_OR_ID`) or an OpenAI-compatible server (`--endpoint URL
 --model NAME`; several URLs, repeated or comma-separated, share the work). Exit status 0 whenever
 the judge answered, parsed or not; a judge that could not be loaded or reached is a user error
-(exit 2) with a message that says what to do. `aesthete score` lives in cli/scorers.py.
+(exit 2) with a message that says what to do. `aesthete score` lives in cli/score.py.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -83,49 +84,6 @@ def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False)
     )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `judge pair`, `judge set` and `models`."""
-    judge = subparsers.add_parser(
-        "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
-    )
-    actions = judge.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
-    pair = actions.add_parser("pair", help="compare two images (A = first, B = second) per dimension")
-    pair.add_argument("a", metavar="A", help="first image (A)")
-    pair.add_argument("b", metavar="B", help="second image (B)")
-    pair.add_argument(
-        "--both-orders",
-        action="store_true",
-        help="also judge B vs A and report how consistent the two orders are",
-    )
-    _judge_options(pair)
-    pair.set_defaults(func=run_pair)
-
-    chosen = actions.add_parser("set", help="name the best and worst of 2-8 images of one subject")
-    chosen.add_argument("images", nargs="+", metavar="IMG", help="2 to 8 images")
-    chosen.add_argument(
-        "--explain",
-        action="store_true",
-        help="three separate calls: analyser, critic, then the decision (shows each stage)",
-    )
-    chosen.add_argument(
-        "--orderings",
-        type=int,
-        default=1,
-        help="judge the set under this many orderings and vote (position bias; default 1)",
-    )
-    chosen.add_argument(
-        "--per-dimension",
-        action="store_true",
-        help="also name the best and worst for each of the five dimensions",
-    )
-    _judge_options(chosen)
-    chosen.set_defaults(func=run_set)
-
-    models = subparsers.add_parser("models", help="list known judge and encoder models and which are installed")
-    models.add_argument("--json", action="store_true", help="print JSON")
-    models.set_defaults(func=run_models)
-
-
 def _existing(paths: list[str]) -> list[str]:
     missing = [p for p in paths if not Path(p).is_file()]
     if missing:
@@ -150,7 +108,8 @@ def _spec(args: argparse.Namespace, **extra: Any):
 
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         raise UserError("--max-new-tokens must be at least 1")
-    return JudgeSpec(
+    concurrency = _concurrency(args)
+    spec = JudgeSpec(
         model=args.model,
         endpoint=endpoint_option(args),
         api_key_env=getattr(args, "api_key_env", None),
@@ -158,9 +117,9 @@ def _spec(args: argparse.Namespace, **extra: Any):
         max_new_tokens=args.max_new_tokens,
         timeout_s=getattr(args, "timeout", 120.0),
         load_options=_load_options(args),
-        **_concurrency(args),
         **extra,
     )
+    return spec if concurrency is None else replace(spec, concurrency=concurrency)
 
 
 def endpoint_option(args: argparse.Namespace) -> str | None:
@@ -170,13 +129,11 @@ def endpoint_option(args: argparse.Namespace) -> str | None:
     return joined or None
 
 
-def _concurrency(args: argparse.Namespace) -> dict[str, int]:
+def _concurrency(args: argparse.Namespace) -> int | None:
     value = getattr(args, "concurrency", None)
-    if value is None:
-        return {}
-    if value < 1:
+    if value is not None and value < 1:
         raise UserError("--concurrency must be at least 1")
-    return {"concurrency": value}
+    return value
 
 
 def _call(function, *call_args, **kwargs):
@@ -287,36 +244,40 @@ def _print_stage(event: Any) -> None:
     print(f"--- {title} (ordering {event.ordering_index + 1}) ---\n{event.text}\n", flush=True)
 
 
-def run_models(args: argparse.Namespace) -> int:
-    """The model cards, with where each is installed (offline check of the standard cache)."""
-    from aesthete_gui.ml.registry import installed_path, list_cards
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `judge pair` and `judge set`."""
+    judge = subparsers.add_parser(
+        "judge", help="ask a vision-language judge to compare a pair or pick best/worst of a set"
+    )
+    actions = judge.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
+    pair = actions.add_parser("pair", help="compare two images (A = first, B = second) per dimension")
+    pair.add_argument("a", metavar="A", help="first image (A)")
+    pair.add_argument("b", metavar="B", help="second image (B)")
+    pair.add_argument(
+        "--both-orders",
+        action="store_true",
+        help="also judge B vs A and report how consistent the two orders are",
+    )
+    _judge_options(pair)
+    pair.set_defaults(func=run_pair)
 
-    rows = []
-    for card in list_cards():
-        location = "built in" if card.id == "builtin" else installed_path(card.id)
-        rows.append(
-            {
-                "id": card.id,
-                "role": card.role,
-                "family": card.family,
-                "parameters_billion": card.parameters_billion,
-                "memory_gib_bf16": card.memory_gib_bf16,
-                "licence": card.licence,
-                "licence_allows_commercial_use": card.permissive,
-                "licence_source": card.licence_source,
-                "default_judge": card.default_judge,
-                "protocols_checked": list(card.protocols_checked),
-                "installed": str(location) if location else None,
-            }
-        )
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    for row in rows:
-        where = row["installed"] or "not installed (use --download with a command)"
-        print(
-            f"{row['id']:<36} {row['role']:<8} {row['parameters_billion']:>6g}B "
-            f"{row['memory_gib_bf16']:>5g} GiB  {row['licence']:<40} {where}",
-            file=sys.stdout,
-        )
-    return 0
+    chosen = actions.add_parser("set", help="name the best and worst of 2-8 images of one subject")
+    chosen.add_argument("images", nargs="+", metavar="IMG", help="2 to 8 images")
+    chosen.add_argument(
+        "--explain",
+        action="store_true",
+        help="three separate calls: analyser, critic, then the decision (shows each stage)",
+    )
+    chosen.add_argument(
+        "--orderings",
+        type=int,
+        default=1,
+        help="judge the set under this many orderings and vote (position bias; default 1)",
+    )
+    chosen.add_argument(
+        "--per-dimension",
+        action="store_true",
+        help="also name the best and worst for each of the five dimensions",
+    )
+    _judge_options(chosen)
+    chosen.set_defaults(func=run_set)

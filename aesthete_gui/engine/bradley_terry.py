@@ -94,7 +94,8 @@ def _objective(
     log_lik_sum = float(np.dot(sign, half)) + tie_term - float(np.sum(log_z))
     slope = 0.5 * (sign - p_diff)
     n = q.size
-    grad = np.bincount(second, slope, n) - np.bincount(first, slope, n)
+    # weighted counts are floats (numpy's stubs type every bincount as integers)
+    grad: np.ndarray = np.bincount(second, slope, n) - np.bincount(first, slope, n)
     value = -log_lik_sum
     residual = q[anchor_index] - anchor_target
     value += anchor_weight * float(np.sum(residual**2)) + ridge * float(np.dot(q, q))

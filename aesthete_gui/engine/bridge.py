@@ -187,8 +187,9 @@ def run_bridge(
         )
     pool_index = {item: i for i, item in enumerate(pool_items)}
     pairs = [(pool_items[i], pool_items[j]) for i in range(n_pool) for j in range(i + 1, n_pool)]
-    mode = "both" if config.pool_orders == "both" else "random"
-    shown = balanced_presentations(pairs, mode=mode, seed=rng)
+    shown = balanced_presentations(
+        pairs, mode="both" if config.pool_orders == "both" else "random", seed=rng
+    )
     outcomes: dict[str, tuple[list[int], list[int], list[float]]] = {
         d: ([], [], []) for d in dimensions
     }
@@ -209,13 +210,18 @@ def run_bridge(
     pool_spread = np.zeros((n_pool, len(dimensions)))
     pool_evidence = np.zeros((n_pool, len(dimensions)), dtype=np.int64)
     for column, dimension in enumerate(dimensions):
-        first, second, score = (np.asarray(v) for v in outcomes[dimension])
-        first = first.astype(np.int64)
-        second = second.astype(np.int64)
-        pool_ratings[:, column] = elo_ratings(n_pool, first, second, score, config.elo)
-        pool_spread[:, column] = pool_fisher_spread(pool_ratings[:, column], first, second)
-        pool_evidence[:, column] = np.bincount(first, minlength=n_pool) + np.bincount(
-            second, minlength=n_pool
+        first_of, second_of, score_of = outcomes[dimension]
+        first_index = np.asarray(first_of, dtype=np.int64)
+        second_index = np.asarray(second_of, dtype=np.int64)
+        score_array = np.asarray(score_of)
+        pool_ratings[:, column] = elo_ratings(
+            n_pool, first_index, second_index, score_array, config.elo
+        )
+        pool_spread[:, column] = pool_fisher_spread(
+            pool_ratings[:, column], first_index, second_index
+        )
+        pool_evidence[:, column] = np.bincount(first_index, minlength=n_pool) + np.bincount(
+            second_index, minlength=n_pool
         )
     rated = pool_evidence >= config.min_comparisons  # (N, D): usable as a reference
 

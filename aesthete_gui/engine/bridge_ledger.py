@@ -92,8 +92,8 @@ class JudgmentLedger:
         answers: list[PairwiseJudgment | None] = [None] * len(shown)
         missing: list[int] = []
         for position, (first, second) in enumerate(shown):
-            records = self.stored.get(frozenset((first, second)))
-            same_order = [r for r in records or () if (r.first, r.second) == (first, second)]
+            records = self.stored.get(frozenset((first, second))) or []
+            same_order = [r for r in records if (r.first, r.second) == (first, second)]
             if same_order or (records and not strict_order):
                 record = same_order[0] if same_order else records[0]
                 records.remove(record)

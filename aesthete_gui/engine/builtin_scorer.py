@@ -24,7 +24,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from aesthete_gui.engine.dimensions import DIMENSIONS, SCORE_MAX, SCORE_MIN
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.imaging.checks import LAPLACIAN_NOISE_GAIN
+from aesthete_gui.jobs import CancelToken, ProgressCallback
 
 BUILTIN_VERSION = "rules-4"
 """rules-4: technique from the checks' measurements, smooth rules, calibrated spread over 1-5,
@@ -140,7 +142,7 @@ def _technique_from_features(f: Mapping[str, np.ndarray]) -> tuple[np.ndarray, n
 class BuiltinScorer:
     """Rule-based five-dimension scores from FEATURE_NAMES properties and the checks' measurements."""
 
-    scorer_id = "builtin"
+    scorer_id = BUILTIN
     version = BUILTIN_VERSION
     needs_embeddings = False
     encoder_name: str | None = None
@@ -205,7 +207,9 @@ class BuiltinScorer:
         unit = np.stack([units[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 
-    def score_paths(self, paths: Sequence[str], progress: object = None, cancel: object = None) -> list[dict[str, float]]:
+    def score_paths(
+        self, paths: Sequence[str], progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+    ) -> list[dict[str, float]]:
         """Scorer protocol: measure each image, check it and apply the rules ({} for an unreadable image).
 
         Each file is read once; its properties and its checks are measured on their own canonical
@@ -220,7 +224,7 @@ class BuiltinScorer:
         out: list[dict[str, float]] = []
         for path in paths:
             if cancel is not None:
-                cancel.raise_if_cancelled()  # type: ignore[attr-defined]
+                cancel.raise_if_cancelled()
             try:
                 data = read_bytes(path)
                 name = os.fsdecode(path)

@@ -56,7 +56,7 @@ class PairwiseJudgment:
 
     def swapped(self) -> PairwiseJudgment:
         """The same judgment seen with A and B exchanged (outcomes flipped)."""
-        flip = {"A": "B", "B": "A", "TIE": "TIE", None: None}
+        flip: dict[Outcome | None, Outcome | None] = {"A": "B", "B": "A", "TIE": "TIE", None: None}
         return PairwiseJudgment(
             first=self.second,
             second=self.first,

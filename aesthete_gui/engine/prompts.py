@@ -24,19 +24,25 @@ DEFAULT_PRESET = "photography"
 
 
 class RubricLike(Protocol):
-    """What prompts need from a rubric (engine.rubrics.Rubric has these fields)."""
+    """What prompts need from a rubric (engine.rubrics.Rubric has these fields, frozen)."""
 
-    look_at: str
-    levels: Sequence[str]
+    @property
+    def look_at(self) -> str: ...
+    @property
+    def levels(self) -> Sequence[str]: ...
 
 
 class PresetLike(Protocol):
-    """What prompts need from a rubric preset (engine.rubrics.RubricPreset has these fields)."""
+    """What prompts need from a rubric preset (engine.rubrics.RubricPreset has these fields, frozen)."""
 
-    name: str
-    version: Any
-    dimensions: Mapping[str, RubricLike]
-    not_considered: Sequence[str]
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> Any: ...
+    @property
+    def dimensions(self) -> Mapping[str, RubricLike]: ...
+    @property
+    def not_considered(self) -> Sequence[str]: ...
 
 
 class PromptError(ValueError):

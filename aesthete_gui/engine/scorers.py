@@ -102,12 +102,18 @@ class Scorer(Protocol):
 
 @runtime_checkable
 class ArrayScorer(Protocol):
-    """A scorer over precomputed inputs (image properties, optional embeddings): built-in and students."""
+    """A scorer over precomputed inputs (image properties, optional embeddings): built-in and students.
 
-    scorer_id: str
-    version: str
-    needs_embeddings: bool
-    encoder_name: str | None
+    Read-only members: a class attribute or a property both provide them."""
+
+    @property
+    def scorer_id(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def needs_embeddings(self) -> bool: ...
+    @property
+    def encoder_name(self) -> str | None: ...
 
     def score_arrays(self, embeddings: np.ndarray | None, feature_names: Sequence[str], features: np.ndarray) -> np.ndarray:
         """(n, 5) scores on 1–5 in DIMENSIONS order."""

@@ -228,7 +228,8 @@ def _link_untimed(frames: Sequence[Frame], groups: UnionFind, strict_hamming: in
     for i, j in itertools.pairwise(untimed):
         a, b = frames[i], frames[j]
         same_camera = (a.camera or "") == (b.camera or "")
-        consecutive = b.sequence_number - a.sequence_number == 1  # type: ignore[operator]
+        first, second = a.sequence_number, b.sequence_number  # both known: `untimed` keeps only those
+        consecutive = first is not None and second is not None and second - first == 1
         both_hashed = a.phash is not None and b.phash is not None
         if same_camera and consecutive and both_hashed and _looks_alike(a, b, strict_hamming):
             groups.join(i, j)

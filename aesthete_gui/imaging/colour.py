@@ -110,11 +110,15 @@ def to_srgb(img: Image.Image, icc: bytes | None) -> tuple[Image.Image, bool]:
     img = composite_alpha(flatten_mode(img))
     if icc and img.mode in _ICC_INPUT_MODES:
         transform = _transform_for(icc, img.mode)
-        if transform is not None:
-            return ImageCms.applyTransform(img, transform), True
+        # both return None only when converting in place, which this never asks for
+        converted = None if transform is None else ImageCms.applyTransform(img, transform)
+        if converted is not None:
+            return converted, True
     if img.mode == "LAB":
         lab = ImageCms.createProfile("LAB")
-        return ImageCms.profileToProfile(img, lab, _SRGB_PROFILE, outputMode="RGB"), True
+        converted = ImageCms.profileToProfile(img, lab, _SRGB_PROFILE, outputMode="RGB")
+        if converted is not None:
+            return converted, True
     return (img if img.mode == "RGB" else img.convert("RGB")), False
 
 

@@ -339,7 +339,8 @@ def _decode_pillow_sizes(
     for index, (max_side, draft_side) in enumerate(sizes):
         img = _drafted(first if index == 0 else Image.open(io.BytesIO(data)), max_side, draft_side)
         # same mode, size, tile and DCT scale: the same pixels, so decode them once
-        key = (img.mode, img.size, repr(img.tile), getattr(img, "decoderconfig", None))
+        tile = getattr(img, "tile", None)  # opened files have one; Image.Image declares none
+        key = (img.mode, img.size, repr(tile), getattr(img, "decoderconfig", None))
         if key in loaded:
             img.close()
             img = loaded[key]

@@ -14,7 +14,7 @@ again without decoding when the shoot type changes.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -253,7 +253,7 @@ def _with_set(checks: list[Check], context: SetContext | None, judged: str) -> l
     return out
 
 
-def values_of(checks: list[Mapping[str, Any]], faces: int | None = None) -> dict[str, float]:
+def values_of(checks: Sequence[Mapping[str, Any]], faces: int | None = None) -> dict[str, float]:
     """The flat measurements back from stored checks (their values and measures), for judging again."""
     values: dict[str, float] = {}
     for check in checks:

@@ -121,13 +121,14 @@ class ModelJudge:
     def judge(self, name: str, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         """The verdict and reason of one modelled check."""
         verdict, _, drivers = self._scored(name, rule)
-        return getattr(self, name)(value, rule, verdict, drivers)  # type: ignore[no-any-return]
+        judged: tuple[Verdict, str] = getattr(self, name)(value, rule, verdict, drivers)
+        return judged
 
     def focus(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
         face = self.get("focus.face")
         if self.get("faces", 0.0) > 0 and not math.isnan(face):
             warn, reject = float(rule["face_warn"]), float(rule["face_reject"])
-            at = "reject" if face >= reject else "warn" if face >= warn else "ok"
+            at: Verdict = "reject" if face >= reject else "warn" if face >= warn else "ok"
             if at == "ok":
                 return "ok", f"the face sharp (edge spread of its eyes {face:.2f}; crisp ≈ 2)"
             return at, f"the face is soft (edge spread of its eyes {face:.2f}; crisp ≈ 2, soft from {warn:.2f})"

@@ -70,7 +70,9 @@ class SignatureIndex:
 
     def nearest(self, frames: Sequence[int], fetch: int) -> np.ndarray:
         """Positions of each frame's `fetch` nearest frames in the projection (one query for all)."""
-        _, found = self._tree.query(self._projected[list(frames)], k=fetch, workers=-1)  # type: ignore[union-attr]
+        if self._tree is None:
+            raise ValueError("a library this small has no index: compare every frame instead")
+        _, found = self._tree.query(self._projected[list(frames)], k=fetch, workers=-1)
         return np.asarray(found, dtype=np.int64).reshape(len(frames), fetch)
 
     def pick(self, p: int, positions: np.ndarray, count: int, admissible: Admissible) -> list[int]:

@@ -36,7 +36,7 @@ import contextvars
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -258,7 +258,7 @@ def sidecar_path_for_writing(
 def _marks_of(packet: Packet) -> XmpMarks:
     unreadable: list[str] = []
 
-    def meaning(key: str, read: object) -> object:
+    def meaning(key: str, read: Callable[[str | None], object]) -> object:
         occurrence = packet.value(key)
         if occurrence is None:
             return None
@@ -266,7 +266,7 @@ def _marks_of(packet: Packet) -> XmpMarks:
             unreadable.append(f"{'digiKam:PickLabel' if key == 'PickLabel' else 'xmp:' + key} {occurrence.problem}")
             return None
         try:
-            return read(occurrence.value)  # type: ignore[operator]
+            return read(occurrence.value)
         except ValueError as error:
             unreadable.append(str(error))
             return None
@@ -433,7 +433,8 @@ def _meanings(packet: Packet | None) -> dict[str, object]:
         try:
             out[key] = field_meaning(packet, key) if packet is not None else None
         except ValueError:
-            out[key] = ("unreadable", packet.value(key).value if packet is not None else None)  # type: ignore[union-attr]
+            occurrence = packet.value(key) if packet is not None else None
+            out[key] = ("unreadable", occurrence.value if occurrence is not None else None)
     return out
 
 

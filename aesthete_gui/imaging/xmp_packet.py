@@ -414,7 +414,8 @@ def _attributes(inserts: list[tuple[str, str]], prefixes: dict[str, str], separa
             prefix = preferred
             while prefix in taken:
                 prefix += "_"
-            declared[namespace], _ = prefix, taken.add(prefix)
+            declared[namespace] = prefix
+            taken.add(prefix)
             out += separator + f'xmlns:{prefix}="{namespace}"'.encode()
         out += separator + f"{prefix}:{local}=".encode() + b'"' + _escaped(value) + b'"'
     return out

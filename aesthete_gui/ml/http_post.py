@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -103,13 +104,21 @@ class _Watchdog:
                 timer.cancel()
 
 
-def _watched(base: type[http.client.HTTPConnection], watchdog: _Watchdog) -> Any:
-    class WatchedConnection(base):  # type: ignore[misc, valid-type]
-        def connect(self) -> None:
-            super().connect()
-            watchdog.attach(self.sock)
+class _WatchedConnection(http.client.HTTPConnection):
+    """A connection whose socket the watchdog (the `watchdog` keyword) shuts at the deadline."""
 
-    return WatchedConnection
+    def __init__(self, host: str, *, watchdog: _Watchdog | None = None, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self._watchdog = watchdog
+
+    def connect(self) -> None:
+        super().connect()
+        if self._watchdog is not None:
+            self._watchdog.attach(self.sock)
+
+
+class _WatchedHTTPSConnection(_WatchedConnection, http.client.HTTPSConnection):
+    """The TLS connection with the same watchdog (its socket is the TLS one)."""
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):
@@ -118,18 +127,17 @@ class _HTTPHandler(urllib.request.HTTPHandler):
         self.watchdog = watchdog
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(_watched(http.client.HTTPConnection, self.watchdog), req)
+        return self.do_open(_WatchedConnection, req, watchdog=self.watchdog)
 
 
 class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, watchdog: _Watchdog) -> None:
-        super().__init__()
+    def __init__(self, watchdog: _Watchdog, context: ssl.SSLContext | None = None) -> None:
+        super().__init__(context=context)
         self.watchdog = watchdog
+        self.context = context
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(
-            _watched(http.client.HTTPSConnection, self.watchdog), req, context=self._context  # type: ignore[attr-defined]
-        )
+        return self.do_open(_WatchedHTTPSConnection, req, context=self.context, watchdog=self.watchdog)
 
 
 class _RefuseRedirects(urllib.request.HTTPRedirectHandler):

@@ -111,16 +111,17 @@ def resolve_model_path(
     patterns = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja", "*.tiktoken", "*.md"]
     if allow_pickle:
         patterns += [f"*{suffix}" for suffix in PICKLE_WEIGHT_SUFFIXES]
+    hub_cache = None if cache_dir is None else Path(cache_dir)
     try:
         if not download:
             folder = snapshot_download(
-                text, revision=revision, cache_dir=cache_dir, local_files_only=True
+                text, revision=revision, cache_dir=hub_cache, local_files_only=True
             )
         else:
             folder = snapshot_download(
                 text,
                 revision=revision,
-                cache_dir=cache_dir,
+                cache_dir=hub_cache,
                 allow_patterns=patterns,
                 tqdm_class=_progress_class(progress, cancel),
             )

@@ -244,7 +244,7 @@ class PromptJudge:
         )
         for (set_index, ordering_index, _), reply in zip(jobs, summaries, strict=True):
             self._report(set_index, ordering_index, "summariser", reply.text or "")
-        stage_texts = [
+        stage_texts: list[tuple[str, ...]] = [
             (a, c, s.text or "") for a, c, s in zip(analyses, critiques, summaries, strict=True)
         ]
         return summaries, stage_texts

@@ -119,6 +119,7 @@ def installed_path(model_id: str, cache_dir: str | os.PathLike[str] | None = Non
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        return Path(snapshot_download(model_id, cache_dir=cache_dir, local_files_only=True))
+        hub_cache = None if cache_dir is None else Path(cache_dir)
+        return Path(snapshot_download(model_id, cache_dir=hub_cache, local_files_only=True))
     except (LocalEntryNotFoundError, OSError, ValueError):
         return None

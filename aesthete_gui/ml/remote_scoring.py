@@ -104,10 +104,16 @@ def token_entries(body: Any) -> list[Any] | None:
     return content if isinstance(content, list) else None
 
 
+def _token_text(token: Any) -> str:
+    """The text of one logprobs entry; "" when it has none."""
+    text = token.get("token") if isinstance(token, dict) else None
+    return text if isinstance(text, str) else ""
+
+
 def answer_digit_tokens(tokens: Sequence[Any]) -> dict[str, int]:
     """Per dimension, the index of the generated token that starts its value's first digit (the
     answer's `"technique": 4` …), searched after the last `<answer>` when there is one."""
-    texts = [t.get("token") if isinstance(t, dict) and isinstance(t.get("token"), str) else "" for t in tokens]
+    texts = [_token_text(t) for t in tokens]
     starts, offset = [], 0
     for text in texts:
         starts.append(offset)

@@ -68,7 +68,7 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
     out: dict[int, None] = {}  # ordered and duplicate-free
     for image_id in image_ids:
         row = model.row_for(image_id)
-        if row is not None and model.burst_size(row.burst_id) > 0:
+        if row is not None and row.burst_id is not None and model.burst_size(row.burst_id) > 0:
             out.update(dict.fromkeys(model.burst_frames(row.burst_id)))
         out[image_id] = None
     return list(out)
@@ -115,7 +115,9 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
         by_path = {r.path: r for r in group}
         frames = [[by_path[p] for p in paths] for paths in exposures(list(by_path))]
         best = best_of_burst(group)
-        kept, rejected, partners = [], [], {}
+        kept: list[ImageRow] = []
+        rejected: list[ImageRow] = []
+        partners: dict[int, list[ImageRow]] = {}
         for frame in frames:
             shown = frame[0]
             if len(frame) > 1:

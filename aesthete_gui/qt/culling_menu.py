@@ -20,6 +20,7 @@ from aesthete_gui.qt.culling_actions import (
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
 from aesthete_gui.qt.dialogs.keep_best import KeepBestDialog
 from aesthete_gui.qt.task_runner import JobHandle
+from aesthete_gui.qt.window_parts import WindowParts
 from aesthete_gui.services.export_picks import going_along, photographs
 from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
 
@@ -28,18 +29,14 @@ EXPORT_MOVE_SETTING = "export_move"
 """The export dialog remembers the last folder and whether it moved."""
 
 
-class CullingMenuMixin:
+class CullingMenuMixin(WindowParts):
     """Mixed into MainWindow (which provides context, model, marks, grid, _action, show_message)."""
 
-    context: Any
-    model: Any
-    marks: Any
-    grid: Any
     export_dialog: ExportPicksDialog | None = None
     keep_best_dialog: KeepBestDialog | None = None
 
     def _add_culling_actions(self, file_menu: Any, edit_menu: Any) -> None:
-        action = self._action  # type: ignore[attr-defined]
+        action = self._action
         before = file_menu.actions()[-2] if len(file_menu.actions()) >= 2 else None  # above "Quit"
         for text, picks_only in (("Copy or move picks to folder…", True), ("Copy or move shown photographs to folder…", False)):
             copy = QAction(text, file_menu)
@@ -55,7 +52,7 @@ class CullingMenuMixin:
 
     def _add_shoot_type_menu(self) -> None:
         """Culling ▸ Shoot type: one radio entry per shoot type (resources/culling/shoot_types.toml)."""
-        culling_menu = self.menuBar().addMenu("&Culling")  # type: ignore[attr-defined]
+        culling_menu = self.menuBar().addMenu("&Culling")
         menu = culling_menu.addMenu("Shoot &type")
         group = QActionGroup(menu)
         group.setExclusive(True)
@@ -107,7 +104,7 @@ class CullingMenuMixin:
                                    str(settings.get(EXPORT_FOLDER_SETTING, "")), bool(settings.get(EXPORT_MOVE_SETTING, False)), self,
                                    along=going_along(self.context.profile, ids))  # fmt: skip
         dialog.accepted.connect(lambda: self._export_chosen(dialog, picks_only))
-        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        dialog.finished.connect(lambda _result: self.refocus())
         self.export_dialog = dialog
         dialog.open()
         return dialog
@@ -149,13 +146,13 @@ class CullingMenuMixin:
         them as one undoable step (Ctrl+Z right after undoes it)."""
         bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get("raw_jpeg_pairs_as_one", False)))
         if not bursts:
-            self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")  # type: ignore[attr-defined]
+            self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")
             return None
-        dialog = KeepBestDialog(bursts, self.context.thumbnails, self)  # type: ignore[arg-type]
+        dialog = KeepBestDialog(bursts, self.context.thumbnails, self)
         dialog.accepted.connect(lambda: self._keep_best_confirmed(dialog, len(bursts)))
         # a closed modal dialog leaves no window active on some desktops (and none without a window
         # manager): the keys, Ctrl+Z included, would go nowhere until the user clicked the window
-        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        dialog.finished.connect(lambda _result: self.refocus())
         self.keep_best_dialog = dialog
         dialog.open()
         return dialog
@@ -163,4 +160,4 @@ class CullingMenuMixin:
     def _keep_best_confirmed(self, dialog: KeepBestDialog, bursts: int) -> None:
         ids = dialog.rejected_ids()
         self.marks.mark(ids, flag="reject")
-        self.show_message(f"Rejected {len(ids)} frames of {bursts} bursts; Ctrl+Z undoes it.")  # type: ignore[attr-defined]
+        self.show_message(f"Rejected {len(ids)} frames of {bursts} bursts; Ctrl+Z undoes it.")

@@ -21,7 +21,7 @@ PROFILE_FILTER = "Aesthete profile (*.aesthete.db *.db)"
 class NamesOnlyIconProvider(QFileIconProvider):
     """Folder and file icons and type names from the file name alone (no content sniffing)."""
 
-    def icon(self, what: QFileIconProvider.IconType | QFileInfo) -> QIcon:  # type: ignore[override]
+    def icon(self, what: QFileIconProvider.IconType | QFileInfo) -> QIcon:
         """A folder or a plain file icon; the stock icons for the dialog's own buttons."""
         if isinstance(what, QFileInfo):
             kind = QFileIconProvider.IconType.Folder if what.isDir() else QFileIconProvider.IconType.File
@@ -36,15 +36,21 @@ class NamesOnlyIconProvider(QFileIconProvider):
         return f"{suffix.upper()} file" if suffix else "File"
 
 
+class _NamesOnlyDialog(QFileDialog):
+    """A file dialog holding its names-only icon provider (Qt does not take ownership of it)."""
+
+    def __init__(self, parent: QWidget | None, title: str) -> None:
+        super().__init__(parent, title)
+        self.names_only = NamesOnlyIconProvider()
+
+
 def _dialog(parent: QWidget | None, title: str, start: str) -> QFileDialog:
     # No start path in the constructor: given a file there, the dialog reads it at once, before an
     # icon provider can be set.
-    dialog = QFileDialog(parent, title)
+    dialog = _NamesOnlyDialog(parent, title)
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-    provider = NamesOnlyIconProvider()
-    dialog.setIconProvider(provider)
+    dialog.setIconProvider(dialog.names_only)
     dialog.setProperty("names_only_icons", True)
-    dialog._names_only = provider  # type: ignore[attr-defined]  # the dialog does not own it
     if start:
         dialog.setDirectory(start)
     return dialog

@@ -181,7 +181,8 @@ class FullResolutionCache(QObject):
 
     def _on_analysed(self, key: str, what: str, result: object) -> None:
         if what == "histogram":
-            self._histograms[key] = result  # type: ignore[assignment]
+            if isinstance(result, Histogram):
+                self._histograms[key] = result
             self.histogram_ready.emit(key, result)
         else:
             self.peaking_ready.emit(key, result)

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
+from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind, is_builtin
 from aesthete_gui.services.burst_choice import burst_merit
 
 if TYPE_CHECKING:
@@ -174,11 +175,13 @@ def score_source(sort_key: str, personal_active: bool) -> tuple[str, str]:
 
 def scorer_title(scorer_id: str | None) -> str:
     """A scorer as the window names it: "built-in", "My taste (name)", or its id."""
-    if not scorer_id or scorer_id == "builtin":
+    if is_builtin(scorer_id):
         return "built-in"
-    if scorer_id.startswith("taste:"):
-        return f"My taste ({scorer_id.removeprefix('taste:')})"
-    return scorer_id
+    try:
+        parsed = ScorerId.parse(str(scorer_id))
+    except ScorerIdError:
+        return str(scorer_id)
+    return f"My taste ({parsed.name})" if parsed.kind is ScorerKind.TASTE else str(scorer_id)
 
 
 def _merit(row: ImageRow) -> tuple:
@@ -331,7 +334,7 @@ def load_rows(
     ranks = {i: stored_culling_rank(*found) for i, found in profile.checks.burst_member_checks().items()}
     findings = profile.checks.findings()
     unmarked = (0, None, None)
-    rows = []
+    rows: list[ImageRow] = []
     append = rows.append
     for image_id, path, capture_time, folder_id, burst_id, status, error in images:
         stars, flag, label = marks.get(image_id, unmarked)
@@ -344,7 +347,7 @@ def load_rows(
                 ScoreValues(values) if values else _NO_SCORES, mine[overall] if mine else None,
                 image_id in suggested, image_id in closed, ranks.get(image_id, ()),
                 status != "ok" or image_id in checked,
-                check_notes(found) if found else (), bool(found) and in_a_set(found),
+                check_notes(found) if found else (), in_a_set(found) if found else False,
             )
         )  # fmt: skip
     return rows

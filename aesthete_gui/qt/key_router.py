@@ -55,7 +55,9 @@ class CullingKeyRouter(QObject):
         self._window = window
         self._target = target
         self._forwarding = False  # a forwarded key the view ignores climbs to its parents: never forward it again
-        QApplication.instance().installEventFilter(self)
+        app = QApplication.instance()  # a window exists, so the application does
+        if app is not None:
+            app.installEventFilter(self)
 
     def detach(self) -> None:
         """Stop routing (the window closes)."""
@@ -65,21 +67,23 @@ class CullingKeyRouter(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Redirect culling keys that would land on a control instead of the current view."""
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QWidget):
-            return self._window_undo_wins(watched, event)  # type: ignore[arg-type]
-        if self._forwarding or event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
+        if not isinstance(event, QKeyEvent) or not isinstance(watched, QWidget):
+            return False  # both kinds below are key events (PySide hands them over as QKeyEvent)
+        if event.type() == QEvent.Type.ShortcutOverride:
+            return self._window_undo_wins(watched, event)
+        if self._forwarding or event.type() != QEvent.Type.KeyPress:
             return False
-        if watched.window() is not self._window or not is_culling_key(event):  # type: ignore[arg-type]
+        if watched.window() is not self._window or not is_culling_key(event):
             return False
         target = self._target()
         if target is None or not target.isVisible() or watched is target or target.isAncestorOf(watched):
             return False
         if is_text_input(watched):
             return False
-        if isinstance(watched, QAbstractItemView) and event.key() in ARROWS:  # type: ignore[attr-defined]
+        if isinstance(watched, QAbstractItemView) and event.key() in ARROWS:
             return False  # the library tree and other lists keep their arrows
         target.setFocus(Qt.FocusReason.OtherFocusReason)
-        forwarded = QKeyEvent(event.type(), event.key(), event.modifiers(), event.text())  # type: ignore[attr-defined]
+        forwarded = QKeyEvent(event.type(), event.key(), event.modifiers(), event.text())
         self._forwarding = True
         try:
             QApplication.sendEvent(target, forwarded)

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, QTimer
@@ -127,10 +128,10 @@ def install_error_dialog() -> None:
     """Show a dialog for user-facing errors that escape a slot; bugs keep Python's traceback report."""
     previous = sys.excepthook
 
-    def hook(kind: type[BaseException], error: BaseException, trace: object) -> None:
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
         known = known_gui_error(error)
         if known is None:
-            previous(kind, error, trace)  # type: ignore[arg-type]
+            previous(kind, error, trace)
             return
         show_error(known, next((w for w in _open_windows if w.isVisible()), None))
 
@@ -237,7 +238,8 @@ def run_app(argv: list[str]) -> int:
     """Run the GUI until the main window closes; returns the exit code."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     try:
         context, window = create_window(args, app)
     except AestheteError as error:

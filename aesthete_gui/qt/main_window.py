@@ -385,8 +385,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
 
     def _remember_layout(self) -> None:
         self.user_state.update(
-            geometry=base64.b64encode(bytes(self.saveGeometry())).decode("ascii"),
-            docks=base64.b64encode(bytes(self.saveState())).decode("ascii"),
+            geometry=base64.b64encode(self.saveGeometry().data()).decode("ascii"),
+            docks=base64.b64encode(self.saveState().data()).decode("ascii"),
         )
 
     def reset_remembered_state(self) -> None:
@@ -503,7 +503,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
 
     def _setting_changed(self, key: str) -> None:
         if key == "theme":
-            apply_theme(QApplication.instance(), self.context.settings.get("theme") or "dark")
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                apply_theme(app, self.context.settings.get("theme") or "dark")
         elif key in ("judge", "scorer"):
             self._update_model_label()
             if key == "scorer":

@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from aesthete_gui.services.library_marks import SidecarEdit, SidecarNotWritten
+from aesthete_gui.store.records import MarkSource
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -50,7 +51,7 @@ class MarkChange:
     after: Marks
 
 
-MarkWriter = Callable[[int, Mapping[str, Any], str, list[SidecarEdit] | None, bool], None]
+MarkWriter = Callable[[int, Mapping[str, Any], MarkSource, list[SidecarEdit] | None, bool], None]
 """Writes the changed fields (some of stars, flag, label) of one image: (image id, fields, who changed
 them, the journal that collects the sidecar bytes before the write for undo, whether the sidecar may
 be written)."""
@@ -69,7 +70,7 @@ def write_mark_with_services(context: AppContext) -> MarkWriter:
     from aesthete_gui.services import library_marks
 
     def write(
-        image_id: int, fields: Mapping[str, Any], source: str, journal: list[SidecarEdit] | None, sidecar: bool
+        image_id: int, fields: Mapping[str, Any], source: MarkSource, journal: list[SidecarEdit] | None, sidecar: bool
     ) -> None:
         library_marks.mark_image(
             context.profile,
@@ -79,7 +80,7 @@ def write_mark_with_services(context: AppContext) -> MarkWriter:
             naming=context.settings.get("xmp_naming") or "auto",
             journal=journal,
             pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
-            source=source,  # type: ignore[arg-type]
+            source=source,
         )
 
     return write
@@ -94,7 +95,7 @@ class _MarkCommand(QUndoCommand):
         self._done_once = False
 
     def redo(self) -> None:
-        source = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
+        source: MarkSource = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
         self._done_once = True
         self._journal = []
         self._controller._apply(self._changes, self._journal, source)
@@ -198,7 +199,7 @@ class MarkController(QObject):
         future = self._executor.submit(job)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: str) -> None:
+    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: MarkSource) -> None:
         """Show `after` at once, then write, in the background, the fields that differ from `before`."""
         self._pending.update(c.image_id for c in changes)
         self.applied.emit({c.image_id: c.after for c in changes})
@@ -212,7 +213,7 @@ class MarkController(QObject):
         items = [(c.image_id, changed_fields(c.after, c.before)) for c in changes]
         self._submit(lambda: self._undo_all(items, list(journal)))
 
-    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: str, journal: list[SidecarEdit] | None,
+    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: MarkSource, journal: list[SidecarEdit] | None,
                    sidecar_ids: set[int], notice: str = "") -> None:  # fmt: skip
         errors = []
         for image_id, fields in items:

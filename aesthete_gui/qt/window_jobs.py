@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
@@ -18,20 +17,15 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
-
-if TYPE_CHECKING:
-    from aesthete_gui.qt.context import AppContext
-    from aesthete_gui.qt.item_models import ImageListModel
+from aesthete_gui.qt.window_parts import WindowParts
 
 PARTIAL_RELOAD_S = 2.0
 """While an import runs, the grid re-reads the rows committed so far at most this often."""
 
 
-class JobMenuMixin:
+class JobMenuMixin(WindowParts):
     """Menu actions that start jobs; mixed into MainWindow."""
 
-    context: AppContext
-    model: ImageListModel
     _last_partial_reload: float = 0.0
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -49,7 +43,7 @@ class JobMenuMixin:
     def choose_and_import(self) -> None:
         """Ask for a folder (starting in the last one opened, else the home folder), then import it."""
         folder = choose_folder(self, "Open a folder of photographs", self.start_folder())
-        self.refocus()  # type: ignore[attr-defined]
+        self.refocus()
         if folder:
             self.import_folders([Path(folder)])
 
@@ -188,13 +182,13 @@ class JobMenuMixin:
         # Esc closes it wherever the keyboard is inside; it takes the keyboard when it opens (a new
         # window is not always made active, and Esc then reached the grid instead)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), dialog, dialog.reject, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        dialog.finished.connect(lambda _result: self.refocus())  # type: ignore[attr-defined]
+        dialog.finished.connect(lambda _result: self.refocus())
         dialog.activateWindow()
         dialog.raise_()
         panel = dialog.findChild(TastePanel)
         if panel is not None:
             panel.compare_requested.connect(dialog.accept)
-            panel.compare_requested.connect(self.compare_suggested_pairs)  # type: ignore[attr-defined]
+            panel.compare_requested.connect(self.compare_suggested_pairs)
         self.taste_dialog = dialog
 
     def open_model_manager(self) -> None:

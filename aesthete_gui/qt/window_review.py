@@ -8,15 +8,12 @@ from typing import Any
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QApplication
 
+from aesthete_gui.qt.window_parts import WindowParts
 
-class ReviewMixin:
+
+class ReviewMixin(WindowParts):
     """Mixed into MainWindow (which provides model, inspector, compare, filter_bar, _action, ...)."""
 
-    model: Any
-    inspector: Any
-    compare: Any
-    filter_bar: Any
-    _current_view: str
     _picks_shown: int = 0  # the pick count last announced, to say how a mark changed it
     _mark_note: str = ""  # said with the next mark's pick count (frames reached, undo)
 

@@ -114,7 +114,7 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
     for folder in sorted(listings):
         here = photos.get(folder, set())
         reported = {os.path.basename(p) for p, _ in contents.problems if os.path.dirname(p) == folder}
-        units, orphans = group_units(folder, listings[folder], lambda n, here=here: n in here)
+        units, orphans = group_units(folder, listings[folder], here.__contains__)
         contents.not_copied[ORPHAN_SIDECAR] += len(orphans)
         carried = {n for u in units for n in u.names} | reported
         for name in listings[folder]:

@@ -67,7 +67,7 @@ def import_choices(profile: Profile, csv_path: str | Path, keep_duplicates: bool
 def _without_earlier_imports(
     profile: Profile, planned: list[tuple[int, int, str, str]]
 ) -> tuple[list[tuple[int, int, str, str]], int]:
-    earlier = Counter(
+    earlier: Counter[tuple[int, int, str, str]] = Counter(
         (c.image_a, c.image_b, c.winner, c.dimension)
         for c in profile.choices.all()
         if (c.session or "").startswith(CSV_SESSION_PREFIX)

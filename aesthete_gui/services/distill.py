@@ -228,7 +228,7 @@ def distill_profile(
     summary = DistillSummary(
         run_id=run_id, pseudo_scores=scorer_id, images=len(images), scored=len(scored), pool=len(result.pool),
         calls_planned=result.calls.planned, calls_made=result.calls.made, calls_reused=result.calls.reused,
-        **_count_fields(counts),
+        asked=counts.asked, parsed=counts.parsed, failed=counts.failed, unparsed=counts.unparsed,
         unscored=tuple(UnscoredImage(id_of[path], short, result.min_comparisons) for path, short in result.unscored()),
         options=options,
     )  # fmt: skip

@@ -44,6 +44,7 @@ from aesthete_gui.store import ImageUpdate, Profile
 from aesthete_gui.store.catalog import insert_features
 from aesthete_gui.store.checks import insert_checks
 from aesthete_gui.store.grouping import insert_signatures
+from aesthete_gui.store.records import ImageStatus
 
 if TYPE_CHECKING:
     import numpy as np
@@ -150,7 +151,7 @@ class _Importer:
         if outcome is None or not outcome.ingest.ok:
             reason = problem or (outcome.ingest.error if outcome else None) or "unknown error"
             kind = outcome.ingest.error_kind if outcome else None
-            status = "missing" if kind == "missing" and "symbolic link" not in reason else "error"
+            status: ImageStatus = "missing" if kind == "missing" and "symbolic link" not in reason else "error"
             self.summary.errors += 1
             self.summary.problems.append((path, reason))
             return ImageUpdate(path=path, folder_id=folder_id, status=status, size=found.size,

@@ -8,6 +8,7 @@ import os
 from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache, partial
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image
@@ -67,8 +68,8 @@ def thumb_view(thumb_path: str | None) -> Thumb | None:
     return _thumb_view(thumb_path, mtime_ns)
 
 
-def _thumb_for(thumbs: dict[int, str | None], key: Hashable) -> Thumb | None:
-    return thumb_view(thumbs.get(key))  # type: ignore[call-overload]
+def _thumb_for(thumbs: dict[Hashable, str | None], key: Hashable) -> Thumb | None:
+    return thumb_view(thumbs.get(key))
 
 
 _VERDICTS: dict[tuple[Hashable, Hashable], bool | None] = {}
@@ -98,24 +99,26 @@ def automatic_burst_groups(images: Sequence[ImageRecord], matcher: ThumbnailMatc
     if matcher is None:
         if len(_VERDICTS) > _MAX_VERDICTS:
             _VERDICTS.clear()
-        thumbs = {image.id: image.thumb_path for image in shown}
+        thumbs: dict[Hashable, str | None] = {image.id: image.thumb_path for image in shown}
         matcher = ThumbnailMatcher(partial(_thumb_for, thumbs), verdicts=_VERDICTS, identity=thumbs.get)
     frames = [frame_for(i) for i in shown]
     groups = group_bursts(frames, matcher=matcher)
-    return [[i for k in group for i in (int(k), *partners.get(int(k), ()))] for group in groups]  # type: ignore[call-overload]
+    # the frames' keys are the image ids given in frame_for; a pair's RAW follows its JPEG
+    return [[i for k in group for i in (cast(int, k), *partners.get(cast(int, k), ()))] for group in groups]
 
 
 class _RememberedVerdicts(dict[tuple[Hashable, Hashable], bool | None]):
     """The profile's stored crop verdicts; what is learnt while grouping is collected in `learnt`."""
 
     def __init__(self, stored: Mapping[tuple[str, str], bool]) -> None:
-        super().__init__(stored)
+        super().__init__(stored.items())
         self.learnt: dict[tuple[str, str], bool] = {}
 
     def __setitem__(self, pair: tuple[Hashable, Hashable], verdict: bool | None) -> None:
         super().__setitem__(pair, verdict)
         if verdict is not None:  # "no thumbnail to compare" may change: not remembered
-            self.learnt[pair] = verdict  # type: ignore[index]
+            first, second = pair  # identities: content hashes (see _identity)
+            self.learnt[(str(first), str(second))] = verdict
 
 
 def _identity(image: ImageRecord) -> str:
@@ -133,14 +136,14 @@ def frame_view(image: ImageRecord, cache_dir: str | os.PathLike[str] | None) -> 
 
 
 def library_burst_groups(
-    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, object] | None = None
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, matcher_options: Mapping[str, Any] | None = None
 ) -> tuple[list[list[int]], ThumbnailMatcher]:
     """automatic_burst_groups over the profile's images with what the profile remembers: each image's
     colour signature (the candidate search reads no thumbnail) and every pixel verdict made before
     (only new pairs are compared, and what they show is stored). A thumbnail dropped from the cache
     is made again from its file when a comparison needs it. Returns the groups and the matcher used."""
     images = profile.catalog.images(status="ok")
-    records = {image.id: image for image in images}
+    records: dict[Hashable, ImageRecord] = {image.id: image for image in images}
     length = COLOUR_BINS**3 + LUMA_BINS  # a stored signature of another length is measured again
     signatures = {h: v for h, v in profile.grouping.signatures().items() if v.size == length}
     missing = {image.content_hash: image.thumb_path for image in images
@@ -151,13 +154,13 @@ def library_burst_groups(
         signatures.update(measured)
 
     def signature(key: Hashable) -> np.ndarray | None:
-        content = records[key].content_hash  # type: ignore[index]
+        content = records[key].content_hash
         return signatures.get(content) if content else None
 
     verdicts = _RememberedVerdicts(profile.grouping.crop_verdicts())
-    identities = {image.id: _identity(image) for image in images}
-    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,  # type: ignore[index]
-                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # type: ignore[arg-type]  # fmt: skip
+    identities: dict[Hashable, Hashable] = {image.id: _identity(image) for image in images}
+    matcher = ThumbnailMatcher(lambda key: frame_view(records[key], cache_dir), verdicts=verdicts,
+                               identity=identities.__getitem__, signatures=signature, **dict(matcher_options or {}))  # fmt: skip
     groups = automatic_burst_groups(images, matcher)
     if verdicts.learnt:
         profile.grouping.put_crop_verdicts(verdicts.learnt)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.imaging.checks import Analysis, checks_version, worst_verdict
 from aesthete_gui.store.checks import CheckRow
 
@@ -25,7 +26,7 @@ def check_row(image_id: int, analysis: Analysis) -> CheckRow:
 def scoring_arguments(profile: Profile, scorer: object, images: Sequence[ImageRecord]) -> dict[str, Any]:
     """Extra score_arrays arguments: the built-in scorer gets each row's stored reject verdict and
     the checks' stored measurements (None for an image not checked yet)."""
-    if getattr(scorer, "scorer_id", None) != "builtin":
+    if getattr(scorer, "scorer_id", None) != BUILTIN:
         return {}
     from aesthete_gui.imaging.judging import values_of
 

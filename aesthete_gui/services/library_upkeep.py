@@ -44,7 +44,7 @@ def regroup_bursts(
     from aesthete_gui.services.library_bursts import library_burst_groups
 
     in_worker = pool is not None and pool.workers > 1 and profile.catalog.image_count(status="ok") >= GROUP_IN_WORKER_FROM
-    groups = _groups_in_worker(profile, cache_dir, pool) if in_worker else None  # type: ignore[arg-type]
+    groups = _groups_in_worker(profile, cache_dir, pool) if pool is not None and in_worker else None
     if groups is None:
         groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.catalog.replace_automatic_bursts(groups))

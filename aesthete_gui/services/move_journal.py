@@ -68,12 +68,13 @@ def _read(path: Path) -> list[dict]:
 
 def begin(profile_path: str | os.PathLike[str], files: list[tuple[str, str, str]]) -> str:
     """Record a move about to change the library and remove originals; its id."""
-    entry = {"id": uuid.uuid4().hex, "pid": os.getpid(), "files": [list(f) for f in files]}
+    entry_id = uuid.uuid4().hex
+    entry = {"id": entry_id, "pid": os.getpid(), "files": [list(f) for f in files]}
     path = journal_path(profile_path)
     with _locked(path) as handle:
         os.write(handle, (json.dumps(entry) + "\n").encode("utf-8"))
         os.fsync(handle)
-    return entry["id"]
+    return entry_id
 
 
 def done(profile_path: str | os.PathLike[str], entry_id: str) -> None:

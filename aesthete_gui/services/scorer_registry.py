@@ -124,7 +124,7 @@ def registered_scorers(
 
 def open_file_scorer(wanted: ScorerId, preset: str, sources: ScorerSources) -> Scorer:
     """The scorer of a kind that reads image files (vlm-single-pass or server), ready to score."""
-    options = {"preset": preset} if preset else {}
+    options: dict[str, Any] = {"preset": preset} if preset else {}
     if wanted.kind is ScorerKind.VLM:
         from aesthete_gui.ml.scoring_vlm import VLMSinglePassScorer
 
@@ -139,7 +139,7 @@ def open_file_scorer(wanted: ScorerId, preset: str, sources: ScorerSources) -> S
         from aesthete_gui.ml.remote_scoring import RemoteScorer
 
         return RemoteScorer(
-            spec.endpoints, spec.model, **({"preset": preset} if preset else {"preset": spec.preset}),
+            spec.endpoints, spec.model, preset=preset or spec.preset,
             api_key_env=spec.api_key_env, concurrency=spec.concurrency, style=spec.score_style,
             timeout_s=spec.timeout_s,
         )  # fmt: skip

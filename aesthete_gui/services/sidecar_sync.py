@@ -74,7 +74,8 @@ def sidecar_rules(profile: Profile) -> SidecarRules:
 
 def clean_leftovers(folders: Iterable[str | os.PathLike[str]], started: float) -> int:
     """Remove temporary sidecar files an earlier, killed run of ours left in `folders`; how many."""
-    return sum(len(remove_leftovers(folder, started)) for folder in set(map(os.fspath, folders)))
+    distinct = {os.fspath(folder) for folder in folders}
+    return sum(len(remove_leftovers(folder, started)) for folder in distinct)
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def marks_from_sidecar(xmp: XmpMarks, mark: MarkRecord) -> Marks:
     stars = mark.stars if xmp.flag == "reject" or rating_unreadable else int(xmp.stars or 0)
     flag = xmp.flag if xmp.flag is not None or not rating_unreadable else mark.flag
     label = mark.label if xmp.is_unreadable("xmp:Label") else xmp.label
-    return (stars, flag, label)  # type: ignore[return-value]
+    return (stars, flag, label)
 
 
 def _decide(

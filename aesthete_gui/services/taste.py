@@ -216,6 +216,13 @@ class _Library:
         library) and shared by every adapter trained on it; ranking and suggesting never need it."""
         return fit_featurizer(self.inputs)
 
+    def base_column(self, dimension: str) -> np.ndarray:
+        """The base scorer's scores for `dimension`, one per library image."""
+        scores = self.inputs.base_scores
+        if scores is None:  # _library always scores the library with its base scorer
+            raise ValueError("this library was built without base scores")
+        return scores[:, DIMENSIONS.index(dimension)]
+
 
 def _library(profile: Profile, base_scorer: str, progress: ProgressCallback | None, cancel: CancelToken | None) -> _Library:
     arrays = library_arrays(profile, with_embeddings=True, progress=progress, cancel=cancel)
@@ -250,7 +257,7 @@ def _measure(adapter: TasteAdapter, library: _Library, held_out: list[PairChoice
     for choice in held_out:
         utility = utilities[choice.dimension]
         adapted.append(utility[choice.a] - utility[choice.b])
-        column = library.inputs.base_scores[:, DIMENSIONS.index(choice.dimension)]  # type: ignore[index]
+        column = library.base_column(choice.dimension)
         base.append(column[choice.a] - column[choice.b])
     return (
         Agreement(*bootstrap_interval(agreement(np.array(base), winners))),
@@ -406,7 +413,7 @@ def rank_images(
     record = _adapter_named(profile, adapter_name)
     scorer = record.base_scorer if record else default_scorer(profile)
     library = _library(profile, scorer, progress, cancel)
-    column = library.inputs.base_scores[:, DIMENSIONS.index(dimension)]  # type: ignore[index]
+    column = library.base_column(dimension)
     if record is not None:
         personal = _personal_scores(TasteAdapter.from_bytes(record.blob), library, dimension)
     else:
@@ -419,7 +426,7 @@ def rank_images(
 
 def _personal_scores(adapter: TasteAdapter, library: _Library, dimension: str = "overall") -> np.ndarray:
     """The adapter's order on the base scorer's 1–5 spread over this library (taste_guard.onto_base_scale)."""
-    column = library.inputs.base_scores[:, DIMENSIONS.index(dimension)]  # type: ignore[index]
+    column = library.base_column(dimension)
     return onto_base_scale(adapter.utilities(library.inputs, dimension), column)
 
 

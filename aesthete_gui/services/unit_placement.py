@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +52,7 @@ def _listing(folder: Path) -> dict[str, list[str]]:
 def place_unit(
     folder: Path,
     stems: Iterable[str],
-    members: dict[str, Staged | None],
+    members: Mapping[str, Staged | None],
     accept: Accept | None = None,
     before: Callable[[str, dict[str, Path]], None] | None = None,
 ) -> Placement:

@@ -69,9 +69,14 @@ def _settings(profile_path: str | Path) -> dict[str, Any]:
     return stored if isinstance(stored, dict) else {}
 
 
+def _profile_file(profile: Profile | str | Path) -> str | Path:
+    """The profile's file, given the profile or its path."""
+    return profile if isinstance(profile, str | Path) else profile.path
+
+
 def profile_shoot_type(profile: Profile | str | Path) -> str:
     """The profile's shoot type ("general" when none was chosen, or the setting is not one)."""
-    path = getattr(profile, "path", profile)
+    path = _profile_file(profile)
     name = _settings(path).get(SHOOT_TYPE_SETTING, DEFAULT_SHOOT_TYPE)
     try:
         return shoot_type(str(name)).name
@@ -83,7 +88,7 @@ def remember_shoot_type(profile: Profile | str | Path, name: str) -> str:
     """Make `name` the profile's shoot type (kept in its settings file); UnknownShootTypeError when
     it is not one. Returns the canonical name."""
     chosen = shoot_type(name).name
-    path = getattr(profile, "path", profile)
+    path = _profile_file(profile)
     if str(path) == ":memory:":
         return chosen
     values = _settings(path)

@@ -24,10 +24,10 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import xxhash
 
@@ -40,7 +40,8 @@ _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}
 _NO_LINKS = _UNSUPPORTED | {errno.EPERM, errno.EMLINK, errno.EXDEV}
-_renameat2 = None
+# the libc function once looked up; False when this libc has none
+_renameat2: Callable[..., int] | Literal[False] | None = None
 
 
 class _Cancelled(Exception):

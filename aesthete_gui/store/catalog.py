@@ -82,7 +82,7 @@ class CatalogRepository(Repository):
 
     def grid_images(self) -> list[GridImage]:
         """Every image as a GridImage tuple, ordered by path (a lean read: no EXIF parsed)."""
-        return self._db.tuples(  # type: ignore[return-value]
+        return self._db.tuples(
             "SELECT id, path, capture_time, folder_id, burst_id, status, error FROM images ORDER BY path"
         )
 

@@ -142,6 +142,6 @@ def event_from_json(text: str) -> ProfileEvent | None:
             for f in fields(kind)
             if f.name in values
         }
-        return kind(**arguments)  # type: ignore[no-any-return]
+        return kind(**arguments)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -5,13 +5,14 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from aesthete_gui.store.connection import ProfileDatabase, Transaction
 from aesthete_gui.store.events import MarksChanged
 from aesthete_gui.store.records import (
-    FLAGS,
     SOURCE_NAMES,
     UNSET,
+    Flag,
     MarkHistoryEntry,
     MarkRecord,
     MarkSource,
@@ -47,9 +48,7 @@ def store_marks(
     new_stars = old[0] if stars is UNSET else int(stars or 0)
     if not 0 <= new_stars <= 5:
         raise ValueError(f"stars must be 0..5, got {new_stars}")
-    new_flag = old[1] if flag is UNSET else (flag or None)
-    if new_flag is not None and new_flag not in FLAGS:
-        raise ValueError(f"flag must be 'pick', 'reject' or None, got {new_flag!r}")
+    new_flag = _checked_flag(old[1] if flag is UNSET else (flag or None))
     new_label = old[2] if label is UNSET else normalize_label(label)
     if row is None and tx.execute("SELECT 1 FROM images WHERE id = ?", (image_id,)).fetchone() is None:
         raise KeyError(f"no image with id {image_id}")
@@ -64,7 +63,18 @@ def store_marks(
         " label = excluded.label, updated_at = excluded.updated_at, source = excluded.source",
         (image_id, new_stars, new_flag, new_label, now, source),
     )
-    return MarkRecord(image_id, new_stars, new_flag, new_label, now, source)  # type: ignore[arg-type]
+    return MarkRecord(image_id, new_stars, new_flag, new_label, now, source)
+
+
+def _checked_flag(value: object) -> Flag | None:
+    """`value` as a flag (one of FLAGS or None), else a ValueError."""
+    if value is None:
+        return None
+    if value == "pick":
+        return "pick"
+    if value == "reject":
+        return "reject"
+    raise ValueError(f"flag must be 'pick', 'reject' or None, got {value!r}")
 
 
 def insert_history(conn: sqlite3.Connection, entries: Sequence[MarkHistoryEntry], now: float) -> None:
@@ -76,8 +86,9 @@ def insert_history(conn: sqlite3.Connection, entries: Sequence[MarkHistoryEntry]
     )
 
 
-def _mark(row: dict[str, object]) -> MarkRecord:
-    return MarkRecord(**row)  # type: ignore[arg-type]
+def _mark(row: dict[str, Any]) -> MarkRecord:
+    """A marks row as a record (the table holds only what store_marks checked)."""
+    return MarkRecord(**row)
 
 
 class MarksRepository(Repository):

@@ -50,7 +50,7 @@ class ScoresRepository(Repository):
             unknown = set(scores) - set(DIMENSIONS)
             if unknown:
                 raise ValueError(f"unknown dimensions {sorted(unknown)}; expected {DIMENSIONS}")
-            values = [None if scores.get(d) is None else float(scores[d]) for d in DIMENSIONS]  # type: ignore[arg-type]
+            values = [None if (value := scores.get(d)) is None else float(value) for d in DIMENSIONS]
             image = self._catalog.image_id(image_id)
             images.append(image)
             rows.append((image, scorer_id, scorer_version, preset, preset_version, *values, now))

@@ -84,7 +84,6 @@ def choose_penalties(
 ) -> dict[str, float]:
     """One λ per block with the largest evidence: coordinate search over `grid`, block by block."""
     blocks = list(dict.fromkeys(column_blocks))
-    labels = np.asarray(column_blocks, dtype=object)
     chosen = dict.fromkeys(blocks, DEFAULT_LAMBDA)
     seen: dict[tuple[float, ...], float] = {}
     start: np.ndarray | None = None
@@ -94,7 +93,7 @@ def choose_penalties(
         key = tuple(candidate[b] for b in blocks)
         if key not in seen:
             fit = fit_logistic(
-                x, offset, target, penalty_vector(labels, candidate), prior_slope, start
+                x, offset, target, penalty_vector(column_blocks, candidate), prior_slope, start
             )
             start = fit.theta
             seen[key] = fit.log_evidence

@@ -85,18 +85,19 @@ def format_score(text: str) -> float:
     return 1.0 if "</think>" in text.lower() and parts.reasoning else 0.5
 
 
-def make_reward_function(config: RecipeConfig) -> Callable[..., list[float]]:
-    """The reward TRL calls with the batch's completions and the dataset columns image_key, pseudo."""
+def make_reward_function(config: RecipeConfig) -> Callable[..., list[float | None]]:
+    """The reward TRL calls with the batch's completions and the dataset columns image_key, pseudo
+    (TRL's reward type allows None for "no reward"; this one always gives a number)."""
 
     def aesthete_reward(
         prompts: Sequence[Any], completions: Sequence[Any], image_key: Sequence[str], pseudo: Sequence[Sequence[float]], **_: Any
-    ) -> list[float]:
+    ) -> list[float | None]:
         texts = [completion_text(c) for c in completions]
         parsed = [parse_pointwise(t) for t in texts]
         answers = [p.scores if p.parsed else None for p in parsed]
         targets = [dict(zip(DIMENSIONS, values, strict=True)) for values in pseudo]
         rank = group_rank_rewards(answers, list(image_key), targets, DIMENSIONS, config.tau_w)
-        rewards = []
+        rewards: list[float | None] = []
         for text, result, rank_reward in zip(texts, parsed, rank, strict=True):
             in_range = sum(v is not None for v in result.scores.values()) / len(DIMENSIONS)
             rewards.append(rank_reward + config.format_weight * format_score(text) + config.range_weight * in_range)

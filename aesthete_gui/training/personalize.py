@@ -23,6 +23,7 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -194,28 +195,30 @@ class TasteAdapter:
 
     def to_bytes(self) -> bytes:
         """Serialise as an .npz archive (no pickle)."""
-        arrays: dict[str, np.ndarray] = {
+        # Any: numpy's stubs reject `**dict[str, ndarray]` because a key could be `allow_pickle`
+        arrays: dict[str, Any] = {
             "mean": self.featurizer.mean,
             "scale": self.featurizer.scale,
             "embedding_mean": self.featurizer.embedding_mean,
             "embedding_basis": self.featurizer.embedding_basis,
         }
+        fits: dict[str, object] = {}
+        for dim, fit in self.fits.items():
+            arrays[f"w_{dim}"] = fit.weights
+            arrays[f"cov_{dim}"] = fit.covariance
+            fits[dim] = {
+                "base_slope": fit.base_slope,
+                "penalties": fit.penalties,
+                "choices": fit.choices,
+            }
         meta: dict[str, object] = {
             "format": ADAPTER_FORMAT,
             "use_base": self.featurizer.use_base,
             "use_properties": self.featurizer.use_properties,
             "embedding_components": self.featurizer.embedding_components,
             "anchored": self.anchored,
-            "fits": {},
+            "fits": fits,
         }
-        for dim, fit in self.fits.items():
-            arrays[f"w_{dim}"] = fit.weights
-            arrays[f"cov_{dim}"] = fit.covariance
-            meta["fits"][dim] = {
-                "base_slope": fit.base_slope,
-                "penalties": fit.penalties,
-                "choices": fit.choices,
-            }  # type: ignore[index]
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
@@ -379,8 +382,8 @@ def _check_choices(choices: Sequence[PairChoice], n: int) -> None:
             raise ValueError("a choice needs two different images")
 
 
-def _stored_penalties(info: dict[str, object], featurizer: Featurizer) -> dict[str, float]:
-    """Block penalties of a stored fit; format 1 kept one λ for every block."""
+def _stored_penalties(info: dict[str, Any], featurizer: Featurizer) -> dict[str, float]:
+    """Block penalties of a stored fit (parsed JSON); format 1 kept one λ for every block."""
     if "penalties" in info:
-        return {str(k): float(v) for k, v in info["penalties"].items()}  # type: ignore[union-attr]
-    return dict.fromkeys(dict.fromkeys(featurizer.column_blocks()), float(info["lam"]))  # type: ignore[arg-type]
+        return {str(k): float(v) for k, v in info["penalties"].items()}
+    return dict.fromkeys(dict.fromkeys(featurizer.column_blocks()), float(info["lam"]))

@@ -140,9 +140,8 @@ def group_rank_rewards(
         members = [k for k, name in enumerate(image_keys) if name == key]
         targets[row] = [pseudo[members[0]][d] for d in dimensions]
         for col, dim in enumerate(dimensions):
-            values = [
-                float(v) for k in members if sample_scores[k] is not None and (v := sample_scores[k].get(dim)) is not None  # type: ignore[union-attr]
-            ]
+            samples = [sample_scores[k] for k in members]
+            values = [float(v) for s in samples if s is not None and (v := s.get(dim)) is not None]
             if values:
                 means[row, col] = float(np.mean(values))
             if len(values) >= 2:

@@ -35,7 +35,7 @@ def test_cli_concurrency_option(monkeypatch: pytest.MonkeyPatch) -> None:
     from aesthete_gui.cli.common import UserError
     from aesthete_gui.cli.judge import _concurrency
 
-    assert _concurrency(argparse.Namespace(concurrency=None)) == {}
-    assert _concurrency(argparse.Namespace(concurrency=32)) == {"concurrency": 32}
+    assert _concurrency(argparse.Namespace(concurrency=None)) is None  # the spec's own default
+    assert _concurrency(argparse.Namespace(concurrency=32)) == 32
     with pytest.raises(UserError):
         _concurrency(argparse.Namespace(concurrency=0))

@@ -194,7 +194,7 @@ def test_keep_the_best_lists_what_it_rejects_and_ctrl_z_right_after_undoes_it(qt
     assert dialog is not None and dialog.isVisible()
     assert [(t.row.image_id, t.kept) for t in dialog.tiles] == [(ids[1], True), (ids[0], False), (ids[2], False)]
     assert "Reject 2 frames of 1 burst" in dialog.summary.text() and dialog.reject_button.text() == "Reject 2 frames"
-    assert dialog.scroll.widgetResizable()  # a long list scrolls
+    assert dialog.scroll_area.widgetResizable()  # a long list scrolls
     qtbot.mouseClick(dialog.reject_button, Qt.MouseButton.LeftButton)
     main.marks.wait_written()
     assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]

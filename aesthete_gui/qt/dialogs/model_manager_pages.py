@@ -108,8 +108,9 @@ class HubPage(QWidget):
         for row, card in enumerate(judges):
             self._speeds[card.id] = expected_speed(card, device) if device is not None else "unknown"
             item = self.cards_table.item(row, SPEED_COLUMN)
-            item.setText(self._speeds[card.id])
-            item.setToolTip(self._speeds[card.id])
+            if item is not None:  # judge_cards_table fills every cell
+                item.setText(self._speeds[card.id])
+                item.setToolTip(self._speeds[card.id])
         self.show_card(self.hub_combo.currentText())
 
 

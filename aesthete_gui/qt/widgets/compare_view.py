@@ -288,7 +288,7 @@ class CompareView(QWidget):
 
     def event(self, event: QEvent) -> bool:
         """Claim our keys before window-wide shortcuts (the grid's arrows, the marks' Ctrl+Z)."""
-        if event.type() == QEvent.Type.ShortcutOverride and self._handles(event):
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and self._handles(event):
             event.accept()
             return True
         return super().event(event)
@@ -347,8 +347,8 @@ class CompareView(QWidget):
             return chosen[0], chosen[1], "taste"
         # Nothing suggested yet (first pair, or the service is still thinking): never make the
         # user wait, show a random pair they have not judged.
-        pair = random_unjudged_pair(pool, judged, self._rng, avoid)
-        return (pair[0], pair[1], "random") if pair else None
+        unjudged = random_unjudged_pair(pool, judged, self._rng, avoid)
+        return (unjudged[0], unjudged[1], "random") if unjudged else None
 
     def _refill_suggestions(self, pool: list[int]) -> None:
         # One taste job at a time: both read (and on first use compute) the library's embeddings.

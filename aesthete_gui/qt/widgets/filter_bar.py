@@ -245,6 +245,8 @@ class FilterBar(QWidget):
         if name == "bursts":
             self.collapse.toggle()
             return
+        # a flag name or the stars box's number: both boxes keep their entries' values as item data
+        value: str | int
         if name == "unrated":
             box, value = self.stars, UNRATED
         else:

@@ -46,11 +46,7 @@ class LibraryPanel(QWidget):
         rows = self._model.all_rows()
         per_folder = Counter(r.folder_id for r in rows)
         per_burst = Counter(r.burst_id for r in rows if r.burst_id is not None)
-        expanded = {
-            self.tree.topLevelItem(i).text(0).split(" ")[0]
-            for i in range(self.tree.topLevelItemCount())
-            if not self.tree.topLevelItem(i).isExpanded()
-        }
+        expanded = {item.text(0).split(" ")[0] for item in self._sections() if not item.isExpanded()}
         self.tree.clear()
 
         profile_path = self._context.profile_path
@@ -83,9 +79,13 @@ class LibraryPanel(QWidget):
         for filter_name in sorted(filters):
             self._leaf(saved, filter_name, "saved", filter_name)
 
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._sections():
             item.setExpanded(item.text(0).split(" ")[0] not in expanded)
+
+    def _sections(self) -> list[QTreeWidgetItem]:
+        """The tree's top-level items (its sections)."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [item for item in items if item is not None]
 
     def _section(self, title: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem(self.tree, [title])

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from aesthete_gui.imaging.loupe_analysis import Histogram
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
@@ -106,7 +107,7 @@ class LoupeView(QWidget):
         self._path = row.path if row is not None and row.status == "ok" else None
         if image_id is None or (row is not None and row.status != "ok"):
             self.view.set_image(None)
-            if image_id is None:
+            if image_id is None or row is None:
                 self.view.set_message("No image selected")
             else:  # a file import could not read: say why instead of waiting for a preview
                 self.view.set_message(f"Cannot show this file: {row.error or row.status}")
@@ -240,7 +241,7 @@ class LoupeView(QWidget):
 
     def _histogram_arrived(self, key: str, histogram: object) -> None:
         if key == self._path or (key == PREVIEW_KEY + (self._path or "") and not self._full_shown):
-            self.histogram.set_histogram(histogram)  # type: ignore[arg-type]
+            self.histogram.set_histogram(histogram if isinstance(histogram, Histogram) else None)
 
     def _peaking_arrived(self, key: str, overlay: QImage) -> None:
         expected = ("full:" if self._full_shown else PREVIEW_KEY) + (self._path or "")

@@ -305,10 +305,9 @@ class SetView(QWidget):
         source = "own"
         if self._outcome is not None and self._outcome.best is not None:
             by_path = {r.path: r.id for r in self._records}
-            agrees = (by_path.get(self._outcome.best), by_path.get(self._outcome.worst)) == (
-                best,
-                worst,
-            )
+            judged_worst = self._outcome.worst
+            worst_id = by_path.get(judged_worst) if judged_worst is not None else None
+            agrees = (by_path.get(self._outcome.best), worst_id) == (best, worst)
             source = "accepted" if agrees else "override"
         return self._record(best, worst, source)
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsView,
+    QWidget,
 )
 
 PREVIEW_MAX_SIDE = 2048
@@ -114,7 +115,7 @@ class ZoomImageView(QGraphicsView):
     view_changed = Signal(float, float, float)
     clicked = Signal(QPointF)  # a click without a drag: the point as fractions of the image
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._scene = QGraphicsScene(self)
         self.setScene(self._scene)

@@ -1,41 +1,11 @@
-"""Culling fields of `aesthete images --json` (a stable contract) and `aesthete copy-picks`."""
+"""`aesthete copy-picks`: copy or move the picked photographs with their partners and sidecars."""
 
 from __future__ import annotations
 
 import argparse
-import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aesthete_gui.cli.common import UserError, open_cli_profile
-
-if TYPE_CHECKING:
-    from aesthete_gui.store import Profile
-
-
-def _finite(value: Any) -> Any:
-    """A number as JSON can carry it: not-measured values (NaN) become null."""
-    return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
-def culling_fields(profile: Profile) -> dict[int, dict[str, Any]]:
-    """Per image id: `scores` (the active scorer's, {} when none), `suggested_reject`, `checks`, `faces`."""
-    from aesthete_gui.services.scoring import default_scorer
-
-    scores = profile.scores.of_scorer(default_scorer(profile))
-    # verdicts of an older checks version are listed as none until a rescan measures again
-    suggested = profile.checks.suggested_rejects()
-    stored = profile.checks.all()
-    out: dict[int, dict[str, Any]] = {}
-    for image_id in profile.catalog.image_ids():
-        checks, faces = stored.get(image_id, ([], []))
-        out[image_id] = {
-            "scores": {d: round(v, 4) for d, v in scores.get(image_id, {}).items() if v is not None},
-            "suggested_reject": image_id in suggested,
-            "checks": [{"name": c.get("name"), "value": _finite(c.get("value")), "verdict": c.get("verdict"),
-                        "reason": c.get("reason")} for c in checks],
-            "faces": [{"box": f.get("box"), "eyes": f.get("eyes")} for f in faces],
-        }
-    return out
 
 
 def run_copy_picks(args: argparse.Namespace) -> int:
@@ -76,7 +46,7 @@ def copy_summary_lines(result: Any) -> list[str]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """`aesthete copy-picks DEST [--move] [--flag pick|reject|any]`."""
+    """Add the `copy-picks` command."""
     p = subparsers.add_parser("copy-picks", help="copy (or move) picked images with their RAW/JPEG partners and XMP "
                                                  "sidecars to a folder; files already there with the same bytes are skipped")
     p.add_argument("destination", metavar="DEST", help="folder to copy into (created when missing)")

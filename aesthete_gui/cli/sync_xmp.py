@@ -30,7 +30,7 @@ def cmd_sync_xmp(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the sync-xmp command."""
+    """Add the `sync-xmp` command."""
     p = subparsers.add_parser(
         "sync-xmp", help="take sidecar edits made by other programs into the profile"
     )

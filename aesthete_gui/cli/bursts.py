@@ -1,0 +1,51 @@
+"""`aesthete bursts`: list the bursts and their frames, the best frame of each marked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.safe_text import terminal_text
+
+
+def cmd_bursts(args: argparse.Namespace) -> int:
+    """List the bursts and their frames, the best frame of each marked (as the grid's collapsed bursts show)."""
+    from aesthete_gui.engine.scorers import BUILTIN
+    from aesthete_gui.services.library_bursts import best_frames
+    from aesthete_gui.settings import profile_setting
+
+    profile = open_cli_profile(args)
+    try:
+        scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
+        best = best_frames(profile, scorer if isinstance(scorer, str) else None)
+        paths = {i.id: i.path for i in profile.catalog.images()}
+        bursts: list[dict[str, Any]] = [
+            {"id": b.id, "edited": b.edited, "best": best.get(b.id),
+             "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
+            for b in profile.catalog.bursts()
+        ]  # fmt: skip
+    finally:
+        profile.close()
+    if args.json:
+        print(json.dumps(bursts, indent=2, ensure_ascii=False))
+        return 0
+    for burst in bursts:
+        edited = ", edited" if burst["edited"] else ""
+        print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
+        for image in burst["images"]:
+            marker = "* " if image["best"] else "  "
+            print(f"  {marker}{terminal_text(image['path'])}{'  (best)' if image['best'] else ''}")
+    if bursts:
+        print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
+    else:
+        print("no bursts")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `bursts` command."""
+    p = subparsers.add_parser("bursts", help="list bursts (frames shot in quick succession) and the best frame of each")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=cmd_bursts)

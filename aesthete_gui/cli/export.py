@@ -1,0 +1,42 @@
+"""`aesthete export`: marks and scores as CSV, JSON or XMP sidecars."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from aesthete_gui.cli import UserError
+from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.safe_text import terminal_text
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export the library as CSV, JSON, or XMP sidecars."""
+    from aesthete_gui.services.library import export
+
+    profile = open_cli_profile(args)
+    try:
+        result = export(profile, args.format, args.output, naming=args.xmp_naming)
+    except OSError as error:
+        raise UserError(f"cannot write the export: {terminal_text(error)}") from error
+    finally:
+        profile.close()
+    if result.text is not None:
+        sys.stdout.write(result.text)
+    elif args.format == "xmp":
+        print(f"{result.count} sidecars written")
+    else:
+        print(f"{result.count} images exported to {terminal_text(result.destination)}", file=sys.stderr)
+    for path, reason in result.problems:
+        print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `export` command."""
+    p = subparsers.add_parser("export", help="export marks and scores as CSV, JSON or XMP sidecars")
+    p.add_argument("--format", choices=["csv", "json", "xmp"], required=True, help="export format")
+    p.add_argument("--output", metavar="PATH", help="file to write (csv/json; default: stdout)")
+    p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
+                   help="new sidecar names for --format xmp")  # fmt: skip
+    p.set_defaults(func=cmd_export)
