@@ -8,6 +8,10 @@ best placements are refined at a finer one, where the match must be nearly exact
 and in every tile of it, with each side's overall brightness slope removed (a smooth gradient fits
 inside any other). Another exposure of the same scene (a subject that moved, the other half of a
 stereo pair) shifts things against each other and fails the tiles.
+
+Grouping asks about the same frames again and again, so a frame's blurred view and its resized crops
+are kept between pairs; tests/imaging/crop_match_reference.py keeps the slower first version of this
+search, which every verdict here must equal.
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ _MIN_REGION_SIDE = 64
 """A match covering fewer fine pixels (long side) is too small to tell a crop from a look-alike
 (a tiny image, or a small part of one): it is not accepted."""
 _TILES = 4
-_KEPT_TEMPLATES = 256
-"""Crop templates kept between pairs (each at most 150 KB at FINE_SIDE)."""
+_KEPT_TEMPLATES = 128
+"""Crop templates kept between pairs (each at most 150 KB at FINE_SIDE; grouping 150 frames, twice
+as many found only 2 % more)."""
 _HOPELESS_NCC = 0.70
 _MIN_TILE_STD = 3.0  # grey levels; flatter tiles say nothing about placement
 _MIN_TEMPLATE_STD = 4.0
@@ -270,7 +275,7 @@ class CropMatch:
         return self.score >= MIN_NCC and self.weakest_tile >= MIN_TILE_NCC and self.worst_residual <= MAX_TILE_RESIDUAL
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _smooth(thumb: Thumb) -> np.ndarray:
     """The view as the image searched (FINE_BLUR applied), kept for its next pair."""
     return gaussian_filter(thumb.grey.astype(np.float64), FINE_BLUR)
