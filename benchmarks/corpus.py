@@ -1,8 +1,10 @@
-"""The calibration corpus: real photographs from packages, labelled by eye, split into tune and held halves.
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held and held2.
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
-reject and why, and its half). Tune thresholds on the `tune` half only; report on the `held` half.
+reject and why, and its split). Tune thresholds on the `tune` half only; report on the `held` half.
+`held2` is a second held-out set, collected from other packages after `held` had been looked at during
+tuning: nobody working on the checks looks at it, and it is run once, at the end.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -31,10 +33,15 @@ SCENES: tuple[str, ...] = (
 )  # fmt: skip
 """The scene vocabulary. `action`: a moving subject (a bird in flight, a splash, a throw)."""
 LABELS = ("clean", "reject")
-SPLITS = ("tune", "held")
+HALVES = ("tune", "held")
+"""The two halves `assign_split` shares the first 179 photographs between."""
+SPLITS = (*HALVES, "held2")
+"""Every split: the halves, and held2, a second held-out set of other photographs (never tuned on, never looked at)."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
+HELD2_DIGEST = "594621be3cc860c948aa7c49e92837dfbae93107a1b558965d3e3a16ab280371"
+"""Fingerprint of held2 as collected on 2026-11-25 (`held_digest(photos, "held2")`): a test keeps it from changing."""
 OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
 """Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
 
@@ -151,7 +158,7 @@ def load_corpus(
     strict: bool = False,
     data: Path = DATA,
 ) -> list[CorpusPhoto]:
-    """The cached photographs of one half ("tune", "held" or "all"), optionally of one scene kind or label.
+    """The cached photographs of one split ("tune", "held", "held2" or "all"), optionally of one scene kind or label.
 
     Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
     `verify` also checks each file's SHA-256 and leaves out any that differ.
@@ -187,6 +194,8 @@ def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
 def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
     """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
 
+    Give it the photographs of the two halves only (held2 is a set of its own, outside this procedure).
+
     Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
     placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
     scene kinds and label (each kind weighed by its rarity), then fewer photographs; exact ties are
@@ -197,8 +206,8 @@ def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str,
     for p in photos:
         groups[p.group or p.id].append(p)
     totals = Counter(k for g in groups.values() for k in _strata(g))
-    counts = {side: Counter[str]() for side in SPLITS}
-    sizes = dict.fromkeys(SPLITS, 0)
+    counts = {side: Counter[str]() for side in HALVES}
+    sizes = dict.fromkeys(HALVES, 0)
     result: dict[str, str] = {}
 
     def place(members: list[CorpusPhoto], side: str) -> None:
@@ -216,30 +225,29 @@ def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str,
     for name in rest:
         strata = _strata(groups[name])
         # each scene kind weighs by its rarity, so a rare kind is shared out before a common one
-        balance = {s: sum(counts[s][k] / totals[k] for k in strata) + sizes[s] / 1e4 for s in SPLITS}
+        balance = {s: sum(counts[s][k] / totals[k] for k in strata) + sizes[s] / 1e4 for s in HALVES}
         if abs(balance["tune"] - balance["held"]) < 1e-12:
             side = "tune" if rng.random() < 0.5 else "held"
         else:
-            side = min(SPLITS, key=balance.__getitem__)
+            side = min(HALVES, key=balance.__getitem__)
         place(groups[name], side)
     return result
 
 
-def held_digest(photos: Iterable[CorpusPhoto]) -> str:
-    """A fingerprint of the held half (its ids, sorted): any change to the split changes it."""
-    ids = sorted(p.id for p in photos if p.split == "held")
+def held_digest(photos: Iterable[CorpusPhoto], split: str = "held") -> str:
+    """A fingerprint of a held-out split (its ids, sorted): any change to its membership changes it."""
+    ids = sorted(p.id for p in photos if p.split == split)
     return hashlib.sha256("\n".join(ids).encode()).hexdigest()
 
 
 def summary(photos: list[CorpusPhoto], cache: Path) -> list[str]:
-    """Counts per scene kind and half, per source and label, and what the cache holds."""
-    lines = ["| scene | tune | held |", "|---|---|---|"]
+    """Counts per scene kind and split, per source and label, and what the cache holds."""
+    lines = [f"| scene | {' | '.join(SPLITS)} |", "|---|" + "---|" * len(SPLITS)]
     for kind in SCENES:
-        t = sum(kind in p.scene and p.split == "tune" for p in photos)
-        h = sum(kind in p.scene and p.split == "held" for p in photos)
-        lines.append(f"| {kind} | {t} | {h} |")
+        counts = [sum(kind in p.scene and p.split == s for p in photos) for s in SPLITS]
+        lines.append(f"| {kind} | {' | '.join(map(str, counts))} |")
     halves = Counter((p.split, p.label) for p in photos)
-    lines += ["", "| half | clean | reject |", "|---|---|---|"]
+    lines += ["", "| split | clean | reject |", "|---|---|---|"]
     lines += [f"| {s} | {halves[(s, 'clean')]} | {halves[(s, 'reject')]} |" for s in SPLITS]
     lines += ["", "| package | photographs |", "|---|---|"]
     lines += [f"| {pkg} | {n} |" for pkg, n in sorted(Counter(p.package for p in photos).items())]
@@ -261,9 +269,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print("\n".join(summary(photos, args.cache or default_cache())))
     print(f"Held-half fingerprint {held_digest(photos)} (frozen: {HELD_DIGEST})")
+    print(f"Held2 fingerprint {held_digest(photos, 'held2')} (frozen: {HELD2_DIGEST})")
     if args.check_split:
-        wanted = assign_split(photos)
-        moved = [p.id for p in photos if wanted[p.id] != p.split]
+        halves = [p for p in photos if p.split in HALVES]
+        wanted = assign_split(halves)
+        moved = [p.id for p in halves if wanted[p.id] != p.split]
         print("The seeded procedure gives the stored split." if not moved else
               f"The procedure would now place {len(moved)} photograph(s) differently ({', '.join(moved[:6])}); "
               "the stored split stays as it is.")  # fmt: skip

@@ -3,10 +3,10 @@
 Debian packages come with `apt-get download` (the version in the data file, else the one apt offers;
 the sha256 decides) and are unpacked with `dpkg-deb`; files already installed on this machine are
 copied from / when they match. Python packages' files come from site-packages, or from the wheel of
-the recorded version (`pip download`) when another version is installed. Photographs already in the
+the recorded version (`pip download`) when another version, or none, is installed. Photographs already in the
 cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -25,7 +25,15 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import CorpusError, CorpusPhoto, cached_path, default_cache, read_records, sha256_of
+from corpus import (
+    SPLITS,
+    CorpusError,
+    CorpusPhoto,
+    cached_path,
+    default_cache,
+    read_records,
+    sha256_of,
+)
 
 
 def _store(data: bytes, photo: CorpusPhoto, cache: Path) -> str | None:
@@ -202,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     """Fetch what is asked for, print a summary and each failure; exit 1 when something is missing."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=None, help=f"cache folder (default {default_cache()})")
-    parser.add_argument("--split", choices=("tune", "held", "all"), default="all")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     parser.add_argument("--only", nargs="*", default=None, metavar="ID", help="fetch only these photographs")
     parser.add_argument("--keep-packages", type=Path, default=None, metavar="DIR",
                         help="keep the downloaded .deb and wheel files here (and reuse them next time)")  # fmt: skip

@@ -44,15 +44,28 @@ def test_the_data_file_lists_150_or_more_labelled_photographs_from_packages() ->
 
 
 def test_the_split_is_frozen() -> None:
-    assert corpus.held_digest(corpus.read_records()) == corpus.HELD_DIGEST
+    photos = corpus.read_records()
+    assert corpus.held_digest(photos) == corpus.HELD_DIGEST
+    assert corpus.held_digest(photos, "held2") == corpus.HELD2_DIGEST
+
+
+def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> None:
+    photos = corpus.read_records()
+    held2 = [p for p in photos if p.split == "held2"]
+    halves = [p for p in photos if p.split in corpus.HALVES]
+    assert len(held2) >= 100 and len(halves) == len(photos) - len(held2)
+    assert not {p.sha256 for p in held2} & {p.sha256 for p in halves}
+    assert not {p.package for p in held2} & {p.package for p in halves}
+    assert {p.label for p in held2} == {"clean", "reject"}
 
 
 def test_each_scene_kind_with_two_or_more_groups_is_in_both_halves_and_groups_stay_together() -> None:
-    photos = corpus.read_records()
+    everything = corpus.read_records()
     groups: dict[str, set[str]] = defaultdict(set)
-    for p in photos:
+    for p in everything:
         groups[p.group or p.id].add(p.split)
     assert all(len(sides) == 1 for sides in groups.values())
+    photos = [p for p in everything if p.split in corpus.HALVES]  # held2 is a set of its own
     for kind in corpus.SCENES:
         with_kind = [p for p in photos if kind in p.scene]
         if len({p.group or p.id for p in with_kind}) >= 2:
@@ -91,7 +104,8 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
     data.write_text(
         _record("held-one", split="held", sha256=good, scene=["snow", "sky"])
         + _record("held-missing", split="held")
-        + _record("tune-one", split="tune"),
+        + _record("tune-one", split="tune")
+        + _record("held2-one", split="held2", sha256=good, path="x/held-one.png"),
         encoding="utf-8",
     )
     held = corpus.load_corpus("held", cache, data=data)
@@ -101,6 +115,8 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
     assert "held-missing" in capsys.readouterr().err
     assert corpus.load_corpus("held", cache, scene="sky", verify=True, data=data)[0].id == "held-one"
     assert corpus.load_corpus("tune", cache, data=data) == []
+    (cache / "held2-one.png").write_bytes((cache / "held-one.png").read_bytes())
+    assert [p.id for p in corpus.load_corpus("held2", cache, data=data)] == ["held2-one"]
     with pytest.raises(FileNotFoundError, match="held-missing"):
         corpus.load_corpus("held", cache, strict=True, data=data)
     (cache / "held-one.png").write_bytes(b"changed")
@@ -116,6 +132,7 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
         (_record("a") + _record("a"), "duplicate id"),
         (_record("a", group="g") + _record("b", group="g", split="held"), "straddle the split"),
         (_record("a", label="reject"), "needs a why"),
+        (_record("a", split="held3"), "split one of"),
         (_record("a", colour="red"), "unknown field"),
         ("[[photo]\nid =", "photos.toml"),
     ],
