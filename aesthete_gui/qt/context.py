@@ -79,10 +79,6 @@ class AppSettings(MutableMapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
-    def save(self) -> None:
-        """Write every value of this copy (a fresh file: after the keys were changed in place)."""
-        self._store(dict(self._values), ())
-
     def _store(self, changes: dict[str, Any], removed: Iterable[str]) -> None:
         """Write these keys into the file, keeping the others as they are there, and take the file's
         other keys in (no file when constructed without a path)."""
