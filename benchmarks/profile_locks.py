@@ -240,12 +240,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             kept, deleted = _scenario(Path(folder), ofd, check)
         print(f"| {'on' if ofd else 'off'} | {'on' if check else 'off'} | {kept} | {'yes' if deleted else 'no'} |")
-    print(f"\n| own locks | run | marks (3 × {args.marks} + the holder's) | differing | integrity | first error |")
+    print(f"\n| own locks | run | images marked (3 processes × {args.marks} marks + the holder) | last mark differs | integrity | first error |")
     print("| --- | --- | --- | --- | --- | --- |")
     for own in (False, True):
         for run in range(args.rounds):
             with tempfile.TemporaryDirectory() as folder:
                 total, differing, integrity, error = _shm_scenario(Path(folder), own, args.marks)
+            integrity = " / ".join(integrity.split("\n"))
             print(f"| {'on' if own else 'off'} | {run + 1} | {total} | {differing} | {integrity} | {error[:80]} |")
     with tempfile.TemporaryDirectory() as folder:
         rows = _costs(Path(folder), writes)
