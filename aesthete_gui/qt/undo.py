@@ -251,7 +251,7 @@ class MarkController(QObject):
 
     def _left_elsewhere(self, items: list[_Item]) -> set[int]:
         """The images where a field the step meant to change holds another writer's newer value."""
-        from aesthete_gui.store.marks import comparable
+        from aesthete_gui.store.records import comparable
 
         stored = self._context.profile.marks.of(i for i, _, _ in items)
         return {

@@ -17,6 +17,7 @@ from aesthete_gui.store.records import (
     MarkRecord,
     MarkSource,
     Unset,
+    comparable,
     normalize_label,
 )
 from aesthete_gui.store.repository import Repository, writes
@@ -66,15 +67,6 @@ def store_marks(
         (image_id, new_stars, new_flag, new_label, now, source),
     )
     return MarkRecord(image_id, new_stars, new_flag, new_label, now, source)  # type: ignore[arg-type]
-
-
-def comparable(name: str, value: Any) -> Any:
-    """A mark field's value as the profile stores it (stars None is 0, a label in its canonical case)."""
-    if name == "stars":
-        return int(value or 0)
-    if name == "label":
-        return normalize_label(value)
-    return value or None
 
 
 def insert_history(conn: sqlite3.Connection, entries: Sequence[MarkHistoryEntry], now: float) -> None:
