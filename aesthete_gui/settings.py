@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,67 @@ def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
     except (OSError, ValueError):
         return default
     return stored.get(key, default) if isinstance(stored, dict) else default
+
+
+@contextlib.contextmanager
+def _settings_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive flock() on the folder of a settings file while the block runs: the window
+    and the command line change one profile's settings file in turns. flock() belongs to this open
+    descriptor alone (no other close() can drop it); no lock where the system has none."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: one writer at a time is not enforced there
+        yield
+        return
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:  # no folder yet: the write below creates it, or fails and says why
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # also lets go of the lock
+
+
+def _read_settings(path: Path) -> dict[str, Any]:
+    """The settings file as a dict ({} when absent; {} and a warning when unreadable)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("settings file %s unreadable (%s); its values are replaced", path, exc)
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def update_settings_file(
+    path: Path, changes: Mapping[str, Any], removed: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Change only the given keys of a settings file (read, change, write atomically, under a lock),
+    so that keys another process wrote meanwhile are kept; the file's values afterwards.
+
+    Raises OSError when the file cannot be written."""
+    with _settings_lock(path):
+        values = _read_settings(path)
+        values.update(changes)
+        for key in removed:
+            values.pop(key, None)
+        text = json.dumps(values, indent=2, sort_keys=True, default=str)
+        write_text_atomically(path, text, durable=False)  # on every click: no fsync, never partial
+    return values
+
+
+def profile_settings(profile_path: Path) -> dict[str, Any]:
+    """Every value of a profile's settings file as it is now ({} when absent or unreadable)."""
+    return _read_settings(profile_settings_path(profile_path))
+
+
+def update_profile_settings(profile_path: Path, **changes: Any) -> dict[str, Any]:
+    """Change the given keys of a profile's settings file, keeping every other key as it is on disk."""
+    return update_settings_file(profile_settings_path(profile_path), changes)
 
 
 def thumbnail_cache_limit_bytes(profile_path: Path) -> int:

@@ -6,17 +6,25 @@ bytes of the file with open()/close(), then the command line and the holder take
 four images. Each defence is switched off in turn: the OFD locks (store/file_guard.OFD_LOCKS) and
 the check before each write (FileGuard.ensure_sound).
 
-    python benchmarks/profile_locks.py [--writes 2000]
+Second scenario (-shm): the holder marks ten images in a loop while a thread of it opens and closes
+the -shm and -wal files (a thumbnailer sniffing the folder), and three other processes mark ten
+images each, `--marks` times; with Aesthete's own writer and checkpoint locks
+(store/file_guard.OWN_LOCKS) on and off, `--rounds` times each. Then what those locks cost.
+
+    python benchmarks/profile_locks.py [--writes 2000] [--marks 150] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,6 +70,106 @@ def _scenario(folder: Path, ofd: bool, check: bool) -> tuple[int, bool]:
     kept = sum(check_profile.marks.get(i).stars == n + 1 for n, i in enumerate(ids))
     check_profile.close()
     return kept, deleted
+
+
+WRITER = """
+import sys, random
+from aesthete_gui.store import file_guard, open_profile
+file_guard.OWN_LOCKS = sys.argv[2] == "on"
+profile = open_profile(sys.argv[1], actor="cli")
+rng = random.Random(int(sys.argv[3]))
+ids = [int(i) for i in sys.argv[5:]]
+for _ in range(int(sys.argv[4])):
+    i, s = rng.choice(ids), rng.randrange(6)
+    profile.marks.set(i, stars=s)
+    print(i, s, flush=True)
+profile.close()
+"""
+
+
+def _shm_scenario(folder: Path, own_locks: bool, marks: int) -> tuple[int, int, str, str]:
+    """(marks expected, marks differing, integrity, first error) after the -shm scenario."""
+    path = folder / "profile.db"
+    setup = open_profile(path)
+    ids = [setup.catalog.ensure_image(str(folder / f"IMG_{n}.jpg")) for n in range(40)]
+    setup.close()
+    file_guard.OWN_LOCKS = own_locks
+    holder = open_profile(path, actor="window")
+    expected: dict[int, int] = {}
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def stray() -> None:
+        while not stop.is_set():
+            for suffix in ("-shm", "-wal"):
+                with contextlib.suppress(OSError), open(f"{path}{suffix}", "rb") as handle:
+                    handle.read(100)
+            time.sleep(0.0005)
+
+    def window() -> None:
+        n = 0
+        while not stop.is_set():
+            try:
+                holder.marks.set(ids[n % 10], stars=n % 6)
+                expected[ids[n % 10]] = n % 6
+            except Exception as error:  # the damage being measured
+                errors.append(repr(error))
+            n += 1
+
+    threads = [threading.Thread(target=stray), threading.Thread(target=window)]
+    for thread in threads:
+        thread.start()
+    state = "on" if own_locks else "off"
+    writers = []
+    for k in range(3):
+        command = [sys.executable, "-c", WRITER, str(path), state, str(k), str(marks), *map(str, ids[10 + 10 * k : 20 + 10 * k])]
+        writers.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outputs = [w.communicate(timeout=600) for w in writers]
+    stop.set()
+    for thread in threads:
+        thread.join()
+    with contextlib.suppress(Exception):
+        holder.close()
+    file_guard.OWN_LOCKS = True
+    for writer, (out, err) in zip(writers, outputs, strict=True):
+        if writer.returncode:
+            errors.append(err.strip().splitlines()[-1] if err.strip() else f"exit {writer.returncode}")
+        for line in out.split("\n"):
+            if line:
+                image, stars = map(int, line.split())
+                expected[image] = stars
+    try:
+        con = sqlite3.connect(path)
+        integrity = str(con.execute("PRAGMA integrity_check").fetchone()[0])
+        stored = dict(con.execute("SELECT image_id, stars FROM marks").fetchall())
+        con.close()
+    except sqlite3.Error as error:
+        integrity, stored = repr(error), {}
+    differing = sum(stored.get(i, 0) != s for i, s in expected.items())
+    return len(expected), differing, integrity, errors[0] if errors else ""
+
+
+def _lock_costs(folder: Path, writes: int) -> list[tuple[str, float]]:
+    """Mark writes and one-row reads with Aesthete's own locks on and off (two files, interleaved)."""
+    profiles = {}
+    for state in (True, False):
+        file_guard.OWN_LOCKS = state
+        profile = open_profile(folder / f"own-{state}.db")
+        profiles[state] = (profile, profile.catalog.ensure_image("/photos/a.jpg"))
+    file_guard.OWN_LOCKS = True
+    stars = iter(range(10**9))
+    names = {(True, "w"): "mark write, own locks on", (False, "w"): "mark write, own locks off",
+             (True, "r"): "one-row read, own locks on", (False, "r"): "one-row read, own locks off"}  # fmt: skip
+    rounds: dict[str, list[float]] = {name: [] for name in names.values()}
+    for _ in range(3):
+        for state, (profile, image_id) in profiles.items():
+            rounds[names[state, "w"]].append(
+                _per_call_us(lambda p=profile, i=image_id: p.marks.set(i, stars=next(stars) % 6), writes))
+            rounds[names[state, "r"]].append(
+                _per_call_us(lambda p=profile, i=image_id: p.marks.get(i), writes * 5))
+    for profile, _ in profiles.values():
+        profile.close()
+    return [(name, min(values)) for name, values in rounds.items()]
 
 
 def _per_call_us(func: object, count: int) -> float:
@@ -120,7 +228,10 @@ def main() -> None:
     """Print the scenario table and the cost table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=2000)
-    writes = parser.parse_args().writes
+    parser.add_argument("--marks", type=int, default=150, help="marks per other process (-shm scenario)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of the -shm scenario per setting")
+    args = parser.parse_args()
+    writes = args.writes
     print(f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
     print("\n| OFD locks | check before write | marks kept (of 4) | holder wrote into a deleted WAL |")
@@ -129,8 +240,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             kept, deleted = _scenario(Path(folder), ofd, check)
         print(f"| {'on' if ofd else 'off'} | {'on' if check else 'off'} | {kept} | {'yes' if deleted else 'no'} |")
+    print(f"\n| own locks | run | images marked (3 processes × {args.marks} marks + the holder) | last mark differs | integrity | first error |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for own in (False, True):
+        for run in range(args.rounds):
+            with tempfile.TemporaryDirectory() as folder:
+                total, differing, integrity, error = _shm_scenario(Path(folder), own, args.marks)
+            integrity = " / ".join(integrity.split("\n"))
+            print(f"| {'on' if own else 'off'} | {run + 1} | {total} | {differing} | {integrity} | {error[:80]} |")
     with tempfile.TemporaryDirectory() as folder:
         rows = _costs(Path(folder), writes)
+        rows += _lock_costs(Path(folder), writes)
     print(f"\n| operation ({writes} calls, best of 3 rounds for writes) | µs per call |")
     print("| --- | --- |")
     for name, value in rows:

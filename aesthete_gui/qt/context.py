@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt.profile_events import ProfileEventRelay
 from aesthete_gui.qt.task_runner import TaskRunner
 from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
-from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB
+from aesthete_gui.settings import DEFAULT_THUMBNAIL_CACHE_MB, update_settings_file
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
@@ -39,7 +38,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 
 
 class AppSettings(MutableMapping[str, Any]):
-    """User settings of one profile, kept as JSON beside it and saved on every change."""
+    """User settings of one profile, kept as JSON beside it and saved on every change.
+
+    A change writes only its own key into the file (settings.update_settings_file: read, change,
+    write, under a lock), so a key the command line changed while the window was open (the shoot
+    type an import remembered) is kept, and read into this copy at the same time."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -64,11 +67,11 @@ class AppSettings(MutableMapping[str, Any]):
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._values[key] = value
-        self.save()
+        self._store({key: value}, ())
 
     def __delitem__(self, key: str) -> None:
         del self._values[key]
-        self.save()
+        self._store({}, (key,))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
@@ -76,15 +79,17 @@ class AppSettings(MutableMapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
-    def save(self) -> None:
-        """Write the settings atomically (no file when constructed without a path)."""
+    def _store(self, changes: dict[str, Any], removed: Iterable[str]) -> None:
+        """Write these keys into the file, keeping the others as they are there, and take the file's
+        other keys in (no file when constructed without a path)."""
         if self.path is None:
             return
-        text = json.dumps(self._values, indent=2, sort_keys=True, default=str)
         try:  # saved on every change (view, sort, filter): no fsync, and a read-only folder is no error
-            write_text_atomically(self.path, text, durable=False)
+            stored = update_settings_file(self.path, changes, removed)
         except OSError as exc:
             log.warning("could not save settings to %s (%s)", self.path, exc)
+            return
+        self._values.update(stored)
 
 
 class SelectionModel(QObject):

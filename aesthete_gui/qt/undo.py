@@ -9,7 +9,10 @@ sidecar sync, an edit a write found in the sidecar) are read back into the view 
 announces them, and after each batch of writes. Undo also puts every sidecar the step wrote back to
 its bytes before the step (deleting the sidecars it created), unless another program changed the
 sidecar since: then only the marks are taken back in it, its other edits kept, and the status bar
-says so. Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a
+says so. Undo and redo are compare-and-set: a field goes back only where the profile (having taken
+in the sidecar's edits) still holds the value the step wrote; a field the command line or another
+program changed since keeps its newer value, in the profile, the sidecar and the view, and the
+status bar says so in one line. Choices (a Compare key, a Set verdict) are recorded through services/choices.py as a
 QUndoCommand on the same stack, so one Ctrl+Z in any view takes back the last mark or choice,
 wherever it was made."""
 
@@ -51,10 +54,10 @@ class MarkChange:
     after: Marks
 
 
-MarkWriter = Callable[[int, Mapping[str, Any], MarkSource, list[SidecarEdit] | None, bool], None]
+MarkWriter = Callable[[int, Mapping[str, Any], MarkSource, list[SidecarEdit] | None, bool, Mapping[str, Any] | None], None]
 """Writes the changed fields (some of stars, flag, label) of one image: (image id, fields, who changed
 them, the journal that collects the sidecar bytes before the write for undo, whether the sidecar may
-be written)."""
+be written, the values the fields must still hold to change (undo, redo; None: change them anyway))."""
 
 FIELDS = ("stars", "flag", "label")
 
@@ -64,13 +67,23 @@ def changed_fields(before: Marks, after: Marks) -> dict[str, Any]:
     return {name: new for name, old, new in zip(FIELDS, before, after, strict=True) if old != new}
 
 
+def _held(values: Marks, names: Iterable[str]) -> dict[str, Any]:
+    """The values of these fields in `values`."""
+    return {name: values[FIELDS.index(name)] for name in names}
+
+
 def write_mark_with_services(context: AppContext) -> MarkWriter:
     """The writer used by the app: services.library_marks.mark_image (profile + XMP sidecar when
     enabled), the one function the command line's `mark` uses too."""
     from aesthete_gui.services import library_marks
 
     def write(
-        image_id: int, fields: Mapping[str, Any], source: MarkSource, journal: list[SidecarEdit] | None, sidecar: bool
+        image_id: int,
+        fields: Mapping[str, Any],
+        source: MarkSource,
+        journal: list[SidecarEdit] | None,
+        sidecar: bool,
+        expected: Mapping[str, Any] | None,
     ) -> None:
         library_marks.mark_image(
             context.profile,
@@ -81,6 +94,7 @@ def write_mark_with_services(context: AppContext) -> MarkWriter:
             journal=journal,
             pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
             source=source,
+            expected=expected,
         )
 
     return write
@@ -95,10 +109,10 @@ class _MarkCommand(QUndoCommand):
         self._done_once = False
 
     def redo(self) -> None:
-        source: MarkSource = "undo" if self._done_once else "window"  # a later redo comes from Edit ▸ Redo
+        again = self._done_once  # a later redo comes from Edit ▸ Redo: compare-and-set, like undo
         self._done_once = True
         self._journal = []
-        self._controller._apply(self._changes, self._journal, source)
+        self._controller._apply(self._changes, self._journal, "undo" if again else "window", again)
 
     def undo(self) -> None:
         self._controller._revert(self._changes, self._journal)
@@ -199,44 +213,94 @@ class MarkController(QObject):
         future = self._executor.submit(job)
         self._futures = [f for f in self._futures if not f.done()] + [future]
 
-    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: MarkSource) -> None:
-        """Show `after` at once, then write, in the background, the fields that differ from `before`."""
+    def _apply(self, changes: list[MarkChange], journal: list[SidecarEdit], source: MarkSource, again: bool = False) -> None:
+        """Show `after` at once, then write, in the background, the fields that differ from `before`
+        (`again`, a redo: only where they still hold `before`)."""
         self._pending.update(c.image_id for c in changes)
         self.applied.emit({c.image_id: c.after for c in changes})
-        items = [(c.image_id, changed_fields(c.before, c.after)) for c in changes]
-        self._submit(lambda: self._write_all(items, source, journal, {c.image_id for c in changes}))
+        items = [_item(c.image_id, c.before, c.after, again) for c in changes]
+        finish = self._redo_notice if again else None
+        self._submit(lambda: self._write_all(items, source, journal, {c.image_id for c in changes}, finish))
 
     def _revert(self, changes: list[MarkChange], journal: list[SidecarEdit]) -> None:
-        """Show `before` at once, then put the sidecars back and write the fields back, in the background."""
+        """Show `before` at once, then put the sidecars back and write the fields back where they still
+        hold `after`, in the background."""
         self._pending.update(c.image_id for c in changes)
         self.applied.emit({c.image_id: c.before for c in changes})
-        items = [(c.image_id, changed_fields(c.after, c.before)) for c in changes]
+        items = [_item(c.image_id, c.after, c.before, True) for c in changes]
         self._submit(lambda: self._undo_all(items, list(journal)))
 
-    def _write_all(self, items: list[tuple[int, dict[str, Any]]], source: MarkSource, journal: list[SidecarEdit] | None,
-                   sidecar_ids: set[int], notice: str = "") -> None:  # fmt: skip
+    def _write_all(self, items: list[_Item], source: MarkSource, journal: list[SidecarEdit] | None,
+                   sidecar_ids: set[int], finish: Callable[[list[_Item]], str] | None = None) -> None:  # fmt: skip
+        """Write each image's fields, then `finish` (on this thread), whose answer goes to the status bar."""
         errors = []
-        for image_id, fields in items:
+        for image_id, fields, expected in items:
             try:
-                self._writer(image_id, fields, source, journal, image_id in sidecar_ids)
+                self._writer(image_id, fields, source, journal, image_id in sidecar_ids, expected)
             except SidecarNotWritten as exc:  # the mark is in the profile; only the sidecar is not
                 errors.append(f"mark saved in the profile; {exc}")
             except Exception as exc:  # one failing image must not lose the other marks
                 log.warning("writing marks of image %s failed: %s", image_id, exc)
                 errors.append(f"could not save the mark of image {image_id}: {exc}")
-        self._done.emit([i for i, _ in items], "; ".join(errors), notice)
+        notice = ""
+        if finish is not None:
+            try:
+                notice = finish(items)
+            except Exception as exc:  # the marks are written; only the notice is lost
+                log.warning("after the marks were written: %s", exc)
+        self._done.emit([i for i, _, _ in items], "; ".join(errors), notice)
 
-    def _undo_all(self, items: list[tuple[int, dict[str, Any]]], journal: list[SidecarEdit]) -> None:
-        """Undo on the writer thread: sidecars back to their bytes, then the marks in the profile."""
+    def _left_elsewhere(self, items: list[_Item]) -> set[int]:
+        """The images where a field the step meant to change holds another writer's newer value."""
+        from aesthete_gui.store.records import comparable
+
+        stored = self._context.profile.marks.of(i for i, _, _ in items)
+        return {
+            image_id
+            for image_id, fields, _ in items
+            if any(comparable(name, getattr(stored[image_id], name)) != comparable(name, value)
+                   for name, value in fields.items())
+        }  # fmt: skip
+
+    def _undo_all(self, items: list[_Item], journal: list[SidecarEdit]) -> None:
+        """Undo on the writer thread: sidecars back to their bytes, then the marks in the profile
+        where they still hold what the step wrote."""
         from aesthete_gui.services.library_marks import undo_sidecar_edits
 
         restored, changed = undo_sidecar_edits(self._context.profile, journal) if journal else (set(), set())
-        notice = ""
-        if changed:
-            count = len(changed)
-            notice = (f"{count} sidecar{'s were' if count > 1 else ' was'} changed by another program since "
-                      "the mark: only the marks were taken back there, its other edits kept")  # fmt: skip
-        self._write_all(items, "undo", None, {i for i, _ in items if i not in restored}, notice)
+
+        def finish(written: list[_Item]) -> str:
+            left = self._left_elsewhere(written)
+            self._sidecars_agree(left & restored)
+            notice = _left_notice("Undo", len(left)) if left else ""
+            others = len(changed - left)
+            if others:
+                notice = "; ".join(filter(None, [notice,
+                    f"{others} sidecar{'s were' if others > 1 else ' was'} changed by another program since "
+                    "the mark: only the marks were taken back there, its other edits kept"]))  # fmt: skip
+            return notice
+
+        self._write_all(items, "undo", None, {i for i, _, _ in items if i not in restored}, finish)
+
+    def _redo_notice(self, items: list[_Item]) -> str:
+        left = self._left_elsewhere(items)
+        return _left_notice("Redo", len(left)) if left else ""
+
+    def _sidecars_agree(self, image_ids: set[int]) -> None:
+        """Write the profile's marks into sidecars the undo put back to their old bytes, for the images
+        whose newer marks from elsewhere stayed in the profile (a `mark --no-xmp`, say)."""
+        if not image_ids or not self._context.settings.get("xmp_enabled", True):
+            return
+        from aesthete_gui.services.library_marks import write_mark_to_sidecar
+
+        for image_id in sorted(image_ids):
+            mark = self._context.profile.marks.get(image_id)
+            try:
+                write_mark_to_sidecar(self._context.profile, image_id, mark, mark, insist=FIELDS,
+                                      naming=self._context.settings.get("xmp_naming") or "auto",
+                                      pairs_as_one=bool(self._context.settings.get(PAIRS_SETTING, False)))  # fmt: skip
+            except Exception as exc:  # the profile holds the marks; the next sync writes them
+                log.warning("sidecar of image %s not brought back in line after undo: %s", image_id, exc)
 
     @Slot(list, str, str)
     def _on_done(self, image_ids: list, error: str, notice: str) -> None:
@@ -301,6 +365,22 @@ def record_choices(
     command = _ChoiceCommand(context, batch, text, on_undo, on_redo)
     context.undo_stack.push(command)  # push runs redo(): the choices are written now
     return list(command.choice_ids)
+
+
+_Item = tuple[int, dict[str, Any], dict[str, Any] | None]
+"""One image's write: (image id, the fields to set, the values they must still hold, or None)."""
+
+
+def _item(image_id: int, start: Marks, end: Marks, guarded: bool) -> _Item:
+    """The write that takes an image's marks from `start` to `end` (compare-and-set when `guarded`)."""
+    fields = changed_fields(start, end)
+    return image_id, fields, (_held(start, fields) if guarded else None)
+
+
+def _left_notice(step: str, count: int) -> str:
+    """The status-bar line for marks an undo or redo left because they were changed elsewhere."""
+    what = f"the marks of {count} images as they are: they were" if count > 1 else "1 mark as it is: it was"
+    return f"{step} left {what} changed elsewhere since (the command line or another program)"
 
 
 def _describe(stars: Any, flag: Any, label: Any, count: int) -> str:

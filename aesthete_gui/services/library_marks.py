@@ -8,7 +8,7 @@ import io
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -88,6 +88,7 @@ def mark_image(
     journal: list[SidecarEdit] | None = None,
     pairs_as_one: bool | None = None,
     source: MarkSource | None = None,
+    expected: Mapping[str, Any] | None = None,
 ) -> MarkRecord:
     """Mark an image as the user asked: the profile (committed first), then its XMP sidecar when
     `write_xmp`.
@@ -100,16 +101,24 @@ def mark_image(
     a sidecar value this mark replaces) is kept in the mark history by the marks repository.
     `journal` collects the sidecar's bytes before the write (for undo); `pairs_as_one` (default: the
     profile's setting) picks the sidecar of a RAW+JPEG pair's half; `source` says who marks
-    (default: the profile's actor). Raises SidecarNotWritten (the profile keeps the mark) when the
-    sidecar cannot be written.
+    (default: the profile's actor). `expected` (undo, redo) changes a field only where the profile
+    (after taking in the sidecar's edits) still holds that value: one another writer changed since
+    is left as it is, in the profile and in the sidecar. Raises SidecarNotWritten (the profile
+    keeps the mark) when the sidecar cannot be written.
     """
     fields = {name for name, value in zip(MARK_FIELDS, (stars, flag, label), strict=True) if value is not UNSET}
-    if not write_xmp:
-        return profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
+    if write_xmp:
+        _take_sidecar_edits(profile, image_id)
+    agreed = profile.marks.get(image_id) if write_xmp else None
+    if expected is None:
+        mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
+    else:
+        mark, left = profile.marks.set_unless_changed(image_id, expected, stars=stars, flag=flag, label=label,
+                                                      source=source)  # fmt: skip
+        fields -= left
+    if agreed is None or (expected is not None and not fields):  # nothing of this undo to write
+        return mark
     pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
-    _take_sidecar_edits(profile, image_id)
-    agreed = profile.marks.get(image_id)
-    mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
     return write_mark_to_sidecar(profile, image_id, mark, agreed, insist=fields, naming=naming,
                                  pairs_as_one=pairs, journal=journal)  # fmt: skip
 

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
-from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.imaging.best_frame import Edition, find_copies
 from aesthete_gui.imaging.checks import checks_version, thresholds_version
 from aesthete_gui.imaging.judging import (
@@ -40,6 +39,7 @@ from aesthete_gui.imaging.judging import (
 from aesthete_gui.imaging.sequences import Shot, find_sets, side_by_side
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
 from aesthete_gui.imaging.verdict_models import verdict_models
+from aesthete_gui.settings import update_settings_file
 
 if TYPE_CHECKING:
     from aesthete_gui.store import ImageRecord, Profile
@@ -91,9 +91,7 @@ def remember_shoot_type(profile: Profile | str | Path, name: str) -> str:
     path = _profile_file(profile)
     if str(path) == ":memory:":
         return chosen
-    values = _settings(path)
-    values[SHOOT_TYPE_SETTING] = chosen
-    write_text_atomically(settings_path(path), json.dumps(values, indent=2, sort_keys=True, default=str), durable=False)
+    update_settings_file(settings_path(path), {SHOOT_TYPE_SETTING: chosen})  # the other keys as they are on disk
     return chosen
 
 

@@ -53,7 +53,8 @@ class ProfileDatabase:
     disk, a lock held too long, a damaged or read-only file surface as `store.errors.ProfileError`
     subclasses; other errors are bugs. Before each write, the file guard (store/file_guard.py)
     makes sure the connections still use the WAL on disk, reopening them all when it was deleted
-    or replaced.
+    or replaced; each write transaction holds the guard's writer lock and each read its checkpoint
+    lock, so that Aesthete's processes stay apart even when SQLite's own locks were dropped.
     """
 
     def __init__(self, path: Path) -> None:
@@ -136,7 +137,7 @@ class ProfileDatabase:
     def using(self) -> Iterator[sqlite3.Connection]:
         """This thread's connection, kept from a recovery while the block runs."""
         guard = self.guard
-        with guard.gate.use():
+        with guard.use():
             yield self._thread_db(guard).conn
 
     @property
@@ -173,17 +174,19 @@ class ProfileDatabase:
         with self.using() as conn, profile_errors(self.path):
             if conn.in_transaction:
                 raise RuntimeError("a profile write transaction cannot be nested")
-            conn.execute("BEGIN IMMEDIATE")
-            tx = Transaction(conn)
-            try:
-                yield tx
-                self._log(conn, tx.events)
-                conn.execute("COMMIT")
-            except BaseException:
-                # SQLite may already have rolled back by itself (after SQLITE_FULL, for instance)
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            with self.guard.writing():  # the one writer of every Aesthete process on this file
+                conn.execute("BEGIN IMMEDIATE")
+                tx = Transaction(conn)
+                try:
+                    yield tx
+                    self._log(conn, tx.events)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    # SQLite may already have rolled back by itself (after SQLITE_FULL, for instance)
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                self.guard.checkpoint_if_due(conn)
         for event in tx.events:
             self.hub.publish(event)
 

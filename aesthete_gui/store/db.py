@@ -129,7 +129,7 @@ def open_profile(
         _check_is_ours(target)
     profile = Profile(target, actor, checks_version)
     try:
-        with profile_errors(target, os_errors=True):
+        with profile_errors(target, os_errors=True), profile.database.using(), profile.database.guard.writing():
             migrate(profile.conn)
     except BaseException:
         profile.close()

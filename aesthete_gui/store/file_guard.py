@@ -8,7 +8,12 @@ holds on it. Another process then believes it is the last user, checkpoints and 
 and this process goes on writing into the deleted file; its commits are lost when it closes, or
 are copied over newer pages by its own last checkpoint.
 
-Two defences, measured in docs/benchmarks.md ("Profile locks"):
+The same close() also drops SQLite's locks on the -shm file: the WAL write lock and the read marks
+that keep a checkpoint from copying pages under a reader or restarting the WAL it reads. Another
+process then writes, checkpoints or restarts the WAL at the same time as this one, and marks are
+lost or go back to an older value while every commit reports success.
+
+Three defences, measured in docs/benchmarks/profile_locks.md:
 
 1. On Linux, open-file-description (OFD) read locks on descriptors this guard opens itself: one on
    the database file's SHARED byte range, one on the -shm file's "dead man's switch" byte. They
@@ -21,18 +26,29 @@ Two defences, measured in docs/benchmarks.md ("Profile locks"):
    files on disk are compared, by inode, with the ones this process holds. When they differ (locks
    lost where OFD locks do not exist, or files deleted by hand), every connection of the process to
    the file is closed and reopened before the write, so nothing is written into a deleted file.
+3. On Linux, Aesthete's processes also order themselves with OFD locks of their own, on bytes of
+   the database's lock page that SQLite never uses, so that SQLite's -shm locks are no longer what
+   keeps them apart: the writer byte is held exclusively for a whole write transaction (two
+   processes never write the WAL at once), the checkpoint byte is held shared by every process
+   while one of its connections reads, and exclusively while a process checkpoints. SQLite's
+   automatic checkpoint is turned off on these connections; a commit that leaves a long WAL
+   checkpoints it (PASSIVE) when no other process is reading at that moment, so a checkpoint never
+   copies pages under another process's reader nor restarts a WAL it reads. Programs other than
+   Aesthete (the sqlite3 shell) still rely on SQLite's own locks alone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import sqlite3
 import struct
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,26 +63,47 @@ SHM_DEAD_MANS_SWITCH = 128
 """The -shm byte every connection read-locks while it maps the file ((22 + 8) * 4 + 8 in os_unix.c);
 a process that can write-lock it believes it is alone and truncates the shared memory."""
 
+WRITER_BYTE = PENDING_BYTE + 1024
+"""Aesthete's writer lock: a byte of the lock page (which holds no data) beyond SQLite's lock bytes."""
+CHECKPOINT_BYTE = PENDING_BYTE + 1025
+"""Aesthete's checkpoint lock: shared while a process reads, exclusive while one checkpoints."""
+CHECKPOINT_FRAMES = 1000
+"""WAL frames not yet copied into the database after which a commit checkpoints (SQLite's default)."""
+_WAL_MX_FRAME = 16
+"""Offset in the -shm file of the WAL index header's last valid frame (u32, native byte order)."""
+_WAL_BACKFILL = 96
+"""Offset of the count of frames already copied into the database (after the header's two copies)."""
+BUSY_TIMEOUT_S = 30.0
+"""How long a process waits for another one's write or checkpoint (SQLite's busy timeout of the store)."""
+LOCK_POLL_S = 0.002
+"""How long a process waits between two tries of a lock another Aesthete process holds."""
+
 OFD_LOCKS = sys.platform.startswith("linux") and hasattr(fcntl, "F_OFD_SETLK")
+OWN_LOCKS = True
+"""Defence 3 in use where OFD locks exist (the benchmark switches it off to measure what it does)."""
 
 
+@functools.cache
 def _flock(kind: int, start: int, length: int) -> bytes:
     """A struct flock (l_type, l_whence, l_start, l_len, l_pid), padded to the platform's size."""
     packed = struct.pack("hhqqi", kind, os.SEEK_SET, start, length, 0)
     return packed + b"\0" * (-len(packed) % struct.calcsize("q"))
 
 
-def _ofd_read_lock(path: str, start: int, length: int) -> tuple[int | None, bool]:
+def _ofd_read_lock(path: str, start: int, length: int, writable: bool = False) -> tuple[int | None, bool]:
     """(descriptor, locked): a descriptor of `path` holding an OFD read lock on the byte range.
 
     The descriptor is returned even when the lock failed: it must stay open until the process's
-    connections are closed, because closing it would drop their locks.
+    connections are closed, because closing it would drop their locks. `writable` opens it for
+    writing where the file allows (an exclusive lock needs that), read-only otherwise.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None, False
-    return fd, _ofd_lock(fd, start, length)
+    for flags in (os.O_RDWR, os.O_RDONLY) if writable else (os.O_RDONLY,):
+        try:
+            fd = os.open(path, flags | os.O_CLOEXEC)
+        except OSError:
+            continue
+        return fd, _ofd_lock(fd, start, length)
+    return None, False
 
 
 def _ofd_lock(fd: int, start: int, length: int) -> bool:
@@ -79,9 +116,36 @@ def _ofd_lock(fd: int, start: int, length: int) -> bool:
     return True
 
 
+def _ofd_try(fd: int, kind: int, start: int) -> bool:
+    """Take (or convert to) an OFD lock of `kind` on one byte now; False when another process holds it."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _flock(kind, start, 1))
+    except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: held elsewhere
+        return False
+    return True
+
+
+def _ofd_wait(fd: int, kind: int, start: int, deadline: float) -> None:
+    """Take an OFD lock of `kind` on one byte, waiting for other processes until `deadline`.
+
+    Polled rather than F_OFD_SETLKW, so that a process stopped while holding it cannot hang this one
+    past the busy timeout. Raises sqlite3.OperationalError("database is locked") at the deadline,
+    which the store reports as a busy profile.
+    """
+    while not _ofd_try(fd, kind, start):
+        if time.monotonic() >= deadline:
+            raise sqlite3.OperationalError("database is locked")
+        time.sleep(LOCK_POLL_S)
+
+
 def _ofd_unlock(fd: int, start: int, length: int) -> None:
     with contextlib.suppress(OSError):
         fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_UNLCK, start, length))
+
+
+def _writable(fd: int | None) -> bool:
+    """Whether the descriptor was opened for writing (an exclusive OFD lock needs that)."""
+    return fd is not None and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDWR
 
 
 def _inode(path: str) -> int | None:
@@ -162,21 +226,30 @@ class FileGuard:
         self._wal_inode: int | None = None
         self._wal_mode = False
         self._finished = False
+        self.serialised = False
+        """True when Aesthete's processes order their writes, reads and checkpoints by OFD locks (Linux)."""
+        self._writer = threading.Lock()
+        self._readers_lock = threading.Lock()
+        self._readers = 0
+        self.checkpoints = 0
+        """Checkpoints this process ran through `checkpoint_if_due` (tests, benchmarks)."""
 
     # -- connections -------------------------------------------------------------------------
     def adopt(self, conn: sqlite3.Connection) -> None:
         """Register a freshly opened connection (in WAL mode, having read the file once)."""
         with self._lock:
             self._connections.append(conn)
-            if self._wal_inode is not None or not self._wal_mode:
-                return
-            self._wal_inode = _inode(self.wal_path)
-            if OFD_LOCKS:
-                if self._db_fd is None:
-                    self._db_fd, db_locked = _ofd_read_lock(str(self.path), SHARED_FIRST, SHARED_SIZE)
-                    self.ofd_locked = db_locked
-                if self._shm_fd is None:
-                    self._shm_fd, _ = _ofd_read_lock(self.shm_path, SHM_DEAD_MANS_SWITCH, 1)
+            if self._wal_inode is None and self._wal_mode:
+                self._wal_inode = _inode(self.wal_path)
+                if OFD_LOCKS:
+                    if self._db_fd is None:
+                        self._db_fd, db_locked = _ofd_read_lock(str(self.path), SHARED_FIRST, SHARED_SIZE, True)
+                        self.ofd_locked = db_locked
+                        self.serialised = OWN_LOCKS and db_locked and _writable(self._db_fd)
+                    if self._shm_fd is None:
+                        self._shm_fd, _ = _ofd_read_lock(self.shm_path, SHM_DEAD_MANS_SWITCH, 1)
+            if self.serialised:  # checkpoints run only where no other process reads (checkpoint_if_due)
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
 
     def note_journal_mode(self, mode: str) -> None:
         """Record the journal mode the first connection found (the checks only apply to WAL)."""
@@ -222,6 +295,91 @@ class FileGuard:
                     conn.close()
             if old_shm is not None:
                 os.close(old_shm)  # the old -shm file: no connection uses it any more
+        return True
+
+    # -- Aesthete's own locks (defence 3) -----------------------------------------------------------
+    @contextlib.contextmanager
+    def use(self) -> Iterator[None]:
+        """Use a connection: kept from a recovery, and, for the outermost use of the thread, counted
+        as a reader of the process (the checkpoint byte held shared while any thread reads)."""
+        outer = self.gate.depth() == 0
+        with self.gate.use():
+            if outer:
+                self._start_reading()
+            try:
+                yield
+            finally:
+                if outer:
+                    self._stop_reading()
+
+    def _start_reading(self) -> None:
+        with self._readers_lock:
+            fd = self._db_fd
+            if self.serialised and fd is not None and self._readers == 0:
+                _ofd_wait(fd, fcntl.F_RDLCK, CHECKPOINT_BYTE, time.monotonic() + BUSY_TIMEOUT_S)
+            self._readers += 1
+
+    def _stop_reading(self) -> None:
+        with self._readers_lock:
+            self._readers -= 1
+            fd = self._db_fd
+            if self._readers == 0 and self.serialised and fd is not None:
+                _ofd_unlock(fd, CHECKPOINT_BYTE, 1)
+
+    @contextlib.contextmanager
+    def writing(self, timeout: float = BUSY_TIMEOUT_S) -> Iterator[None]:
+        """Be the one writer of all Aesthete processes (and of this one) while the block runs."""
+        if not self._writer.acquire(timeout=timeout):
+            raise sqlite3.OperationalError("database is locked")
+        try:
+            fd = self._db_fd
+            if not (self.serialised and fd is not None):
+                yield
+                return
+            _ofd_wait(fd, fcntl.F_WRLCK, WRITER_BYTE, time.monotonic() + timeout)
+            try:
+                yield
+            finally:
+                _ofd_unlock(fd, WRITER_BYTE, 1)
+        finally:
+            self._writer.release()
+
+    def frames_to_copy(self) -> int:
+        """WAL frames not yet copied into the database, read from the -shm file (0 when unknown)."""
+        if self._shm_fd is None:
+            return 0
+        try:
+            head = os.pread(self._shm_fd, _WAL_BACKFILL + 4, 0)
+        except OSError:
+            return 0
+        if len(head) < _WAL_BACKFILL + 4:
+            return 0
+        (last,) = struct.unpack_from("=I", head, _WAL_MX_FRAME)
+        (copied,) = struct.unpack_from("=I", head, _WAL_BACKFILL)
+        return max(0, last - copied)
+
+    def checkpoint_if_due(self, conn: sqlite3.Connection, frames: int = CHECKPOINT_FRAMES) -> bool:
+        """Checkpoint (PASSIVE) when the WAL holds `frames` uncopied frames and no other process reads.
+
+        Called by the writer (inside `writing()` and a use of the connection) right after its
+        commit; True when it checkpointed. Readers of this process need no lock here: SQLite keeps
+        the locks of connections of one process apart in memory, which a close() cannot drop.
+        """
+        fd = self._db_fd
+        if not self.serialised or fd is None or self.frames_to_copy() < frames:
+            return False
+        with self._readers_lock:
+            if not _ofd_try(fd, fcntl.F_WRLCK, CHECKPOINT_BYTE):
+                return False  # another process is reading: the next commit tries again
+        try:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.checkpoints += 1
+        finally:
+            with self._readers_lock:
+                if self._readers:
+                    _ofd_try(fd, fcntl.F_RDLCK, CHECKPOINT_BYTE)  # back to shared: never refused
+                else:
+                    _ofd_unlock(fd, CHECKPOINT_BYTE, 1)
         return True
 
     # -- owners ------------------------------------------------------------------------------

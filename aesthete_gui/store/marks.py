@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from aesthete_gui.store.connection import ProfileDatabase, Transaction
@@ -17,6 +17,7 @@ from aesthete_gui.store.records import (
     MarkRecord,
     MarkSource,
     Unset,
+    comparable,
     normalize_label,
 )
 from aesthete_gui.store.repository import Repository, writes
@@ -145,6 +146,37 @@ class MarksRepository(Repository):
             mark = store_marks(tx, image_id, stars, flag, label, source or self.actor)
             tx.announce(MarksChanged((image_id,)))
         return mark
+
+    @writes
+    def set_unless_changed(
+        self,
+        image_id: int,
+        expected: Mapping[str, Any],
+        stars: int | Unset | None = UNSET,
+        flag: str | Unset | None = UNSET,
+        label: str | Unset | None = UNSET,
+        source: MarkSource | None = None,
+    ) -> tuple[MarkRecord, frozenset[str]]:
+        """Change each given field only where it still holds its `expected` value (compare-and-set,
+        for undo and redo); the marks afterwards and the fields left because another writer changed
+        them since. A field given without an expected value is set as `set` would."""
+        values = {"stars": stars, "flag": flag, "label": label}
+        with self._db.transaction() as tx:
+            row = tx.execute("SELECT stars, flag, label FROM marks WHERE image_id = ?", (image_id,)).fetchone()
+            now = dict(zip(("stars", "flag", "label"), row or (0, None, None), strict=True))
+            left = frozenset(
+                name
+                for name, value in values.items()
+                if value is not UNSET and name in expected
+                and comparable(name, now[name]) != comparable(name, expected[name])
+            )  # fmt: skip
+            wanted = {name: (UNSET if name in left else value) for name, value in values.items()}
+            if all(value is UNSET for value in wanted.values()):
+                mark = None  # nothing left to change: no write, no event
+            else:
+                mark = store_marks(tx, image_id, **wanted, source=source or self.actor)  # type: ignore[arg-type]
+                tx.announce(MarksChanged((image_id,)))
+        return (mark or self.get(image_id)), left
 
     @writes
     def add_history(self, entries: Sequence[MarkHistoryEntry]) -> None:

@@ -58,6 +58,15 @@ def normalize_label(label: str | None) -> str | None:
     raise ValueError(f"unknown colour label {label!r}; expected one of {', '.join(COLOR_LABELS)}")
 
 
+def comparable(name: str, value: Any) -> Any:
+    """A mark field's value as the profile stores it (stars None is 0, a label in its canonical case)."""
+    if name == "stars":
+        return int(value or 0)
+    if name == "label":
+        return normalize_label(value)
+    return value or None
+
+
 @dataclass(frozen=True)
 class FolderRecord:
     """A folder the user imported."""
