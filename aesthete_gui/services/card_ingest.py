@@ -198,14 +198,13 @@ class _Destination:
         photographs may hold the same bytes; it may have been edited there since."""
         key = card_file.quick_key()
         known = self.journal.sources.get(key)
-        if known is not None and card_file.digest is None:
-            card_file.digest = known
+        digest = card_file.content_hash()  # a quick key match proves nothing: same first 64 KiB ≠ same bytes
         if card_file.photo:
-            found = self.journal.find(card_file.content_hash())
+            found = self.journal.find(digest)
         else:
-            found = self.journal.find(card_file.content_hash(), within=beside or set())
-        if found is not None and known is None:
-            self.learned.append({"source": key, "hash": card_file.content_hash()})
+            found = self.journal.find(digest, within=beside or set())
+        if found is not None and known != digest:
+            self.learned.append({"source": key, "hash": digest})
         return found
 
     def unit_there(self, card_unit: CardUnit) -> dict[str, Recorded]:
@@ -244,7 +243,7 @@ def _stage_all(
     staged: dict[str, tuple[CardFile, Staged]] = {}
     for card_file in missing:
         try:
-            copy = stage(card_file.path, folder, cancel, "ingest")
+            copy = stage(card_file.path, folder, cancel, "ingest", sidecar=not card_file.photo)
         except OSError as error:
             if error.filename == card_file.path:
                 summary.problems.append((card_file.path, read_problem(error)))
