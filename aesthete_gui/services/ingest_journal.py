@@ -6,13 +6,17 @@ kill in between leaves a record of a file that is not there, which a rerun copie
 a file nobody knows about), and `{"source", "hash"}` to remember a card file's hash by name, size
 and time. Lines are appended under the destination's folder lock, so two ingests into one library
 see each other's files and sequence numbers. "Already there" means the same bytes: a recorded file
-counts only while it is the very file written (same inode, size and time) or hashes the same. A
-line that does not parse (a torn write) is ignored. The JSON manifest of earlier versions
+counts only while it is the very file written (same inode, size and time) or hashes the same.
+Appends are all or nothing: a short write is continued, a failed one (a full disk) is cut back to
+the length before. A line that does not parse (a torn write of an older version, a crash) is
+ignored, and the next append starts on a new line. The JSON manifest of earlier versions
 (`.aesthete-ingest.json`) is read as a starting point and never written again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -96,13 +100,26 @@ class IngestJournal:
             self.next_seq = max(self.next_seq, record["seq"] + 1)
 
     def append(self, records: list[dict]) -> None:
-        """Add `records` (one write, each a line); call under the destination's folder lock."""
+        """Add `records` (each a line), all or none; call under the destination's folder lock.
+
+        A short write is continued until every byte is down; any failure (a full disk) cuts the file
+        back to its length before, so no torn line stays and the OSError reaches the caller. A torn
+        last line an older version or a crash left is closed first: the new records start on a line
+        of their own (the torn one does not parse and is ignored)."""
         if not records:
             return
         text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")
-        handle = os.open(self.root / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        handle = os.open(self.root / JOURNAL, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
-            os.write(handle, text)
+            before = os.fstat(handle).st_size
+            if before and os.pread(handle, 1, before - 1) != b"\n":
+                text = b"\n" + text
+            try:
+                _write_all(handle, text)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(handle, before)
+                raise
         finally:
             os.close(handle)
         self.refresh()
@@ -132,3 +149,13 @@ class IngestJournal:
             except OSError:
                 continue
         return None
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    """os.write until every byte is written (it may write fewer); OSError when the disk refuses."""
+    view = memoryview(data)
+    while view:
+        written = os.write(handle, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
