@@ -18,6 +18,7 @@ from tests.robustness.file_safety import (
     disk_with_few_files,
     every_hash,
     make_card,
+    named_hashes,
     run_cli,
 )
 
@@ -81,3 +82,19 @@ def test_reruns_after_the_disk_filled_copy_no_photograph_twice(tmp_path: Path) -
         copies = every_hash([dest])
     assert all(copies[h] == 1 for h in card.owner), "a photograph or sidecar is missing or there twice"
     assert {digest(p) for p in card.folder.rglob("*.JPG")} <= set(copies)
+
+
+def test_files_whose_record_lines_were_torn_are_found_by_their_bytes_and_not_copied_again(tmp_path: Path) -> None:
+    card = make_card(tmp_path / "card", 6, padding=20_000)
+    dest = tmp_path / "library"
+    env = cli_env()
+    args = ["ingest", "--quiet", "--no-import", str(card.folder), str(dest)]
+    assert run_cli(args, env).returncode == 0
+    copies = named_hashes(dest)
+    record = (dest / JOURNAL).read_bytes()
+    (dest / JOURNAL).write_bytes(record[: len(record) // 3])  # the records of most files lost mid-line
+    rerun = run_cli(args, env)
+    assert rerun.returncode == 0 and "0 copied and verified, 8 already there" in rerun.stdout, rerun.stdout + rerun.stderr
+    assert named_hashes(dest) == copies  # nothing copied twice, no sidecar either
+    again = run_cli(args, env)  # and the record knows them again
+    assert "0 copied and verified, 8 already there" in again.stdout and named_hashes(dest) == copies
