@@ -11,7 +11,8 @@ half-written file under a real name, and never costs another file its place.
 Names are chosen under the destination's folder lock from an append-only record of every ingest
 into it (services.ingest_journal), so two ingests into one library (two card readers) keep every
 photograph: a name that is taken, or any file pairing with that stem, gives `…_0007-2.JPG`. A file
-counts as already there only when the same bytes are (a hash), never because a name is taken. A
+counts as already there only when the same bytes are (a hash of every byte), never because a name
+is taken; a file whose record line was torn is found by its bytes. A
 rerun completes what an interrupted one left half-done (a photograph there, its sidecar or partner
 not yet), and removes the temporary files a killed run left. A card file that vanishes or cannot be
 read is skipped and reported; the others go on. The card's extension case is kept (`.JPG` stays
