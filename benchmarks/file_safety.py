@@ -40,6 +40,13 @@ CASES = {
     "test_a_card_file_vanishing_mid_ingest_is_skipped_and_reported_and_the_rest_goes_on": ("a card file vanishing mid-ingest, then a rerun", None),
     "test_helper_processes_end_when_a_killed_import_leaves_them": ("helpers of a killed import (4 processes)", None),
     "test_a_spawned_pool_ends_with_its_parent": ("workers of a killed spawned pool", None),
+    "test_card_photographs_whose_names_differ_only_in_case_are_both_copied": ("card names differing only in case, 3 templates, reruns", None),
+    "test_move_of_photographs_whose_names_differ_only_in_case_keeps_each_ones_name_and_sidecar": ("move of names differing only in case, own sidecars", None),
+    "test_a_fifo_socket_or_folder_named_as_a_card_file_is_refused_in_one_line_and_nothing_hangs": ("FIFO, socket, folder, /dev/zero link on a card", None),
+    "test_sidecars_that_are_fifos_or_links_to_dev_zero_do_not_stop_copy_picks_or_fill_the_disk": ("FIFO and /dev/zero-link sidecars in copy-picks (small tmpfs)", None),
+    "test_a_card_sidecar_linked_to_dev_zero_is_refused_and_the_rest_of_the_card_is_copied": ("/dev/zero-link and 8 MiB+ card sidecars (small tmpfs)", None),
+    "test_same_name_size_time_and_first_64_kib_is_not_already_there_unless_every_byte_is": ("same name, size, time, first 64 KiB, other bytes", None),
+    "test_a_live_copys_temporary_file_is_kept_and_a_leftover_is_removed_whatever_the_pids_say": ("a live copy's temp file with a foreign pid", None),
 }
 FAULTS = {  # faults each single-round case injects
     "test_two_ingests_at_once_with_the_same_names_keep_every_photo[card-names]": 1,
@@ -51,6 +58,13 @@ FAULTS = {  # faults each single-round case injects
     "test_a_card_file_vanishing_mid_ingest_is_skipped_and_reported_and_the_rest_goes_on": 3,
     "test_helper_processes_end_when_a_killed_import_leaves_them": 1,
     "test_a_spawned_pool_ends_with_its_parent": 1,
+    "test_card_photographs_whose_names_differ_only_in_case_are_both_copied": 3,
+    "test_move_of_photographs_whose_names_differ_only_in_case_keeps_each_ones_name_and_sidecar": 1,
+    "test_a_fifo_socket_or_folder_named_as_a_card_file_is_refused_in_one_line_and_nothing_hangs": 5,
+    "test_sidecars_that_are_fifos_or_links_to_dev_zero_do_not_stop_copy_picks_or_fill_the_disk": 2,
+    "test_a_card_sidecar_linked_to_dev_zero_is_refused_and_the_rest_of_the_card_is_copied": 2,
+    "test_same_name_size_time_and_first_64_kib_is_not_already_there_unless_every_byte_is": 1,
+    "test_a_live_copys_temporary_file_is_kept_and_a_leftover_is_removed_whatever_the_pids_say": 2,
 }
 
 
@@ -62,7 +76,8 @@ def harness(seed: str | None) -> None:
         started = time.monotonic()
         run = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", f"--junitxml={report}",
-             "tests/robustness/test_file_safety_kills.py", "tests/robustness/test_file_safety_faults.py"],
+             "tests/robustness/test_file_safety_kills.py", "tests/robustness/test_file_safety_faults.py",
+             "tests/robustness/test_file_safety_names.py", "tests/robustness/test_file_safety_temps.py"],
             cwd=REPO, env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip
         total = time.monotonic() - started

@@ -16,6 +16,15 @@ own `NAME.EXT.xmp` sidecars (imaging.xmp gives `NAME.xmp` to none of them). Only
 never changes hands. A destination name is free for a unit only when none of the files there would
 join it (a RAW, a `NAME.xmp`, a file of the same name).
 
+Names that differ only in case are different files on most disks (`IMG_0001.JPG` from a camera and
+`img_0001.JPG` from a phone): when the files of one stem key are written with several stems and two
+of them share an extension, each stem as written is its own group, and a sidecar goes only to the
+group whose stem it spells exactly (as imaging.xmp pairs them); a spelling none of them has is
+nobody's. A unit never holds
+two files whose extensions differ only in case (`IMG_0001.JPG` + `IMG_0001.jpg`, `IMG_0001.xmp` +
+`IMG_0001.XMP`): on a case-insensitive disk, or with `{ext_lower}`, they would take one name. Such
+photographs are separate units; such a second sidecar is nobody's.
+
 Pure: no file is read here; callers pass folder listings.
 """
 
@@ -104,8 +113,9 @@ class PhotoUnit:
 
     @property
     def key(self) -> tuple[str, tuple[str, ...]]:
-        """What tells units apart: two units of one folder may share a stem (`IMG_9.JPG`, `IMG_9.png`)."""
-        return self.folder, tuple(p.casefold() for p in self.photos)
+        """What tells units apart: two units of one folder may share a stem (`IMG_9.JPG`, `IMG_9.png`),
+        or a stem key (`IMG_9.JPG`, `img_9.JPG`)."""
+        return self.folder, self.photos
 
 
 def is_stem_sidecar(name: str) -> bool:
@@ -113,22 +123,70 @@ def is_stem_sidecar(name: str) -> bool:
     return is_sidecar_name(name) and not looks_like_photo_name(name[: -len(SIDECAR_SUFFIX)])
 
 
+def _tails_distinct(names: Sequence[str]) -> bool:
+    """Whether no two of `names` have extension parts that differ only in case (or not at all)."""
+    tails = [tail_of(n).casefold() for n in names]
+    return len(set(tails)) == len(tails)
+
+
 def one_exposure(photos: Sequence[str]) -> bool:
     """Whether photographs of one stem are one exposure's files: exactly one RAW among them (the
-    camera's RAW and its JPEG or HEIF), or a single file."""
-    return len(photos) == 1 or sum(map(is_raw_name, photos)) == 1
+    camera's RAW and its JPEG or HEIF), or a single file; never two files of one extension."""
+    return len(photos) == 1 or (sum(map(is_raw_name, photos)) == 1 and _tails_distinct(photos))
+
+
+def written_stem(name: str) -> str:
+    """The stem as written (case kept): `IMG_0001.CR2.xmp` → `IMG_0001`, `img_0001.JPG` → `img_0001`."""
+    return name[: len(name) - len(tail_of(name))]
+
+
+def _one_of_each_tail(names: list[str]) -> tuple[list[str], list[str]]:
+    """`names` without a second file whose extension part differs from an earlier one's only in case
+    (of `IMG.xmp` and `IMG.XMP` the one imaging.xmp reads, `IMG.xmp`, stays), and those left out."""
+    kept: list[str] = []
+    extra: list[str] = []
+    seen: set[str] = set()
+    for name in sorted(names, key=lambda n: (not n.endswith(SIDECAR_SUFFIX), n)):  # `.xmp` is read first
+        tail = tail_of(name).casefold()
+        (extra if tail in seen else kept).append(name)
+        seen.add(tail)
+    return kept, extra
 
 
 def _split(folder: str, members: list[str], sidecars: list[str]) -> tuple[list[PhotoUnit], list[str]]:
     """The units of one stem's photographs and sidecars, and the sidecars none of them takes."""
-    if one_exposure(members) or any(map(is_stem_sidecar, sidecars)):
-        return [PhotoUnit(folder, os.path.splitext(members[0])[0], tuple(members), tuple(sidecars))], []
+    stems = sorted({written_stem(m) for m in members})
+    if len(stems) > 1 and not _tails_distinct(members + sidecars):  # each spelling is its own group
+        units: list[PhotoUnit] = []
+        left: list[str] = []
+        for stem in stems:
+            found, rest = _split(folder, [m for m in members if written_stem(m) == stem],
+                                 [s for s in sidecars if written_stem(s) == stem])  # fmt: skip
+            units += found
+            left += rest
+        return units, left + [s for s in sidecars if written_stem(s) not in stems]
+    if one_exposure(members) or (_tails_distinct(members) and any(map(is_stem_sidecar, sidecars))):
+        kept, left = _one_of_each_tail(sidecars)
+        return [PhotoUnit(folder, written_stem(members[0]), tuple(members), tuple(sorted(kept)))], left
+    raws = [m for m in members if is_raw_name(m)]
+    owners: dict[str, list[str]] = {m: [] for m in members}
+    left = []
+    for sidecar in sidecars:
+        base = sidecar[: -len(SIDECAR_SUFFIX)]
+        alike = [m for m in members if m.casefold() == base.casefold()]
+        if base in owners:
+            owners[base].append(sidecar)
+        elif len(alike) == 1:
+            owners[alike[0]].append(sidecar)
+        elif is_stem_sidecar(sidecar) and len(raws) == 1:  # imaging.xmp gives NAME.xmp to the one RAW
+            owners[raws[0]].append(sidecar)
+        else:
+            left.append(sidecar)
     units = []
-    left = list(sidecars)
     for photo in members:
-        own = [s for s in left if s[: -len(SIDECAR_SUFFIX)].casefold() == photo.casefold()]
-        left = [s for s in left if s not in own]
-        units.append(PhotoUnit(folder, os.path.splitext(photo)[0], (photo,), tuple(own)))
+        kept, extra = _one_of_each_tail(owners[photo])
+        left += extra
+        units.append(PhotoUnit(folder, written_stem(photo), (photo,), tuple(sorted(kept))))
     return units, left
 
 
@@ -166,11 +224,13 @@ def unit_of(path: str, listing: Iterable[str], is_photo: Callable[[str], bool] =
 
 def joining(existing: Iterable[str], names: Iterable[str]) -> list[str]:
     """The names among `existing` (files of one folder) that the files `names` would share a unit
-    with, or collide with (same name without regard to case), if they were put there."""
+    with, or collide with (the same name), if they were put there. A name that differs only in case
+    is another file where case counts; on a disk where it does not, the caller finds that name
+    taken when it looks the name up (services.unit_placement)."""
     mine = list(names)
-    taken = {n.casefold() for n in mine}
+    taken = set(mine)
     there = list(existing)
-    clash = [n for n in there if n.casefold() in taken]
+    clash = [n for n in there if n in taken]
     units, _ = group_units("", [n for n in there if n not in clash] + mine)
     together = {n for u in units if set(u.names) & set(mine) for n in u.names}
     return [n for n in there if n in clash or n in together]

@@ -11,7 +11,8 @@ half-written file under a real name, and never costs another file its place.
 Names are chosen under the destination's folder lock from an append-only record of every ingest
 into it (services.ingest_journal), so two ingests into one library (two card readers) keep every
 photograph: a name that is taken, or any file pairing with that stem, gives `…_0007-2.JPG`. A file
-counts as already there only when the same bytes are (a hash), never because a name is taken. A
+counts as already there only when the same bytes are (a hash of every byte), never because a name
+is taken; a file whose record line was torn is found by its bytes. A
 rerun completes what an interrupted one left half-done (a photograph there, its sidecar or partner
 not yet), and removes the temporary files a killed run left. A card file that vanishes or cannot be
 read is skipped and reported; the others go on. The card's extension case is kept (`.JPG` stays
@@ -20,6 +21,7 @@ read is skipped and reported; the others go on. The card's extension case is kep
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -43,6 +45,7 @@ from aesthete_gui.services.verified_copy import (
     clean_own_temps,
     destination_problem,
     discard,
+    file_hash,
     folder_lock,
     read_problem,
     stage,
@@ -178,8 +181,9 @@ def _tail(card_file: CardFile, lower: bool) -> str:
 class _Destination:
     """One destination root (the library, or the backup) during one ingest."""
 
-    def __init__(self, root: Path, started: float, summary: IngestSummary) -> None:
+    def __init__(self, root: Path, started: float, summary: IngestSummary, main: bool = True) -> None:
         self.root = root
+        self.main = main
         self.journal = IngestJournal(root)
         self.started = started
         self.summary = summary
@@ -198,14 +202,13 @@ class _Destination:
         photographs may hold the same bytes; it may have been edited there since."""
         key = card_file.quick_key()
         known = self.journal.sources.get(key)
-        if known is not None and card_file.digest is None:
-            card_file.digest = known
+        digest = card_file.content_hash()  # a quick key match proves nothing: same first 64 KiB ≠ same bytes
         if card_file.photo:
-            found = self.journal.find(card_file.content_hash())
+            found = self.journal.find(digest)
         else:
-            found = self.journal.find(card_file.content_hash(), within=beside or set())
-        if found is not None and known is None:
-            self.learned.append({"source": key, "hash": card_file.content_hash()})
+            found = self.journal.find(digest, within=beside or set())
+        if found is not None and known != digest:
+            self.learned.append({"source": key, "hash": digest})
         return found
 
     def unit_there(self, card_unit: CardUnit) -> dict[str, Recorded]:
@@ -216,6 +219,32 @@ class _Destination:
             if not card_file.photo and beside and (r := self.there(card_file, beside)) is not None:
                 there[card_file.name] = r
         return there
+
+    def unrecorded(
+        self, card_unit: CardUnit, missing: list[CardFile], there: dict[str, Recorded], folder: Path, lower: bool
+    ) -> dict[str, Recorded]:  # fmt: skip
+        """The `missing` files that are in `folder` although their record line was torn: photographs by
+        their bytes, sidecars by name and bytes beside the unit's photographs. Each is recorded again now."""
+        if not self.journal.torn:
+            return {}
+        found = {f.name: r for f in missing if f.photo and (r := self.journal.unrecorded(folder, f.content_hash(), f.size))}
+        files = {f.name: f for f in card_unit.files}
+        stems = {_recorded_stem(r.path, files[n], lower) for n, r in {**there, **found}.items() if files[n].photo}
+        for card_file in (f for f in missing if not f.photo):
+            for stem in sorted(stems):
+                path = self.root / (stem + _tail(card_file, lower))
+                with contextlib.suppress(OSError):
+                    if path.is_file() and file_hash(path) == card_file.content_hash():
+                        info = path.stat()
+                        found[card_file.name] = Recorded(path.relative_to(self.root).as_posix(), info.st_ino,
+                                                         info.st_size, info.st_mtime_ns)  # fmt: skip
+                        break
+        if not found:
+            return found
+        with folder_lock(self.root):
+            self.journal.append([{"hash": files[n].content_hash(), "path": r.path, "inode": r.inode, "size": r.size,
+                                  "mtime_ns": r.mtime_ns} for n, r in found.items()])  # fmt: skip
+        return found
 
     def remember_sources(self) -> None:
         """Record the card files found already there by their hash, so a rerun need not read them whole."""
@@ -244,7 +273,7 @@ def _stage_all(
     staged: dict[str, tuple[CardFile, Staged]] = {}
     for card_file in missing:
         try:
-            copy = stage(card_file.path, folder, cancel, "ingest")
+            copy = stage(card_file.path, folder, cancel, "ingest", sidecar=not card_file.photo)
         except OSError as error:
             if error.filename == card_file.path:
                 summary.problems.append((card_file.path, read_problem(error)))
@@ -295,6 +324,17 @@ def _copy_unit(
     except OSError as error:
         raise IngestError(write_problem(error, folder)) from None
     destination.clean(folder)
+    try:
+        found = destination.unrecorded(card_unit, missing, there, folder, lower)
+    except OSError as error:
+        raise IngestError(write_problem(error, root)) from None
+    if found:
+        there.update(found)
+        missing = [f for f in missing if f.name not in found]
+        if destination.main:  # already there after all (the plan counted none of the unit's photographs)
+            summary.skipped += sum(f.photo for f in card_unit.files if f.name in (there if not missing else found))
+        if not missing:
+            return []
     staged = _stage_all(missing, folder, cancel, summary)
     if staged is None:
         return None
@@ -407,7 +447,7 @@ def ingest_card(
     summary.problems.extend(contents.problems)
     for root in roots:
         _check_destination(root, 0)
-    targets = [_Destination(root, started, summary) for root in roots]
+    targets = [_Destination(root, started, summary, n == 0) for n, root in enumerate(roots)]
     plan: list[tuple[CardUnit, list[bool]]] = []
     for index, card_unit in enumerate(contents.units):
         if cancel is not None and cancel.cancelled:

@@ -5,15 +5,27 @@ files or folders that cannot be read (each reported, never skipped without a wor
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 
 import xxhash
 
-from aesthete_gui.imaging.photo_units import PhotoUnit, group_units, is_sidecar_name
+from aesthete_gui.imaging.photo_units import (
+    PhotoUnit,
+    group_units,
+    is_sidecar_name,
+    looks_like_photo_name,
+)
 from aesthete_gui.jobs import CancelToken
 from aesthete_gui.services.library_scan import scan_folder
-from aesthete_gui.services.verified_copy import file_hash, read_problem
+from aesthete_gui.services.verified_copy import (
+    SIDECAR_LIMIT,
+    describe_kind,
+    file_hash,
+    open_regular,
+    read_problem,
+)
 
 QUICK_BYTES = 64 * 1024
 ORPHAN_SIDECAR = ".xmp without a photograph"
@@ -33,11 +45,13 @@ class CardFile:
     _quick: str | None = None
 
     def quick_key(self) -> str:
-        """Name, size, time and a hash of the first 64 KiB (EXIF: camera serial, capture time): how a
-        rerun recognises a file it copied before without reading all of it again."""
+        """Name, size, time and a hash of the first 64 KiB (EXIF: camera serial, capture time), recorded
+        with each copy. Only a hint: two files may share all of it (a time-lapse's frames stored
+        bottom-up), so whether a file is already there is always decided by the hash of every byte."""
         if self._quick is None:
             digest = xxhash.xxh3_64()
-            with open(self.path, "rb") as reader:
+            reader, _ = open_regular(self.path, follow_links=self.photo)
+            with reader:
                 digest.update(reader.read(QUICK_BYTES))
             self._quick = f"{self.name}|{self.size}|{self.mtime_ns}|{digest.hexdigest()}"
         return self._quick
@@ -119,6 +133,10 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
         carried = {n for u in units for n in u.names} | reported
         for name in listings[folder]:
             if name not in carried and not is_sidecar_name(name) and name not in here:
+                kind = _special(os.path.join(folder, name)) if looks_like_photo_name(name) else None
+                if kind is not None:
+                    contents.problems.append((os.path.join(folder, name), f"{kind}, not a file that can be copied; skipped"))
+                    continue
                 contents.not_copied[os.path.splitext(name)[1] or "(no extension)"] += 1
         for unit in units:
             files = _files(unit, contents)
@@ -128,14 +146,36 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
     return contents
 
 
+def _special(path: str) -> str | None:
+    """What the name is when it is neither a regular file nor gone (a FIFO, a device …), else None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return None if stat.S_ISREG(info.st_mode) else describe_kind(info)
+
+
 def _files(unit: PhotoUnit, contents: CardContents) -> list[CardFile]:
+    """The unit's files that can be copied; the others reported: a name that is not a regular file (a
+    FIFO would block the copy forever, a device never ends), a sidecar that is a symbolic link (it
+    may point anywhere, `/dev/zero` included) or larger than any sidecar."""
     files = []
     for name in unit.names:
         path = os.path.join(unit.folder, name)
+        photo = name in unit.photos
         try:
-            info = os.stat(path)
+            info = os.stat(path) if photo else os.lstat(path)
         except OSError as error:
             contents.problems.append((path, read_problem(error)))
             continue
-        files.append(CardFile(path, name, name in unit.photos, info.st_size, info.st_mtime_ns))
+        if stat.S_ISLNK(info.st_mode):
+            contents.problems.append((path, "a symbolic link; a sidecar is copied only as a file of its own; skipped"))
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            contents.problems.append((path, f"{describe_kind(info)}, not a file that can be copied; skipped"))
+            continue
+        if not photo and info.st_size > SIDECAR_LIMIT:
+            contents.problems.append((path, f"larger than {SIDECAR_LIMIT >> 20} MiB, more than any sidecar; skipped"))
+            continue
+        files.append(CardFile(path, name, photo, info.st_size, info.st_mtime_ns))
     return files

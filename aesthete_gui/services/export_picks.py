@@ -225,7 +225,7 @@ def _stage_unit(item: _Unit, folder: Path, cancel: CancelToken | None, result: C
     for name in item.unit.names:
         source = item.path(name)
         try:
-            copy = stage(source, folder, cancel if name in item.unit.photos else None)
+            copy = stage(source, folder, cancel if name in item.unit.photos else None, sidecar=name in item.unit.sidecars)
         except OSError as error:
             if error.filename == str(source):
                 result.skipped.append((str(source), read_problem(error)))

@@ -2,7 +2,8 @@
 
 Run under the folder's lock (verified_copy.folder_lock). A stem is free when no file in the folder
 would join the unit under it (imaging.photo_units.joining: a file of the same name, a RAW for a
-JPEG or the other way round, a `NAME.xmp`): an orphan `IMG_0001.xmp` there makes `IMG_0001` taken,
+JPEG or the other way round, a `NAME.xmp`; on a disk where case does not count, a file whose name
+differs only in case): an orphan `IMG_0001.xmp` there makes `IMG_0001` taken,
 so the unit becomes `IMG_0001 (2).jpg` + `IMG_0001 (2).xmp` and the orphan is left as it is; an
 `IMG_0001.JPG` there leaves `IMG_0001` free for a PNG `IMG_0001.png`, a photograph of its own. A caller may accept a taken stem whose files
 are this unit's own, already there with the same bytes (a rerun): those members are not placed
@@ -65,6 +66,10 @@ def place_unit(
             break
         existing = joining(listing.get(stem_key(stem + ".x"), []), [stem + tail for tail in members])
         verdict = _free_when_alone(existing) if accept is None else accept(stem, existing)
+        aliases = _aliases(folder, listing.get(stem_key(stem + ".x"), []), [stem + tail for tail in members])
+        if aliases:  # a disk where case does not count: another spelling holds the name
+            verdict = None
+            existing = existing + aliases
         if verdict is None:
             taken_by.extend(n for n in existing if n not in taken_by)
             continue
@@ -89,6 +94,21 @@ def place_unit(
             discard(members.get(tail))
         return Placement(stem, placed, already, taken_by)
     raise OSError(errno.EEXIST, "no free name found for this photograph", str(folder))
+
+
+def _aliases(folder: Path, listed: list[str], names: list[str]) -> list[str]:
+    """The files listed in `folder` that a name of `names` would reach although spelled otherwise: on
+    a case-insensitive disk (FAT, exFAT, macOS, Windows) `img_1.jpg` opens `IMG_1.JPG`."""
+    found = []
+    for name in names:
+        if name in listed or not any(n.casefold() == name.casefold() for n in listed):
+            continue
+        try:
+            os.lstat(folder / name)
+        except OSError:
+            continue
+        found += [n for n in listed if n.casefold() == name.casefold() and n not in found]
+    return found
 
 
 def _free_when_alone(existing: list[str]) -> set[str] | None:

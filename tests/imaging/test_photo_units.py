@@ -73,10 +73,45 @@ def test_a_destination_stem_is_taken_only_by_files_that_would_join_the_unit() ->
     assert joining(["IMG_9.JPG", "IMG_9.JPG.xmp"], ["IMG_9.png", "IMG_9.png.xmp"]) == []
     assert joining(["IMG_9.JPG", "IMG_9.xmp"], ["IMG_9.png"]) == ["IMG_9.JPG", "IMG_9.xmp"]  # NAME.xmp: nobody's
     assert joining(["IMG_9.CR2"], ["IMG_9.png"]) == ["IMG_9.CR2"]  # would become the RAW's partner
-    assert joining(["img_9.PNG"], ["IMG_9.png"]) == ["img_9.PNG"]  # the same name
+    assert joining(["IMG_9.png"], ["IMG_9.png"]) == ["IMG_9.png"]  # the same name
+    assert joining(["img_9.PNG"], ["IMG_9.png"]) == []  # another file where case counts (unit_placement asks the disk)
+    assert joining(["IMG_9.JPG", "IMG_9.xmp"], ["img_9.jpg", "img_9.xmp"]) == []  # another spelling, its own unit
     assert joining(["IMG_9.JPG.xmp"], ["IMG_9.png"]) == ["IMG_9.JPG.xmp"]  # a lone photo takes every same-stem sidecar
 
 
 def test_exposures_put_the_halves_of_a_raw_jpeg_pair_together_jpeg_first() -> None:
     paths = ["/a/X.DNG", "/a/Y.JPG", "/a/X.JPG", "/b/X.JPG", "/a/Z.png", "/a/Z.JPG"]
     assert exposures(paths) == [["/a/X.JPG", "/a/X.DNG"], ["/a/Y.JPG"], ["/b/X.JPG"], ["/a/Z.png"], ["/a/Z.JPG"]]
+
+
+def test_names_that_differ_only_in_case_are_separate_photographs_with_their_own_sidecars() -> None:
+    names = ["IMG_0001.JPG", "img_0001.jpg", "IMG_0001.xmp", "img_0001.xmp", "Img_0001.xmp"]
+    units, orphans = group_units("/f", names)
+    assert [(u.stem, u.photos, u.sidecars) for u in units] == [
+        ("IMG_0001", ("IMG_0001.JPG",), ("IMG_0001.xmp",)),
+        ("img_0001", ("img_0001.jpg",), ("img_0001.xmp",)),
+    ]
+    assert orphans == ["Img_0001.xmp"]  # a third spelling: nobody's, never handed to one of them
+    assert units[0].key != units[1].key
+    assert unit_of("/f/img_0001.jpg", names).paths == ["/f/img_0001.jpg", "/f/img_0001.xmp"]
+    assert exposures(["/f/IMG_1.JPG", "/f/img_1.JPG"]) == [["/f/IMG_1.JPG"], ["/f/img_1.JPG"]]
+
+
+def test_a_unit_never_holds_two_files_whose_extensions_differ_only_in_case() -> None:
+    units, orphans = group_units("/f", ["IMG_7.JPG", "IMG_7.jpg", "IMG_7.xmp", "IMG_7.JPG.xmp", "IMG_7.jpg.xmp"])
+    assert [(u.photos, u.sidecars) for u in units] == [
+        (("IMG_7.JPG",), ("IMG_7.JPG.xmp",)),
+        (("IMG_7.jpg",), ("IMG_7.jpg.xmp",)),
+    ]
+    assert orphans == ["IMG_7.xmp"]  # a shared NAME.xmp no rule gives to one of them
+    units, orphans = group_units("/f", ["IMG_8.CR2", "IMG_8.JPG", "IMG_8.jpg", "IMG_8.xmp", "IMG_8.XMP"])
+    assert [(u.photos, u.sidecars) for u in units] == [
+        (("IMG_8.CR2",), ("IMG_8.xmp",)),  # the one RAW keeps NAME.xmp, the one imaging.xmp reads
+        (("IMG_8.JPG",), ()),
+        (("IMG_8.jpg",), ()),
+    ]
+    assert orphans == ["IMG_8.XMP"]
+    assert exposures(["/f/IMG_8.CR2", "/f/IMG_8.JPG", "/f/IMG_8.jpg"]) == [["/f/IMG_8.CR2"], ["/f/IMG_8.JPG"], ["/f/IMG_8.jpg"]]
+    for unit in group_units("/f", ["X.CR2", "X.JPG", "X.xmp", "X.XMP", "x.jpg"])[0]:
+        tails = [tail_of(n).casefold() for n in unit.names]
+        assert len(tails) == len(set(tails))

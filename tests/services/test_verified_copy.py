@@ -1,5 +1,6 @@
 """The last step of every copy never replaces a file: renameat2(RENAME_NOREPLACE), else link-then-unlink,
-else a name claimed with O_EXCL; temporary files of dead processes are cleaned; the folder lock is exclusive."""
+else a name claimed with O_EXCL; temporary files nobody holds locked are cleaned; sources that are not regular
+files are refused without waiting; the folder lock is exclusive."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from aesthete_gui.services import verified_copy
 from aesthete_gui.services.verified_copy import (
     clean_own_temps,
     copy_verified,
+    discard,
     folder_lock,
     place,
     stage,
@@ -64,22 +66,56 @@ def test_copy_verified_refuses_a_taken_name_and_leaves_no_temporary_file(tmp_pat
     assert sorted(p.name for p in target.parent.iterdir()) == ["a.jpg"]
 
 
-def test_a_rerun_removes_temporary_files_of_dead_processes_only(tmp_path: Path) -> None:
+def test_a_rerun_removes_unlocked_temporary_files_only_whatever_their_pid(tmp_path: Path) -> None:
+    import fcntl
+
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
     names = {
-        f".aesthete-ingest-{dead}-abc123.part": False,  # its process is gone: removed
-        f".aesthete-copy-{os.getppid()}-abc123.part": True,  # a live process's copy in progress: kept
-        f".aesthete-copy-{os.getpid()}-zz.part": True,  # our own
-        ".aesthete-ingest-legacy1.part": False,  # an older name without pid, older than this run
+        f".aesthete-ingest-{dead}-abc123.part": False,  # nobody holds it: removed
+        f".aesthete-copy-{os.getppid()}-abc123.part": False,  # a live pid says nothing (another namespace's?)
+        f".aesthete-copy-{dead}-held.part": True,  # a copy in progress holds its lock: kept
+        ".aesthete-ingest-legacy1.part": False,  # an older name without pid
         "holiday.part": True,  # not ours
         ".aesthete-ingest.jsonl": True,
     }
     for name in names:
         (tmp_path / name).write_bytes(b"partial")
-    old = time.time() - 60
-    os.utime(tmp_path / ".aesthete-ingest-legacy1.part", (old, old))
-    assert clean_own_temps(tmp_path, started=time.time()) == 2
-    assert {p.name for p in tmp_path.iterdir()} == {n for n, kept in names.items() if kept}
+    held = os.open(tmp_path / f".aesthete-copy-{dead}-held.part", os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        assert clean_own_temps(tmp_path, started=time.time() + 1) == 3
+        assert {p.name for p in tmp_path.iterdir()} == {n for n, kept in names.items() if kept}
+        (tmp_path / "new").mkdir()
+        (tmp_path / "new" / ".aesthete-copy-1-fresh.part").write_bytes(b"just made")
+        assert clean_own_temps(tmp_path / "new", started=time.time() - 60) == 0  # changed since this run began
+    finally:
+        os.close(held)
+
+
+def test_a_staged_copy_holds_its_lock_until_it_is_placed_or_discarded(tmp_path: Path) -> None:
+    source = tmp_path / "a.jpg"
+    source.write_bytes(b"x" * 5000)
+    staged = stage(source, tmp_path / "dest")
+    assert staged is not None and staged.lock is not None
+    assert clean_own_temps(tmp_path / "dest", started=time.time() + 1) == 0 and staged.temp.exists()
+    discard(staged)
+    assert staged.lock is None and not staged.temp.exists()
+
+
+def test_a_fifo_device_or_link_is_refused_without_waiting(tmp_path: Path) -> None:
+    from aesthete_gui.services.verified_copy import NotRegularFile, file_hash
+
+    os.mkfifo(tmp_path / "pipe.xmp")
+    (tmp_path / "zero.xmp").symlink_to("/dev/zero")
+    (tmp_path / "big.xmp").write_bytes(b" " * (8 * 1024 * 1024 + 1))
+    for name, sidecar, reason in (("pipe.xmp", False, "a FIFO (named pipe)"), ("zero.xmp", False, "a character device"),
+                                  ("zero.xmp", True, "a symbolic link"), ("big.xmp", True, "larger than 8 MiB")):  # fmt: skip
+        with pytest.raises(NotRegularFile) as refused:
+            stage(tmp_path / name, tmp_path / "dest", sidecar=sidecar)
+        assert refused.value.filename == str(tmp_path / name) and refused.value.strerror.startswith(reason)
+    with pytest.raises(NotRegularFile):
+        file_hash(tmp_path / "pipe.xmp")
+    assert not (tmp_path / "dest").exists()  # refused before anything was written
 
 
 def test_the_folder_lock_keeps_other_processes_waiting(tmp_path: Path) -> None:
