@@ -74,6 +74,21 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
     return list(out)
 
 
+def selection_note(selected: int, marked: int, covers: int, all_frames: bool) -> str:
+    """The status bar's "N selected", with what a key marks when that is not just the N: `marked`
+    frames a key reaches in the view shown, `covers` of them collapsed bursts' covers."""
+    text = f"{selected:,} selected"
+    plural = "s" if covers != 1 else ""
+    if covers and all_frames:
+        return f"{text} ({covers:,} burst{plural}; marks go to all {marked:,} frames)"
+    if covers:
+        shown = "" if marked == selected else f"keys mark {marked:,}: "
+        return f"{text} ({shown}{covers:,} burst cover{plural}; marks go to the shown frame{'s' if marked != 1 else ''})"
+    if marked != selected:
+        return f"{text} (keys mark {marked:,}: the frame{'s' if marked != 1 else ''} shown)"
+    return text
+
+
 @dataclass(frozen=True)
 class BurstToThin:
     """One burst as "keep the best" would leave it: the frames kept and those it would reject."""
