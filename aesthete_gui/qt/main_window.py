@@ -492,18 +492,17 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
 
     def _selection_note(self, selected: int) -> str:
         """"N selected", and what a culling key marks in the view shown when that differs."""
-        all_frames = bool(self.context.settings.get(BURST_MARKS_SETTING, False))
-        if self._current_view == "grid":
-            keyed = self.grid.selected_ids()
-        elif self._current_view == "survey" and self.survey.active_id is not None:
-            keyed = [self.survey.active_id]
-        elif self._current_view == "loupe" and self.context.selection.current() is not None:
-            keyed = [self.context.selection.current()]
-        else:
+        if self._current_view == "survey" and self.survey.active_id is not None:
+            return selection_note(selected, 1, target="the outlined frame")
+        if self._current_view == "loupe":
+            return selection_note(selected, 1, target="the frame shown")
+        if self._current_view != "grid":
             return f"{selected:,} selected"
-        covers = sum(1 for i in keyed if (row := self.model.row_for(i)) is not None and self.model.burst_size(row.burst_id) > 0)
-        marked = len(expand_to_bursts(self.model, keyed, all_frames)) if self._current_view == "grid" else len(keyed)
-        return selection_note(selected, marked, covers, all_frames and self._current_view == "grid")
+        all_frames = bool(self.context.settings.get(BURST_MARKS_SETTING, False))
+        keyed = self.grid.selected_ids()
+        rows = [self.model.row_for(i) for i in keyed]
+        covers = sum(1 for row in rows if row is not None and self.model.burst_size(row.burst_id) > 0)
+        return selection_note(selected, len(expand_to_bursts(self.model, keyed, all_frames)), covers, all_frames)
 
     def _update_jobs(self, *_args: object) -> None:
         running = [h for h in self.context.runner.active_jobs() if h.visible]

@@ -74,7 +74,7 @@ def test_survey_captions_fit_with_marks_whole_at_1280x800(qtbot, window, frames)
         assert cell.geometry().right() <= width  # no frame pushed past the view's edge
         assert caption.geometry().right() <= cell.contentsRect().right() + 1 and caption.x() >= 0
         name = window.model.row_for(image_id).name
-        assert caption.shown_text().split("  ·  ")[0].endswith(name_tail(name))
+        assert caption.shown_text().split(" · ")[0].endswith(name_tail(name))
         marks = caption.marks_label
         assert marks.width() >= marks.sizeHint().width()  # the stars and the flag are never cut
         assert marks.geometry().right() <= caption.width()
@@ -123,18 +123,20 @@ def test_each_check_is_one_line_with_its_number_and_unfolds_its_reason(qtbot) ->
 
 
 def test_status_bar_says_what_a_key_marks() -> None:
-    assert selection_note(4, 4, 0, False) == "4 selected"
-    assert selection_note(8, 1, 0, False) == "8 selected (keys mark 1: the frame shown)"
-    assert selection_note(8, 8, 8, False) == "8 selected (8 burst covers; marks go to the shown frames)"
-    assert selection_note(8, 1, 1, False) == "8 selected (keys mark 1: 1 burst cover; marks go to the shown frame)"
-    assert selection_note(2, 9, 2, True) == "2 selected (2 bursts; marks go to all 9 frames)"
+    assert selection_note(4, 4) == "4 selected"
+    assert selection_note(8, 1, target="the outlined frame") == "8 selected (keys mark the outlined frame)"
+    assert selection_note(8, 8, 8) == "8 selected (8 burst covers; marks go to the shown frames)"
+    assert selection_note(1, 1, 1) == "1 selected (1 burst cover; marks go to the shown frame)"
+    assert selection_note(8, 1, 1) == "8 selected (keys mark the 1 shown: a burst cover)"
+    assert selection_note(3, 2, 0) == "3 selected (keys mark the 2 shown)"
+    assert selection_note(2, 9, 2, all_frames=True) == "2 selected (2 bursts; marks go to all 9 frames)"
 
 
 def test_after_survey_the_status_bar_names_the_one_frame_a_key_marks(qtbot, window) -> None:
     _select(window, [0, 1, 2, 3])
     assert window.count_label.text().endswith("4 selected")
     window.show_view("survey")
-    assert "4 selected (keys mark 1: the frame shown)" in window.count_label.text()
+    assert "4 selected (keys mark the outlined frame)" in window.count_label.text()
     window.show_view("grid")
     assert "4 selected" in window.count_label.text() and "keys mark" not in window.count_label.text()
 

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
 
 CHECK_TITLES: dict[str, str] = {
     "focus": "Focus", "motion_blur": "Motion blur", "highlights": "Blown highlights",
     "shadows": "Crushed shadows", "underexposure": "Under-exposure", "overexposure": "Over-exposure",
     "noise": "Noise", "resolution": "Size", "compression": "JPEG quality",
-    "brightened": "Brightened after capture", "eyes": "Eyes", "sequence": "Set", "copy": "Copy",
+    "brightened": "Brightened", "eyes": "Eyes", "sequence": "Set", "copy": "Copy",
 }  # fmt: skip
 VERDICT_MARKS: dict[str, str] = {"ok": "", "warn": "⚠ ", "reject": "✖ "}
 UNJUDGED = ("not judged", "not measured", "not a JPEG")
@@ -97,9 +97,7 @@ class CheckRows(QWidget):
         self.lines, self.reasons = list(lines), []
         for index, line in enumerate(lines):
             title = _ClickLabel(f"{VERDICT_MARKS.get(line.verdict, '')}{line.title}", self)
-            summary = _ClickLabel(line.summary, self)
-            summary.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            summary = _ClickLabel(line.summary, self, elide=True)
             reason = QLabel(line.text, self)
             reason.setWordWrap(True)
             reason.setObjectName("muted")
@@ -120,13 +118,34 @@ class CheckRows(QWidget):
 
 
 class _ClickLabel(QLabel):
-    """A one-line label that emits `clicked` when pressed (the check's line)."""
+    """A one-line label that emits `clicked` when pressed (the check's line); with `elide`, right
+    aligned and cut with "…" at its end when narrow (its number comes first, so it stays)."""
 
     clicked = Signal()
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    def __init__(self, text: str, parent: QWidget | None = None, elide: bool = False) -> None:
         super().__init__(text, parent)
+        self._elide = elide
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+        if elide:
+            self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def shown_text(self) -> str:
+        """The text as painted at the current width."""
+        if not self._elide:
+            return self.text()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width())
+
+    def paintEvent(self, event) -> None:
+        """Plain labels paint as usual; an eliding one paints its shortened text, right-aligned."""
+        if not self._elide:
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(self.contentsRect(), int(align), self.shown_text())
+        painter.end()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         """Fold or unfold the line's reason."""

@@ -11,7 +11,7 @@ from PySide6.QtGui import QFontMetrics, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 ELLIPSIS = "…"
-SEPARATOR = "  ·  "
+SEPARATOR = " · "
 _TAIL = re.compile(r"\d+\D*$")
 """The end of a file name a photographer reads a frame by: its last number and what follows it."""
 

@@ -225,4 +225,5 @@ class SurveyView(QWidget):
                 cell.caption.set_caption("", [])
                 continue
             flag = {"pick": "Pick", "reject": "Rejected"}.get(row.flag or "", "")
-            cell.caption.set_caption(row.name, ["★" * row.stars or "no stars", flag, row.label or ""])
+            stars = "★" * row.stars or ("" if flag or row.label else "no stars")  # short: room for the name
+            cell.caption.set_caption(row.name, [stars, flag, row.label or ""])
