@@ -96,15 +96,17 @@ def test_each_check_is_one_line_with_its_number_and_unfolds_its_reason(qtbot) ->
     reason = "even the sharpest part of the frame is soft (edge spread 3.04; crisp ≈ 2, soft from 2.7)"
     stored = [
         {"name": "focus", "value": 3.0424, "verdict": "warn", "reason": reason, "measures": {}},
+        {"name": "motion_blur", "value": 4.1, "verdict": "ok", "reason": "no motion blur on the subject; the background is streaked along one direction (edges 11.3 px wide), as in panning", "measures": {}},
+        {"name": "motion_blur", "value": 5.8, "verdict": "reject", "reason": "motion blur: the subject's edges are smeared 5.8 px across the motion and 3.1 px along it", "measures": {}},
         {"name": "noise", "value": 21.3, "verdict": "reject", "reason": "heavy noise (σ 21.3 …)", "measures": {"chroma": 23.9}},
         {"name": "overexposure", "value": 0.0, "verdict": "ok", "reason": "midtones at 62 %, 0 % of the frame blown", "measures": {"median": 0.62}},
         {"name": "copy", "value": float("nan"), "verdict": "warn", "reason": "a resized copy of IMG_0128.JPG", "measures": {}},
     ]
     lines = [check_line(c) for c in stored]
     assert [line.summary for line in lines] == [
-        "edge 3.04 px", "σ 21.3 · colour 23.9", "0 % blown · mid 62 %", "a resized copy of IMG_0128.JPG",
+        "edge 3.04 px", "none (panning)", "smear 5.8 px", "σ 21.3 · colour 23.9", "0 % blown · mid 62 %", "a resized copy of IMG_0128.JPG",
     ]
-    assert lines[0].text == "⚠ " + reason and lines[1].text.startswith("✖ ")
+    assert lines[0].text == "⚠ " + reason and lines[2].text.startswith("✖ ") and lines[1].text.startswith("no motion")
     rows = CheckRows()
     qtbot.addWidget(rows)
     rows.resize(260, 400)

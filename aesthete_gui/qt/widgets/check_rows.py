@@ -38,7 +38,7 @@ def _pct(value: float) -> str:
     return f"{value * 100:.0f} %"
 
 
-def check_summary(name: str, value: float, measures: Mapping[str, float], reason: str) -> str:
+def check_summary(name: str, value: float, measures: Mapping[str, float], reason: str, verdict: str = "ok") -> str:
     """A few words with the number a check was decided by ("edge 3.04 px", "σ 21.3 · colour 23.9");
     the reason itself when the check has no single number (a set, a copy) or was not judged."""
     if reason.startswith(UNJUDGED) or math.isnan(value):
@@ -46,7 +46,8 @@ def check_summary(name: str, value: float, measures: Mapping[str, float], reason
     get = measures.get
     summaries: dict[str, Any] = {
         "focus": lambda: f"edge {value:.2f} px" + (" (face)" if "face" in reason else ""),
-        "motion_blur": lambda: f"smear {value:.1f} px" if value > 0 else "none",
+        # the value is the edge width across the motion: a smear only when the check says so
+        "motion_blur": lambda: f"smear {value:.1f} px" if verdict != "ok" else ("none (panning)" if "panning" in reason else "none"),
         "highlights": lambda: f"{_pct(value)} clipped",
         "shadows": lambda: f"{_pct(value)} crushed",
         "underexposure": lambda: f"peak {_pct(value)}",
@@ -70,7 +71,7 @@ def check_line(check: Mapping[str, Any]) -> CheckLine:
         name=name,
         title=CHECK_TITLES.get(name, name),
         verdict=verdict,
-        summary=check_summary(name, number, check.get("measures") or {}, reason),
+        summary=check_summary(name, number, check.get("measures") or {}, reason, verdict),
         text=f"{VERDICT_MARKS.get(verdict, '')}{reason}",
     )
 
