@@ -74,6 +74,24 @@ def expand_to_bursts(model: ImageListModel, image_ids: Sequence[int], all_frames
     return list(out)
 
 
+def selection_note(selected: int, marked: int, covers: int = 0, all_frames: bool = False, target: str = "") -> str:
+    """The status bar's "N selected", with what a key marks when that is not simply those N:
+    `marked` frames a key reaches in the view shown, `covers` of them collapsed bursts' covers (in
+    the grid), `target` naming the one frame a key marks in the survey or the loupe."""
+    text = f"{selected:,} selected"
+    plural = "s" if covers != 1 else ""
+    if covers and all_frames:
+        return f"{text} ({covers:,} burst{plural}; marks go to all {marked:,} frames)"
+    if covers and marked == selected:
+        return f"{text} ({covers:,} burst cover{plural}; marks go to the shown frame{'s' if marked != 1 else ''})"
+    if covers:
+        what = "a burst cover" if covers == 1 else f"{covers:,} burst covers"
+        return f"{text} (keys mark the {marked:,} shown: {what})"
+    if marked != selected:
+        return f"{text} (keys mark {target or f'the {marked:,} shown'})"
+    return text
+
+
 @dataclass(frozen=True)
 class BurstToThin:
     """One burst as "keep the best" would leave it: the frames kept and those it would reject. A

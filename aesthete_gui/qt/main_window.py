@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
 from aesthete_gui.qt.context import AppContext
+from aesthete_gui.qt.culling_actions import BURST_MARKS_SETTING, expand_to_bursts, selection_note
 from aesthete_gui.qt.culling_menu import CullingMenuMixin
 from aesthete_gui.qt.file_dialogs import choose_profile_file
 from aesthete_gui.qt.ingest_action import ingest_from_card
@@ -302,6 +303,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         elif key == "survey":
             self.survey.set_frames(*self.survey_frames())
             self.survey.setFocus()
+        self._update_counts()  # what a key marks depends on the view
         self.view_changed.emit(key)
 
     def survey_frames(self) -> tuple[list[int], int | None]:
@@ -483,10 +485,24 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         picks = self.model.flag_count("pick")
         parts = [f"{shown:,} of {total:,} shown" if shown != total else f"{total:,} photographs"]
         if selected:
-            parts.append(f"{selected:,} selected")
+            parts.append(self._selection_note(selected))
         if picks:
             parts.append(f"{picks:,} pick{'s' if picks != 1 else ''}")
         self.count_label.setText("  ·  ".join(parts))
+
+    def _selection_note(self, selected: int) -> str:
+        """"N selected", and what a culling key marks in the view shown when that differs."""
+        if self._current_view == "survey" and self.survey.active_id is not None:
+            return selection_note(selected, 1, target="the outlined frame")
+        if self._current_view == "loupe":
+            return selection_note(selected, 1, target="the frame shown")
+        if self._current_view != "grid":
+            return f"{selected:,} selected"
+        all_frames = bool(self.context.settings.get(BURST_MARKS_SETTING, False))
+        keyed = self.grid.selected_ids()
+        rows = [self.model.row_for(i) for i in keyed]
+        covers = sum(1 for row in rows if row is not None and self.model.burst_size(row.burst_id) > 0)
+        return selection_note(selected, len(expand_to_bursts(self.model, keyed, all_frames)), covers, all_frames)
 
     def _update_jobs(self, *_args: object) -> None:
         running = [h for h in self.context.runner.active_jobs() if h.visible]
@@ -502,6 +518,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         )
 
     def _setting_changed(self, key: str) -> None:
+        if key == BURST_MARKS_SETTING:
+            self._update_counts()
         if key == "theme":
             app = QApplication.instance()
             if isinstance(app, QApplication):

@@ -25,6 +25,7 @@ from aesthete_gui.errors import AestheteError
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.services.scoring import (
     LibraryArrays,
+    base_ranking,
     base_scores_for,
     default_scorer,
     library_arrays,
@@ -469,13 +470,19 @@ def suggest_next_pairs(
 
     record = profile.adapters.active()
     scorer = record.base_scorer if record else default_scorer(profile)
-    library = _library(profile, scorer, progress, cancel)
     adapter = TasteAdapter.from_bytes(record.blob) if record else None
-    judged = {frozenset((c.a, c.b)) for c in _pair_choices(profile.choices.all(dimension), library.row_of)}
-    images = library.arrays.images
+    if adapter is None:
+        # Before any adapter the ranking is the base scores alone: no embeddings (minutes of CPU on
+        # a fresh library) and image properties only for images the scorer has not scored yet.
+        images, inputs = base_ranking(profile, scorer, progress, cancel)
+    else:
+        library = _library(profile, scorer, progress, cancel)
+        images, inputs = library.arrays.images, library.inputs
+    row_of = {r.id: i for i, r in enumerate(images)}
+    judged = {frozenset((c.a, c.b)) for c in _pair_choices(profile.choices.all(dimension), row_of)}
     comparable = set(comparable_image_ids(profile, include_rejects))
     pairs = suggest_pairs(
-        adapter, library.inputs, judged, count=count, dimension=dimension,
+        adapter, inputs, judged, count=count, dimension=dimension,
         hashes=[r.phash for r in images], bursts=[r.burst_id for r in images],
         allowed=[r.id in comparable for r in images],
     )  # fmt: skip

@@ -20,8 +20,8 @@ def _photo(path: Path, blur: float = 0.0) -> str:
 
 
 def test_rows_name_each_check_and_mark_a_soft_photo(tmp_path: Path) -> None:
-    sharp = dict(technical_checks(_photo(tmp_path / "sharp.jpg")))
-    soft = dict(technical_checks(_photo(tmp_path / "soft.jpg", blur=4)))
+    sharp = {line.title: line.text for line in technical_checks(_photo(tmp_path / "sharp.jpg"))}
+    soft = {line.title: line.text for line in technical_checks(_photo(tmp_path / "soft.jpg", blur=4))}
     assert list(sharp)[:4] == ["Focus", "Motion blur", "Blown highlights", "Crushed shadows"]
     assert not sharp["Focus"].startswith("✖")
     assert soft["Focus"].startswith("✖") and "soft" in soft["Focus"]

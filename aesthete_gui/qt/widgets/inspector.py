@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.grid_rows import scorer_title
+from aesthete_gui.qt.widgets.check_rows import CheckLine, CheckRows, check_line
 from aesthete_gui.qt.widgets.earlier_values import earlier_values
 from aesthete_gui.qt.widgets.score_bars import ScoreBars
 
@@ -51,7 +52,7 @@ class ImageDetails:
     scorer: str = ""
     preset: str = ""
     explanation: str = ""
-    checks: list[tuple[str, str]] = field(default_factory=list)
+    checks: list[CheckLine] = field(default_factory=list)
     earlier: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -88,16 +89,7 @@ def _explanation_for(profile: Profile, path: str) -> str:
     return judgment.rationale
 
 
-CHECK_TITLES: dict[str, str] = {
-    "focus": "Focus", "motion_blur": "Motion blur", "highlights": "Blown highlights",
-    "shadows": "Crushed shadows", "underexposure": "Under-exposure", "overexposure": "Over-exposure",
-    "noise": "Noise", "resolution": "Size", "compression": "JPEG quality",
-    "brightened": "Brightened after capture", "eyes": "Eyes", "sequence": "Set", "copy": "Copy",
-}  # fmt: skip
-VERDICT_MARKS: dict[str, str] = {"ok": "", "warn": "⚠ ", "reject": "✖ "}
-
-
-def technical_checks(path: str | None, stored: list[dict[str, Any]] | None = None) -> list[tuple[str, str]]:
+def technical_checks(path: str | None, stored: list[dict[str, Any]] | None = None) -> list[CheckLine]:
     """The image's technical checks as inspector rows: the stored ones, else measured from the file.
 
     Both come from imaging/checks.py on the same decode, so they match what import stored.
@@ -112,10 +104,7 @@ def technical_checks(path: str | None, stored: list[dict[str, Any]] | None = Non
             stored = [c.as_dict() for c in checks_for_path(path)]
         except DecodeError:
             return []
-    return [
-        (CHECK_TITLES.get(str(c["name"]), str(c["name"])), f"{VERDICT_MARKS.get(str(c['verdict']), '')}{c['reason']}")
-        for c in stored
-    ]
+    return [check_line(c) for c in stored]
 
 
 def gather_details(
@@ -196,7 +185,11 @@ class Inspector(QWidget):
         self.explanation.setMinimumHeight(90)
         QVBoxLayout(self.explain_box).addWidget(self.explanation)
         self.checks_box = QGroupBox("Technical checks", self)
-        self.checks = QFormLayout(self.checks_box)
+        self.checks = CheckRows(self.checks_box)
+        checks_layout = QVBoxLayout(self.checks_box)
+        checks_layout.setContentsMargins(2, 2, 2, 2)
+        checks_layout.addWidget(self.checks)
+        self.checks_box.setToolTip("Click a check for its full reason")
         self.earlier_box = QGroupBox("Earlier values", self)
         self.earlier = QFormLayout(self.earlier_box)
 
@@ -281,7 +274,7 @@ class Inspector(QWidget):
             return  # an older request finished after the selection moved on
         self.details = details
         _clear(self.facts)
-        _clear(self.checks)
+        self.checks.set_lines([])
         _clear(self.earlier)
         for box in (self.facts_box, self.scores_box, self.checks_box, self.earlier_box, self.explain_box):
             box.setVisible(details is not None)
@@ -311,8 +304,7 @@ class Inspector(QWidget):
         self.explanation.setPlainText(
             details.explanation or "No judge has explained this image yet (Set view: Ask the judge)."
         )
-        for name, value in details.checks:
-            self.checks.addRow(name, _wrapping(value))
+        self.checks.set_lines(details.checks)
         self.checks_box.setVisible(bool(details.checks))
         for when, value in details.earlier:
             self.earlier.addRow(when, _wrapping(value))

@@ -151,10 +151,13 @@ class SetView(QWidget):
         self.set_images(self.context.selection.image_ids())
 
     def set_images(self, image_ids: Sequence[int]) -> bool:
-        """Show these images (in this order) as the set; False with a message when not 2–8 images."""
+        """Show these images as the set, by capture time then file name as the grid lists them (not
+        in the order they were picked, nor with a renamed or moved file last); False with a message
+        when not 2–8 images."""
         records = [
             r for r in (self.context.profile.catalog.image_by_id(i) for i in image_ids) if r is not None
         ]
+        records.sort(key=lambda r: (r.capture_time or "", Path(r.path).name.casefold(), r.id))
         if not MIN_SET <= len(records) <= MAX_SET:
             self.status_label.setText(
                 f"A set needs {MIN_SET} to {MAX_SET} images; {len(records)} selected."

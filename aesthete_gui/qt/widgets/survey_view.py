@@ -13,6 +13,7 @@ from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
+from aesthete_gui.qt.widgets.frame_caption import FrameCaption
 from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView, link_views
 
 MIN_FRAMES, MAX_FRAMES = 2, 8
@@ -32,9 +33,7 @@ class SurveyCell(QFrame):
         self.path: str | None = None
         self.full_shown = False
         self.view = ZoomImageView(self)
-        self.caption = QLabel(self)
-        self.caption.setTextFormat(Qt.TextFormat.PlainText)
-        self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.caption = FrameCaption(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -223,8 +222,8 @@ class SurveyView(QWidget):
         for cell in self.cells[: len(self._ids)]:
             row = self._model.row_for(cell.image_id) if cell.image_id is not None else None
             if row is None:
-                cell.caption.setText("")
+                cell.caption.set_caption("", [])
                 continue
             flag = {"pick": "Pick", "reject": "Rejected"}.get(row.flag or "", "")
-            parts = [row.name, "★" * row.stars or "no stars", flag, row.label or ""]
-            cell.caption.setText("  ·  ".join(p for p in parts if p))
+            stars = "★" * row.stars or ("" if flag or row.label else "no stars")  # short: room for the name
+            cell.caption.set_caption(row.name, [stars, flag, row.label or ""])

@@ -131,6 +131,9 @@ class ZoomImageView(QGraphicsView):
         self._boxes: list[tuple[tuple[float, float, float, float], str]] = []
         self.overlay_items: list[QGraphicsRectItem] = []
         self._source_width = 0  # the original's width in pixels, for "100 %" (0 = the image's own)
+        # Fit never enlarges a frame past 100 % of the original (as Lightroom's Fit does for small
+        # images); True stretches small frames to fill the view. Only with a known original width.
+        self.enlarge_small = False
         self._press_at: QPointF | None = None
         self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
@@ -199,8 +202,12 @@ class ZoomImageView(QGraphicsView):
         return self._pixmap_item.pixmap().toImage()
 
     def set_source_width(self, width: int) -> None:
-        """The original's width, so that 100 % means one original pixel per screen pixel."""
+        """The original's width, so that 100 % means one original pixel per screen pixel (and fit
+        stops there for a frame smaller than the view)."""
+        changed = max(0, int(width)) != self._source_width
         self._source_width = max(0, int(width))
+        if changed and self.has_image():
+            self._apply_zoom(self.centre_fraction())
 
     def set_overlay(self, overlay: QImage | None) -> None:
         """Paint `overlay` (any resolution, stretched to the image) over the image; None hides it."""
@@ -282,7 +289,11 @@ class ZoomImageView(QGraphicsView):
         viewport = self.viewport().rect()
         if rect.isEmpty() or viewport.isEmpty():
             return 1.0
-        return min(viewport.width() / rect.width(), viewport.height() / rect.height())
+        fit = min(viewport.width() / rect.width(), viewport.height() / rect.height())
+        if self._source_width and not self.enlarge_small:
+            # a frame smaller than the view is shown at 100 %, never blown up past its own pixels
+            fit = min(fit, self._source_width / rect.width())
+        return fit
 
     def _apply_zoom(self, centre: QPointF) -> None:
         if not self.has_image():
