@@ -93,8 +93,9 @@ class CheckRows(QWidget):
         """Show `lines` folded (one line each)."""
         while self._grid.count():
             item = self._grid.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.lines, self.reasons = list(lines), []
         for index, line in enumerate(lines):
             title = _ClickLabel(f"{VERDICT_MARKS.get(line.verdict, '')}{line.title}", self)
