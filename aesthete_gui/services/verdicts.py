@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SHOOT_TYPE_SETTING = "shoot_type"
 _OVERLAP_SIDE = (64, 48)
+MIDTONES = "overexposure.median"
+EXPOSURE_STOPS = 0.5
+"""Frames of a burst whose midtones differ by more than this many stops are not compared for
+sharpness or noise (brightening alone makes edges measure crisper)."""
 COMPARED_CHECKS = ("focus", "motion_blur", "noise")
 """Checks on which a burst's frames are compared with its best frame (a photographer culls a burst
 against its sharpest, steadiest, cleanest frame)."""
@@ -207,7 +212,9 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
 def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, tuple[Sibling, ...]]:
     """For each frame of one burst, the burst's best frame per compared check when that is another
     frame of the same size (copies and frames of a set left out by the caller). The best frame of a
-    check is the one its model scores lowest (the sharpest, steadiest or cleanest)."""
+    check is the one its model scores lowest (the sharpest, steadiest or cleanest) among the frames
+    exposed alike that no focus, motion-blur or noise model rejects on their own; a frame with no
+    such frame is not compared."""
     models = verdict_models()
     by_size: dict[tuple[int, int], list[ImageRecord]] = {}
     for member in members:
@@ -218,14 +225,29 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         if len(frames) < 2:
             continue
         values = {f.id: values_of(stored[f.id][0], len(stored[f.id][1])) for f in frames}
-        for check in COMPARED_CHECKS:
-            model = models[check]
-            best = min(frames, key=lambda f: (model.score(values[f.id]), f.id))
-            measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
-            for frame in frames:
-                if frame.id != best.id:
+        # only a frame no model rejects for its sharpness or noise can be the one the others are held
+        # against (a noisy frame's grain reads as crisp edges), and only one exposed alike (a
+        # brightened frame's edges read as crisper: sharpness is compared at one exposure)
+        clean = [f for f in frames if all(models[c].score(values[f.id]) < 0 for c in COMPARED_CHECKS)]
+        for frame in frames:
+            alike = [c for c in clean if c.id != frame.id and _exposed_alike(values[frame.id], values[c.id])]
+            if not alike:
+                continue
+            for check in COMPARED_CHECKS:
+                model = models[check]
+                best = min(alike, key=lambda f: (model.score(values[f.id]), f.id))
+                if model.score(values[best.id]) < model.score(values[frame.id]):
+                    measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
                     out.setdefault(frame.id, []).append(Sibling(check, Path(best.path).name, measures))
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+def _exposed_alike(first: Mapping[str, float], second: Mapping[str, float]) -> bool:
+    """True when two frames' midtones are within about half a stop of each other."""
+    a, b = first.get(MIDTONES, math.nan), second.get(MIDTONES, math.nan)
+    if math.isnan(a) or math.isnan(b) or a <= 0 or b <= 0:
+        return True  # not measured: compared as before
+    return abs(math.log2(a / b)) <= EXPOSURE_STOPS
 
 
 def rejudge_library(

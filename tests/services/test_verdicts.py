@@ -126,3 +126,51 @@ def test_a_frame_softer_than_the_sharpest_of_its_burst_is_a_reject(tmp_path: Pat
     suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
     assert suggested == {"burst_1.jpg"}
     profile.close()
+
+
+def test_a_noisy_frame_is_never_the_one_its_burst_is_held_against(tmp_path: Path) -> None:
+    # heavy high-ISO grain reads as crisp edges: the clean frames must not become "softer than" it
+    folder = tmp_path / "burst"
+    folder.mkdir()
+    photo = Image.fromarray(skdata.coffee())
+    frames = (photo, degrade.noise(photo, 28.0), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+    for second, frame in enumerate(frames):
+        frame.save(folder / f"burst_{second}.jpg", quality=92, exif=_exif(f"2024:05:01 12:00:0{second}", 0.0, (1, 250), "Burst Camera"))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
+    assert suggested == {"burst_1.jpg"}
+    for clean in ("burst_0.jpg", "burst_2.jpg"):
+        assert all("burst_1.jpg" not in check["reason"] for check in _checks(profile, clean).values())
+    profile.close()
+
+
+@pytest.mark.parametrize("scene", ["coffee", "astronaut", "chelsea"])
+def test_a_brightened_frame_is_not_the_one_its_burst_is_held_against(tmp_path: Path, scene: str) -> None:
+    # a dark frame brightened by 2 EV measures crisper: sharpness is compared only between frames
+    # exposed alike
+    folder = tmp_path / "burst"
+    folder.mkdir()
+    photo = degrade.exposure(Image.fromarray(getattr(skdata, scene)()), 0.25)
+    frames = (photo, degrade.exposure(photo, 4.0), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+    for second, frame in enumerate(frames):
+        frame.save(folder / f"burst_{second}.jpg", quality=92, exif=_exif(f"2024:05:01 12:00:0{second}", 0.0, (1, 250), "Burst Camera"))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    for clean in ("burst_0.jpg", "burst_2.jpg"):
+        assert all("burst_1.jpg" not in check["reason"] for check in _checks(profile, clean).values()), scene
+    profile.close()
+
+
+def test_a_real_bursts_original_is_held_against_no_noisy_or_brightened_copy() -> None:
+    # measurements stored for a real night photograph and its copies: the noise copy's grain and the
+    # +2 EV copy's brighter edges both measure crisper than the original
+    from aesthete_gui.store import ImageRecord
+
+    frames = json.loads((Path(__file__).parent / "data" / "lake_burst_checks.json").read_text(encoding="utf-8"))["frames"]
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
+    stored = {i: (frames[n]["checks"], []) for i, n in enumerate(names)}
+    siblings = verdicts.best_siblings(members, stored)
+    held_against = {s.name for s in siblings.get(names.index("IMG_0063.JPG"), ())}
+    assert not held_against & {"IMG_0064.JPG", "IMG_0065.JPG"}, held_against
