@@ -75,6 +75,15 @@ _WAL_BACKFILL = 96
 """Offset of the count of frames already copied into the database (after the header's two copies)."""
 BUSY_TIMEOUT_S = 30.0
 """How long a process waits for another one's write or checkpoint (SQLite's busy timeout of the store)."""
+
+
+def busy_error() -> sqlite3.OperationalError:
+    """SQLite's own "database is locked" for a wait on Aesthete's locks that ran out: carrying
+    SQLITE_BUSY, so the store's error mapping gives the user its one-line "profile busy"."""
+    error = sqlite3.OperationalError("database is locked")
+    error.sqlite_errorcode = sqlite3.SQLITE_BUSY
+    error.sqlite_errorname = "SQLITE_BUSY"
+    return error
 LOCK_POLL_S = 0.002
 """How long a process waits between two tries of a lock another Aesthete process holds."""
 
@@ -134,7 +143,7 @@ def _ofd_wait(fd: int, kind: int, start: int, deadline: float) -> None:
     """
     while not _ofd_try(fd, kind, start):
         if time.monotonic() >= deadline:
-            raise sqlite3.OperationalError("database is locked")
+            raise busy_error()
         time.sleep(LOCK_POLL_S)
 
 
@@ -330,7 +339,7 @@ class FileGuard:
     def writing(self, timeout: float = BUSY_TIMEOUT_S) -> Iterator[None]:
         """Be the one writer of all Aesthete processes (and of this one) while the block runs."""
         if not self._writer.acquire(timeout=timeout):
-            raise sqlite3.OperationalError("database is locked")
+            raise busy_error()
         try:
             fd = self._db_fd
             if not (self.serialised and fd is not None):

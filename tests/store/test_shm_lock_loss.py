@@ -9,8 +9,11 @@ command's and lost its mark while both reported success. These tests play that w
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import select
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -198,3 +201,21 @@ def test_many_commits_keep_the_wal_short(tmp_path: Path) -> None:
     assert holder.database.guard.checkpoints >= 1
     assert holder.database.guard.frames_to_copy() < file_guard.CHECKPOINT_FRAMES
     holder.close()
+
+
+@pytest.mark.skipif(not file_guard.OFD_LOCKS, reason="Aesthete's own locks are OFD locks (Linux)")
+def test_a_write_that_waited_too_long_for_another_process_is_the_one_line_profile_busy(tmp_path: Path) -> None:
+    # another Aesthete process stopped (Ctrl+Z) in the middle of a write holds the writer byte
+    from aesthete_gui.store.errors import ProfileBusyError, profile_error
+
+    db = tmp_path / "p.db"
+    profile = open_profile(db)
+    holder = os.open(db, os.O_RDWR)  # its own open file description: its OFD lock conflicts with ours
+    try:
+        fcntl.fcntl(holder, fcntl.F_OFD_SETLK, file_guard._flock(fcntl.F_WRLCK, file_guard.WRITER_BYTE, 1))
+        with pytest.raises(sqlite3.OperationalError) as caught, profile.database.guard.writing(timeout=0.2):
+            pass
+        assert isinstance(profile_error(caught.value, db), ProfileBusyError)
+    finally:
+        os.close(holder)
+        profile.close()
