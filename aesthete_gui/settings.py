@@ -104,6 +104,22 @@ def _read_settings(path: Path) -> dict[str, Any]:
     return stored if isinstance(stored, dict) else {}
 
 
+def _keep_unreadable(path: Path, values: dict[str, Any]) -> None:
+    """Before a settings file that could not be read is replaced, keep its bytes beside it
+    (`NAME.unreadable`), so a hand edit with a typo loses nothing."""
+    if values or not path.is_file():
+        return
+    try:
+        data = path.read_bytes()
+        json.loads(data)
+    except ValueError:
+        backup = path.with_name(path.name + ".unreadable")
+        write_text_atomically(backup, data.decode("utf-8", "replace"), durable=False)
+        log.warning("settings file %s unreadable; kept as %s", path, backup)
+    except OSError:
+        return
+
+
 def update_settings_file(
     path: Path, changes: Mapping[str, Any], removed: Iterable[str] = ()
 ) -> dict[str, Any]:
@@ -113,6 +129,7 @@ def update_settings_file(
     Raises OSError when the file cannot be written."""
     with _settings_lock(path):
         values = _read_settings(path)
+        _keep_unreadable(path, values)
         values.update(changes)
         for key in removed:
             values.pop(key, None)
