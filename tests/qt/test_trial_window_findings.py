@@ -152,3 +152,15 @@ def test_the_set_is_listed_by_capture_time_then_name_whatever_the_order_given(qt
     assert window.set_view.image_ids() == expected
     assert window.set_view.set_images([ids[2], ids[0], ids[3], ids[1]])  # the current image last
     assert window.set_view.image_ids() == expected
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (960, 720)])
+def test_set_cards_of_eight_long_names_keep_each_frame_number(qtbot, window, size) -> None:
+    ids = [window.model.row_at(r).image_id for r in range(8)]
+    window.resize(*size)
+    window.show_view("set")
+    assert window.set_view.set_images(ids)
+    qtbot.wait(50)
+    for card in window.set_view._cards:
+        shown = card.name_label.text()
+        assert shown.endswith(name_tail(card._name)), (shown, card._name)

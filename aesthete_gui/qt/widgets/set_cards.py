@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.qt.widgets.frame_caption import elide_name
+
 if TYPE_CHECKING:
     from aesthete_gui.qt.thumbnail_loader import ThumbnailLoader
     from aesthete_gui.store.records import ImageRecord
@@ -111,9 +113,8 @@ class CandidateCard(QFrame):
         self._buttons.setDirection(
             QBoxLayout.Direction.LeftToRight if side >= needed else QBoxLayout.Direction.TopToBottom
         )
-        self.name_label.setText(
-            self.name_label.fontMetrics().elidedText(self._name, Qt.TextElideMode.ElideMiddle, side)
-        )
+        metrics = self.name_label.fontMetrics()  # keep the frame number and extension readable
+        self.name_label.setText(elide_name(self._name, side, metrics.horizontalAdvance))
         if self._pixmap is not None:
             self.set_pixmap(self._pixmap)
 
