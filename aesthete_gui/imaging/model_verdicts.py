@@ -199,9 +199,10 @@ class ModelJudge:
             return "ok", f"brightest tones reach {pct(value)} of full scale"
         reason = self._why("underexposure", verdict, drivers)
         median, p10, p90 = self.get("underexposure.median"), self.get("overexposure.p10"), self.get("underexposure.p90")
-        night = (median <= float(rule.get("night_median", -1.0))
-                 and p90 - p10 <= float(rule.get("night_spread", -1.0))
-                 and value - p90 >= float(rule.get("night_points", math.inf)))  # fmt: skip
+        # an even sky: 80 % of the frame within a small part of the range up to the points of light
+        even = (p90 - p10) / max(value - p10, 1e-3)
+        night = (float(rule.get("night_floor", math.inf)) <= median <= float(rule.get("night_median", -1.0))
+                 and even <= float(rule.get("night_spread", -1.0)))  # fmt: skip
         if night:  # NaN (not measured) never passes
             return "warn", (f"night sky: dark on purpose (an even near-black sky, 80 % of the frame between "
                             f"{pct(p10)} and {pct(p90)}, with points of light up to {pct(value)}); {reason}")
@@ -224,8 +225,8 @@ class ModelJudge:
                             f"the subject keeps its dark tones and midtones ({reason})")
         sky = self.get("highlights.sky", 0.0)
         # the sky is told by where it is and that it holds nothing: the subject needs only its midtones
-        # kept (an overcast street has no deep shadows to keep)
-        subject_kept = (self.get("overexposure.unblown_median", 1.0) <= float(rule.get("kept_midtones", -1.0))
+        # where clean frames have them (an overcast street has no deep shadows to keep)
+        subject_kept = (self.get("overexposure.unblown_median", 1.0) <= float(rule.get("sky_midtones", -1.0))
                         and self.get("highlights.face", 0.0) < float(rule.get("face_blown", math.inf)))  # fmt: skip
         if subject_kept and value > 0 and sky >= float(rule.get("sky_blown", math.inf)) * value:
             return "warn", (f"a flat sky blown at the top of the frame ({pct(sky)} of it), not the subject: "

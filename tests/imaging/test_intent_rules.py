@@ -120,20 +120,19 @@ def test_grain_without_colour_or_pixel_fineness_only_warns() -> None:
 
 def _overcast_street() -> Image.Image:
     """A street under a flat overcast sky blown to white: the sky's top third (with an uneven
-    roofline), a pale stone facade below it (bright and full of texture, the kind of surroundings
-    that made a sky count as lost detail), and scikit-image's coffee cup in front, in the soft light
-    of an overcast day (no deep shadows, so the high-key rule, which needs them, does not apply)."""
+    roofline), a stone facade below it, and scikit-image's coffee cup in front, in the soft light of
+    an overcast day (no deep shadows, so the high-key rule, which needs them, does not apply)."""
     rng = np.random.default_rng(11)
     w, h = 1200, 900
     frame = np.zeros((h, w, 3))
     stone = np.tile(np.asarray(skdata.brick(), dtype=np.float64), (1, 3))[:, :w]
-    facade = np.clip((stone - stone.mean()) * 1.4 + 185.0, 0, 245)
+    facade = np.clip((stone - stone.mean()) * 1.4 + 120.0, 0, 245)
     frame[:512] = facade[..., None] * np.array([1.0, 0.97, 0.9])
     roof = 270 + np.rint(ndimage.gaussian_filter1d(rng.normal(0.0, 1.0, w), 25.0) * 120.0).astype(int)
     rows = np.arange(h)[:, None]
     frame[rows < roof[None, :]] = 255.0
     cup = np.asarray(Image.fromarray(skdata.coffee()).resize((w, h - 450), Image.Resampling.LANCZOS), dtype=np.float64)
-    frame[450:] = 0.6 * cup + 60.0  # soft light: no deep shadows under an overcast sky
+    frame[450:] = 0.5 * cup + 64.0  # soft light: no deep shadows under an overcast sky
     frame += rng.normal(0.0, 1.0, frame.shape)
     return Image.fromarray(np.clip(np.rint(frame), 0, 255).astype(np.uint8))
 
