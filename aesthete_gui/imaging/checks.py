@@ -45,7 +45,7 @@ __all__ = [
     "rejected", "thresholds", "worst_verdict",
 ]  # fmt: skip
 
-MEASURE_VERSION = "5"
+MEASURE_VERSION = "6"
 """Bump when the measuring code changes (stored checks of another version are measured again on the
 next import); a change of thresholds or shoot type only judges the stored measurements again."""
 CHECK_SIDE = 768
@@ -243,6 +243,7 @@ def measure(
         "focus.subject": sharp["spread"],
         "focus.narrow": sharp["narrow"],
         "focus.edges": sharp["edges"],
+        "focus.edge_density": sharp["density"],
         "focus.x": sharp["x"],
         "focus.y": sharp["y"],
         "motion_blur": sharp["width"],
@@ -256,12 +257,14 @@ def measure(
         "highlights.smooth": high["smooth"],
         "highlights.smooth_top": high["smooth_top"],
         "highlights.small": high["small"],
+        "highlights.sky": high["sky"],
         "highlights.face": tones.face_blown(blown, faces),
         "shadows": low["detail"],
         "shadows.frame": low["total"],
         "shadows.smooth": low["smooth"],
         "underexposure": exposure["p995"],
         "underexposure.median": exposure["median"],
+        "underexposure.p90": exposure["p90"],
         "overexposure": blown_area,
         "overexposure.median": exposure["median"],
         "overexposure.unblown_median": exposure["unblown_median"],

@@ -4,9 +4,12 @@ The model (imaging/verdict_models.py) gives a score: 0 and up is a suggested rej
 point a warning. The reason names the measure that drove the score, with its value and what clean
 photographs show ("soft: the sharpest edges of the subject are 3.4 px wide; crisp frames here are
 about 2.6"). Scenes shot that way on purpose are at most a warning, named: panning (a sharp subject
-on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a scene
-with no crisp detail to judge focus by (fog, haze), a long exposure. A face is judged on its own
-eyes (its thresholds in checks.toml), not by the model.
+on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a flat sky
+blown at the top of the frame, a night sky (near-black and even, with points of light), a long
+exposure. Some measures cannot be trusted on some scenes, and then only warn: sharpness on a frame
+with too few crisp edges (fog, a bare sky, a nebula), noise that is grain in brightness only, neither
+colour speckle nor pixel-fine (texture). A face is judged on its own eyes (its thresholds in
+checks.toml), not by the model.
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ class ModelJudge:
         A photographer culls a burst against its best frame: a frame softer than its sharpest
         sibling is dropped even when, alone, it would only be doubtful."""
         model = self.models[name]
-        if model.group is None:
+        if model.group is None or (name in ("focus", "motion_blur") and self.too_few_edges(rule)):
             return None
         shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
         own, other = model.score(self.values, shift), model.score(best_values, shift)
@@ -117,6 +120,16 @@ class ModelJudge:
         mine, theirs = lead.read(self.values), lead.read(best_values)
         worse, best_kind, numbers = GROUP_WORDS[name]
         return "reject", f"{worse} than {best}, the {best_kind} frame of its burst ({numbers.format(mine, theirs)})"
+
+    def too_few_edges(self, rule: Mapping[str, Any]) -> bool:
+        """Whether the frame has too few edges (share of its pixels on an edge of any width under the
+        rule's `few_edges`) for its sharpness to be measured reliably (a bare sky, a nebula, fog)."""
+        return self.get("focus.edge_density", 1.0) < float(rule.get("few_edges", -1.0))
+
+    def _little_detail(self, reason: str) -> tuple[Verdict, str]:
+        edges = self.get("focus.edge_density", 0.0)
+        return "warn", (f"too little detail to judge sharpness (only {pct(edges)} of the frame near an edge: "
+                        f"a bare sky, a nebula, fog?); measured: {reason}")
 
     def judge(self, name: str, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         """The verdict and reason of one modelled check."""
@@ -137,8 +150,8 @@ class ModelJudge:
             edges = f"; its sharpest edges {narrow:.1f} px wide" if math.isfinite(narrow) else ""
             return "ok", f"the subject sharp (edge spread {value:.2f}{edges})"
         reason = self._why("focus", verdict, drivers)
-        if self.get("focus.edges", 1.0) < float(rule.get("soft_scene_edges", -1.0)):
-            return "warn", f"{reason} — but the scene has next to no crisp edges (fog, haze, soft light): soft on purpose?"
+        if self.too_few_edges(rule):
+            return self._little_detail(reason)
         return verdict, reason
 
     def motion_blur(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
@@ -149,6 +162,8 @@ class ModelJudge:
                           f"(edges {background:.1f} px wide)")
         if verdict == "ok":
             return "ok", "no sign of motion blur"
+        if self.too_few_edges(rule):
+            return self._little_detail(self._why("motion_blur", verdict, drivers))
         exposure = self.get("motion_blur.exposure_s", 0.0)
         if exposure >= float(rule.get("long_exposure_s", math.inf)):
             return "warn", f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
@@ -168,6 +183,13 @@ class ModelJudge:
         typical = next((t.typical for t in self.models["noise"].terms if t.measure == "noise"), None)
         usual = f"; clean frames here about σ {typical:.1f}" if typical is not None else ""
         fine = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers if t.measure == "noise.whiteness"]
+        speckled = chroma >= float(rule.get("colour_noise", 0.0))
+        pixel_fine = self.get("noise.whiteness", math.inf) < float(rule.get("texture_whiteness", -math.inf))
+        if verdict == "reject" and not (speckled or pixel_fine):
+            # sensor noise is independent in each channel and pixel-fine; grain in brightness alone
+            # that keeps its strength at half size is the scene's texture (foliage, terraces, stars)
+            return "warn", (f"grain in brightness only, with little colour speckle and not pixel-fine: "
+                            f"texture rather than sensor noise? ({numbers}{usual})")
         return verdict, f"{LABELS['noise'][0 if verdict == 'reject' else 1]} ({numbers}{usual})" + (f": {fine[0]}" if fine else "")
 
     def underexposure(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
@@ -175,7 +197,16 @@ class ModelJudge:
             if self.get("underexposure.median", 0.5) < float(rule.get("low_key_median", 0.0)):
                 return "ok", f"low-key: a dark frame whose brightest tones still reach {pct(value)} of full scale"
             return "ok", f"brightest tones reach {pct(value)} of full scale"
-        return verdict, self._why("underexposure", verdict, drivers)
+        reason = self._why("underexposure", verdict, drivers)
+        median, p10, p90 = self.get("underexposure.median"), self.get("overexposure.p10"), self.get("underexposure.p90")
+        # an even sky: 80 % of the frame within a small part of the range up to the points of light
+        even = (p90 - p10) / max(value - p10, 1e-3)
+        night = (float(rule.get("night_floor", math.inf)) <= median <= float(rule.get("night_median", -1.0))
+                 and even <= float(rule.get("night_spread", -1.0)))  # fmt: skip
+        if night:  # NaN (not measured) never passes
+            return "warn", (f"night sky: dark on purpose (an even near-black sky, 80 % of the frame between "
+                            f"{pct(p10)} and {pct(p90)}, with points of light up to {pct(value)}); {reason}")
+        return verdict, reason
 
     def overexposure(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:
         median = self.get("overexposure.median", 0.5)
@@ -192,6 +223,14 @@ class ModelJudge:
         if kept and smooth >= float(rule.get("high_key_smooth", math.inf)):
             return "warn", (f"high-key: a smooth bright background blown on {pct(value)} of the frame; "
                             f"the subject keeps its dark tones and midtones ({reason})")
+        sky = self.get("highlights.sky", 0.0)
+        # the sky is told by where it is and that it holds nothing: the subject needs only its midtones
+        # where clean frames have them (an overcast street has no deep shadows to keep)
+        subject_kept = (self.get("overexposure.unblown_median", 1.0) <= float(rule.get("sky_midtones", -1.0))
+                        and self.get("highlights.face", 0.0) < float(rule.get("face_blown", math.inf)))  # fmt: skip
+        if subject_kept and value > 0 and sky >= float(rule.get("sky_blown", math.inf)) * value:
+            return "warn", (f"a flat sky blown at the top of the frame ({pct(sky)} of it), not the subject: "
+                            f"the rest keeps its midtones ({reason})")
         little_lost = (smooth >= float(rule.get("bright_scene_smooth", math.inf))
                        or self.get("overexposure.colour", 1.0) <= float(rule.get("bright_scene_clipped", -1.0)))  # fmt: skip
         if kept and little_lost and bright >= float(rule.get("bright_scene", math.inf)):

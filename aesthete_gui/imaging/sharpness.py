@@ -109,12 +109,15 @@ def tone_range(levels: np.ndarray) -> np.ndarray:
 class EdgeWidths:
     """Edge widths of a frame: per tile and orientation (TILE_GRID², 4) and per orientation over the
     whole frame (4); NaN where too few edges; the coherence of the edges' gradient orientations
-    (0: every orientation alike, 1: all one); and the share of the frame on an edge's core."""
+    (0: every orientation alike, 1: all one); the share of the frame on an edge's core; and the share
+    on an edge at all (a tone range of EDGE_CONTRAST within EDGE_REACH px, however wide the edge:
+    a blur widens edges but leaves them there, a bare sky or a nebula has next to none)."""
 
     tiles: np.ndarray
     frame: np.ndarray
     coherence: float
     cores: float = 0.0
+    density: float = 0.0
 
 
 def _widths(counts: np.ndarray, quantile: float, least: int) -> np.ndarray:
@@ -164,7 +167,9 @@ def edge_widths(levels: np.ndarray, gradients: tuple[np.ndarray, np.ndarray] | N
     trace = jxx + jyy
     coherence = float(np.sqrt((jxx - jyy) ** 2 + 4.0 * jxy * jxy) / trace) if trace > 0 else float("nan")
     share = float(core.sum()) / max(1, spread_levels.size)
-    return EdgeWidths(_widths(counts, TILE_QUANTILE, MIN_EDGE_PIXELS), _widths(core, FRAME_QUANTILE, MIN_FRAME_EDGES), coherence, share)
+    density = float(at.size) / max(1, spread_levels.size)
+    return EdgeWidths(_widths(counts, TILE_QUANTILE, MIN_EDGE_PIXELS), _widths(core, FRAME_QUANTILE, MIN_FRAME_EDGES),
+                      coherence, share, density)  # fmt: skip
 
 
 def _tiles(grey: np.ndarray, picked: Sequence[int]) -> np.ndarray:
@@ -237,12 +242,14 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
     worst direction, 2 crisp .. 4 spread), "width" and "narrow" (the subject's widest and narrowest
     orientation, px: about 2 crisp), "across" and "along" (the frame's sharpest edges in its widest
     and narrowest orientation), "coherence" (0-1), "edges" (share of the frame on an edge's core:
-    how much there is to judge focus by), "background" (median widest-orientation width of
+    how crisp detail there is), "density" (share of the frame on an edge of any width: how much
+    there is to judge sharpness by), "background" (median widest-orientation width of
     the least crisp candidate tiles when they are streaked along one orientation, else 0), "x", "y"
     (subject centre, 0-1).
     """
     nothing = {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "across": float("nan"),
-               "along": float("nan"), "coherence": float("nan"), "edges": 0.0, "background": 0.0, "x": 0.5, "y": 0.5}  # fmt: skip
+               "along": float("nan"), "coherence": float("nan"), "edges": 0.0, "density": 0.0, "background": 0.0,
+               "x": 0.5, "y": 0.5}  # fmt: skip
     if min(grey.shape) < MIN_TILE_SIDE * TILE_GRID:
         return nothing  # a frame this small has no tiles to measure edges in
     order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
@@ -270,6 +277,7 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
         "along": float(np.nanmin(frame)) if np.isfinite(frame).any() else float("nan"),
         "coherence": edges.coherence,
         "edges": edges.cores,
+        "density": edges.density,
         "background": _streaked(background),
         "x": float(np.mean([(t % TILE_GRID + 0.5) / TILE_GRID for t in subject])),
         "y": float(np.mean([(t // TILE_GRID + 0.5) / TILE_GRID for t in subject])),

@@ -8,6 +8,9 @@ areas are found on a grid of 8 px blocks and sorted by what surrounds them:
   white or black backdrop, a silhouette): a property of the scene, at most a warning;
 - *detail*: an area whose surroundings hold texture (clouds, lace, foliage, skin pores pushed over
   the top): detail was lost, and its share of the frame is what the highlight and shadow checks judge.
+A blown area that reaches the top edge of the frame and holds no detail inside (lost all through, or
+as flat as noise) is *sky* (an overcast or hazy sky behind trees and roofs): smooth, whatever its
+surroundings hold, because the detail around it belongs to the subject, not to the sky.
 Faces are judged on their own: the share of each face box that is blown.
 """
 
@@ -70,10 +73,12 @@ def lost_areas(
 
     `share`: per block, the share of its pixels blown (or crushed); `block_luma` and `block_detail`:
     the block's mean luma and mean absolute Laplacian; `noise_detail`: what noise alone gives the
-    latter. Returns {"total", "small", "smooth", "detail", "smooth_top", "smooth_bottom"}.
+    latter. Returns {"total", "small", "smooth", "detail", "smooth_top", "smooth_bottom", "sky"}
+    ("sky": the blown areas at the top edge without detail inside, also counted in "smooth").
     """
     cells = max(1, share.size)
-    out = {"total": float(share.sum()) / cells, "small": 0.0, "smooth": 0.0, "detail": 0.0, "smooth_top": 0.0, "smooth_bottom": 0.0}
+    out = {"total": float(share.sum()) / cells, "small": 0.0, "smooth": 0.0, "detail": 0.0, "smooth_top": 0.0,
+           "smooth_bottom": 0.0, "sky": 0.0}  # fmt: skip
     lost = share >= LOST_BLOCK
     out["small"] = float(share[~lost].sum()) / cells
     if not lost.any():
@@ -92,6 +97,7 @@ def lost_areas(
     blocks = ndimage.sum_labels(lost, labels, index=np.arange(1, count + 1))
     rows = np.arange(share.shape[0])[:, None] / max(1, share.shape[0] - 1)
     centre_y = ndimage.mean(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
+    top_row = ndimage.minimum(np.broadcast_to(rows, share.shape), labels, index=np.arange(1, count + 1))
     for k in range(count):
         size = float(sizes[k])
         if size < SMALL_AREA:
@@ -105,10 +111,14 @@ def lost_areas(
         # without neighbours continuing its tone, a large area meets other tones directly (snow
         # against trees, a sky against a ridge, a backdrop against the subject): smooth when lost
         # all through or without detail inside, torn when clipping cut through texture
+        flat_inside = solid[k] >= SOLID or float(inside[k]) <= limit
+        sky = bright and float(top_row[k]) == 0.0 and flat_inside
         if ring_count[k] < RING_SHARE * blocks[k]:
-            smooth = solid[k] >= SOLID or float(inside[k]) <= limit
+            smooth = flat_inside
         else:
-            smooth = float(ring_detail[k]) <= limit
+            smooth = sky or float(ring_detail[k]) <= limit
+        if sky:
+            out["sky"] += size
         if smooth:
             out["smooth"] += size
             out["smooth_top" if centre_y[k] < 0.5 else "smooth_bottom"] += size
@@ -141,13 +151,14 @@ def colour_clipped(rgb: Image.Image) -> float:
 
 
 def exposure_levels(luma: Image.Image) -> dict[str, float]:
-    """Tone levels of the luma (0-1): the 99.5th percentile, the median, the 10th and 1st
+    """Tone levels of the luma (0-1): the 99.5th and 90th percentiles, the median, the 10th and 1st
     percentiles, and the median of the pixels that are not blown."""
     counts = np.asarray(luma.histogram(), dtype=np.float64)
     tones = np.cumsum(counts) / max(1.0, float(counts.sum()))
     unblown = np.cumsum(counts[:BLOWN_LEVEL]) / max(1.0, float(counts[:BLOWN_LEVEL].sum()))
     return {
         "p995": float(np.searchsorted(tones, 0.995)) / 255.0,
+        "p90": float(np.searchsorted(tones, 0.90)) / 255.0,
         "median": float(np.searchsorted(tones, 0.5)) / 255.0,
         "p10": float(np.searchsorted(tones, 0.10)) / 255.0,
         "p1": float(np.searchsorted(tones, 0.01)) / 255.0,
