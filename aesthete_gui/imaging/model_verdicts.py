@@ -169,6 +169,8 @@ class ModelJudge:
             return "warn", f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
         across, along = self.get("motion_blur.across"), self.get("motion_blur.along")
         if not across >= float(rule.get("min_ratio", 0.0)) * along:  # NaN too: no direction to tell
+            if not (math.isfinite(across) and math.isfinite(along)):
+                return "warn", "blurred, but no direction of motion could be measured: see focus"
             return "warn", f"blurred, but not along one direction (edges {across:.1f} px wide one way, {along:.1f} the other): see focus"
         return verdict, self._why("motion_blur", verdict, drivers)
 

@@ -108,3 +108,12 @@ def test_a_shoot_types_strictness_moves_the_score_by_a_share_of_the_warning_band
     strict = {"focus": {"face_warn": 3.05, "face_reject": 3.3, "strictness": 0.5}}  # +0.5 x 4: now a reject
     limits = {name: {} for name in ("motion_blur", "noise", "underexposure", "overexposure")} | strict
     assert next(c for c in judge(values, limits=limits, models=models) if c.name == "focus").verdict == "reject"
+
+
+def test_a_blur_whose_directions_could_not_be_measured_says_so_without_nan() -> None:
+    from aesthete_gui.imaging.model_verdicts import ModelJudge
+    from aesthete_gui.imaging.verdict_models import verdict_models
+
+    judge = ModelJudge({"motion_blur": 5.9, "focus.edge_density": 0.2}, verdict_models())
+    verdict, reason = judge.motion_blur(5.9, {"min_ratio": 1.2}, "warn", [])
+    assert verdict == "warn" and "nan" not in reason and "no direction of motion could be measured" in reason
