@@ -387,7 +387,13 @@ def check_notes(checks: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     """The stored checks that did not pass, as "✖ focus: reason" lines (rejects first)."""
     failed = [c for c in checks if c.get("verdict") in VERDICT_SIGNS]
     failed.sort(key=lambda c: c.get("verdict") != "reject")
-    return tuple(f"{VERDICT_SIGNS[str(c['verdict'])]} {str(c.get('name', '')).replace('_', ' ')}: {c.get('reason', '')}" for c in failed)
+    return tuple(f"{VERDICT_SIGNS[str(c['verdict'])]} {_titled(c)}" for c in failed)
+
+
+def _titled(check: Mapping[str, Any]) -> str:
+    """ "focus: reason", without saying the name twice when the reason starts with it."""
+    name, reason = str(check.get("name", "")).replace("_", " "), str(check.get("reason", ""))
+    return reason if reason.casefold().startswith(name.casefold() + ":") else f"{name}: {reason}"
 
 
 @dataclass

@@ -86,3 +86,13 @@ def test_the_lean_load_gives_what_the_full_records_give(tmp_path: Path) -> None:
         assert [rows[i].burst_id is not None for i in ids] == [True, True, True, False, False, False]
     finally:
         profile.close()
+
+
+def test_a_reason_that_starts_with_its_check_is_not_named_twice() -> None:
+    from aesthete_gui.qt.grid_rows import check_notes
+
+    notes = check_notes([
+        {"name": "motion_blur", "verdict": "reject", "reason": "motion blur: the edges are smeared 5.3 px"},
+        {"name": "focus", "verdict": "warn", "reason": "slightly soft: edge spread 3.1"},
+    ])
+    assert notes == ("✖ motion blur: the edges are smeared 5.3 px", "⚠ focus: slightly soft: edge spread 3.1")
