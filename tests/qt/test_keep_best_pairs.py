@@ -83,3 +83,15 @@ def test_a_pair_whose_raw_the_user_starred_stays_whole(pair_burst) -> None:
     rows = [replace(r, stars=4) if r.name == "IMG_2.DNG" else r for r in rows]
     (burst,) = thin_bursts(rows, pairs_as_one=True)
     assert [r.name for r in burst.kept] == ["IMG_1.JPG", "IMG_2.JPG"] and burst.rejected_ids() == [ids["IMG_3.JPG"]]
+
+
+def test_a_frame_kept_for_its_set_is_not_called_yours(qtbot, pair_burst) -> None:
+    main, ids, folder = pair_burst
+    rows = _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})
+    rows = [replace(r, in_set=True) if r.name == "IMG_3.JPG" else r for r in rows]  # a panorama frame, unmarked
+    main.model.set_rows(rows)
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    dialog = main._keep_best_of_bursts()
+    tile = next(t for t in dialog.tiles if t.row.name == "IMG_3.JPG")
+    assert tile.kept and tile.caption.text().startswith("✔ set") and "kept with its set" in tile.caption.toolTip()
+    assert "yours" not in tile.caption.text()

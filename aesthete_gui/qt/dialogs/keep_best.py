@@ -53,8 +53,13 @@ class FrameTile(QFrame):
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
-        caption = QLabel(("✔ best  " if best else "✔ yours  " if kept else "✖ reject  ") + row.name + extra)
-        why = "the best frame of the burst" if best else "marked by you: kept" if kept else "not the best, not marked by you"
+        judged = row.flag is not None or row.stars > 0 or row.label is not None
+        in_set = kept and not best and not judged and row.in_set  # kept for its set, not for a mark
+        word = "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
+        caption = QLabel(word + row.name + extra)
+        why = ("the best frame of the burst" if best
+               else "part of a bracket, panorama or focus stack: kept with its set" if in_set
+               else "marked by you: kept" if kept else "not the best, not marked by you")  # fmt: skip
         caption.setToolTip("\n".join([row.path, why, *([self.partner_note] if self.partner_note else []), *row.check_notes]))
         self.caption = caption
         caption.setMaximumWidth(TILE + 40)
