@@ -164,3 +164,10 @@ def test_set_cards_of_eight_long_names_keep_each_frame_number(qtbot, window, siz
     for card in window.set_view._cards:
         shown = card.name_label.text()
         assert shown.endswith(name_tail(card._name)), (shown, card._name)
+
+
+def test_the_inspector_s_smear_is_the_number_the_reason_gives() -> None:
+    line = check_line({"name": "motion_blur", "value": 12.3, "verdict": "reject",
+                       "reason": "motion blur: the edges are smeared 3.8 px across the motion and 2.1 px along it",
+                       "measures": {"across": 3.8, "along": 2.1}})  # fmt: skip
+    assert line.summary == "smear 3.8 px"

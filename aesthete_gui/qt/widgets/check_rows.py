@@ -34,6 +34,10 @@ class CheckLine:
     text: str
 
 
+def _first_finite(*values: float | None) -> float:
+    return next((float(v) for v in values if v is not None and math.isfinite(float(v))), math.nan)
+
+
 def _pct(value: float) -> str:
     return f"{value * 100:.0f} %"
 
@@ -46,8 +50,8 @@ def check_summary(name: str, value: float, measures: Mapping[str, float], reason
     get = measures.get
     summaries: dict[str, Any] = {
         "focus": lambda: f"edge {value:.2f} px" + (" (face)" if "face" in reason else ""),
-        # the value is the edge width across the motion: a smear only when the check says so
-        "motion_blur": lambda: f"smear {value:.1f} px" if verdict != "ok" else ("none (panning)" if "panning" in reason else "none"),
+        # the smear across the motion, the number the reason gives (the value is the widest edge width)
+        "motion_blur": lambda: f"smear {_first_finite(get('across'), value):.1f} px" if verdict != "ok" else ("none (panning)" if "panning" in reason else "none"),
         "highlights": lambda: f"{_pct(value)} clipped",
         "shadows": lambda: f"{_pct(value)} crushed",
         "underexposure": lambda: f"peak {_pct(value)}",
