@@ -54,7 +54,10 @@ def summary_lines(summary: IngestSummary, backup: bool) -> list[str]:
     if summary.cleaned:
         lines.append(f"removed {summary.cleaned} temporary files an interrupted ingest had left")
     if summary.imported is not None:
-        lines.append(f"imported: {summary.imported.imported} new, {summary.imported.marks_from_xmp} marks read from XMP")
+        unreadable = summary.imported.errors
+        could_not = f", {unreadable} could not be read (listed with their reason in the library)" if unreadable else ""
+        lines.append(f"imported: {summary.imported.imported} new{could_not}, "
+                     f"{summary.imported.marks_from_xmp} marks read from XMP")  # fmt: skip
     return lines
 
 

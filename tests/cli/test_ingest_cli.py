@@ -111,3 +111,16 @@ def test_a_template_that_leaves_the_destination_is_one_clear_line(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "must name a file inside the destination" in err
     assert not (tmp_path / "DSC_0000.JPG").exists()
+
+
+def test_the_summary_says_how_many_copied_photographs_could_not_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _card(tmp_path / "card")
+    good = (tmp_path / "card" / "DCIM" / "DSC_0000.JPG").read_bytes()
+    (tmp_path / "card" / "DCIM" / "DSC_0009.JPG").write_bytes(good[: len(good) // 5])  # a truncated file
+    args = ["--profile", str(tmp_path / "p.db"), "ingest", "--quiet", str(tmp_path / "card"), str(tmp_path / "photos"),
+            "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "3 copied and verified" in out and "1 could not be read" in out, out
