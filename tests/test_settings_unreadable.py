@@ -1,5 +1,5 @@
-"""A settings file that cannot be read is kept beside the new one before it is replaced (SPEC §8: bad
-input loses nothing)."""
+"""A settings file that cannot be read is kept beside the new one before it is replaced: bad input
+loses nothing."""
 
 from __future__ import annotations
 
