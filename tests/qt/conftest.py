@@ -42,6 +42,31 @@ def shown_main_window(qtbot, app_context, xmp: bool = True, size: tuple[int, int
     return main
 
 
+def imported_main_window(qtbot, app_context, folder, count: int, size: tuple[int, int] | None = None):
+    """The real main window (at `size`) with `folder`'s `count` images imported and listed."""
+    from aesthete_gui.qt.task_runner import JobState
+
+    main = shown_main_window(qtbot, app_context, size=size)
+    handle = main.import_folders([folder])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == count, timeout=10_000)
+    return main
+
+
+def select_rows(window, rows: list[int], current: int = 0) -> list[int]:
+    """Select grid `rows` (the one at index `current` of them made current); their image ids."""
+    from PySide6.QtCore import QItemSelection, QItemSelectionModel
+
+    selection = QItemSelection()
+    for row in rows:
+        selection.select(window.model.index(row), window.model.index(row))
+    model = window.grid.selectionModel()
+    model.select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    model.setCurrentIndex(window.model.index(rows[current]), QItemSelectionModel.SelectionFlag.NoUpdate)
+    return [window.model.row_at(r).image_id for r in rows]
+
+
 def settle_profile_events(qtbot, window) -> None:
     """Wait until the library reloads that the profile's events asked for are done (none pending)."""
     relay = window.context.events

@@ -4,36 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 
 from aesthete_gui.qt.main_window import MainWindow
-from aesthete_gui.qt.task_runner import JobState
+from tests.qt.conftest import imported_main_window, select_rows
 
 
 @pytest.fixture
 def window(qtbot, app_context, image_folder):
     """The main window over twelve imported JPEGs."""
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.show()
-    handle = main.import_folders([image_folder])
-    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
-    assert handle.state is JobState.FINISHED, handle.error_text
-    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 12, timeout=10_000)
+    main = imported_main_window(qtbot, app_context, image_folder, 12)
     yield main
     main.marks.close()
 
 
 def _select(window: MainWindow, rows: list[int]) -> list[int]:
-    selection = QItemSelection()
-    for row in rows:
-        selection.select(window.model.index(row), window.model.index(row))
-    window.grid.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-    window.grid.selectionModel().setCurrentIndex(
-        window.model.index(rows[0]), QItemSelectionModel.SelectionFlag.NoUpdate
-    )
-    return [window.model.row_at(r).image_id for r in rows]
+    return select_rows(window, rows)
 
 
 def test_survey_marks_each_frame_with_the_usual_keys(qtbot, window) -> None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
+from PySide6.QtCore import QPoint, Qt
 
 from aesthete_gui.qt.culling_actions import selection_note
 from aesthete_gui.qt.main_window import MainWindow
-from aesthete_gui.qt.task_runner import JobState
 from aesthete_gui.qt.widgets.check_rows import CheckRows, check_line
 from aesthete_gui.qt.widgets.frame_caption import elide_name, name_tail
-from tests.qt.conftest import write_test_images
+from tests.qt.conftest import imported_main_window, select_rows, write_test_images
 
 LONG_NAME = "20260614_Canon-EOS-R6_{:04d}.JPG"
 
@@ -25,26 +24,13 @@ def window(qtbot, app_context, tmp_path):
     folder = tmp_path / "card"
     for index, path in enumerate(write_test_images(folder, 8, size=(320, 240)), start=1):
         path.rename(folder / LONG_NAME.format(index))
-    app_context.settings["welcome_done"] = True
-    main = MainWindow(app_context)
-    qtbot.addWidget(main)
-    main.resize(1280, 800)
-    main.show()
-    handle = main.import_folders([folder])
-    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
-    assert handle.state is JobState.FINISHED, handle.error_text
-    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 8, timeout=10_000)
+    main = imported_main_window(qtbot, app_context, folder, 8, size=(1280, 800))
     yield main
     main.marks.close()
 
 
 def _select(window: MainWindow, rows: list[int]) -> list[int]:
-    selection = QItemSelection()
-    for row in rows:
-        selection.select(window.model.index(row), window.model.index(row))
-    window.grid.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-    window.grid.selectionModel().setCurrentIndex(window.model.index(rows[-1]), QItemSelectionModel.SelectionFlag.NoUpdate)
-    return [window.model.row_at(r).image_id for r in rows]
+    return select_rows(window, rows, current=-1)
 
 
 def test_a_long_name_keeps_its_number_and_extension() -> None:
