@@ -43,6 +43,7 @@ from typing import Literal
 
 from aesthete_gui.atomic_write import FileState, Snapshot, read_snapshot
 from aesthete_gui.imaging.hashing import content_hash_bytes
+from aesthete_gui.imaging.photo_units import exposures, looks_like_photo_name
 from aesthete_gui.imaging.raw import is_raw_name
 from aesthete_gui.imaging.xmp_packet import (
     DIGIKAM,
@@ -167,17 +168,12 @@ def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = F
 
 
 def pairs_among(names: Iterable[str]) -> dict[str, list[str]]:
-    """For file names of one folder: each image that belongs to a RAW+JPEG pair (same stem, exactly
-    one RAW among the images with that stem) -> the names of the other halves."""
-    by_stem: dict[str, list[str]] = {}
-    for name in names:
-        if _IMAGE_SUFFIXES.search(name):
-            by_stem.setdefault(Path(name).stem, []).append(name)
+    """For file names of one folder: each photograph that belongs to a RAW+JPEG pair (the rule of
+    photo_units.exposures) -> the names of the other halves."""
     out: dict[str, list[str]] = {}
-    for group in by_stem.values():
-        if len(group) > 1 and sum(map(is_raw_name, group)) == 1:
-            for name in group:
-                out[name] = [other for other in group if other != name]
+    for group in exposures([name for name in names if looks_like_photo_name(name)]):
+        if len(group) > 1:
+            out.update({name: [other for other in group if other != name] for name in group})
     return out
 
 
