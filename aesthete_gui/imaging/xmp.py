@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -70,11 +69,6 @@ PICK_LABEL = {"reject": "1", "pick": "3"}
 Naming = Literal["auto", "full", "stem"]
 MarkField = Literal["stars", "flag", "label"]
 ALL_FIELDS: frozenset[str] = frozenset({"stars", "flag", "label"})
-_IMAGE_SUFFIXES = re.compile(
-    r"\.(jpe?g|jpe|png|tiff?|webp|bmp|gif|heic|heif|hif|avif|3fr|ari|arw|bay|cr2|cr3|crw|dcr|dng"
-    r"|erf|fff|iiq|k25|kdc|mef|mos|mrw|nef|nrw|orf|pef|raf|raw|rw2|rwl|sr2|srf|srw|x3f)$",
-    re.IGNORECASE,
-)
 MAX_SIDECAR_BYTES = 8 * 1024 * 1024
 """Larger sidecars are not read (real ones, develop history included, stay far below)."""
 _NAME_MAX_FALLBACK = 255
@@ -143,7 +137,7 @@ def _images_by_stem(folder: Path) -> dict[str, list[str]]:
         names = []
     by_stem: dict[str, list[str]] = {}
     for name in names:
-        if _IMAGE_SUFFIXES.search(name):
+        if looks_like_photo_name(name):
             by_stem.setdefault(Path(name).stem, []).append(name)
     if listings is not None:
         listings[folder] = by_stem
