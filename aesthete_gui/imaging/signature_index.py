@@ -87,13 +87,10 @@ class SignatureIndex:
                 chosen.append(q)
         return chosen
 
-    def closest(self, p: int, count: int, admissible: Admissible) -> list[int]:
-        """The `count` most alike frames q (by likeness, ties by index) that could nest with frame p
-        (one's histograms fit inside the other's) and that `admissible(p, q)` accepts."""
-        return self.closest_many([p], count, admissible)[0]
-
     def closest_many(self, frames: Sequence[int], count: int, admissible: Admissible) -> list[list[int]]:
-        """`closest` for each of `frames`, the tree queried for all of them at once."""
+        """For each of `frames` (frame p), the `count` most alike frames q (by likeness, ties by index)
+        that could nest with p (one's histograms fit inside the other's) and that `admissible(p, q)`
+        accepts; the tree is queried for all of them at once."""
         n = len(self)
         if self._tree is None:  # a small library: compare everything
             everything = np.arange(n)
@@ -112,7 +109,7 @@ class SignatureIndex:
 
 
 def exhaustive_candidates(histograms: np.ndarray, p: int, count: int, admissible: Admissible) -> list[int]:
-    """SignatureIndex.closest by comparing frame p with every frame (the reference it must equal)."""
+    """SignatureIndex.closest_many for frame p by comparing frame p with every frame (the reference it must equal)."""
     others = np.asarray(histograms, dtype=np.float32)
     mine = np.broadcast_to(others[p], others.shape)
     fits = np.maximum(containment(mine, others), containment(others, mine)) >= MIN_CONTAINMENT

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from aesthete_gui.atomic_write import FileState, Snapshot, read_snapshot
+from aesthete_gui.atomic_write import FileState, Snapshot
 from aesthete_gui.imaging.hashing import content_hash_bytes
 from aesthete_gui.imaging.photo_units import exposures, looks_like_photo_name
 from aesthete_gui.imaging.raw import is_raw_name
@@ -169,13 +169,6 @@ def pairs_among(names: Iterable[str]) -> dict[str, list[str]]:
         if len(group) > 1:
             out.update({name: [other for other in group if other != name] for name in group})
     return out
-
-
-def same_stem_pair(image_path: str | os.PathLike[str]) -> list[str]:
-    """Names of the other halves of the image's RAW+JPEG pair (same folder and stem, exactly one
-    RAW among them); empty when the image is not part of such a pair."""
-    path = Path(image_path)
-    return pairs_among([path.name, *_same_stem_images(path)]).get(path.name, [])
 
 
 def sidecar_candidates(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> list[Path]:
@@ -528,9 +521,3 @@ def restore_sidecar(path: str | os.PathLike[str], before: bytes | None, written:
         return restore_file(target, before, written, MAX_SIDECAR_BYTES)
     except OSError:
         return False
-
-
-def sidecar_state(path: str | os.PathLike[str]) -> FileState | None:
-    """The sidecar's state now (None when it is gone); OSError when it cannot be read."""
-    snapshot = read_snapshot(path, MAX_SIDECAR_BYTES)
-    return None if snapshot is None else snapshot.state
