@@ -108,20 +108,10 @@ class SignatureIndex:
         return found
 
 
-def exhaustive_candidates(histograms: np.ndarray, p: int, count: int, admissible: Admissible) -> list[int]:
-    """SignatureIndex.closest_many for frame p by comparing frame p with every frame (the reference it must equal)."""
-    others = np.asarray(histograms, dtype=np.float32)
-    mine = np.broadcast_to(others[p], others.shape)
-    fits = np.maximum(containment(mine, others), containment(others, mine)) >= MIN_CONTAINMENT
-    fits[p] = False
-    likeness = np.minimum(mine, others).sum(axis=1)
-    chosen: list[int] = []
-    for q in np.argsort(-likeness, kind="stable"):
-        if len(chosen) == count:
-            break
-        if fits[q] and admissible(p, int(q)):
-            chosen.append(int(q))
-    return chosen
+def exhaustive_candidates(index: SignatureIndex, p: int, count: int, admissible: Admissible) -> list[int]:
+    """SignatureIndex.closest_many for frame p by comparing it with every frame (the reference it
+    must equal)."""
+    return index.pick(p, np.arange(len(index)), count, admissible)
 
 
 def candidate_pairs(
@@ -132,7 +122,7 @@ def candidate_pairs(
     seen: set[tuple[int, int]] = set()
     out = []
     if exhaustive:
-        lists = [exhaustive_candidates(index.histograms, p, count, admissible) for p in frames]
+        lists = [exhaustive_candidates(index, p, count, admissible) for p in frames]
     else:
         lists = index.closest_many(frames, count, admissible)
     for p, found in zip(frames, lists, strict=True):
