@@ -137,7 +137,7 @@ def agreement(signatures: np.ndarray, count: int) -> dict[str, float]:
     indexed = index.closest_many(frames, 6, lambda _p, _q: True)
     indexed_s = time.perf_counter() - start
     start = time.perf_counter()
-    reference = [exhaustive_candidates(subset, p, 6, lambda _p, _q: True) for p in frames]
+    reference = [exhaustive_candidates(index, p, 6, lambda _p, _q: True) for p in frames]
     exhaustive_s = time.perf_counter() - start
     same = sum(a == b for a, b in zip(indexed, reference, strict=True))
     found = sum(len(set(a) & set(b)) for a, b in zip(indexed, reference, strict=True))

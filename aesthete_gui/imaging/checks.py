@@ -35,6 +35,7 @@ from aesthete_gui.imaging.judging import (
     judge_stamp,
     worst_verdict,
 )
+from aesthete_gui.imaging.noise import block_means
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE
 from aesthete_gui.imaging.texture import laplacian
 from aesthete_gui.resources import resource_file
@@ -114,17 +115,6 @@ def jpeg_quality(data: bytes) -> float | None:
     scale = 100.0 * float(sum(tables[0])) / _JPEG_LUMA_SUM
     quality = 5000.0 / scale if scale > 100 else (200.0 - scale) / 2.0
     return float(np.clip(quality, 0.0, 100.0))
-
-
-def _block_means(values: np.ndarray, block: tuple[int, int]) -> np.ndarray:
-    """Mean of a float map over each (width, height) block; remainder rows and columns dropped."""
-    h, w = values.shape
-    cols, rows = w // block[0], h // block[1]
-    if cols == 0 or rows == 0:
-        return np.zeros((0, 0), dtype=np.float32)
-    box = (0, 0, cols * block[0], rows * block[1])
-    frame = Image.fromarray(np.asarray(values, dtype=np.float32))  # mode "F"
-    return np.asarray(frame.reduce(block, box=box))  # Pillow's C box filter: fast
 
 
 def _sharpness(variance: float, noise: float) -> float:
@@ -208,8 +198,8 @@ def measure(
     tone_levels = np.asarray(luma)
     grey = tone_levels.astype(np.float32)
     response = laplacian(grey)
-    grey_blocks = _block_means(grey, (BLOCK, BLOCK))
-    detail_blocks = _block_means(np.abs(response), (BLOCK, BLOCK))
+    grey_blocks = block_means(grey, (BLOCK, BLOCK))
+    detail_blocks = block_means(np.abs(response), (BLOCK, BLOCK))
     flat = noise_measures.flat_blocks(grey_blocks, detail_blocks)
     luma_noise = noise_measures.luma_sigma(detail_blocks, flat)
     chroma_noise = noise_measures.chroma_sigma(np.asarray(rgb), flat, detail_blocks.shape[1] if detail_blocks.size else 1)
@@ -219,7 +209,7 @@ def measure(
 
     h, w = grey.shape
     tile = (max(1, w // TILE_GRID), max(1, h // TILE_GRID))
-    tiles = np.maximum(_block_means(response * response, tile) - _block_means(response, tile) ** 2, 0.0).ravel()
+    tiles = np.maximum(block_means(response * response, tile) - block_means(response, tile) ** 2, 0.0).ravel()
     corrected = np.maximum(tiles - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
     face_variances = _face_detail(response, faces)
     sharp = sharpness.measure_sharpness(grey, tone_levels, corrected, luma_noise)

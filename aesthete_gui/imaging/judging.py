@@ -112,9 +112,6 @@ def _worse(a: Verdict, b: Verdict) -> Verdict:
     return a if VERDICT_RANK[a] >= VERDICT_RANK[b] else b
 
 
-_pct = pct
-
-
 class _Judge:
     """Verdict and reason of each check from the measurements (one instance per image)."""
 
@@ -133,30 +130,30 @@ class _Judge:
         verdict = _level(value, rule)
         face = self.get("highlights.face", 0.0)
         if face >= float(rule.get("face_reject", math.inf)):
-            return "reject", f"the face is blown on {_pct(face)} of it"
+            return "reject", f"the face is blown on {pct(face)} of it"
         if face >= float(rule.get("face_warn", math.inf)):
             verdict = _worse(verdict, "warn")
         smooth = self.get("highlights.smooth", 0.0)
         top = self.get("highlights.smooth_top", 0.0)
         if verdict != "ok":
-            return verdict, f"highlights with detail clipped on {_pct(value)} of the frame"
+            return verdict, f"highlights with detail clipped on {pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_warn", math.inf)):
             where = "sky or backdrop" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
-            return "warn", f"bright scene: smooth {where} clipped on {_pct(smooth)} of the frame; detail well exposed"
+            return "warn", f"bright scene: smooth {where} clipped on {pct(smooth)} of the frame; detail well exposed"
         total = self.get("highlights.frame", 0.0)
         if total >= 0.001:
-            return "ok", f"{_pct(total)} of the frame at full brightness, no detail lost (specular highlights, lights or smooth areas)"
+            return "ok", f"{pct(total)} of the frame at full brightness, no detail lost (specular highlights, lights or smooth areas)"
         return "ok", "no highlights clipped"
 
     def shadows(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)
         smooth = self.get("shadows.smooth", 0.0)
         if verdict != "ok":
-            return verdict, f"shadow detail crushed to black on {_pct(value)} of the frame"
+            return verdict, f"shadow detail crushed to black on {pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_note", math.inf)):
             lit = self.get("overexposure.median", 0.0) >= float(rule.get("silhouette_median", math.inf))
             kind = "silhouette against a bright background" if lit else "low-key: a smooth black area"
-            return "ok", f"{kind} ({_pct(smooth)} of the frame): intent, no detail lost"
+            return "ok", f"{kind} ({pct(smooth)} of the frame): intent, no detail lost"
         return "ok", "no shadow detail crushed"
 
     def brightened(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
@@ -164,8 +161,8 @@ class _Judge:
             return "ok", "not judged: no 8-bit tone levels, or too few of them"
         verdict = _level(value, rule)
         if verdict == "ok":
-            return "ok", f"{_pct(value)} of tone levels missing" if value else "tone levels continuous"
-        return verdict, f"brightened after capture: {_pct(value)} of tone levels missing (posterised tones)"
+            return "ok", f"{pct(value)} of tone levels missing" if value else "tone levels continuous"
+        return verdict, f"brightened after capture: {pct(value)} of tone levels missing (posterised tones)"
 
     def resolution(self, value: float, rule: Mapping[str, Any]) -> tuple[Verdict, str]:
         verdict = _level(value, rule)

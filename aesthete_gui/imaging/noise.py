@@ -13,6 +13,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from PIL import Image
 
+from aesthete_gui.imaging.texture import laplacian
+
 BLOCK = 8
 LAPLACIAN_NOISE_GAIN = 20.0
 """Variance of the 5-point Laplacian of white noise of unit variance (4 x 1 + 16)."""
@@ -43,9 +45,15 @@ def luma_sigma(detail_blocks: np.ndarray, flat: np.ndarray) -> float:
     return MEAN_ABS_TO_SIGMA * float(detail_blocks.ravel()[flat].mean())
 
 
-def _reduce(values: np.ndarray, factor: int, box: tuple[int, int, int, int]) -> np.ndarray:
-    """Means of `factor` x `factor` blocks of a float map within `box` (Pillow's C box filter)."""
-    return np.asarray(Image.fromarray(np.asarray(values, dtype=np.float32)).reduce(factor, box=box))
+def block_means(values: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """Mean of a float map over each (width, height) block; remainder rows and columns dropped."""
+    h, w = values.shape
+    cols, rows = w // block[0], h // block[1]
+    if cols == 0 or rows == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    box = (0, 0, cols * block[0], rows * block[1])
+    frame = Image.fromarray(np.asarray(values, dtype=np.float32))  # mode "F"
+    return np.asarray(frame.reduce(block, box=box))  # Pillow's C box filter: fast
 
 
 def whiteness(grey: np.ndarray, detail_blocks: np.ndarray, flat: np.ndarray) -> float:
@@ -60,10 +68,8 @@ def whiteness(grey: np.ndarray, detail_blocks: np.ndarray, flat: np.ndarray) -> 
     if flat.size == 0 or rows == 0 or cols == 0:
         return float("nan")
     inner = BLOCK // 2
-    half = _reduce(grey, 2, (0, 0, cols * BLOCK, rows * BLOCK))
-    padded = np.pad(half, 1, mode="edge")
-    response = np.abs(padded[1:-1, :-2] + padded[1:-1, 2:] + padded[:-2, 1:-1] + padded[2:, 1:-1] - 4.0 * half)
-    coarse = _reduce(response, inner, (0, 0, cols * inner, rows * inner)).ravel()[flat]
+    half = block_means(grey[: rows * BLOCK, : cols * BLOCK], (2, 2))
+    coarse = block_means(np.abs(laplacian(half)), (inner, inner)).ravel()[flat]
     fine = detail_blocks.ravel()[flat]
     return float(coarse.mean() / max(float(fine.mean()), 1e-6))
 

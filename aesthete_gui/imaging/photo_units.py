@@ -269,14 +269,6 @@ def numbered_stems(stem: str, style: str = " ({n})") -> Iterator[str]:
         n += 1
 
 
-def stems_in(listing: Iterable[str]) -> dict[str, list[str]]:
-    """The names of a folder by stem key (every file that would pair with that stem)."""
-    found: dict[str, list[str]] = {}
-    for name in listing:
-        found.setdefault(stem_key(name), []).append(name)
-    return found
-
-
 def describe_partners(unit: PhotoUnit, chosen: str, verb: str) -> str | None:
     """"IMG_0001.CR2 moved with IMG_0001.JPG" when `chosen` has partners, else None."""
     partners = unit.partners_of(chosen)

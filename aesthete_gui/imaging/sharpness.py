@@ -139,11 +139,10 @@ def _tile_map(shape: tuple[int, int]) -> np.ndarray:
     return (rows[:, None] * TILE_GRID + cols[None, :]).astype(np.uint8)
 
 
-def edge_widths(levels: np.ndarray, gradients: tuple[np.ndarray, np.ndarray] | None = None) -> EdgeWidths:
+def edge_widths(levels: np.ndarray) -> EdgeWidths:
     """Edge widths of a uint8 frame per tile and orientation, and over the whole frame, read at every
-    EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th row. `gradients` are its `sobel` derivatives when
-    already computed."""
-    gx, gy = gradients if gradients is not None else sobel(levels)
+    EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th row."""
+    gx, gy = sobel(levels)
     spread_levels = tone_range(levels)[::EDGE_SAMPLE, ::EDGE_SAMPLE]
     at = np.flatnonzero(spread_levels >= EDGE_CONTRAST)
     if at.size == 0:
@@ -232,8 +231,7 @@ def _finite_rows(widths: np.ndarray) -> np.ndarray:
     return np.isfinite(widths).sum(axis=1) >= 2
 
 
-def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndarray, noise_sigma: float,
-                      gradients: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, float]:
+def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndarray, noise_sigma: float) -> dict[str, float]:
     """The subject's edge spread and edge widths, the frame's, the background's streaking, and where
     the subject is.
 
@@ -263,7 +261,7 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
     worst = np.nanmax(measured[valid], axis=1)
     ranked = candidates[np.argsort(worst, kind="stable")]
     subject = ranked[:SUBJECT_TILES]
-    edges = edge_widths(levels, gradients)
+    edges = edge_widths(levels)
     crispest = [t for t in ranked if _finite_rows(edges.tiles[[t]])[0]]
     sharp = sorted(crispest[: 3 * SUBJECT_TILES], key=lambda t: float(np.nanmax(edges.tiles[t])))[:SUBJECT_TILES]
     softest = ranked[len(ranked) // 2:]

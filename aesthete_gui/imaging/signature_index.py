@@ -87,13 +87,10 @@ class SignatureIndex:
                 chosen.append(q)
         return chosen
 
-    def closest(self, p: int, count: int, admissible: Admissible) -> list[int]:
-        """The `count` most alike frames q (by likeness, ties by index) that could nest with frame p
-        (one's histograms fit inside the other's) and that `admissible(p, q)` accepts."""
-        return self.closest_many([p], count, admissible)[0]
-
     def closest_many(self, frames: Sequence[int], count: int, admissible: Admissible) -> list[list[int]]:
-        """`closest` for each of `frames`, the tree queried for all of them at once."""
+        """For each of `frames` (frame p), the `count` most alike frames q (by likeness, ties by index)
+        that could nest with p (one's histograms fit inside the other's) and that `admissible(p, q)`
+        accepts; the tree is queried for all of them at once."""
         n = len(self)
         if self._tree is None:  # a small library: compare everything
             everything = np.arange(n)
@@ -111,20 +108,10 @@ class SignatureIndex:
         return found
 
 
-def exhaustive_candidates(histograms: np.ndarray, p: int, count: int, admissible: Admissible) -> list[int]:
-    """SignatureIndex.closest by comparing frame p with every frame (the reference it must equal)."""
-    others = np.asarray(histograms, dtype=np.float32)
-    mine = np.broadcast_to(others[p], others.shape)
-    fits = np.maximum(containment(mine, others), containment(others, mine)) >= MIN_CONTAINMENT
-    fits[p] = False
-    likeness = np.minimum(mine, others).sum(axis=1)
-    chosen: list[int] = []
-    for q in np.argsort(-likeness, kind="stable"):
-        if len(chosen) == count:
-            break
-        if fits[q] and admissible(p, int(q)):
-            chosen.append(int(q))
-    return chosen
+def exhaustive_candidates(index: SignatureIndex, p: int, count: int, admissible: Admissible) -> list[int]:
+    """SignatureIndex.closest_many for frame p by comparing it with every frame (the reference it
+    must equal)."""
+    return index.pick(p, np.arange(len(index)), count, admissible)
 
 
 def candidate_pairs(
@@ -135,7 +122,7 @@ def candidate_pairs(
     seen: set[tuple[int, int]] = set()
     out = []
     if exhaustive:
-        lists = [exhaustive_candidates(index.histograms, p, count, admissible) for p in frames]
+        lists = [exhaustive_candidates(index, p, count, admissible) for p in frames]
     else:
         lists = index.closest_many(frames, count, admissible)
     for p, found in zip(frames, lists, strict=True):

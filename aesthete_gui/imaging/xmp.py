@@ -34,15 +34,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from aesthete_gui.atomic_write import FileState, Snapshot, read_snapshot
+from aesthete_gui.atomic_write import FileState, Snapshot
 from aesthete_gui.imaging.hashing import content_hash_bytes
+from aesthete_gui.imaging.photo_units import exposures, looks_like_photo_name
 from aesthete_gui.imaging.raw import is_raw_name
 from aesthete_gui.imaging.xmp_packet import (
     DIGIKAM,
@@ -69,11 +69,6 @@ PICK_LABEL = {"reject": "1", "pick": "3"}
 Naming = Literal["auto", "full", "stem"]
 MarkField = Literal["stars", "flag", "label"]
 ALL_FIELDS: frozenset[str] = frozenset({"stars", "flag", "label"})
-_IMAGE_SUFFIXES = re.compile(
-    r"\.(jpe?g|jpe|png|tiff?|webp|bmp|gif|heic|heif|hif|avif|3fr|ari|arw|bay|cr2|cr3|crw|dcr|dng"
-    r"|erf|fff|iiq|k25|kdc|mef|mos|mrw|nef|nrw|orf|pef|raf|raw|rw2|rwl|sr2|srf|srw|x3f)$",
-    re.IGNORECASE,
-)
 MAX_SIDECAR_BYTES = 8 * 1024 * 1024
 """Larger sidecars are not read (real ones, develop history included, stay far below)."""
 _NAME_MAX_FALLBACK = 255
@@ -142,7 +137,7 @@ def _images_by_stem(folder: Path) -> dict[str, list[str]]:
         names = []
     by_stem: dict[str, list[str]] = {}
     for name in names:
-        if _IMAGE_SUFFIXES.search(name):
+        if looks_like_photo_name(name):
             by_stem.setdefault(Path(name).stem, []).append(name)
     if listings is not None:
         listings[folder] = by_stem
@@ -167,25 +162,13 @@ def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = F
 
 
 def pairs_among(names: Iterable[str]) -> dict[str, list[str]]:
-    """For file names of one folder: each image that belongs to a RAW+JPEG pair (same stem, exactly
-    one RAW among the images with that stem) -> the names of the other halves."""
-    by_stem: dict[str, list[str]] = {}
-    for name in names:
-        if _IMAGE_SUFFIXES.search(name):
-            by_stem.setdefault(Path(name).stem, []).append(name)
+    """For file names of one folder: each photograph that belongs to a RAW+JPEG pair (the rule of
+    photo_units.exposures) -> the names of the other halves."""
     out: dict[str, list[str]] = {}
-    for group in by_stem.values():
-        if len(group) > 1 and sum(map(is_raw_name, group)) == 1:
-            for name in group:
-                out[name] = [other for other in group if other != name]
+    for group in exposures([name for name in names if looks_like_photo_name(name)]):
+        if len(group) > 1:
+            out.update({name: [other for other in group if other != name] for name in group})
     return out
-
-
-def same_stem_pair(image_path: str | os.PathLike[str]) -> list[str]:
-    """Names of the other halves of the image's RAW+JPEG pair (same folder and stem, exactly one
-    RAW among them); empty when the image is not part of such a pair."""
-    path = Path(image_path)
-    return pairs_among([path.name, *_same_stem_images(path)]).get(path.name, [])
 
 
 def sidecar_candidates(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> list[Path]:
@@ -538,9 +521,3 @@ def restore_sidecar(path: str | os.PathLike[str], before: bytes | None, written:
         return restore_file(target, before, written, MAX_SIDECAR_BYTES)
     except OSError:
         return False
-
-
-def sidecar_state(path: str | os.PathLike[str]) -> FileState | None:
-    """The sidecar's state now (None when it is gone); OSError when it cannot be read."""
-    snapshot = read_snapshot(path, MAX_SIDECAR_BYTES)
-    return None if snapshot is None else snapshot.state

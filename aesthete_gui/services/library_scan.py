@@ -16,18 +16,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aesthete_gui.imaging.photo_units import PHOTO_SUFFIXES
 from aesthete_gui.jobs import CancelToken
 from aesthete_gui.store.db import SQLITE_MAGIC
 
-IMAGE_EXTENSIONS = frozenset(
-    {
-        ".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".tif", ".tiff", ".webp", ".bmp", ".dib",
-        ".gif", ".heic", ".heif", ".hif", ".avif", ".3fr", ".ari", ".arw", ".bay", ".cr2",
-        ".cr3", ".crw", ".dcr", ".dng", ".erf", ".fff", ".iiq", ".k25", ".kdc", ".mef", ".mos",
-        ".mrw", ".nef", ".nrw", ".orf", ".pef", ".raf", ".raw", ".rw2", ".rwl", ".sr2", ".srf",
-        ".srw", ".x3f",
-    }
-)  # fmt: skip
+IMAGE_EXTENSIONS = PHOTO_SUFFIXES
 SKIPPED_EXTENSIONS = frozenset(
     {
         ".xmp", ".xml", ".thm", ".pp3", ".dop", ".on1", ".cos", ".cof", ".cot", ".json", ".txt",

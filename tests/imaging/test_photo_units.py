@@ -13,6 +13,7 @@ from aesthete_gui.imaging.photo_units import (
     target_name,
     unit_of,
 )
+from aesthete_gui.imaging.xmp import pairs_among
 
 
 def test_a_raw_jpeg_pair_and_all_its_sidecars_are_one_unit() -> None:
@@ -115,3 +116,11 @@ def test_a_unit_never_holds_two_files_whose_extensions_differ_only_in_case() -> 
     for unit in group_units("/f", ["X.CR2", "X.JPG", "X.xmp", "X.XMP", "x.jpg"])[0]:
         tails = [tail_of(n).casefold() for n in unit.names]
         assert len(tails) == len(set(tails))
+
+
+def test_marks_pair_partners_by_the_same_rule_as_exposures() -> None:
+    for names in (["IMG_1.CR2", "IMG_1.JPG", "IMG_1.jpg"], ["IMG_2.CR2", "img_2.JPG", "notes.txt"]):
+        groups = exposures(names)
+        assert pairs_among(names) == {n: [o for o in g if o != n] for g in groups if len(g) > 1 for n in g}
+    assert pairs_among(["IMG_1.CR2", "IMG_1.JPG", "IMG_1.jpg"]) == {}
+    assert pairs_among(["IMG_2.CR2", "img_2.JPG"]) == {"IMG_2.CR2": ["img_2.JPG"], "img_2.JPG": ["IMG_2.CR2"]}
