@@ -190,18 +190,14 @@ def link_new(temporary: Path, target: Path) -> bool:
     return True
 
 
-def sync_folder(folder: Path) -> None:
-    """Flush a folder's entries (a rename) to disk; folders that cannot be opened are skipped."""
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (a rename or an unlink) to disk, where the system allows it."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
 
 
 def _process_alive(pid: int) -> bool:

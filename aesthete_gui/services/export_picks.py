@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aesthete_gui.atomic_write import sync_folder
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import (
     PhotoUnit,
@@ -44,7 +45,6 @@ from aesthete_gui.services.verified_copy import (
     folder_lock,
     read_problem,
     stage,
-    sync_folder,
     take_back,
     write_problem,
 )

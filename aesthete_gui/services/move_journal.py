@@ -19,7 +19,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aesthete_gui.services.verified_copy import file_hash, sync_folder
+from aesthete_gui.atomic_write import sync_folder
+from aesthete_gui.services.verified_copy import file_hash
 
 Follow = Callable[[str, str], None]
 """(original path, copy path): point the library's image at the copy (nothing when it has none)."""

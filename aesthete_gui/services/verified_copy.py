@@ -40,6 +40,7 @@ from typing import BinaryIO, Literal, cast
 
 import xxhash
 
+from aesthete_gui.atomic_write import sync_folder
 from aesthete_gui.jobs import CancelToken
 from aesthete_gui.safe_names import PATH_MAX
 
@@ -126,16 +127,6 @@ def file_hash(path: str | os.PathLike[str]) -> str:
 def _remove(path: str | os.PathLike[str]) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
-
-
-def sync_folder(folder: str | os.PathLike[str]) -> None:
-    """Flush a folder's entries (a rename or an unlink) to disk, where the system allows it."""
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def stage(
