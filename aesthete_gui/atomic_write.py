@@ -200,7 +200,8 @@ def sync_folder(folder: str | os.PathLike[str]) -> None:
             os.close(handle)
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """True when a process with this id exists on this machine (someone else's counts too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -229,7 +230,7 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
             continue
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mtime >= older_than:
             continue
-        if match.group(1) is not None and _process_alive(int(match.group(1))):
+        if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)

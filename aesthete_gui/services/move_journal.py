@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aesthete_gui.atomic_write import sync_folder
+from aesthete_gui.atomic_write import process_alive, sync_folder
 from aesthete_gui.services.verified_copy import file_hash
 
 Follow = Callable[[str, str], None]
@@ -88,15 +88,8 @@ def done(profile_path: str | os.PathLike[str], entry_id: str) -> None:
 
 
 def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    """Whether the move was recorded by another process that is still running."""
+    return isinstance(pid, int) and pid != os.getpid() and process_alive(pid)
 
 
 def _pending(records: list[dict], alive_too: bool = False) -> list[dict]:
