@@ -17,6 +17,7 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,29 @@ def sync_folder(folder: str | os.PathLike[str]) -> None:
             os.fsync(handle)
         finally:
             os.close(handle)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (flock on the folder itself) for the block; other Aesthete
+    processes wait. Where the system has no such lock (Windows, some network file systems) the
+    block runs unlocked. The flock belongs to this open descriptor alone (no other close() drops it)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
 
 
 def process_alive(pid: int) -> bool:

@@ -18,7 +18,7 @@ process id is not looked at. Where the file system offers no locks, a day's age 
 Sources are opened without waiting (O_NONBLOCK) and checked on the open file: a FIFO, device,
 socket or folder under a photograph's or sidecar's name is refused with a reason (NotRegularFile),
 never read, and at most the size the file had when opened is copied.
-`folder_lock` serialises Aesthete processes choosing names in one folder.
+Callers hold atomic_write.folder_lock while they choose names in one folder.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal, cast
@@ -348,29 +348,6 @@ def clean_own_temps(folder: str | os.PathLike[str], started: float) -> int:
         except OSError:
             continue
     return removed
-
-
-@contextlib.contextmanager
-def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold an exclusive lock on `folder` (flock on the folder itself) for the block; other Aesthete
-    processes wait. Where the system has no such lock (Windows, some network file systems) the
-    block runs unlocked and the no-replace placement alone keeps files safe."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    try:
-        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        yield
-        return
-    try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(handle)
 
 
 def write_problem(error: OSError, folder: str | os.PathLike[str]) -> str:

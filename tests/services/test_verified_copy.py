@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from aesthete_gui.atomic_write import folder_lock
 from aesthete_gui.services import verified_copy
 from aesthete_gui.services.verified_copy import (
     clean_own_temps,
     copy_verified,
     discard,
-    folder_lock,
     place,
     stage,
     take_back,
