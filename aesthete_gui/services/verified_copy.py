@@ -40,7 +40,6 @@ from typing import BinaryIO, Literal, cast
 
 import xxhash
 
-from aesthete_gui.atomic_write import sync_folder
 from aesthete_gui.jobs import CancelToken
 from aesthete_gui.safe_names import PATH_MAX
 
@@ -276,29 +275,6 @@ def take_back(staged: Staged, target: str | os.PathLike[str]) -> None:
     with contextlib.suppress(OSError):
         if os.stat(target).st_ino == staged.inode:
             os.rename(target, staged.temp)
-
-
-def copy_verified(
-    source: str | os.PathLike[str],
-    target: str | os.PathLike[str],
-    cancel: CancelToken | None = None,
-    *,
-    kind: str = "copy",
-) -> str | None:
-    """Stage `source` beside `target` and place it there; the content hash, or None if cancelled.
-    FileExistsError when `target` is taken (nothing is replaced), OSError on any other failure."""
-    target = Path(target)
-    staged = stage(source, target.parent, cancel, kind)
-    if staged is None:
-        return None
-    try:
-        place(staged.temp, target)
-    except BaseException:
-        discard(staged)
-        raise
-    release(staged)
-    sync_folder(target.parent)
-    return staged.digest
 
 
 def _abandoned(path: str, info: os.stat_result, started: float) -> bool:
