@@ -17,6 +17,7 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,21 +191,41 @@ def link_new(temporary: Path, target: Path) -> bool:
     return True
 
 
-def sync_folder(folder: Path) -> None:
-    """Flush a folder's entries (a rename) to disk; folders that cannot be opened are skipped."""
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (a rename or an unlink) to disk, where the system allows it."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (flock on the folder itself) for the block; other Aesthete
+    processes wait. Where the system has no such lock (Windows, some network file systems) the
+    block runs unlocked. The flock belongs to this open descriptor alone (no other close() drops it)."""
     try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
+        import fcntl
+    except ImportError:
+        yield
         return
     try:
-        os.fsync(descriptor)
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        pass
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
     finally:
-        os.close(descriptor)
+        os.close(handle)
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """True when a process with this id exists on this machine (someone else's counts too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -233,7 +254,7 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
             continue
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mtime >= older_than:
             continue
-        if match.group(1) is not None and _process_alive(int(match.group(1))):
+        if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)

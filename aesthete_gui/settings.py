@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_cache_path, user_config_path, user_data_path
 
-from aesthete_gui.atomic_write import write_text_atomically
+from aesthete_gui.atomic_write import folder_lock, write_text_atomically
 
 APP_NAME = "Aesthete"
 PROFILE_ENV = "AESTHETE_PROFILE"
@@ -70,28 +69,6 @@ def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
     return stored.get(key, default) if isinstance(stored, dict) else default
 
 
-@contextlib.contextmanager
-def _settings_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive flock() on the folder of a settings file while the block runs: the window
-    and the command line change one profile's settings file in turns. flock() belongs to this open
-    descriptor alone (no other close() can drop it); no lock where the system has none."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: one writer at a time is not enforced there
-        yield
-        return
-    try:
-        fd = os.open(path.parent, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:  # no folder yet: the write below creates it, or fails and says why
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # also lets go of the lock
-
-
 def _read_settings(path: Path) -> dict[str, Any]:
     """The settings file as a dict ({} when absent; {} and a warning when unreadable)."""
     try:
@@ -127,7 +104,7 @@ def update_settings_file(
     so that keys another process wrote meanwhile are kept; the file's values afterwards.
 
     Raises OSError when the file cannot be written."""
-    with _settings_lock(path):
+    with folder_lock(path.parent):  # the window and the command line change one file in turns
         values = _read_settings(path)
         _keep_unreadable(path, values)
         values.update(changes)

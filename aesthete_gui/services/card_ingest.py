@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aesthete_gui.atomic_write import folder_lock, sync_folder
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import numbered_stems, stem_key, tail_of
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
@@ -46,10 +47,8 @@ from aesthete_gui.services.verified_copy import (
     destination_problem,
     discard,
     file_hash,
-    folder_lock,
     read_problem,
     stage,
-    sync_folder,
     write_problem,
 )
 

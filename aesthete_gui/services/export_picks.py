@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aesthete_gui.atomic_write import folder_lock, sync_folder
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import (
     PhotoUnit,
@@ -41,10 +42,8 @@ from aesthete_gui.services.verified_copy import (
     destination_problem,
     discard,
     file_hash,
-    folder_lock,
     read_problem,
     stage,
-    sync_folder,
     take_back,
     write_problem,
 )

@@ -107,8 +107,9 @@ def mark_image(
     keeps the mark) when the sidecar cannot be written.
     """
     fields = {name for name, value in zip(MARK_FIELDS, (stars, flag, label), strict=True) if value is not UNSET}
+    pairs = sidecar_rules(profile).pairs_as_one if write_xmp and pairs_as_one is None else bool(pairs_as_one)
     if write_xmp:
-        _take_sidecar_edits(profile, image_id)
+        _take_sidecar_edits(profile, image_id, pairs)
     agreed = profile.marks.get(image_id) if write_xmp else None
     if expected is None:
         mark = profile.marks.set(image_id, stars=stars, flag=flag, label=label, source=source)
@@ -118,15 +119,14 @@ def mark_image(
         fields -= left
     if agreed is None or (expected is not None and not fields):  # nothing of this undo to write
         return mark
-    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
     return write_mark_to_sidecar(profile, image_id, mark, agreed, insist=fields, naming=naming,
                                  pairs_as_one=pairs, journal=journal)  # fmt: skip
 
 
-def _take_sidecar_edits(profile: Profile, image_id: int) -> None:
+def _take_sidecar_edits(profile: Profile, image_id: int, pairs_as_one: bool) -> None:
     """Sync the image's sidecar into the profile (the check before a write)."""
     try:
-        sync_image(profile, image_id)
+        sync_image(profile, image_id, pairs_as_one)
     except (XmpError, OSError):
         return  # the write below refuses an unreadable sidecar and says why
 
@@ -409,7 +409,7 @@ def _export_each(profile: Profile, ids: list[int], result: ExportResult, progres
             continue
         mark, known = marks.get(image_id, MarkRecord(image_id)), seen.get(image_id)
         if _changed_since(known, image.path, pairs):
-            _take_sidecar_edits(profile, image_id)
+            _take_sidecar_edits(profile, image_id, pairs)
             mark, known = profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id)
         agreement = Agreement((mark.stars, mark.flag, mark.label), known.content_hash if known else None)
         try:

@@ -19,7 +19,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aesthete_gui.services.verified_copy import file_hash, sync_folder
+from aesthete_gui.atomic_write import process_alive, sync_folder
+from aesthete_gui.services.verified_copy import file_hash
 
 Follow = Callable[[str, str], None]
 """(original path, copy path): point the library's image at the copy (nothing when it has none)."""
@@ -87,15 +88,8 @@ def done(profile_path: str | os.PathLike[str], entry_id: str) -> None:
 
 
 def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    """Whether the move was recorded by another process that is still running."""
+    return isinstance(pid, int) and pid != os.getpid() and process_alive(pid)
 
 
 def _pending(records: list[dict], alive_too: bool = False) -> list[dict]:

@@ -37,7 +37,7 @@ from aesthete_gui.imaging.xmp import (
     write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, profile_setting
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, profile_settings
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
 from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
 
@@ -67,9 +67,8 @@ class SidecarRules:
 
 def sidecar_rules(profile: Profile) -> SidecarRules:
     """The sidecar settings stored beside the profile (`<profile>.settings.json`, see settings.py)."""
-    path = Path(profile.path)
-    return SidecarRules(bool(profile_setting(path, XMP_ENABLED_KEY, True)),
-                        bool(profile_setting(path, PAIRS_AS_ONE_KEY, False)))  # fmt: skip
+    stored = profile_settings(Path(profile.path))  # one read of the file for both values
+    return SidecarRules(bool(stored.get(XMP_ENABLED_KEY, True)), bool(stored.get(PAIRS_AS_ONE_KEY, False)))
 
 
 def clean_leftovers(folders: Iterable[str | os.PathLike[str]], started: float) -> int:
@@ -166,16 +165,18 @@ def sidecar_state_now(image_id: int, sidecar: str | os.PathLike[str]) -> Sidecar
     )
 
 
-def sync_image(profile: Profile, image_id: int) -> SyncChange | None:
+def sync_image(profile: Profile, image_id: int, pairs_as_one: bool | None = None) -> SyncChange | None:
     """Sync one image's sidecar into the profile (the check before a write); the change applied, if any.
+    `pairs_as_one` (None: the profile's setting) picks the sidecar of a RAW+JPEG pair's half.
 
     Raises XmpError / OSError when the sidecar exists but cannot be read (the write then refuses too).
     """
     image = profile.catalog.image_by_id(image_id)
     if image is None:
         return None
+    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
     change = _decide(image, profile.marks.get(image_id), profile.sidecars.states([image_id]).get(image_id),
-                     sidecar_rules(profile).pairs_as_one)  # fmt: skip
+                     pairs)  # fmt: skip
     if change is None:
         return None
     profile.sidecars.apply_sync([change])  # the repository announces the marks it changed
@@ -229,15 +230,15 @@ def _sync_each(profile: Profile, images: list[ImageRecord], marks: dict[int, Mar
         if change is not None:
             pending.append(change)
         if len(pending) >= BATCH:
-            _apply(profile, pending, summary, write_back, naming)
+            _apply(profile, pending, summary, write_back, naming, pairs_as_one)
             pending = []
         if progress is not None and (done % 100 == 0 or done == len(images)):
             progress(Progress(done, len(images), image.path))
-    _apply(profile, pending, summary, write_back, naming)
+    _apply(profile, pending, summary, write_back, naming, pairs_as_one)
 
 
 def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, write_back: bool,
-           naming: Naming) -> None:  # fmt: skip
+           naming: Naming, pairs_as_one: bool) -> None:  # fmt: skip
     if not changes:
         return
     changed = set(profile.sidecars.apply_sync(changes))
@@ -250,16 +251,18 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
         if change.marks is None:
             summary.profile_kept += 1
             if write_back:
-                _write_back(profile, change.image_id, summary, naming)
+                _write_back(profile, change.image_id, summary, naming, pairs_as_one)
 
 
-def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming) -> None:
+def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming,
+                pairs_as_one: bool | None = None) -> None:  # fmt: skip
     image, mark = profile.catalog.image_by_id(image_id), profile.marks.get(image_id)
     if image is None:
         return
+    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
     try:
         target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming,
-                               pairs_as_one=sidecar_rules(profile).pairs_as_one)  # fmt: skip
+                               pairs_as_one=pairs)  # fmt: skip
         profile.sidecars.record(sidecar_state_now(image_id, target))
     except (SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))

@@ -1,6 +1,6 @@
 """Give the staged files of one photo unit their names in a folder, together and without replacing anything.
 
-Run under the folder's lock (verified_copy.folder_lock). A stem is free when no file in the folder
+Run under the folder's lock (atomic_write.folder_lock). A stem is free when no file in the folder
 would join the unit under it (imaging.photo_units.joining: a file of the same name, a RAW for a
 JPEG or the other way round, a `NAME.xmp`; on a disk where case does not count, a file whose name
 differs only in case): an orphan `IMG_0001.xmp` there makes `IMG_0001` taken,

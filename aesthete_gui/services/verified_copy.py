@@ -18,7 +18,7 @@ process id is not looked at. Where the file system offers no locks, a day's age 
 Sources are opened without waiting (O_NONBLOCK) and checked on the open file: a FIFO, device,
 socket or folder under a photograph's or sidecar's name is refused with a reason (NotRegularFile),
 never read, and at most the size the file had when opened is copied.
-`folder_lock` serialises Aesthete processes choosing names in one folder.
+Callers hold atomic_write.folder_lock while they choose names in one folder.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal, cast
@@ -126,16 +126,6 @@ def file_hash(path: str | os.PathLike[str]) -> str:
 def _remove(path: str | os.PathLike[str]) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
-
-
-def sync_folder(folder: str | os.PathLike[str]) -> None:
-    """Flush a folder's entries (a rename or an unlink) to disk, where the system allows it."""
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def stage(
@@ -287,29 +277,6 @@ def take_back(staged: Staged, target: str | os.PathLike[str]) -> None:
             os.rename(target, staged.temp)
 
 
-def copy_verified(
-    source: str | os.PathLike[str],
-    target: str | os.PathLike[str],
-    cancel: CancelToken | None = None,
-    *,
-    kind: str = "copy",
-) -> str | None:
-    """Stage `source` beside `target` and place it there; the content hash, or None if cancelled.
-    FileExistsError when `target` is taken (nothing is replaced), OSError on any other failure."""
-    target = Path(target)
-    staged = stage(source, target.parent, cancel, kind)
-    if staged is None:
-        return None
-    try:
-        place(staged.temp, target)
-    except BaseException:
-        discard(staged)
-        raise
-    release(staged)
-    sync_folder(target.parent)
-    return staged.digest
-
-
 def _abandoned(path: str, info: os.stat_result, started: float) -> bool:
     """Whether the temporary file at `path` is a leftover: nobody holds its lock (see _hold) and it has
     not changed since this run started (its status-change time: a live copy's writes, its
@@ -357,29 +324,6 @@ def clean_own_temps(folder: str | os.PathLike[str], started: float) -> int:
         except OSError:
             continue
     return removed
-
-
-@contextlib.contextmanager
-def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold an exclusive lock on `folder` (flock on the folder itself) for the block; other Aesthete
-    processes wait. Where the system has no such lock (Windows, some network file systems) the
-    block runs unlocked and the no-replace placement alone keeps files safe."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    try:
-        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        yield
-        return
-    try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(handle)
 
 
 def write_problem(error: OSError, folder: str | os.PathLike[str]) -> str:

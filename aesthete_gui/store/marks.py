@@ -177,12 +177,3 @@ class MarksRepository(Repository):
                 mark = store_marks(tx, image_id, **wanted, source=source or self.actor)  # type: ignore[arg-type]
                 tx.announce(MarksChanged((image_id,)))
         return (mark or self.get(image_id)), left
-
-    @writes
-    def add_history(self, entries: Sequence[MarkHistoryEntry]) -> None:
-        """Record values that lost without ever being the profile's marks (a sidecar's, say)."""
-        if not entries:
-            return
-        with self._db.transaction() as tx:
-            insert_history(tx.conn, entries, time.time())
-            tx.announce(MarksChanged(tuple(sorted({e.image_id for e in entries}))))

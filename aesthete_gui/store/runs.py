@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from aesthete_gui.atomic_write import process_alive
 from aesthete_gui.store.events import RunChanged
 from aesthete_gui.store.records import RunRecord
 from aesthete_gui.store.repository import Repository, writes
@@ -20,17 +20,6 @@ def _run(row: dict[str, Any]) -> RunRecord:
     values["params"] = json.loads(values["params"])
     values["result"] = None if values["result"] is None else json.loads(values["result"])
     return RunRecord(**values)
-
-
-def _process_alive(pid: int) -> bool:
-    """True when a process with this id exists on this machine."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RunsRepository(Repository):
@@ -85,7 +74,7 @@ class RunsRepository(Repository):
         stale = []
         for row in self._db.rows("SELECT id, params FROM runs WHERE kind = ? AND status = 'running'", (kind,)):
             pid = json.loads(row["params"] or "{}").get("pid")
-            if not isinstance(pid, int) or not _process_alive(pid):
+            if not isinstance(pid, int) or not process_alive(pid):
                 stale.append(row["id"])
         for run_id in stale:
             self.update(run_id, status="interrupted")

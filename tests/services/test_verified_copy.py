@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from aesthete_gui.atomic_write import folder_lock
 from aesthete_gui.services import verified_copy
 from aesthete_gui.services.verified_copy import (
     clean_own_temps,
-    copy_verified,
     discard,
-    folder_lock,
     place,
+    release,
     stage,
     take_back,
 )
@@ -57,12 +57,18 @@ def test_placing_never_replaces_a_file_that_is_there(tmp_path: Path, monkeypatch
     assert staged.temp.read_bytes() == b"our photograph" and not (tmp_path / "IMG_0001-2.jpg").exists()
 
 
-def test_copy_verified_refuses_a_taken_name_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+def test_a_copy_that_meets_a_taken_name_leaves_no_temporary_file(tmp_path: Path) -> None:
     source, target = tmp_path / "a.jpg", tmp_path / "out" / "a.jpg"
     source.write_bytes(b"x" * 3000)
-    assert copy_verified(source, target) is not None
+    first = stage(source, target.parent)
+    assert first is not None
+    place(first.temp, target)
+    release(first)
+    second = stage(source, target.parent)
+    assert second is not None
     with pytest.raises(FileExistsError):
-        copy_verified(source, target)
+        place(second.temp, target)
+    discard(second)  # what every caller does when the placement fails
     assert sorted(p.name for p in target.parent.iterdir()) == ["a.jpg"]
 
 

@@ -11,7 +11,6 @@ import pytest
 
 from aesthete_gui.store import (
     ImageUpdate,
-    MarkHistoryEntry,
     Profile,
     SidecarState,
     events,
@@ -100,8 +99,6 @@ def test_the_mark_history_keeps_every_earlier_value_with_who_set_it(tmp_path: Pa
     assert [(h.source, h.stars, h.flag) for h in history] == [("window", 2, None), ("window", 2, "pick")]
     assert [h.reason for h in history] == ["replaced by the command line", "replaced by an undo in the window"]
     assert window.marks.get(image_id).source == "undo"
-    window.marks.add_history([MarkHistoryEntry(image_id, "sidecar", 5, None, None, 1.0, "lost a conflict")])
-    assert window.marks.history(image_id)[-1].source == "sidecar"
     window.close()
 
 
