@@ -76,7 +76,7 @@ def _read_settings(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
-        log.warning("settings file %s unreadable (%s); its values are replaced", path, exc)
+        log.warning("settings file %s unreadable (%s): its values are not used", path, exc)
         return {}
     return stored if isinstance(stored, dict) else {}
 
