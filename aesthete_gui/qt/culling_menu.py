@@ -3,6 +3,7 @@ and the Culling ▸ Shoot type menu."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,10 +113,13 @@ class CullingMenuMixin(WindowParts):
     def _export_chosen(self, dialog: ExportPicksDialog, picks_only: bool) -> None:
         self.context.set_setting(EXPORT_FOLDER_SETTING, dialog.folder())
         self.context.set_setting(EXPORT_MOVE_SETTING, dialog.wants_move())
-        self.copy_to_folder(dialog.folder(), picks_only=picks_only, move=dialog.wants_move())
+        self.copy_to_folder(dialog.folder(), picks_only=picks_only, move=dialog.wants_move(), along=dialog.along)
 
-    def copy_to_folder(self, folder: str, picks_only: bool = True, move: bool = False) -> JobHandle | None:
-        """Copy (or move) the picks, or the photographs shown, with their sidecars, as a cancellable job."""
+    def copy_to_folder(
+        self, folder: str, picks_only: bool = True, move: bool = False, along: Sequence[tuple[str, str]] | None = None,
+    ) -> JobHandle | None:  # fmt: skip
+        """Copy (or move) the picks, or the photographs shown, with their sidecars, as a cancellable job
+        (`along`: the partners going with them, as the dialog counted them; looked up when None)."""
         ids = self._export_ids(picks_only)
         if not ids:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
@@ -126,7 +130,9 @@ class CullingMenuMixin(WindowParts):
         def done(result: Any) -> None:
             self.show_message(describe_copy(result, move))  # moved images are announced by the profile
 
-        total = len(ids) + len(going_along(self.context.profile, ids))  # the count the dialog gave
+        if along is None:
+            along = going_along(self.context.profile, ids)
+        total = len(ids) + len(along)  # the count the dialog gave
         return self.context.runner.submit(
             f"{'Move' if move else 'Copy'} {photographs(total)} to {Path(folder).name or folder}",
             copy_files_job,
