@@ -184,17 +184,6 @@ def scorer_title(scorer_id: str | None) -> str:
     return f"My taste ({parsed.name})" if parsed.kind is ScorerKind.TASTE else str(scorer_id)
 
 
-def _merit(row: ImageRow) -> tuple:
-    overall = row.scores.get("overall")
-    return (
-        row.flag != "reject",
-        row.culling_rank,
-        overall if overall is not None else -math.inf,
-        row.flag == "pick",
-        row.stars,
-    )
-
-
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
     """The frame shown for a collapsed burst: services.burst_choice.burst_merit (not rejected, then
     eyes not closed, subject in focus, no clipping, no reject verdict, then best overall score,
@@ -214,7 +203,8 @@ def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
     marked = [r for r in candidates if marked_by_user(r)]
     if not marked:
         return best_of_burst(candidates)
-    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None, _merit(r)))
+    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None,
+                                      burst_merit(r.flag, r.culling_rank, r.scores.get("overall"), r.stars)))  # fmt: skip
 
 
 def cover_reason(cover: ImageRow, frames: int) -> str:
