@@ -299,21 +299,21 @@ _NO_SCORES: Mapping[str, float] = MappingProxyType({})
 def load_rows(
     profile: Profile,
     scorer_id: str | None,
+    personal_scorer_id: str | None = None,
     progress: Any = None,
     cancel: Any = None,
 ) -> list[ImageRow]:
-    """Read every image with its marks and scores (runs in a worker thread).
+    """Read every image with its marks and scores, `personal_scorer_id`'s overall as its personal score
+    (the active adapter's, services.scoring.personal_scorer_id; runs in a worker thread).
 
     Only the columns the grid shows are read; check JSON is parsed only for frames in bursts (whose
     best frame it decides) and frames with a finding (their reasons, set membership), closed eyes
     come straight from SQL."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
-    from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     images = profile.catalog.grid_images()
     marks = profile.marks.grid_marks()
     scores = profile.scores.score_rows(scorer_id) if scorer_id else {}
-    personal_scorer_id = active_personal(profile)
     personal = profile.scores.score_rows(personal_scorer_id) if personal_scorer_id else {}
     overall = DIMENSIONS.index("overall")
     # checks reads answer for the current checks version: older ones count as not checked until a
@@ -410,7 +410,10 @@ def load_and_arrange(
     cancel: Any = None,
 ) -> LoadedRows:
     """load_rows + arrange, both off the UI thread (sorting 10,000 rows is not free)."""
-    rows = load_rows(profile, scorer_id)
+    from aesthete_gui.services.scoring import personal_scorer_id
+
+    personal = personal_scorer_id(profile)
+    rows = load_rows(profile, scorer_id, personal)
     visible, burst_sizes = arrange(rows, state, sort_key, descending)
     return LoadedRows(
         by_id={r.image_id: r for r in rows},
@@ -420,11 +423,5 @@ def load_and_arrange(
         filter=state,
         sort_key=sort_key,
         descending=descending,
-        personal_scorer=_personal_scorer_id(profile),
+        personal_scorer=personal,
     )
-
-
-def _personal_scorer_id(profile: Profile) -> str | None:
-    from aesthete_gui.services.scoring import personal_scorer_id
-
-    return personal_scorer_id(profile)
