@@ -191,9 +191,14 @@ def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
     return max(rows, key=lambda row: burst_merit(row.flag, row.culling_rank, row.scores.get("overall"), row.stars))
 
 
+def judged_by_user(row: ImageRow) -> bool:
+    """True when the user judged the frame in any way: a pick or a reject, stars or a colour label."""
+    return row.flag is not None or row.stars > 0 or row.label is not None
+
+
 def marked_by_user(row: ImageRow) -> bool:
     """True when the user judged the frame: a pick, stars or a colour label (a reject is no choice)."""
-    return row.flag != "reject" and (row.flag == "pick" or row.stars > 0 or row.label is not None)
+    return row.flag != "reject" and judged_by_user(row)
 
 
 def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
