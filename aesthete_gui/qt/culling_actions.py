@@ -156,14 +156,6 @@ def rest_of_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list
     return [i for burst in thin_bursts(rows, pairs_as_one) for i in burst.rejected_ids()]
 
 
-def keep_best_of_bursts(model: ImageListModel, marks: MarkController, pairs_as_one: bool = False) -> int:
-    """Reject every burst frame but the best (frames the user marked stay), as one undoable step; return how many."""
-    ids = rest_of_bursts(model.all_rows(), pairs_as_one)
-    if ids:
-        marks.mark(ids, flag="reject")
-    return len(ids)
-
-
 def copy_files_job(
     profile: Profile, image_ids: Sequence[int], destination: str, move: bool = False, progress: Any = None, cancel: Any = None
 ) -> Any:
