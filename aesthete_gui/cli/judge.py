@@ -18,8 +18,7 @@ from typing import Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import saved_profile, write_progress
-
-DIMENSION_KEYS = ("technique", "coloration", "composition", "mood", "overall")
+from aesthete_gui.engine.dimensions import DIMENSIONS
 
 
 def _judge_options(parser: argparse.ArgumentParser, *, local_only: bool = False) -> None:
@@ -183,7 +182,7 @@ def run_pair(args: argparse.Namespace) -> int:
         print(json.dumps({"parsed": record.parsed, "outcome": dict(record.outcome), "raw": record.raw}))
         return 0
     print(f"A = {first}\nB = {second}")
-    for key in DIMENSION_KEYS:
+    for key in DIMENSIONS:
         print(f"  {key:<12} {record.outcome.get(key) or '-'}")
     consistency = getattr(record, "consistency", None)
     if args.both_orders:

@@ -19,8 +19,7 @@ from typing import Any
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import library_image_ids, open_cli_profile, write_progress
-
-DIMENSION_KEYS = ("technique", "coloration", "composition", "mood", "overall")
+from aesthete_gui.engine.dimensions import DIMENSIONS
 
 
 def result_json(result: Any, paths: dict[int, str]) -> dict[str, Any]:
@@ -154,9 +153,9 @@ def _report(args: argparse.Namespace, result: Any, rows: list[tuple[str, dict[st
     if args.json:
         print(json.dumps([{"path": p, "scores": s or None} for p, s in rows]))
     else:
-        print("image\t" + "\t".join(DIMENSION_KEYS))
+        print("image\t" + "\t".join(DIMENSIONS))
         for path, scores in rows:
-            cells = [f"{scores[k]:.2f}" if k in scores else "-" for k in DIMENSION_KEYS] if scores else ["unreadable"] * 5
+            cells = [f"{scores[k]:.2f}" if k in scores else "-" for k in DIMENSIONS] if scores else ["unreadable"] * len(DIMENSIONS)
             print(path + "\t" + "\t".join(cells))
     stored = " and stored them" if args.save else " (not stored: add --save to keep them)"
     summary = f"scored {scored} images with {result.scorer_id}{stored}"

@@ -122,7 +122,7 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
     frames are used together). The halves of a RAW+JPEG pair are one frame: kept together when
     either is the best or was judged, rejected together only when `pairs_as_one`."""
     from aesthete_gui.imaging.photo_units import exposures
-    from aesthete_gui.qt.grid_rows import best_of_burst
+    from aesthete_gui.qt.grid_rows import best_of_burst, judged_by_user, marked_by_user
 
     by_burst: dict[int, list[ImageRow]] = {}
     for row in sorted(rows, key=lambda r: (r.capture_time or "", r.sort_name)):
@@ -142,9 +142,9 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
                 partners[shown.image_id] = frame[1:]
             if best in frame:
                 kept.insert(0, shown)
-            elif any((_judged_by_user(r) and r.flag != "reject") or r.in_set for r in frame):
+            elif any(marked_by_user(r) or r.in_set for r in frame):
                 kept.append(shown)
-            elif not any(_judged_by_user(r) or r.in_set for r in frame):
+            elif not any(judged_by_user(r) or r.in_set for r in frame):
                 rejected.append(shown)
         if rejected:
             out.append(BurstToThin(burst_id, kept, rejected, partners, pairs_as_one))
@@ -154,18 +154,6 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
 def rest_of_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[int]:
     """Frames to reject when keeping the best of each burst (thin_bursts), as ids."""
     return [i for burst in thin_bursts(rows, pairs_as_one) for i in burst.rejected_ids()]
-
-
-def _judged_by_user(row: ImageRow) -> bool:
-    return row.flag is not None or row.stars > 0 or row.label is not None
-
-
-def keep_best_of_bursts(model: ImageListModel, marks: MarkController, pairs_as_one: bool = False) -> int:
-    """Reject every burst frame but the best (frames the user marked stay), as one undoable step; return how many."""
-    ids = rest_of_bursts(model.all_rows(), pairs_as_one)
-    if ids:
-        marks.mark(ids, flag="reject")
-    return len(ids)
 
 
 def copy_files_job(

@@ -3,6 +3,7 @@ and the Culling ▸ Shoot type menu."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.window_parts import WindowParts
 from aesthete_gui.services.export_picks import going_along, photographs
 from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY
 
 EXPORT_FOLDER_SETTING = "export_folder"
 EXPORT_MOVE_SETTING = "export_move"
@@ -112,10 +114,13 @@ class CullingMenuMixin(WindowParts):
     def _export_chosen(self, dialog: ExportPicksDialog, picks_only: bool) -> None:
         self.context.set_setting(EXPORT_FOLDER_SETTING, dialog.folder())
         self.context.set_setting(EXPORT_MOVE_SETTING, dialog.wants_move())
-        self.copy_to_folder(dialog.folder(), picks_only=picks_only, move=dialog.wants_move())
+        self.copy_to_folder(dialog.folder(), picks_only=picks_only, move=dialog.wants_move(), along=dialog.along)
 
-    def copy_to_folder(self, folder: str, picks_only: bool = True, move: bool = False) -> JobHandle | None:
-        """Copy (or move) the picks, or the photographs shown, with their sidecars, as a cancellable job."""
+    def copy_to_folder(
+        self, folder: str, picks_only: bool = True, move: bool = False, along: Sequence[tuple[str, str]] | None = None,
+    ) -> JobHandle | None:  # fmt: skip
+        """Copy (or move) the picks, or the photographs shown, with their sidecars, as a cancellable job
+        (`along`: the partners going with them, as the dialog counted them; looked up when None)."""
         ids = self._export_ids(picks_only)
         if not ids:
             self.show_message("Nothing to copy: no picks." if picks_only else "Nothing to copy.")
@@ -126,7 +131,9 @@ class CullingMenuMixin(WindowParts):
         def done(result: Any) -> None:
             self.show_message(describe_copy(result, move))  # moved images are announced by the profile
 
-        total = len(ids) + len(going_along(self.context.profile, ids))  # the count the dialog gave
+        if along is None:
+            along = going_along(self.context.profile, ids)
+        total = len(ids) + len(along)  # the count the dialog gave
         return self.context.runner.submit(
             f"{'Move' if move else 'Copy'} {photographs(total)} to {Path(folder).name or folder}",
             copy_files_job,
@@ -144,7 +151,7 @@ class CullingMenuMixin(WindowParts):
     def _keep_best_of_bursts(self) -> KeepBestDialog | None:
         """Show every burst with the frame it keeps and the frames it would reject; on Reject, reject
         them as one undoable step (Ctrl+Z right after undoes it)."""
-        bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get("raw_jpeg_pairs_as_one", False)))
+        bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get(PAIRS_AS_ONE_KEY, False)))
         if not bursts:
             self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")
             return None

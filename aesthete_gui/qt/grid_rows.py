@@ -184,17 +184,6 @@ def scorer_title(scorer_id: str | None) -> str:
     return f"My taste ({parsed.name})" if parsed.kind is ScorerKind.TASTE else str(scorer_id)
 
 
-def _merit(row: ImageRow) -> tuple:
-    overall = row.scores.get("overall")
-    return (
-        row.flag != "reject",
-        row.culling_rank,
-        overall if overall is not None else -math.inf,
-        row.flag == "pick",
-        row.stars,
-    )
-
-
 def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
     """The frame shown for a collapsed burst: services.burst_choice.burst_merit (not rejected, then
     eyes not closed, subject in focus, no clipping, no reject verdict, then best overall score,
@@ -202,9 +191,14 @@ def best_of_burst(rows: Iterable[ImageRow]) -> ImageRow:
     return max(rows, key=lambda row: burst_merit(row.flag, row.culling_rank, row.scores.get("overall"), row.stars))
 
 
+def judged_by_user(row: ImageRow) -> bool:
+    """True when the user judged the frame in any way: a pick or a reject, stars or a colour label."""
+    return row.flag is not None or row.stars > 0 or row.label is not None
+
+
 def marked_by_user(row: ImageRow) -> bool:
     """True when the user judged the frame: a pick, stars or a colour label (a reject is no choice)."""
-    return row.flag != "reject" and (row.flag == "pick" or row.stars > 0 or row.label is not None)
+    return row.flag != "reject" and judged_by_user(row)
 
 
 def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
@@ -214,7 +208,8 @@ def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
     marked = [r for r in candidates if marked_by_user(r)]
     if not marked:
         return best_of_burst(candidates)
-    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None, _merit(r)))
+    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None,
+                                      burst_merit(r.flag, r.culling_rank, r.scores.get("overall"), r.stars)))  # fmt: skip
 
 
 def cover_reason(cover: ImageRow, frames: int) -> str:
@@ -309,21 +304,21 @@ _NO_SCORES: Mapping[str, float] = MappingProxyType({})
 def load_rows(
     profile: Profile,
     scorer_id: str | None,
+    personal_scorer_id: str | None = None,
     progress: Any = None,
     cancel: Any = None,
 ) -> list[ImageRow]:
-    """Read every image with its marks and scores (runs in a worker thread).
+    """Read every image with its marks and scores, `personal_scorer_id`'s overall as its personal score
+    (the active adapter's, services.scoring.personal_scorer_id; runs in a worker thread).
 
     Only the columns the grid shows are read; check JSON is parsed only for frames in bursts (whose
     best frame it decides) and frames with a finding (their reasons, set membership), closed eyes
     come straight from SQL."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
-    from aesthete_gui.services.scoring import personal_scorer_id as active_personal
 
     images = profile.catalog.grid_images()
     marks = profile.marks.grid_marks()
     scores = profile.scores.score_rows(scorer_id) if scorer_id else {}
-    personal_scorer_id = active_personal(profile)
     personal = profile.scores.score_rows(personal_scorer_id) if personal_scorer_id else {}
     overall = DIMENSIONS.index("overall")
     # checks reads answer for the current checks version: older ones count as not checked until a
@@ -420,7 +415,10 @@ def load_and_arrange(
     cancel: Any = None,
 ) -> LoadedRows:
     """load_rows + arrange, both off the UI thread (sorting 10,000 rows is not free)."""
-    rows = load_rows(profile, scorer_id)
+    from aesthete_gui.services.scoring import personal_scorer_id
+
+    personal = personal_scorer_id(profile)
+    rows = load_rows(profile, scorer_id, personal)
     visible, burst_sizes = arrange(rows, state, sort_key, descending)
     return LoadedRows(
         by_id={r.image_id: r for r in rows},
@@ -430,11 +428,5 @@ def load_and_arrange(
         filter=state,
         sort_key=sort_key,
         descending=descending,
-        personal_scorer=_personal_scorer_id(profile),
+        personal_scorer=personal,
     )
-
-
-def _personal_scorer_id(profile: Profile) -> str | None:
-    from aesthete_gui.services.scoring import personal_scorer_id
-
-    return personal_scorer_id(profile)

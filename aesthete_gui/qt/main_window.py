@@ -34,7 +34,7 @@ from aesthete_gui.qt.key_router import CullingKeyRouter
 from aesthete_gui.qt.sidecar_watch import SidecarWatcher
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.theme import apply_theme
-from aesthete_gui.qt.undo import PAIRS_SETTING, MarkController
+from aesthete_gui.qt.undo import MarkController
 from aesthete_gui.qt.widgets.compare_view import CompareView
 from aesthete_gui.qt.widgets.filter_bar import FilterBar
 from aesthete_gui.qt.widgets.grid_view import GridView
@@ -47,7 +47,7 @@ from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyVi
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
 from aesthete_gui.qt.window_review import ReviewMixin
-from aesthete_gui.settings import UserState
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, UserState
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
         self.pairs_action = self._action(edit_menu, "Treat RAW+JPEG &pairs as one", self._toggle_pairs)
         self.pairs_action.setCheckable(True)
-        self.pairs_action.setChecked(bool(self.context.settings.get(PAIRS_SETTING, False)))
+        self.pairs_action.setChecked(bool(self.context.settings.get(PAIRS_AS_ONE_KEY, False)))
         self.pairs_action.setStatusTip("A mark on the RAW or the JPEG of a pair applies to both (and to the shared IMG.xmp)")
 
         view_menu = bar.addMenu("&View")
@@ -443,7 +443,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.context.set_setting("xmp_enabled", bool(checked))
 
     def _toggle_pairs(self, checked: bool) -> None:
-        self.context.set_setting(PAIRS_SETTING, bool(checked))
+        self.context.set_setting(PAIRS_AS_ONE_KEY, bool(checked))
 
     # filters ---------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from aesthete_gui.services.library_marks import SidecarEdit, SidecarNotWritten
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY
 from aesthete_gui.store.records import MarkSource
 
 if TYPE_CHECKING:
@@ -41,8 +42,6 @@ Marks = tuple[int, str | None, str | None]
 """(stars, flag, label) of one image."""
 
 _KEEP = object()
-PAIRS_SETTING = "raw_jpeg_pairs_as_one"
-"""Setting: a mark on either half of a RAW+JPEG pair applies to both (the same key the CLI reads)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def write_mark_with_services(context: AppContext) -> MarkWriter:
             write_xmp=sidecar and bool(context.settings.get("xmp_enabled", True)),
             naming=context.settings.get("xmp_naming") or "auto",
             journal=journal,
-            pairs_as_one=bool(context.settings.get(PAIRS_SETTING, False)),
+            pairs_as_one=bool(context.settings.get(PAIRS_AS_ONE_KEY, False)),
             source=source,
             expected=expected,
         )
@@ -170,7 +169,7 @@ class MarkController(QObject):
     def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
         """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""
         ids = list(image_ids)
-        if not self._context.settings.get(PAIRS_SETTING, False):
+        if not self._context.settings.get(PAIRS_AS_ONE_KEY, False):
             return ids
         from aesthete_gui.services.library_marks import pair_partners
 
@@ -298,7 +297,7 @@ class MarkController(QObject):
             try:
                 write_mark_to_sidecar(self._context.profile, image_id, mark, mark, insist=FIELDS,
                                       naming=self._context.settings.get("xmp_naming") or "auto",
-                                      pairs_as_one=bool(self._context.settings.get(PAIRS_SETTING, False)))  # fmt: skip
+                                      pairs_as_one=bool(self._context.settings.get(PAIRS_AS_ONE_KEY, False)))  # fmt: skip
             except Exception as exc:  # the profile holds the marks; the next sync writes them
                 log.warning("sidecar of image %s not brought back in line after undo: %s", image_id, exc)
 

@@ -87,6 +87,7 @@ def going_along(profile: Profile, image_ids: Sequence[int]) -> list[tuple[str, s
     chosen = {r.path for i in image_ids if (r := profile.catalog.image_by_id(i)) is not None}
     listings: dict[str, list[str]] = {}
     out: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
     for path in sorted(chosen):
         folder, name = os.path.split(path)
         if folder not in listings:
@@ -97,7 +98,10 @@ def going_along(profile: Profile, image_ids: Sequence[int]) -> list[tuple[str, s
         if name not in listings[folder]:
             continue
         unit = unit_of(path, listings[folder])
-        out += [(p, name) for p in unit.partners_of(name) if os.path.join(folder, p) not in chosen and (p, name) not in out]
+        for partner in unit.partners_of(name):
+            if os.path.join(folder, partner) not in chosen and (partner, name) not in seen:
+                seen.add((partner, name))
+                out.append((partner, name))
     return out
 
 

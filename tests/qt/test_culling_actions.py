@@ -13,7 +13,6 @@ from aesthete_gui.qt.culling_actions import (
     accept_suggestions_in_view,
     dismiss_suggestions,
     expand_to_bursts,
-    keep_best_of_bursts,
     rest_of_bursts,
     suggested_in_view,
 )
@@ -57,7 +56,8 @@ def test_keeping_the_best_of_bursts_spares_frames_the_user_starred_or_labelled(q
     main.model.set_rows([replace(row, **judged.get(row.image_id, {})) for row in main.model.all_rows()])
     qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
     assert rest_of_bursts(main.model.all_rows()) == []
-    assert keep_best_of_bursts(main.model, main.marks) == 0
+    assert main._keep_best_of_bursts() is None  # no dialog: nothing to reject
+    assert "No burst frames to reject" in main.statusBar().currentMessage()
 
 
 def test_dismissing_one_keeps_marks_and_is_undoable(window, app_context) -> None:
@@ -134,17 +134,6 @@ def test_a_collapsed_burst_shows_the_frame_the_user_marked(qtbot, burst_window) 
     assert "shows the technically best frame" in main.grid.explain(index)
 
 
-def test_keep_best_of_each_burst_rejects_the_rest_in_one_undoable_step(burst_window, app_context) -> None:
-    main, ids = burst_window
-    assert rest_of_bursts(main.model.all_rows()) == [ids[0], ids[2]]
-    assert keep_best_of_bursts(main.model, main.marks) == 2
-    main.marks.wait_written()
-    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]
-    main.marks.undo_stack.undo()
-    main.marks.wait_written()
-    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
-
-
 def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
     from PIL import Image
 
@@ -190,6 +179,7 @@ def test_keep_the_best_lists_what_it_rejects_and_ctrl_z_right_after_undoes_it(qt
 
     main, ids = burst_window
     main.filter_bar.search.setFocus()  # where the keys were before the menu was used
+    assert rest_of_bursts(main.model.all_rows()) == [ids[0], ids[2]]
     dialog = main._keep_best_of_bursts()
     assert dialog is not None and dialog.isVisible()
     assert [(t.row.image_id, t.kept) for t in dialog.tiles] == [(ids[1], True), (ids[0], False), (ids[2], False)]

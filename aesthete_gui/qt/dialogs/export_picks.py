@@ -54,6 +54,8 @@ class ExportPicksDialog(QDialog):
         along: Sequence[tuple[str, str]] = (),
     ) -> None:  # fmt: skip
         super().__init__(parent)
+        self.along = list(along)
+        """The photographs going along (partner, chosen), counted once for the heading and the job's title."""
         self.setWindowTitle("Copy or move photographs")
         self.setMinimumWidth(MIN_WIDTH)
         layout = QVBoxLayout(self)

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from aesthete_gui.qt.grid_rows import judged_by_user
+
 if TYPE_CHECKING:
     from aesthete_gui.qt.culling_actions import BurstToThin
     from aesthete_gui.qt.grid_rows import ImageRow
@@ -53,8 +55,7 @@ class FrameTile(QFrame):
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
-        judged = row.flag is not None or row.stars > 0 or row.label is not None
-        in_set = kept and not best and not judged and row.in_set  # kept for its set, not for a mark
+        in_set = kept and not best and not judged_by_user(row) and row.in_set  # kept for its set, not for a mark
         word = "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
         caption = QLabel(word + row.name + extra)
         why = ("the best frame of the burst" if best
