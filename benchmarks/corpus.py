@@ -1,10 +1,12 @@
-"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held and held2.
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2 and held3.
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
 reject and why, and its split). Tune thresholds on the `tune` half only; report on the `held` half.
 `held2` is a second held-out set, collected from other packages after `held` had been looked at during
-tuning: nobody working on the checks looks at it, and it is run once, at the end.
+tuning. `held3` is a third, collected from yet other packages after held and held2 had both been looked at
+during tuning (the models are fitted on tune, held and held2): nobody working on the checks looks at it or
+at the checks' results on it, and it is run once, at the end.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -35,13 +37,15 @@ SCENES: tuple[str, ...] = (
 LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
-SPLITS = (*HALVES, "held2")
-"""Every split: the halves, and held2, a second held-out set of other photographs (never tuned on, never looked at)."""
+SPLITS = (*HALVES, "held2", "held3")
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third, the untouched one."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
 HELD2_DIGEST = "594621be3cc860c948aa7c49e92837dfbae93107a1b558965d3e3a16ab280371"
 """Fingerprint of held2 as collected on 2026-11-25 (`held_digest(photos, "held2")`): a test keeps it from changing."""
+HELD3_DIGEST = "d1c126a2afac7fcb712fe1d79d486c85c4d4f890acf767850e4794993e6b4057"
+"""Fingerprint of held3 as collected on 2026-11-27 (`held_digest(photos, "held3")`): a test keeps it from changing."""
 OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
 """Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
 
@@ -158,7 +162,7 @@ def load_corpus(
     strict: bool = False,
     data: Path = DATA,
 ) -> list[CorpusPhoto]:
-    """The cached photographs of one split ("tune", "held", "held2" or "all"), optionally of one scene kind or label.
+    """The cached photographs of one split ("tune", "held", "held2", "held3" or "all"), optionally of one scene kind or label.
 
     Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
     `verify` also checks each file's SHA-256 and leaves out any that differ.
@@ -194,7 +198,7 @@ def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
 def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
     """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
 
-    Give it the photographs of the two halves only (held2 is a set of its own, outside this procedure).
+    Give it the photographs of the two halves only (held2 and held3 are sets of their own, outside this procedure).
 
     Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
     placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
@@ -270,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(summary(photos, args.cache or default_cache())))
     print(f"Held-half fingerprint {held_digest(photos)} (frozen: {HELD_DIGEST})")
     print(f"Held2 fingerprint {held_digest(photos, 'held2')} (frozen: {HELD2_DIGEST})")
+    print(f"Held3 fingerprint {held_digest(photos, 'held3')} (frozen: {HELD3_DIGEST})")
     if args.check_split:
         halves = [p for p in photos if p.split in HALVES]
         wanted = assign_split(halves)
