@@ -46,7 +46,7 @@ __all__ = [
     "rejected", "thresholds", "worst_verdict",
 ]  # fmt: skip
 
-MEASURE_VERSION = "6"
+MEASURE_VERSION = "7"
 """Bump when the measuring code changes (stored checks of another version are measured again on the
 next import); a change of thresholds or shoot type only judges the stored measurements again."""
 CHECK_SIDE = 768
@@ -234,6 +234,7 @@ def measure(
         "focus.narrow": sharp["narrow"],
         "focus.edges": sharp["edges"],
         "focus.edge_density": sharp["density"],
+        "focus.contrast": sharp["contrast"],
         "focus.x": sharp["x"],
         "focus.y": sharp["y"],
         "motion_blur": sharp["width"],

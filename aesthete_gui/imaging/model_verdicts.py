@@ -7,7 +7,8 @@ about 2.6"). Scenes shot that way on purpose are at most a warning, named: panni
 on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a flat sky
 blown at the top of the frame, a night sky (near-black and even, with points of light), a long
 exposure. Some measures cannot be trusted on some scenes, and then only warn: sharpness on a frame
-with too few crisp edges (fog, a bare sky, a nebula), noise that is grain in brightness only, neither
+with too few crisp edges (fog, a bare sky, a nebula) or whose strongest edges are low in contrast
+(clouds, mist, a dim tank: soft by nature), noise that is grain in brightness only, neither
 colour speckle nor pixel-fine (texture). A face is judged on its own eyes (its thresholds in
 checks.toml), not by the model.
 """
@@ -112,6 +113,8 @@ class ModelJudge:
         model = self.models[name]
         if model.group is None or (name in ("focus", "motion_blur") and self.too_few_edges(rule)):
             return None
+        if name == "focus" and self.soft_scene(rule):
+            return None
         shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
         own, other = model.score(self.values, shift), model.score(best_values, shift)
         if own < model.warn or own - other < model.group:
@@ -125,6 +128,17 @@ class ModelJudge:
         """Whether the frame has too few edges (share of its pixels on an edge of any width under the
         rule's `few_edges`) for its sharpness to be measured reliably (a bare sky, a nebula, fog)."""
         return self.get("focus.edge_density", 1.0) < float(rule.get("few_edges", -1.0))
+
+    def soft_scene(self, rule: Mapping[str, Any]) -> bool:
+        """Whether even the frame's strongest edges are low in contrast (under the rule's
+        `soft_scene_contrast` levels): clouds, mist, a dim tank are soft by nature, and a missed focus
+        cannot be told from them by the edges' width. NaN (not measured) is not such a scene."""
+        return self.get("focus.contrast") < float(rule.get("soft_scene_contrast", -1.0))
+
+    def _soft_by_nature(self, reason: str) -> tuple[Verdict, str]:
+        contrast = self.get("focus.contrast")
+        return "warn", (f"a scene soft by nature? Its strongest edges span only {contrast:.0f} of 255 levels "
+                        f"(clouds, mist, haze, a dim scene), so focus cannot be judged from them; measured: {reason}")
 
     def _little_detail(self, reason: str) -> tuple[Verdict, str]:
         edges = self.get("focus.edge_density", 0.0)
@@ -152,6 +166,8 @@ class ModelJudge:
         reason = self._why("focus", verdict, drivers)
         if self.too_few_edges(rule):
             return self._little_detail(reason)
+        if self.soft_scene(rule):
+            return self._soft_by_nature(reason)
         return verdict, reason
 
     def motion_blur(self, value: float, rule: Mapping[str, Any], verdict: Verdict, drivers: list[Term]) -> tuple[Verdict, str]:

@@ -52,6 +52,8 @@ EDGE_SAMPLE = 2
 """Edge widths are read at every second pixel of every second row: a quarter of the work, and an
 edge (at least two pixels across) is never missed."""
 MIN_EDGE_PIXELS = 3
+CONTRAST_QUANTILE = 0.99
+"""The frame's edge contrast is the tone range (within EDGE_REACH px) its top 1 % of pixels reach."""
 """Sampled edge pixels a tile needs in one orientation to have a width there."""
 MIN_FRAME_EDGES = 50
 """Sampled edge pixels the frame needs in one orientation to have a width there."""
@@ -111,13 +113,16 @@ class EdgeWidths:
     whole frame (4); NaN where too few edges; the coherence of the edges' gradient orientations
     (0: every orientation alike, 1: all one); the share of the frame on an edge's core; and the share
     on an edge at all (a tone range of EDGE_CONTRAST within EDGE_REACH px, however wide the edge:
-    a blur widens edges but leaves them there, a bare sky or a nebula has next to none)."""
+    a blur widens edges but leaves them there, a bare sky or a nebula has next to none); and the
+    contrast of the strongest edges (CONTRAST_QUANTILE of the tone range within EDGE_REACH px: a
+    missed focus narrows it a little, a scene soft by nature - clouds, mist, a dim tank - has little)."""
 
     tiles: np.ndarray
     frame: np.ndarray
     coherence: float
     cores: float = 0.0
     density: float = 0.0
+    contrast: float = 0.0
 
 
 def _widths(counts: np.ndarray, quantile: float, least: int) -> np.ndarray:
@@ -144,9 +149,12 @@ def edge_widths(levels: np.ndarray) -> EdgeWidths:
     EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th row."""
     gx, gy = sobel(levels)
     spread_levels = tone_range(levels)[::EDGE_SAMPLE, ::EDGE_SAMPLE]
+    flat_levels = spread_levels.ravel()
+    top = min(flat_levels.size - 1, int(CONTRAST_QUANTILE * flat_levels.size))
+    contrast = float(np.partition(flat_levels, top)[top]) if flat_levels.size else 0.0
     at = np.flatnonzero(spread_levels >= EDGE_CONTRAST)
     if at.size == 0:
-        return EdgeWidths(np.full((TILE_GRID * TILE_GRID, 4), np.nan), np.full(4, np.nan), float("nan"), 0.0)
+        return EdgeWidths(np.full((TILE_GRID * TILE_GRID, 4), np.nan), np.full(4, np.nan), float("nan"), 0.0, 0.0, contrast)
     ex = np.take(gx[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
     ey = np.take(gy[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
     ax, ay = np.abs(ex), np.abs(ey)
@@ -168,7 +176,7 @@ def edge_widths(levels: np.ndarray) -> EdgeWidths:
     share = float(core.sum()) / max(1, spread_levels.size)
     density = float(at.size) / max(1, spread_levels.size)
     return EdgeWidths(_widths(counts, TILE_QUANTILE, MIN_EDGE_PIXELS), _widths(core, FRAME_QUANTILE, MIN_FRAME_EDGES),
-                      coherence, share, density)  # fmt: skip
+                      coherence, share, density, contrast)  # fmt: skip
 
 
 def _tiles(grey: np.ndarray, picked: Sequence[int]) -> np.ndarray:
@@ -241,13 +249,14 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
     orientation, px: about 2 crisp), "across" and "along" (the frame's sharpest edges in its widest
     and narrowest orientation), "coherence" (0-1), "edges" (share of the frame on an edge's core:
     how crisp detail there is), "density" (share of the frame on an edge of any width: how much
-    there is to judge sharpness by), "background" (median widest-orientation width of
+    there is to judge sharpness by), "contrast" (tone range of the strongest edges, 8-bit levels),
+    "background" (median widest-orientation width of
     the least crisp candidate tiles when they are streaked along one orientation, else 0), "x", "y"
     (subject centre, 0-1).
     """
     nothing = {"spread": float("nan"), "width": float("nan"), "narrow": float("nan"), "across": float("nan"),
                "along": float("nan"), "coherence": float("nan"), "edges": 0.0, "density": 0.0, "background": 0.0,
-               "x": 0.5, "y": 0.5}  # fmt: skip
+               "contrast": float("nan"), "x": 0.5, "y": 0.5}  # fmt: skip
     if min(grey.shape) < MIN_TILE_SIDE * TILE_GRID:
         return nothing  # a frame this small has no tiles to measure edges in
     order = [int(t) for t in np.argsort(tile_detail)[::-1][:CANDIDATE_TILES] if tile_detail[t] > 0]
@@ -276,6 +285,7 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
         "coherence": edges.coherence,
         "edges": edges.cores,
         "density": edges.density,
+        "contrast": edges.contrast,
         "background": _streaked(background),
         "x": float(np.mean([(t % TILE_GRID + 0.5) / TILE_GRID for t in subject])),
         "y": float(np.mean([(t // TILE_GRID + 0.5) / TILE_GRID for t in subject])),

@@ -60,6 +60,34 @@ def test_too_few_edges_makes_a_soft_score_a_warning() -> None:
     assert warned.verdict == "warn" and warned.reason.startswith("too little detail to judge sharpness")
 
 
+def test_a_scene_soft_by_nature_only_warns_and_says_why() -> None:
+    soft = {"focus": 3.6, "focus.subject": 3.6, "focus.narrow": 3.4, "motion_blur.coherence": 0.1, "resolution": 1500.0,
+            "focus.edge_density": 0.2}
+    assert {c.name: c for c in judge(soft | {"focus.contrast": 150.0})}["focus"].verdict == "reject"
+    misty = {c.name: c for c in judge(soft | {"focus.contrast": 45.0})}["focus"]
+    assert misty.verdict == "warn" and misty.reason.startswith("a scene soft by nature? Its strongest edges span only 45 of 255 levels")
+    # a frame whose contrast could not be measured is judged as before
+    assert {c.name: c for c in judge(soft | {"focus.contrast": float("nan")})}["focus"].verdict == "reject"
+
+
+def _mist(img: Image.Image, keep: float) -> Image.Image:
+    """The frame seen through mist: its tones pulled towards a light grey, `keep` of the contrast left."""
+    rgb = np.asarray(img, dtype=np.float64)
+    return Image.fromarray(np.clip(np.rint(175.0 + (rgb - rgb.mean()) * keep), 0, 255).astype(np.uint8))
+
+
+def test_a_soft_misty_scene_is_measured_as_such_and_not_rejected_for_focus(tmp_path: Path) -> None:
+    coffee = Image.fromarray(skdata.coffee())
+    misty = degrade.defocus(_mist(coffee, 0.2), 0.01)
+    saved = degrade.save(misty, tmp_path / "mist", 92)
+    focus = next(c for c in checks_for_path(saved) if c.name == "focus")
+    assert focus.measures["contrast"] < 80 and focus.verdict == "warn", focus.reason
+    assert focus.reason.startswith("a scene soft by nature?"), focus.reason
+    # the same blur on the clear scene keeps its contrast and is a reject
+    clear = next(c for c in checks_for_path(degrade.save(degrade.defocus(coffee, 0.01), tmp_path / "clear", 92)) if c.name == "focus")
+    assert clear.measures["contrast"] >= 80 and clear.verdict == "reject", clear.reason
+
+
 def _star_field(seed: int = 5) -> Image.Image:
     """A deep-sky frame: an even near-black sky with faint noise and a few hundred stars, the
     brightest about half of full scale (a long exposure stretched gently, as a camera saves it)."""

@@ -45,7 +45,7 @@ def test_every_shoot_type_is_a_menu_entry_with_words_and_known_checks() -> None:
 
 def test_the_shoot_type_decides_how_strict_a_check_is() -> None:
     # pixel-fine grain (it halves at half size, as sensor noise does): noise, not texture
-    grainy = {"noise": 9.0, "noise.chroma": 1.5, "noise.whiteness": 0.6}
+    grainy = {"noise": 10.0, "noise.chroma": 1.5, "noise.whiteness": 0.6}
     assert _by_name(judge(grainy, shoot_type="general"))["noise"].verdict == "warn"
     assert _by_name(judge(grainy, shoot_type="landscape"))["noise"].verdict == "reject"  # base ISO on a tripod
     heavy = {"noise": 15.0, "noise.chroma": 3.0, "noise.whiteness": 0.6}
@@ -130,6 +130,9 @@ def test_a_frame_clearly_softer_than_the_best_of_its_burst_is_a_reject() -> None
     # a frame sharp enough on its own stays ok however crisp its sibling
     crisp = {"focus": 2.3, "focus.subject": 2.3, "focus.narrow": 2.4}
     assert _by_name(judge(crisp, models=models, context=SetContext(siblings=(_best(1.5),))))["focus"].verdict == "ok"
+    # a scene soft by nature (low-contrast edges: clouds, mist) is not dropped for its sibling either
+    misty = doubtful | {"focus.contrast": 40.0}
+    assert _by_name(judge(misty, models=models, context=SetContext(siblings=(_best(2.0),))))["focus"].verdict == "warn"
     # a frame of a focus stack is soft on purpose: never a reject
     stack = SetContext(sequence="focus stack of 3 frames", siblings=(_best(2.0),))
     assert _by_name(judge(doubtful, models=models, context=stack))["focus"].verdict == "warn"
