@@ -1,13 +1,16 @@
-"""The data the verdict models are fitted on: the tune half's photographs and graded defects of them.
+"""The data the verdict models are fitted on: the fit pool's photographs and graded defects of them.
 
-For each photograph of the tune half (benchmarks/corpus.py) this makes, once, into a cache folder:
+The fit pool is FIT_SPLITS: the corpus's tune half, and held and held2, which were looked at while
+the checks were tuned in earlier rounds and so are no longer held out (benchmarks/corpus/README.md);
+held3 is never fitted on. For each photograph of a split (benchmarks/corpus.py) this makes, once,
+into a cache folder:
 its working copy (at most culling_data.WORK_SIDE, a camera-like JPEG, as the benchmark makes it) and
 copies degraded at several strengths of each defect (milder than, at and beyond issue 21's moderate
 level; smears at several angles so no model learns one direction). Each file is then measured by
 the app's own checks (imaging/checks.py) and the measurements are kept in a JSON-lines table next to
 the files, keyed by the measuring code's version, so refitting costs no decoding.
 
-    python benchmarks/culling_fit_data.py [--split tune] [--cache DIR]
+    python benchmarks/culling_fit_data.py [--split tune|held|held2] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from PIL import Image
 
 from aesthete_gui.imaging.checks import MEASURE_VERSION, analyse_path
 from aesthete_gui.imaging.judging import values_of
+
+FIT_SPLITS = ("tune", "held", "held2")
+"""The splits the verdict models may be fitted on (never held3, the untouched set)."""
 
 
 def panned(img: Image.Image, fraction: float = 0.03) -> Image.Image:
@@ -197,7 +203,7 @@ def clean_rows(rows: list[Row]) -> Iterator[Row]:
 def main() -> None:
     """Make the copies and measure them (idempotent: only what is missing is done)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="tune", choices=["tune"], help="only the tune half is ever fitted on")
+    parser.add_argument("--split", default="tune", choices=FIT_SPLITS, help="only the fit pool's splits are ever fitted on")
     parser.add_argument("--cache", type=Path, default=None)
     args = parser.parse_args()
     rows = measure_all(args.split, args.cache)
