@@ -60,6 +60,17 @@ def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, fl
     }  # fmt: skip
 
 
+WORSE_WHEN_LOWER = frozenset({"focus.detail", "focus.edges", "motion_blur.along", "noise.whiteness", "underexposure",
+                               "underexposure.median"})
+"""Measures whose words above describe a low value as the fault; the others describe a high one. A
+model that weighs a measure the other way (the focus model reads edges that do NOT line up as
+defocus) is not described by these words, and the reason leaves that measure out."""
+
+
+def _said_as_written(term: Term) -> bool:
+    return (term.weight < 0) == (term.measure in WORSE_WHEN_LOWER)
+
+
 LABELS: dict[str, tuple[str, str]] = {
     "focus": ("soft", "slightly soft"),
     "motion_blur": ("motion blur", "some motion blur"),
@@ -102,7 +113,8 @@ class ModelJudge:
 
     def _why(self, name: str, verdict: Verdict, drivers: list[Term], most: int = 2) -> str:
         label = LABELS[name][0 if verdict == "reject" else 1]
-        said = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers[:most] if t.measure in self.words]
+        worded = [t for t in drivers if t.measure in self.words and _said_as_written(t)]
+        said = [self.words[t.measure](t.read(self.values), t.typical) for t in worded[:most]]
         return f"{label}: {'; '.join(said)}" if said else label
 
     def against(self, name: str, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
@@ -158,7 +170,13 @@ class ModelJudge:
             at: Verdict = "reject" if face >= reject else "warn" if face >= warn else "ok"
             if at == "ok":
                 return "ok", f"the face sharp (edge spread of its eyes {face:.2f}; crisp ≈ 2)"
-            return at, f"the face is soft (edge spread of its eyes {face:.2f}; crisp ≈ 2, soft from {warn:.2f})"
+            numbers = f"edge spread of its eyes {face:.2f}, where crisp eyes measure about 2 and soft ones {warn:.2f} and up"
+            subject = self.get("focus.subject")
+            behind = face - subject  # NaN when the frame had no detail to measure: judged by the face alone
+            if at == "reject" and verdict != "reject" and behind < float(rule.get("face_behind", -math.inf)):
+                return "warn", (f"the face is soft ({numbers}), but so is the whole frame (its crispest detail "
+                                f"{subject:.2f}): a soft or enlarged picture rather than focus missing the face")
+            return at, f"the face is soft ({numbers})"
         narrow = self.get("focus.narrow")
         if verdict == "ok":
             edges = f"; its sharpest edges {narrow:.1f} px wide" if math.isfinite(narrow) else ""

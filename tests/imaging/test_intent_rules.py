@@ -70,6 +70,20 @@ def test_a_scene_soft_by_nature_only_warns_and_says_why() -> None:
     assert {c.name: c for c in judge(soft | {"focus.contrast": float("nan")})}["focus"].verdict == "reject"
 
 
+def test_a_soft_face_in_an_equally_soft_frame_warns_and_a_face_focus_missed_is_a_reject() -> None:
+    portrait = {"faces": 1.0, "focus.face": 3.5, "focus.narrow": 2.8, "motion_blur.coherence": 0.2, "resolution": 512.0,
+                "focus.edge_density": 0.3, "focus.contrast": 150.0}
+    enlarged = {c.name: c for c in judge(portrait | {"focus": 3.5, "focus.subject": 3.1})}["focus"]
+    assert enlarged.verdict == "warn", enlarged.reason
+    assert "but so is the whole frame (its crispest detail 3.10)" in enlarged.reason
+    # the background crisp and the face soft: focus missed the face
+    missed = {c.name: c for c in judge(portrait | {"focus": 3.5, "focus.subject": 2.2})}["focus"]
+    assert missed.verdict == "reject" and missed.reason.startswith("the face is soft (edge spread of its eyes 3.50")
+    # the whole frame soft enough for the frame's own model: a reject as well
+    blurred = {c.name: c for c in judge(portrait | {"focus": 3.5, "focus.subject": 3.4, "focus.narrow": 3.6, "resolution": 2400.0})}["focus"]
+    assert blurred.verdict == "reject", blurred.reason
+
+
 def _mist(img: Image.Image, keep: float) -> Image.Image:
     """The frame seen through mist: its tones pulled towards a light grey, `keep` of the contrast left."""
     rgb = np.asarray(img, dtype=np.float64)

@@ -142,3 +142,22 @@ def test_the_stamp_changes_when_the_best_frame_of_the_burst_changes() -> None:
     first = judge_stamp("general", "5", SetContext(siblings=(_best(2.0),)))
     assert first != judge_stamp("general", "5", SetContext(siblings=(_best(2.1),)))
     assert first != judge_stamp("general", "5")
+
+
+def test_landscape_forgives_a_smear_only_in_a_slow_exposure() -> None:
+    smeared = {"motion_blur": 6.0, "motion_blur.across": 6.0, "motion_blur.along": 2.6, "motion_blur.coherence": 0.6,
+               "focus.subject": 2.6, "focus.edge_density": 0.3, "focus.contrast": 150.0}
+    hand_held = _by_name(judge(smeared | {"motion_blur.exposure_s": 1 / 250}, shoot_type="landscape"))["motion_blur"]
+    assert hand_held.verdict == "reject"  # camera shake at 1/250 s is no landscape intent
+    water = _by_name(judge(smeared | {"motion_blur.exposure_s": 0.3}, shoot_type="landscape"))["motion_blur"]
+    assert water.verdict == "warn" and water.reason.startswith("movement recorded in a 0.3 s exposure")
+    assert _by_name(judge(smeared | {"motion_blur.exposure_s": 0.3}, shoot_type="general"))["motion_blur"].verdict == "reject"
+
+
+def test_a_reason_never_says_the_opposite_of_what_drove_the_score() -> None:
+    # the focus model reads edges that do NOT line up as defocus: "drawn out one way" would contradict it
+    soft = {"focus": 3.6, "focus.subject": 3.6, "focus.narrow": 3.4, "motion_blur.coherence": 0.01, "resolution": 700.0,
+            "focus.edge_density": 0.3, "focus.contrast": 150.0}
+    focus = _by_name(judge(soft))["focus"]
+    assert focus.verdict == "reject" and "drawn out one way" not in focus.reason
+    assert focus.reason.startswith("soft: the subject's detail is spread (edge spread 3.60")
