@@ -2,9 +2,9 @@
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
-reject and why, and its split). Tune thresholds on the `tune` half only; report on the `held` half.
-`held2` is a second held-out set, collected from other packages after `held` had been looked at during
-tuning. `held3` is a third, collected from yet other packages after held and held2 had both been looked at
+reject and why, and its split). Thresholds were first tuned on the `tune` half and reported on the
+`held` half. `held2` is a second held-out set, collected from other packages after `held` had been looked
+at during tuning. `held3` is a third, collected from yet other packages after held and held2 had both been looked at
 during tuning (the models are fitted on tune, held and held2): nobody working on the checks looks at it or
 at the checks' results on it, and it is run once, at the end.
 

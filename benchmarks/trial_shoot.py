@@ -169,8 +169,9 @@ def _burst(shoot: Shoot, photo: CorpusPhoto, img: Image.Image, size: int, tag: s
 
 
 def build_shoot(photos: list[CorpusPhoto], out: Path, seed: int = 7, long_side: tuple[int, int] = (2000, 3000),
-                progress: Callable[[str], None] = lambda _name: None) -> list[dict[str, object]]:  # fmt: skip
-    """Write the trial shoot of `photos` (held-out photographs) into the empty folder `out`; the truth of each file."""
+                progress: Callable[[str], None] = lambda _name: None, min_side: int = 1900) -> list[dict[str, object]]:  # fmt: skip
+    """Write the trial shoot of `photos` (held-out photographs) into the empty folder `out`; the truth of each file.
+    Frames are made from the clean photographs of at least `min_side` px (never enlarged by more than 15 %)."""
     if any(p.split == "tune" for p in photos):
         raise ValueError("a trial shoot is built from held-out photographs only, never the tune half")
     out.mkdir(parents=True, exist_ok=True)
@@ -179,7 +180,9 @@ def build_shoot(photos: list[CorpusPhoto], out: Path, seed: int = 7, long_side: 
     rng = np.random.default_rng(seed)
     shoot = Shoot(out, rng, progress)
     clean = [p for p in photos if p.label == "clean"]
-    big = sorted((p for p in clean if max(p.width, p.height) >= 1900), key=lambda p: p.id)
+    big = sorted((p for p in clean if max(p.width, p.height) >= min_side), key=lambda p: p.id)
+    if len(big) < 4:
+        raise ValueError(f"only {len(big)} clean photographs of {min_side} px or more: lower --min-side")
     order = [big[i] for i in rng.permutation(len(big))]
     skies = [p for p in order if "sky" in p.scene]
     bracket_src = skies[0] if skies else order[0]
@@ -240,8 +243,9 @@ def build_shoot(photos: list[CorpusPhoto], out: Path, seed: int = 7, long_side: 
             elif k % 2:
                 copy, name, detail = img.resize((w // 2, img.height // 2), Image.Resampling.LANCZOS), f"{stem}_small.JPG", "half size, quality 80"
             else:
-                s = 1200 / max(img.size)
-                copy, name, detail = img.resize((round(w * s), round(img.height * s)), Image.Resampling.LANCZOS), f"{stem}_web.JPG", "1200 px, quality 80"
+                s = min(1200, 0.6 * max(img.size)) / max(img.size)  # a web copy is never larger than its original
+                size = (round(w * s), round(img.height * s))
+                copy, name, detail = img.resize(size, Image.Resampling.LANCZOS), f"{stem}_web.JPG", f"{max(size)} px, quality 80"
             shoot.save(copy, when, {**base, "kind": "resized or recompressed copy", "of": original, "detail": detail,
                                     "expected": "copy: never chosen over its original"}, name=name, quality=80)  # fmt: skip
     for photo in sorted((p for p in photos if p.label == "reject"), key=lambda p: p.id):
@@ -264,13 +268,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None, help="corpus cache folder (default: the user cache)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--split", choices=["held3", "held2", "held"], default="held3", help="the held-out split to build it from")
+    parser.add_argument("--min-side", type=int, default=None,
+                        help="least long side of the photographs frames are made from (default 1900; 700 for held3, whose photographs are mostly 720 px)")
     args = parser.parse_args(argv)
+    min_side = args.min_side or (700 if args.split == "held3" else 1900)
     photos = load_corpus(args.split, args.cache)
     if not photos:
         print(f"error: no {args.split} photographs in the cache: run benchmarks/corpus_fetch.py --split {args.split}", file=sys.stderr)
         return 2
     try:
-        frames = build_shoot(photos, args.out, args.seed, progress=lambda name: print(name, end=" ", flush=True))
+        frames = build_shoot(photos, args.out, args.seed, progress=lambda name: print(name, end=" ", flush=True), min_side=min_side)
     except (FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
