@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import math
 import sys
 from collections.abc import Sequence
@@ -259,8 +260,8 @@ def _toml(fitted: dict[str, Fitted], rows: Sequence[Row], rates: dict[str, tuple
         "# starts; a shoot type may shift the score (`strictness` in shoot_types.toml). A measure missing",
         "# from a stored row counts as `typical` (the median over the clean tune photographs), which is",
         "# also what the reasons compare with. `group`: a frame of a burst scoring this much higher than",
-        "# the burst's best frame (and at least warned) is a reject. Bump `version` when anything here",
-        "# changes: stored verdicts are judged again from their measurements.",
+        "# the burst's best frame (and at least warned) is a reject. `version` is a fingerprint of the models",
+        "# below: when a refit changes them, stored verdicts are judged again from their measurements.",
         "#",
         f"# Fitted on the fit pool of the calibration corpus ({', '.join(FIT_SPLITS)}): {clean} clean photographs as",
         "# shipped and as working copies (negatives) and their degraded copies (positives per model below),",
@@ -268,7 +269,7 @@ def _toml(fitted: dict[str, Fitted], rows: Sequence[Row], rates: dict[str, tuple
         f"# {MARGIN} above the model's `quantile` of the clean photographs' scores (halfway to the lowest moderate",
         f"# defects where they stand apart); the warning covers the top {WARN_SHARE:.0%} of them.",
         "",
-        'version = "1"',
+        'version = "{version}"',
         "",
     ]
     for check, model in fitted.items():
@@ -286,7 +287,10 @@ def _toml(fitted: dict[str, Fitted], rows: Sequence[Row], rates: dict[str, tuple
             lines += [f"[[{check}.terms]]", f'measure = "{measure}"', f'transform = "{kind}"',
                       f"weight = {weight:.6g}", f"typical = {typical:.6g}"]  # fmt: skip
         lines.append("")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    # the version is the models' own fingerprint: stored verdicts are judged again whenever a refit changes them
+    body = text[text.index('version = "{version}"'):]
+    return text.replace("{version}", hashlib.sha256(body.encode()).hexdigest()[:12], 1)
 
 
 def main() -> None:

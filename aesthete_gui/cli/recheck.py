@@ -17,6 +17,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
+        measured = _measure_outdated(profile, quiet=args.json)
         try:
             result = rejudge_library(profile, args.shoot_type)
         except OSError as error:
@@ -27,7 +28,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         profile.close()
     rows: list[dict[str, Any]] = [{"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()]
     if args.json:
-        print(json.dumps({"shoot_type": result.shoot_type, "judged_again": result.judged, "sets": result.sets,
+        print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
                           "copies": result.copies, "suggested_rejects": rows}, indent=2, ensure_ascii=False))  # fmt: skip
         return 0
     label = shoot_types()[result.shoot_type].label
@@ -38,6 +39,23 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"{terminal_text(str(row['path']))}: {terminal_text('; '.join(row['reasons']))}")
     return 0
+
+
+def _measure_outdated(profile: Any, quiet: bool) -> int:
+    """Measure again the photographs an older Aesthete checked (a rescan of the library's folders,
+    which reads only them and what changed); how many there were."""
+    from pathlib import Path
+
+    from aesthete_gui.services.library import import_folders
+
+    outdated = profile.checks.outdated_ids()
+    folders = [f.path for f in profile.catalog.folders() if Path(f.path).is_dir()]
+    if not outdated or not folders:
+        return 0
+    if not quiet:
+        print(f"{len(outdated)} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
+    import_folders(profile, folders)
+    return len(outdated)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -38,6 +38,7 @@ from aesthete_gui.imaging.judging import (
 from aesthete_gui.imaging.noise import block_means
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE
 from aesthete_gui.imaging.texture import laplacian
+from aesthete_gui.imaging.verdict_models import VerdictModelError, check_rule_values
 from aesthete_gui.resources import resource_file
 
 __all__ = [
@@ -76,12 +77,17 @@ _JPEG_LUMA_SUM = 3640
 
 @functools.cache
 def thresholds() -> dict[str, dict[str, object]]:
-    """The checks' thresholds from resources/culling/checks.toml (read once)."""
-    with open(resource_file("culling", "checks.toml"), "rb") as handle:
-        data = tomllib.load(handle)
+    """The checks' thresholds from resources/culling/checks.toml (read once; VerdictModelError with one
+    line when the file is unreadable or a value is not a number)."""
+    try:
+        with open(resource_file("culling", "checks.toml"), "rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise VerdictModelError(f"checks.toml is not valid TOML: {error}") from None
     missing = [name for name in CHECK_NAMES if name not in data]
     if missing:
-        raise ValueError(f"checks.toml lacks thresholds for {missing}")
+        raise VerdictModelError(f"checks.toml lacks thresholds for {missing}")
+    check_rule_values({k: v for k, v in data.items() if k in CHECK_NAMES}, "checks.toml")
     return data
 
 

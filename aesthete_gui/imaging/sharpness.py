@@ -52,9 +52,10 @@ EDGE_SAMPLE = 2
 """Edge widths are read at every second pixel of every second row: a quarter of the work, and an
 edge (at least two pixels across) is never missed."""
 MIN_EDGE_PIXELS = 3
-CONTRAST_QUANTILE = 0.99
-"""The frame's edge contrast is the tone range (within EDGE_REACH px) its top 1 % of pixels reach."""
 """Sampled edge pixels a tile needs in one orientation to have a width there."""
+CONTRAST_QUANTILE = 0.99
+SCENE_REACH = 16
+"""The scene's contrast is the tone range within SCENE_REACH px that its top 1 % of pixels reach."""
 MIN_FRAME_EDGES = 50
 """Sampled edge pixels the frame needs in one orientation to have a width there."""
 _LEVELS = 256
@@ -84,12 +85,12 @@ def sobel(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return gx, gy
 
 
-def _running(levels: np.ndarray, axis: int, op: np.ufunc) -> np.ndarray:
-    """Max or min over the 2 * EDGE_REACH + 1 samples centred on each (ends replicated), by doubling."""
+def _running(levels: np.ndarray, axis: int, op: np.ufunc, reach: int = EDGE_REACH) -> np.ndarray:
+    """Max or min over the 2 * reach + 1 samples centred on each (ends replicated), by doubling."""
     pad = [(0, 0), (0, 0)]
-    pad[axis] = (EDGE_REACH, EDGE_REACH)
+    pad[axis] = (reach, reach)
     values = np.pad(levels, pad, mode="edge")
-    window, span = 1, 2 * EDGE_REACH + 1
+    window, span = 1, 2 * reach + 1
     while window < span:
         step = min(window, span - window)
         n = values.shape[axis] - step
@@ -100,11 +101,23 @@ def _running(levels: np.ndarray, axis: int, op: np.ufunc) -> np.ndarray:
     return values
 
 
-def tone_range(levels: np.ndarray) -> np.ndarray:
-    """Brightest minus darkest level (uint8) within EDGE_REACH pixels of each pixel of a uint8 frame."""
-    high = _running(_running(levels, 0, np.maximum), 1, np.maximum)
-    low = _running(_running(levels, 0, np.minimum), 1, np.minimum)
+def tone_range(levels: np.ndarray, reach: int = EDGE_REACH) -> np.ndarray:
+    """Brightest minus darkest level (uint8) within `reach` pixels of each pixel of a uint8 frame."""
+    high = _running(_running(levels, 0, np.maximum, reach), 1, np.maximum, reach)
+    low = _running(_running(levels, 0, np.minimum, reach), 1, np.minimum, reach)
     return high - low
+
+
+def scene_contrast(levels: np.ndarray) -> float:
+    """The tone range within SCENE_REACH px (on every second pixel of every second row) that the top
+    CONTRAST_QUANTILE of a uint8 frame reaches: how much contrast the scene holds at all. A blur of a
+    few pixels hardly lowers it (it measures across edges, not their steepness); mist, fog or a dim
+    tank have little at any scale."""
+    ranges = tone_range(levels[::2, ::2], SCENE_REACH // 2).ravel()
+    if ranges.size == 0:
+        return float("nan")
+    top = min(ranges.size - 1, int(CONTRAST_QUANTILE * ranges.size))
+    return float(np.partition(ranges, top)[top])
 
 
 @dataclass(frozen=True)
@@ -113,16 +126,13 @@ class EdgeWidths:
     whole frame (4); NaN where too few edges; the coherence of the edges' gradient orientations
     (0: every orientation alike, 1: all one); the share of the frame on an edge's core; and the share
     on an edge at all (a tone range of EDGE_CONTRAST within EDGE_REACH px, however wide the edge:
-    a blur widens edges but leaves them there, a bare sky or a nebula has next to none); and the
-    contrast of the strongest edges (CONTRAST_QUANTILE of the tone range within EDGE_REACH px: a
-    missed focus narrows it a little, a scene soft by nature - clouds, mist, a dim tank - has little)."""
+    a blur widens edges but leaves them there, a bare sky or a nebula has next to none)."""
 
     tiles: np.ndarray
     frame: np.ndarray
     coherence: float
     cores: float = 0.0
     density: float = 0.0
-    contrast: float = 0.0
 
 
 def _widths(counts: np.ndarray, quantile: float, least: int) -> np.ndarray:
@@ -149,12 +159,9 @@ def edge_widths(levels: np.ndarray) -> EdgeWidths:
     EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th row."""
     gx, gy = sobel(levels)
     spread_levels = tone_range(levels)[::EDGE_SAMPLE, ::EDGE_SAMPLE]
-    flat_levels = spread_levels.ravel()
-    top = min(flat_levels.size - 1, int(CONTRAST_QUANTILE * flat_levels.size))
-    contrast = float(np.partition(flat_levels, top)[top]) if flat_levels.size else 0.0
     at = np.flatnonzero(spread_levels >= EDGE_CONTRAST)
     if at.size == 0:
-        return EdgeWidths(np.full((TILE_GRID * TILE_GRID, 4), np.nan), np.full(4, np.nan), float("nan"), 0.0, 0.0, contrast)
+        return EdgeWidths(np.full((TILE_GRID * TILE_GRID, 4), np.nan), np.full(4, np.nan), float("nan"), 0.0)
     ex = np.take(gx[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
     ey = np.take(gy[::EDGE_SAMPLE, ::EDGE_SAMPLE], at)
     ax, ay = np.abs(ex), np.abs(ey)
@@ -176,7 +183,7 @@ def edge_widths(levels: np.ndarray) -> EdgeWidths:
     share = float(core.sum()) / max(1, spread_levels.size)
     density = float(at.size) / max(1, spread_levels.size)
     return EdgeWidths(_widths(counts, TILE_QUANTILE, MIN_EDGE_PIXELS), _widths(core, FRAME_QUANTILE, MIN_FRAME_EDGES),
-                      coherence, share, density, contrast)  # fmt: skip
+                      coherence, share, density)  # fmt: skip
 
 
 def _tiles(grey: np.ndarray, picked: Sequence[int]) -> np.ndarray:
@@ -249,7 +256,7 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
     orientation, px: about 2 crisp), "across" and "along" (the frame's sharpest edges in its widest
     and narrowest orientation), "coherence" (0-1), "edges" (share of the frame on an edge's core:
     how crisp detail there is), "density" (share of the frame on an edge of any width: how much
-    there is to judge sharpness by), "contrast" (tone range of the strongest edges, 8-bit levels),
+    there is to judge sharpness by), "contrast" (scene_contrast: how much contrast the scene holds),
     "background" (median widest-orientation width of
     the least crisp candidate tiles when they are streaked along one orientation, else 0), "x", "y"
     (subject centre, 0-1).
@@ -285,7 +292,7 @@ def measure_sharpness(grey: np.ndarray, levels: np.ndarray, tile_detail: np.ndar
         "coherence": edges.coherence,
         "edges": edges.cores,
         "density": edges.density,
-        "contrast": edges.contrast,
+        "contrast": scene_contrast(levels),
         "background": _streaked(background),
         "x": float(np.mean([(t % TILE_GRID + 0.5) / TILE_GRID for t in subject])),
         "y": float(np.mean([(t // TILE_GRID + 0.5) / TILE_GRID for t in subject])),

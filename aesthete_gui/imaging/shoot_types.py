@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aesthete_gui.imaging.verdict_models import VerdictModelError, check_rule_values
 from aesthete_gui.resources import resource_file
 
 DEFAULT_SHOOT_TYPE = "general"
@@ -50,10 +51,11 @@ def shoot_types() -> dict[str, ShootType]:
         overrides = {k: dict(v) for k, v in table.items() if isinstance(v, dict)}
         for check, rule in overrides.items():
             if rule.get("cap", "warn") not in CAPS:
-                raise ValueError(f"shoot_types.toml: {name}.{check}.cap must be one of {CAPS}")
+                raise VerdictModelError(f"shoot_types.toml: {name}.{check}.cap must be one of {CAPS}")
+        check_rule_values(overrides, f"shoot_types.toml: {name}")
         out[name] = ShootType(name, str(table.get("label", name)), str(table.get("about", "")), overrides)
     if DEFAULT_SHOOT_TYPE not in out:
-        raise ValueError(f"shoot_types.toml lacks the default shoot type {DEFAULT_SHOOT_TYPE!r}")
+        raise VerdictModelError(f"shoot_types.toml lacks the default shoot type {DEFAULT_SHOOT_TYPE!r}")
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from aesthete_gui.errors import AestheteError
 from aesthete_gui.resources import resource_dir
 
 MODEL_NAME = "verdict_models.toml"
@@ -40,8 +41,25 @@ MODELLED: dict[str, frozenset[str]] = {
 """The checks decided by a model, and the measures each model may read."""
 
 
-class VerdictModelError(ValueError):
-    """The verdict models file is missing, malformed or names a measure no check takes."""
+class VerdictModelError(AestheteError, ValueError):
+    """The verdict models file is missing, malformed or names a measure no check takes (or a rules file
+    of the checks holds a value that is not a number)."""
+
+
+RULE_WORDS = frozenset({"direction", "cap"})
+"""Rule entries (checks.toml, shoot_types.toml) that hold a word; every other entry is a number."""
+
+
+def check_rule_values(rules: Mapping[str, Any], where: str) -> None:
+    """Raise VerdictModelError (one line, naming the entry) unless every entry of every check's rules
+    is a finite number, or a word where a word goes."""
+    for check, rule in rules.items():
+        if not isinstance(rule, Mapping):
+            continue
+        for key, value in rule.items():
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if key not in RULE_WORDS and not (number and math.isfinite(float(value))):
+                raise VerdictModelError(f"{where}: [{check}] {key} must be a number, not {value!r}")
 
 
 def transform(values: Any, kind: str) -> Any:

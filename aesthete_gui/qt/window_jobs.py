@@ -88,6 +88,18 @@ class JobMenuMixin(WindowParts):
         folders = [Path(f.path) for f in self.context.profile.catalog.folders()]
         return self.import_folders(folders) if folders else None
 
+    def remeasure_outdated(self) -> JobHandle | None:
+        """Rescan the library's folders when photographs were checked by an older Aesthete: their
+        verdicts are hidden until measured again, and a rescan measures only them (and what changed)."""
+        outdated = self.context.profile.checks.outdated_ids()
+        folders = [Path(f.path) for f in self.context.profile.catalog.folders() if Path(f.path).is_dir()]
+        if not outdated or not folders:
+            return None
+        handle = self.import_folders(folders)
+        self.show_message(f"{len(outdated)} photographs were checked by an older version of Aesthete: "
+                          "measuring them again (Jobs panel)")  # fmt: skip
+        return handle
+
     def _import_done(self, summary: object) -> None:
         # the import service announced the new images (signals.library_changed)
         self.show_message(actions.describe_import(summary))

@@ -257,8 +257,26 @@ def rejudge_library(
     cancel: Any = None,
 ) -> Rejudged:
     """Judge again every stored verdict whose shoot type, thresholds or set changed, from its stored
-    measurements; with `shoot_type_name`, that shoot type becomes the profile's."""
+    measurements; with `shoot_type_name`, that shoot type becomes the profile's. When another process
+    chose a shoot type meanwhile, its choice is the profile's and the verdicts follow it."""
     chosen = remember_shoot_type(profile, shoot_type_name) if shoot_type_name else profile_shoot_type(profile)
+    result = _rejudge(profile, chosen, cancel)
+    for _ in range(REJUDGE_ROUNDS):
+        remembered = profile_shoot_type(profile)
+        if remembered == chosen:
+            break
+        chosen = remembered
+        again = _rejudge(profile, chosen, cancel)
+        again.judged += result.judged
+        result = again
+    return result
+
+
+REJUDGE_ROUNDS = 3
+"""Times the verdicts follow a shoot type another process chose while they were judged."""
+
+
+def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
     version = checks_version()
     stored = profile.checks.all()
     images = [image for image in profile.catalog.images(status="ok") if image.id in stored]

@@ -73,6 +73,12 @@ class ChecksRepository(Repository):
         rows = self._db.rows("SELECT image_id FROM image_checks WHERE version = ?", (self.version,))
         return {r["image_id"] for r in rows}
 
+    def outdated_ids(self) -> set[int]:
+        """Ids of images with stored checks of another version only (measured by an older Aesthete):
+        what a rescan measures again."""
+        rows = self._db.rows("SELECT image_id FROM image_checks WHERE version != ?", (self.version,))
+        return {r["image_id"] for r in rows}
+
     def rejected_ids(self) -> set[int]:
         """Ids of images whose current checks include a reject verdict."""
         rows = self._db.rows(

@@ -26,8 +26,8 @@ def shoot(tmp_path: Path) -> Path:
     folder = tmp_path / "shoot"
     folder.mkdir()
     Image.fromarray(skdata.chelsea()).save(folder / "clean.jpg", quality=92)
-    # grain of sigma 11 at normal viewing size: a warning in general, a reject on a tripod
-    degrade.noise(Image.fromarray(skdata.astronaut()), 12.0).save(folder / "grainy.jpg", quality=95)
+    # grain of sigma 12 at normal viewing size: a warning in general, a reject on a tripod
+    degrade.noise(Image.fromarray(skdata.astronaut()), 13.5).save(folder / "grainy.jpg", quality=95)
     degrade.defocus(Image.fromarray(skdata.coffee()), 0.02).save(folder / "soft.jpg", quality=92)
     return folder
 
@@ -71,3 +71,26 @@ def test_import_takes_the_shoot_type_and_a_wrong_one_is_a_clear_error(
         _run(profile, "recheck", "--shoot-type", "macro")
     assert exit_info.value.code == 2
     assert "invalid choice: 'macro'" in capsys.readouterr().err
+
+
+def _as_if_checked_by_an_older_version(profile: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(profile) as conn:  # what an older Aesthete left: its own measuring version
+        conn.execute("UPDATE image_checks SET version = '6+faces', checks = '[]', worst = 'ok'")
+
+
+def test_recheck_measures_again_what_an_older_version_checked(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    _as_if_checked_by_an_older_version(profile)
+    capsys.readouterr()
+    assert _run(profile, "recheck") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 photographs were checked by an older version of Aesthete: measuring them again")
+    assert "1 suggested rejects" in out and "soft.jpg:" in out
+    assert _run(profile, "recheck", "--json") == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["measured_again"] == 0 and [Path(r["path"]).name for r in again["suggested_rejects"]] == ["soft.jpg"]

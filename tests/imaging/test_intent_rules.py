@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 from scipy import ndimage
 from skimage import data as skdata
@@ -100,6 +101,18 @@ def test_a_soft_misty_scene_is_measured_as_such_and_not_rejected_for_focus(tmp_p
     # the same blur on the clear scene keeps its contrast and is a reject
     clear = next(c for c in checks_for_path(degrade.save(degrade.defocus(coffee, 0.01), tmp_path / "clear", 92)) if c.name == "focus")
     assert clear.measures["contrast"] >= 80 and clear.verdict == "reject", clear.reason
+
+
+@pytest.mark.parametrize("sigma", [1.5, 4.0, 8.0, 16.0])
+def test_a_clear_scene_blurred_is_never_taken_for_a_scene_soft_by_nature(tmp_path: Path, sigma: float) -> None:
+    # the first contrast measure (within 3 px) fell with the blur itself: blurred frames became warnings
+    from PIL import ImageFilter
+
+    for name, photo in (("coffee", skdata.coffee()), ("astronaut", skdata.astronaut())):
+        blurred = Image.fromarray(photo).filter(ImageFilter.GaussianBlur(sigma))
+        focus = next(c for c in checks_for_path(degrade.save(blurred, tmp_path / f"{name}{sigma}", 92)) if c.name == "focus")
+        assert focus.verdict == "reject", (name, sigma, focus.reason)
+        assert not focus.reason.startswith("a scene soft by nature"), (name, sigma, focus.reason)
 
 
 def _star_field(seed: int = 5) -> Image.Image:

@@ -117,3 +117,26 @@ def test_a_blur_whose_directions_could_not_be_measured_says_so_without_nan() -> 
     judge = ModelJudge({"motion_blur": 5.9, "focus.edge_density": 0.2}, verdict_models())
     verdict, reason = judge.motion_blur(5.9, {"min_ratio": 1.2}, "warn", [])
     assert verdict == "warn" and "nan" not in reason and "no direction of motion could be measured" in reason
+
+
+@pytest.mark.parametrize("value", ["eighty", "80", float("nan"), float("inf"), True, None])
+def test_a_rule_that_is_not_a_number_is_named_in_one_line(value: object) -> None:
+    from aesthete_gui.imaging.verdict_models import check_rule_values
+
+    with pytest.raises(VerdictModelError, match=r"^checks.toml: \[focus\] soft_scene_contrast must be a number, not "):
+        check_rule_values({"focus": {"few_edges": 0.004, "soft_scene_contrast": value}}, "checks.toml")
+    check_rule_values({"highlights": {"direction": "above", "warn": 0.03}, "eyes": {"cap": "off"}}, "checks.toml")
+
+
+def test_a_broken_rules_file_is_one_line_from_the_cli(tmp_path, monkeypatch, capsys) -> None:
+    from aesthete_gui.cli import main
+    from aesthete_gui.imaging import checks
+
+    def broken() -> dict:  # type: ignore[type-arg]
+        raise VerdictModelError("checks.toml: [focus] soft_scene_contrast must be a number, not 'eighty'")
+
+    monkeypatch.setattr(checks, "thresholds", broken)
+    assert main(["--profile", str(tmp_path / "p.db"), "recheck"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("checks.toml: [focus] soft_scene_contrast must be a number, not 'eighty'")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

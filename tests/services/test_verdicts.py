@@ -125,7 +125,7 @@ def _suggested(profile) -> set[str]:  # type: ignore[no-untyped-def]
 def test_a_frame_softer_than_the_sharpest_of_its_burst_is_a_reject(tmp_path: Path) -> None:
     # three frames a second apart; the middle one slightly out of focus: alone only doubtful
     photo = Image.fromarray(skdata.coffee())
-    profile = _imported_burst(tmp_path, (photo, degrade.defocus(photo, 0.003), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    profile = _imported_burst(tmp_path, (photo, degrade.defocus(photo, 0.0045), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
     soft = _checks(profile, "burst_1.jpg")["focus"]
     assert soft["verdict"] == "reject"
     assert soft["reason"].startswith("softer than burst_")
@@ -162,3 +162,25 @@ def test_a_real_bursts_original_is_held_against_no_noisy_or_brightened_copy() ->
     siblings = verdicts.best_siblings(members, stored)
     held_against = {s.name for s in siblings.get(names.index("IMG_0063.JPG"), ())}
     assert not held_against & {"IMG_0064.JPG", "IMG_0065.JPG"}, held_against
+
+
+def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judged(
+    tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [shoot], workers=1)
+    first_round = verdicts._rejudge
+    calls: list[str] = []
+
+    def meanwhile(profile_: object, chosen: str, cancel: object) -> verdicts.Rejudged:
+        calls.append(chosen)
+        result = first_round(profile_, chosen, cancel)  # type: ignore[arg-type]
+        if len(calls) == 1:  # another `aesthete recheck --shoot-type wedding` wrote its choice meanwhile
+            verdicts.remember_shoot_type(profile.path, "wedding")
+        return result
+
+    monkeypatch.setattr(verdicts, "_rejudge", meanwhile)
+    result = verdicts.rejudge_library(profile, "sport")
+    assert calls == ["sport", "wedding"] and result.shoot_type == "wedding"
+    assert {c["judged"].split(":")[1] for c in _checks(profile, "rocket.jpg").values()} == {"wedding"}
+    profile.close()

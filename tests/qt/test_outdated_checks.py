@@ -1,0 +1,29 @@
+"""A profile checked by an older Aesthete: the window measures those photographs again by itself."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from PIL import Image
+from skimage import data as skdata
+
+from aesthete_gui.services.library import import_folders
+from tests.qt.conftest import shown_main_window
+
+
+def test_the_window_measures_again_what_an_older_version_checked(qtbot, app_context, tmp_path: Path) -> None:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    for name, img in (("cat.jpg", skdata.chelsea()), ("coffee.jpg", skdata.coffee())):
+        Image.fromarray(img).save(folder / name, quality=92)
+    profile = app_context.profile
+    import_folders(profile, [folder], workers=1, cache_dir=app_context.cache_dir)
+    with sqlite3.connect(profile.path) as conn:  # as an older Aesthete left it
+        conn.execute("UPDATE image_checks SET version = '6+faces'")
+    assert len(profile.checks.outdated_ids()) == 2 and profile.checks.checked_ids() == set()
+
+    window = shown_main_window(qtbot, app_context)
+    qtbot.waitUntil(lambda: profile.checks.outdated_ids() == set(), timeout=60_000)
+    assert len(profile.checks.checked_ids()) == 2
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
