@@ -547,7 +547,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n"
             "  Alt+B collapse bursts\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
-            "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking\n\n"
+            "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking   W: why\n\n"
             "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"
             "Views\n  Ctrl+1 Grid   Ctrl+2 Loupe   Ctrl+3 Compare   Ctrl+4 Set   Ctrl+5 Survey\n"
             "  Ctrl+O open folder   Ctrl+R score selection   Ctrl+T train taste   Ctrl+M models",

@@ -153,6 +153,12 @@ def test_the_why_of_a_suggested_reject_is_one_key_or_one_click_away(qtbot, day) 
     qtbot.mouseClick(main.grid.viewport(), Qt.MouseButton.LeftButton, pos=badge)
     assert reason in QToolTip.text()
     assert reason in main.model.data(index, Qt.ItemDataRole.ToolTipRole)  # and on hover
+    # in the loupe too: the caption says W explains, and W does
+    QToolTip.hideText()
+    main.open_in_loupe(ids[6])
+    assert "Suggested reject (W: why)" in main.loupe.caption.text()
+    qtbot.keyClick(main.loupe, Qt.Key.Key_W)
+    assert reason in QToolTip.text() and "Suggested reject" in QToolTip.text()
 
 
 def test_filter_by_capture_day_and_hour(qtbot, day) -> None:

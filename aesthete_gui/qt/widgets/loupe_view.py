@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
 from aesthete_gui.imaging.loupe_analysis import Histogram
 from aesthete_gui.qt.context import AppContext
@@ -206,8 +206,9 @@ class LoupeView(QWidget):
         self.toggle_actual_size(1.0, point)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Arrows step, Escape / G go back, Z toggles 100 % (Shift+Z 200 %), E focus peaking, marks."""
+        """Arrows step, Escape / G go back, Z toggles 100 % (Shift+Z 200 %), E focus peaking, W why, marks."""
         key = event.key()
+        QToolTip.hideText()  # an explanation belongs to the frame it was asked for: the next key ends it
         marks = marks_for_key(key, event.modifiers())
         if marks is not None and self._image_id is not None:
             self._marks.mark([self._image_id], **marks)
@@ -222,6 +223,8 @@ class LoupeView(QWidget):
             self.toggle_actual_size(2.0 if shift else 1.0)
         elif key == Qt.Key.Key_E:
             self.set_peaking(not self._peaking)
+        elif key == Qt.Key.Key_W and not event.modifiers():
+            self.explain()
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self.view.zoom_by(1.25)
         elif key == Qt.Key.Key_Minus:
@@ -272,6 +275,17 @@ class LoupeView(QWidget):
         stored = self._context.profile.checks.get(image_id) if image_id is not None else None
         return [f for f in (stored[1] if stored else []) if len(f.get("box") or ()) == 4]
 
+    def explain(self) -> str:
+        """Show why the frame is flagged (its failed checks, why a burst shows it) over the image, as W
+        does in the grid; returns the text ("" without a frame)."""
+        row = self._model.row_for(self._image_id) if self._image_id is not None else None
+        if row is None:
+            return ""
+        text = self._model.why(row) or f"{row.name}: every check passed; nothing was decided for you."
+        area = self.view.rect()
+        QToolTip.showText(self.view.mapToGlobal(area.center()), text, self.view, area, 15_000)
+        return text
+
     def _update_caption(self, *_args: object) -> None:
         row = self._model.row_for(self._image_id) if self._image_id is not None else None
         if row is None:
@@ -283,6 +297,6 @@ class LoupeView(QWidget):
         faces = self._faces
         eyes = ", ".join(f"eyes {f.get('eyes', 'unknown')}" for f in faces)
         faces_text = f"{len(faces)} face{'s' if len(faces) > 1 else ''} ({eyes})" if faces else ""
-        suggested = "Suggested reject" if row.suggested_reject else ""
+        suggested = "Suggested reject (W: why)" if row.suggested_reject else ""
         parts = [row.name, place, "★" * row.stars or "no stars", flag, suggested, row.label or "", faces_text]
         self.caption.setText("   ·   ".join(p for p in parts if p))
