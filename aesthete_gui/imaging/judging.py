@@ -138,8 +138,8 @@ class _Judge:
         if verdict != "ok":
             return verdict, f"highlights with detail clipped on {pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_warn", math.inf)):
-            where = "sky or backdrop" if top >= smooth / 2 else "snow or bright ground" if top < smooth / 4 else "bright background"
-            return "warn", f"bright scene: smooth {where} clipped on {pct(smooth)} of the frame; detail well exposed"
+            where = "sky or backdrop" if top >= smooth / 2 else "snow, bright ground or a backdrop" if top < smooth / 4 else "bright background"
+            return "warn", f"smooth {where} clipped on {pct(smooth)} of the frame, with no detail in it to lose"
         total = self.get("highlights.frame", 0.0)
         if total >= 0.001:
             return "ok", f"{pct(total)} of the frame at full brightness, no detail lost (specular highlights, lights or smooth areas)"
