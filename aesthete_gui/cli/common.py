@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.imaging.shoot_types import shoot_types
+from aesthete_gui.imaging.verdict_models import VerdictModelError
 from aesthete_gui.jobs import CancelToken, Progress
 from aesthete_gui.safe_text import terminal_lines, terminal_text
 
@@ -182,8 +183,13 @@ def ctrl_c_cancels(token: CancelToken) -> Iterator[None]:
 
 
 def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:
-    """`--shoot-type NAME`: the profile's shoot type from now on (remembered, as in the window)."""
-    kinds = shoot_types()
+    """`--shoot-type NAME`: the profile's shoot type from now on (remembered, as in the window). An
+    unreadable shoot types file leaves the choices open: the command says what is wrong when it judges."""
+    try:
+        kinds = shoot_types()
+    except VerdictModelError:
+        parser.add_argument("--shoot-type", metavar="TYPE", default=None, help="the kind of shoot (the shoot types file is unreadable)")
+        return
     parser.add_argument(
         "--shoot-type", choices=list(kinds), metavar="TYPE", default=None,
         help="the kind of shoot, which decides which checks matter and how strict they are: "

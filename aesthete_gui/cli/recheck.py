@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from aesthete_gui.cli.common import UserError, add_shoot_type_option, open_cli_profile
@@ -49,13 +50,18 @@ def _measure_outdated(profile: Any, quiet: bool) -> int:
     from aesthete_gui.services.library import import_folders
 
     outdated = profile.checks.outdated_ids()
-    folders = [f.path for f in profile.catalog.folders() if Path(f.path).is_dir()]
-    if not outdated or not folders:
+    if not outdated:
         return 0
-    if not quiet:
-        print(f"{len(outdated)} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
-    import_folders(profile, folders)
-    return len(outdated)
+    folders = [f.path for f in profile.catalog.folders() if Path(f.path).is_dir()]
+    if folders:
+        if not quiet:
+            print(f"{len(outdated)} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
+        import_folders(profile, folders)
+    left = len(profile.checks.outdated_ids())
+    if left:
+        print(f"aesthete: {left} photographs checked by an older version could not be measured again: their folders "
+              "are missing or unreadable; they have no verdicts until `aesthete import` finds them", file=sys.stderr)  # fmt: skip
+    return len(outdated) - left
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

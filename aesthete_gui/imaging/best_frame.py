@@ -103,9 +103,16 @@ _SHARPNESS_CHECKS = ("focus", "motion_blur")
 _TIER = {"ok": 2.0, "warn": 1.0, "reject": 0.0}
 
 
-def _sharpness_tier(verdicts: Mapping[str, str]) -> float:
-    """2: subject sharp, 1: soft (a warning), 0: rejected for focus or motion blur."""
-    return min((_TIER.get(verdicts.get(name, "ok"), 0.0) for name in _SHARPNESS_CHECKS), default=2.0)
+def _sharpness_tier(checks: Sequence[Mapping[str, Any]]) -> float:
+    """2: subject sharp, 1: soft (a warning) or sharpness not measurable (no edges to read it by: a
+    frame blurred past recognition must not pass for a sharp one), 0: rejected for focus or motion blur."""
+    tiers = []
+    for check in checks:
+        if check.get("name") in _SHARPNESS_CHECKS:
+            value = check.get("value")
+            unmeasured = value is None or (isinstance(value, float) and math.isnan(value))
+            tiers.append(min(_TIER.get(str(check.get("verdict")), 0.0), 1.0 if unmeasured else 2.0))
+    return min(tiers, default=2.0)
 
 
 def _value(checks: Sequence[Mapping[str, Any]], name: str, default: float) -> float:
@@ -129,7 +136,7 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
         float(not rejected & set(_SHARPNESS_CHECKS)),
         float(not rejected & {"highlights", "overexposure"}),
         float(not rejected),
-        _sharpness_tier({str(c.get("name")): str(c.get("verdict")) for c in checks}),
+        _sharpness_tier(checks),
         float(not closed),
         _value(checks, "resolution", 0.0),
         _value(checks, "compression", 100.0),

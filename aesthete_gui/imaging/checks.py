@@ -84,11 +84,23 @@ def thresholds() -> dict[str, dict[str, object]]:
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise VerdictModelError(f"checks.toml is not valid TOML: {error}") from None
-    missing = [name for name in CHECK_NAMES if name not in data]
+    missing = [name for name in CHECK_NAMES if not isinstance(data.get(name), dict)]
     if missing:
-        raise VerdictModelError(f"checks.toml lacks thresholds for {missing}")
+        raise VerdictModelError(f"checks.toml lacks thresholds for {', '.join(missing)}")
+    if not isinstance(data.get("version"), str):
+        raise VerdictModelError("checks.toml needs a version string")
+    for check, keys in REQUIRED_RULES.items():
+        if absent := [k for k in keys if k not in data[check]]:
+            raise VerdictModelError(f"checks.toml: [{check}] lacks {', '.join(absent)}")
     check_rule_values({k: v for k, v in data.items() if k in CHECK_NAMES}, "checks.toml")
     return data
+
+
+REQUIRED_RULES: dict[str, tuple[str, ...]] = {
+    "focus": ("face_warn", "face_reject"),
+    **{name: ("warn", "reject") for name in ("highlights", "shadows", "brightened", "resolution", "compression", "eyes")},
+}
+"""The entries each check's verdict cannot do without (the others fall back to "rule not applied")."""
 
 
 def thresholds_version() -> str:

@@ -37,17 +37,26 @@ class ShootType:
 
 @functools.cache
 def _data() -> dict[str, Any]:
-    with open(resource_file("culling", "shoot_types.toml"), "rb") as handle:
-        return tomllib.load(handle)
+    try:
+        with open(resource_file("culling", "shoot_types.toml"), "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise VerdictModelError(f"shoot_types.toml is not valid TOML: {error}") from None
 
 
 @functools.cache
 def shoot_types() -> dict[str, ShootType]:
-    """Every shoot type, in menu order (read once)."""
+    """Every shoot type, in menu order (read once; VerdictModelError with one line when the file is
+    malformed)."""
     data = _data()
     out: dict[str, ShootType] = {}
-    for name in data.get("order", []):
-        table = data[name]
+    order = data.get("order", [])
+    if not isinstance(order, list):
+        raise VerdictModelError(f"shoot_types.toml: order must be a list of shoot type names, not {order!r}")
+    for name in order:
+        table = data.get(name)
+        if not isinstance(table, dict):
+            raise VerdictModelError(f"shoot_types.toml: order names {name!r}, which has no table of its own")
         overrides = {k: dict(v) for k, v in table.items() if isinstance(v, dict)}
         for check, rule in overrides.items():
             if rule.get("cap", "warn") not in CAPS:

@@ -46,8 +46,8 @@ class VerdictModelError(AestheteError, ValueError):
     of the checks holds a value that is not a number)."""
 
 
-RULE_WORDS = frozenset({"direction", "cap"})
-"""Rule entries (checks.toml, shoot_types.toml) that hold a word; every other entry is a number."""
+RULE_WORDS: dict[str, tuple[str, ...]] = {"direction": ("above", "below"), "cap": ("warn", "off")}
+"""Rule entries (checks.toml, shoot_types.toml) that hold a word, and the words; every other entry is a number."""
 
 
 def check_rule_values(rules: Mapping[str, Any], where: str) -> None:
@@ -58,7 +58,10 @@ def check_rule_values(rules: Mapping[str, Any], where: str) -> None:
             continue
         for key, value in rule.items():
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            if key not in RULE_WORDS and not (number and math.isfinite(float(value))):
+            if key in RULE_WORDS:
+                if value not in RULE_WORDS[key]:
+                    raise VerdictModelError(f"{where}: [{check}] {key} must be one of {', '.join(RULE_WORDS[key])}, not {value!r}")
+            elif not (number and math.isfinite(float(value))):
                 raise VerdictModelError(f"{where}: [{check}] {key} must be a number, not {value!r}")
 
 

@@ -92,8 +92,12 @@ class JobMenuMixin(WindowParts):
         """Rescan the library's folders when photographs were checked by an older Aesthete: their
         verdicts are hidden until measured again, and a rescan measures only them (and what changed)."""
         outdated = self.context.profile.checks.outdated_ids()
+        if not outdated:
+            return None
         folders = [Path(f.path) for f in self.context.profile.catalog.folders() if Path(f.path).is_dir()]
-        if not outdated or not folders:
+        if not folders:
+            self.show_message(f"{len(outdated)} photographs were checked by an older version of Aesthete and their "
+                              "folders are gone: they have no verdicts until a rescan finds them (F5)")  # fmt: skip
             return None
         handle = self.import_folders(folders)
         self.show_message(f"{len(outdated)} photographs were checked by an older version of Aesthete: "

@@ -94,3 +94,17 @@ def test_recheck_measures_again_what_an_older_version_checked(
     assert _run(profile, "recheck", "--json") == 0
     again = json.loads(capsys.readouterr().out)
     assert again["measured_again"] == 0 and [Path(r["path"]).name for r in again["suggested_rejects"]] == ["soft.jpg"]
+
+
+def test_recheck_says_which_outdated_photographs_it_could_not_measure(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    _as_if_checked_by_an_older_version(profile)
+    shoot.rename(tmp_path / "moved away")
+    capsys.readouterr()
+    assert _run(profile, "recheck", "--json") == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["measured_again"] == 0
+    assert "3 photographs checked by an older version could not be measured again" in captured.err

@@ -109,3 +109,18 @@ def test_the_stored_rank_puts_copies_last_and_prefers_more_pixels_among_equals()
     laughing = [{"eyes": "closed", "expression": "laughing"}]
     blinking = [{"eyes": "closed", "expression": None}]
     assert stored_culling_rank(checks, []) > stored_culling_rank(checks, laughing) > stored_culling_rank(checks, blinking)
+
+
+def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:
+    # blurred and hazed until no edge is left, focus reads "not measured": it must not win the burst
+    from PIL import ImageFilter
+
+    photo = Image.fromarray(skdata.astronaut())
+    gone = Image.blend(photo.filter(ImageFilter.GaussianBlur(8)), Image.new("RGB", photo.size, (200, 200, 200)), 0.7)
+    sharp_path, gone_path = degrade.save(photo, tmp_path / "sharp", 92), degrade.save(gone, tmp_path / "gone", 92)
+    sharp, blurred = analyse_path(sharp_path), analyse_path(gone_path)
+    frames = [BurstFrame("gone", blurred, overall=4.9), BurstFrame("sharp", sharp, overall=2.0)]
+    assert choose_representative(frames) == "sharp"
+    unmeasured = [{"name": "focus", "value": None, "verdict": "ok"}, {"name": "motion_blur", "value": None, "verdict": "ok"}]
+    measured = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "motion_blur", "value": 3.0, "verdict": "ok"}]
+    assert stored_culling_rank(measured, []) > stored_culling_rank(unmeasured, [])

@@ -140,3 +140,46 @@ def test_a_broken_rules_file_is_one_line_from_the_cli(tmp_path, monkeypatch, cap
     err = capsys.readouterr().err
     assert err.strip().endswith("checks.toml: [focus] soft_scene_contrast must be a number, not 'eighty'")
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    ({"order": ["general", "astro"], "general": {}}, "order names 'astro', which has no table of its own"),
+    ({"order": "general", "general": {}}, "order must be a list of shoot type names"),
+    ({"order": ["general"], "general": {"motion_blur": {"long_exposure_s": "0.25"}}}, "long_exposure_s must be a number"),
+    ({"order": ["general"], "general": {"eyes": {"cap": 5}}}, "cap must be one of"),
+    ({"order": ["wedding"], "wedding": {}}, "lacks the default shoot type 'general'"),
+])  # fmt: skip
+def test_a_malformed_shoot_types_file_is_one_line_and_the_cli_still_starts(monkeypatch, tmp_path, capsys, data, said) -> None:
+    from aesthete_gui.cli import main
+    from aesthete_gui.imaging import shoot_types as module
+
+    monkeypatch.setattr(module, "_data", lambda: data)
+    module.shoot_types.cache_clear()
+    try:
+        with pytest.raises(VerdictModelError, match=said):
+            module.shoot_types()
+        assert main(["--profile", str(tmp_path / "p.db"), "recheck", "--shoot-type", "general"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert said in err and len(err.splitlines()) == 1
+    finally:
+        module.shoot_types.cache_clear()
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda text: text.replace('version = "', 'versio = "', 1), "checks.toml needs a version string"),
+    (lambda text: text.replace("face_warn = ", "face_worn = ", 1), r"\[focus\] lacks face_warn"),
+    (lambda text: text.replace('\ndirection = "above"', '\ndirection = "sideways"', 1), "direction must be one of above, below"),
+])  # fmt: skip
+def test_a_checks_file_missing_what_a_verdict_needs_is_one_line(monkeypatch, tmp_path, edit, said) -> None:
+    from aesthete_gui.imaging import checks
+    from aesthete_gui.resources import resource_file
+
+    broken = tmp_path / "checks.toml"
+    broken.write_text(edit(resource_file("culling", "checks.toml").read_text(encoding="utf-8")), encoding="utf-8")
+    monkeypatch.setattr(checks, "resource_file", lambda *_parts: broken)
+    checks.thresholds.cache_clear()
+    try:
+        with pytest.raises(VerdictModelError, match=said):
+            checks.thresholds()
+    finally:
+        checks.thresholds.cache_clear()
