@@ -73,20 +73,21 @@ def test_import_takes_the_shoot_type_and_a_wrong_one_is_a_clear_error(
     assert "invalid choice: 'macro'" in capsys.readouterr().err
 
 
-def _as_if_checked_by_an_older_version(profile: Path) -> None:
+@pytest.fixture
+def outdated(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A profile of the shoot whose checks an older Aesthete measured (its own measuring version)."""
     import sqlite3
 
-    with sqlite3.connect(profile) as conn:  # what an older Aesthete left: its own measuring version
-        conn.execute("UPDATE image_checks SET version = '6+faces', checks = '[]', worst = 'ok'")
-
-
-def test_recheck_measures_again_what_an_older_version_checked(
-    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
     profile = tmp_path / "p.db"
     assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    _as_if_checked_by_an_older_version(profile)
+    with sqlite3.connect(profile) as conn:
+        conn.execute("UPDATE image_checks SET version = '6+faces', checks = '[]', worst = 'ok'")
     capsys.readouterr()
+    return profile
+
+
+def test_recheck_measures_again_what_an_older_version_checked(outdated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = outdated
     assert _run(profile, "recheck") == 0
     out = capsys.readouterr().out
     assert out.startswith("3 photographs were checked by an older version of Aesthete: measuring them again")
@@ -97,14 +98,10 @@ def test_recheck_measures_again_what_an_older_version_checked(
 
 
 def test_recheck_says_which_outdated_photographs_it_could_not_measure(
-    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, shoot: Path, outdated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    profile = tmp_path / "p.db"
-    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    _as_if_checked_by_an_older_version(profile)
     shoot.rename(tmp_path / "moved away")
-    capsys.readouterr()
-    assert _run(profile, "recheck", "--json") == 0
+    assert _run(outdated, "recheck", "--json") == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["measured_again"] == 0
     assert "3 photographs checked by an older version could not be measured again" in captured.err
