@@ -5,8 +5,8 @@ The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a ca
 reject and why, and its split). Thresholds were first tuned on the `tune` half and reported on the
 `held` half. `held2` is a second held-out set, collected from other packages after `held` had been looked
 at during tuning. `held3` is a third, collected from yet other packages after held and held2 had both been looked at
-during tuning (the models are fitted on tune, held and held2): nobody working on the checks looks at it or
-at the checks' results on it, and it is run once, at the end.
+during tuning (the models are fitted on tune, held and held2): collected by someone who never ran the checks
+on it, and run untouched once (2026-11-27); how it was used after that is in corpus/README.md.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """

@@ -95,7 +95,7 @@ SPECS: tuple[Spec, ...] = (
          ("ev-2.5", "ev-3.5"), ("ev-2",), quantile=0.995),
     Spec("overexposure", (("overexposure.colour", "log"), ("highlights.frame", "log"), ("overexposure.median", "linear"),
                           ("highlights", "log")),
-         ("ev+2", "ev+3"), ("ev+1.5",), margin=MARGIN, quantile=0.995),
+         ("ev+2", "ev+3"), ("ev+1.5",), quantile=0.995),
 )  # fmt: skip
 
 

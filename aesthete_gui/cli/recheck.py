@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.cli.common import UserError, add_shoot_type_option, open_cli_profile
 from aesthete_gui.imaging.shoot_types import shoot_types
 from aesthete_gui.safe_text import terminal_text
+
+if TYPE_CHECKING:
+    from aesthete_gui.store import Profile
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
@@ -42,26 +45,23 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     return 0
 
 
-def _measure_outdated(profile: Any, quiet: bool) -> int:
+def _measure_outdated(profile: Profile, quiet: bool) -> int:
     """Measure again the photographs an older Aesthete checked (a rescan of the library's folders,
-    which reads only them and what changed); how many there were."""
-    from pathlib import Path
+    which reads only them and what changed); how many were measured."""
+    from aesthete_gui.services.library import import_folders, outdated_checks
 
-    from aesthete_gui.services.library import import_folders
-
-    outdated = profile.checks.outdated_ids()
+    outdated, folders = outdated_checks(profile)
     if not outdated:
         return 0
-    folders = [f.path for f in profile.catalog.folders() if Path(f.path).is_dir()]
     if folders:
         if not quiet:
-            print(f"{len(outdated)} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
+            print(f"{outdated} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
         import_folders(profile, folders)
-    left = len(profile.checks.outdated_ids())
+    left = profile.checks.outdated_count()
     if left:
         print(f"aesthete: {left} photographs checked by an older version could not be measured again: their folders "
               "are missing or unreadable; they have no verdicts until `aesthete import` finds them", file=sys.stderr)  # fmt: skip
-    return len(outdated) - left
+    return outdated - left
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from aesthete_gui.imaging.checks import Analysis
 from aesthete_gui.imaging.hashing import hamming
@@ -106,18 +106,18 @@ _TIER = {"ok": 2.0, "warn": 1.0, "reject": 0.0}
 def _sharpness_tier(checks: Sequence[Mapping[str, Any]]) -> float:
     """2: subject sharp, 1: soft (a warning) or sharpness not measurable (no edges to read it by: a
     frame blurred past recognition must not pass for a sharp one), 0: rejected for focus or motion blur."""
-    tiers = []
-    for check in checks:
-        if check.get("name") in _SHARPNESS_CHECKS:
-            value = check.get("value")
-            unmeasured = value is None or (isinstance(value, float) and math.isnan(value))
-            tiers.append(min(_TIER.get(str(check.get("verdict")), 0.0), 1.0 if unmeasured else 2.0))
+    tiers = [min(_TIER.get(str(c.get("verdict")), 0.0), 2.0 if _measured(c.get("value")) else 1.0)
+             for c in checks if c.get("name") in _SHARPNESS_CHECKS]  # fmt: skip
     return min(tiers, default=2.0)
+
+
+def _measured(value: Any) -> TypeGuard[float]:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 def _value(checks: Sequence[Mapping[str, Any]], name: str, default: float) -> float:
     value = next((c.get("value") for c in checks if c.get("name") == name), None)
-    return default if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+    return float(value) if _measured(value) else default
 
 
 def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:

@@ -75,6 +75,13 @@ _JPEG_LUMA_SUM = 3640
 """Sum of the standard JPEG luminance table (Annex K) that encoders scale by quality."""
 
 
+REQUIRED_RULES: dict[str, tuple[str, ...]] = {
+    "focus": ("face_warn", "face_reject"),
+    **{name: ("warn", "reject") for name in ("highlights", "shadows", "brightened", "resolution", "compression", "eyes")},
+}
+"""The entries each check's verdict cannot do without (the others fall back to "rule not applied")."""
+
+
 @functools.cache
 def thresholds() -> dict[str, dict[str, object]]:
     """The checks' thresholds from resources/culling/checks.toml (read once; VerdictModelError with one
@@ -94,13 +101,6 @@ def thresholds() -> dict[str, dict[str, object]]:
             raise VerdictModelError(f"checks.toml: [{check}] lacks {', '.join(absent)}")
     check_rule_values({k: v for k, v in data.items() if k in CHECK_NAMES}, "checks.toml")
     return data
-
-
-REQUIRED_RULES: dict[str, tuple[str, ...]] = {
-    "focus": ("face_warn", "face_reject"),
-    **{name: ("warn", "reject") for name in ("highlights", "shadows", "brightened", "resolution", "compression", "eyes")},
-}
-"""The entries each check's verdict cannot do without (the others fall back to "rule not applied")."""
 
 
 def thresholds_version() -> str:

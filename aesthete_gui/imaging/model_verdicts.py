@@ -7,8 +7,8 @@ about 2.6"). Scenes shot that way on purpose are at most a warning, named: panni
 on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a flat sky
 blown at the top of the frame, a night sky (near-black and even, with points of light), a long
 exposure. Some measures cannot be trusted on some scenes, and then only warn: sharpness on a frame
-with too few crisp edges (fog, a bare sky, a nebula) or whose strongest edges are low in contrast
-(clouds, mist, a dim tank: soft by nature), noise that is grain in brightness only, neither
+with too few crisp edges (fog, a bare sky, a nebula) or with little contrast anywhere (mist, haze, a
+night landscape: soft by nature), noise that is grain in brightness only, neither
 colour speckle nor pixel-fine (texture). A face is judged on its own eyes (its thresholds in
 checks.toml), not by the model.
 """
@@ -142,15 +142,15 @@ class ModelJudge:
         return self.get("focus.edge_density", 1.0) < float(rule.get("few_edges", -1.0))
 
     def soft_scene(self, rule: Mapping[str, Any]) -> bool:
-        """Whether even the frame's strongest edges are low in contrast (under the rule's
-        `soft_scene_contrast` levels): clouds, mist, a dim tank are soft by nature, and a missed focus
-        cannot be told from them by the edges' width. NaN (not measured) is not such a scene."""
+        """Whether the scene holds little contrast anywhere (its scene contrast, the span of tones within
+        16 px, under the rule's `soft_scene_contrast` levels): mist, haze, a night landscape are soft by
+        nature, and a missed focus cannot be told from them by the edges' width. NaN is not such a scene."""
         return self.get("focus.contrast") < float(rule.get("soft_scene_contrast", -1.0))
 
     def _soft_by_nature(self, reason: str) -> tuple[Verdict, str]:
         contrast = self.get("focus.contrast")
-        return "warn", (f"a scene soft by nature? Its strongest edges span only {contrast:.0f} of 255 levels "
-                        f"(clouds, mist, haze, a dim scene), so focus cannot be judged from them; measured: {reason}")
+        return "warn", (f"a scene soft by nature? Its tones span only {contrast:.0f} of 255 levels anywhere "
+                        f"(mist, haze, a dim scene), so focus cannot be judged by its edges; measured: {reason}")
 
     def _little_detail(self, reason: str) -> tuple[Verdict, str]:
         edges = self.get("focus.edge_density", 0.0)

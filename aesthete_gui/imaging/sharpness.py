@@ -109,11 +109,11 @@ def tone_range(levels: np.ndarray, reach: int = EDGE_REACH) -> np.ndarray:
 
 
 def scene_contrast(levels: np.ndarray) -> float:
-    """The tone range within SCENE_REACH px (on every second pixel of every second row) that the top
-    CONTRAST_QUANTILE of a uint8 frame reaches: how much contrast the scene holds at all. A blur of a
-    few pixels hardly lowers it (it measures across edges, not their steepness); mist, fog or a dim
-    tank have little at any scale."""
-    ranges = tone_range(levels[::2, ::2], SCENE_REACH // 2).ravel()
+    """The tone range within SCENE_REACH px (read at every EDGE_SAMPLE-th pixel of every EDGE_SAMPLE-th
+    row) that the top 1 - CONTRAST_QUANTILE of a uint8 frame's pixels reach: how much contrast the
+    scene holds at all. A blur of a few pixels hardly lowers it (it spans edges, whatever their
+    steepness); mist, fog or a dim tank have little at any scale."""
+    ranges = tone_range(levels[::EDGE_SAMPLE, ::EDGE_SAMPLE], SCENE_REACH // EDGE_SAMPLE).ravel()
     if ranges.size == 0:
         return float("nan")
     top = min(ranges.size - 1, int(CONTRAST_QUANTILE * ranges.size))

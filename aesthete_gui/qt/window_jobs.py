@@ -18,6 +18,7 @@ from aesthete_gui.qt import actions
 from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.window_parts import WindowParts
+from aesthete_gui.services.library import outdated_checks
 
 PARTIAL_RELOAD_S = 2.0
 """While an import runs, the grid re-reads the rows committed so far at most this often."""
@@ -91,16 +92,15 @@ class JobMenuMixin(WindowParts):
     def remeasure_outdated(self) -> JobHandle | None:
         """Rescan the library's folders when photographs were checked by an older Aesthete: their
         verdicts are hidden until measured again, and a rescan measures only them (and what changed)."""
-        outdated = self.context.profile.checks.outdated_ids()
+        outdated, folders = outdated_checks(self.context.profile)
         if not outdated:
             return None
-        folders = [Path(f.path) for f in self.context.profile.catalog.folders() if Path(f.path).is_dir()]
         if not folders:
-            self.show_message(f"{len(outdated)} photographs were checked by an older version of Aesthete and their "
+            self.show_message(f"{outdated} photographs were checked by an older version of Aesthete and their "
                               "folders are gone: they have no verdicts until a rescan finds them (F5)")  # fmt: skip
             return None
-        handle = self.import_folders(folders)
-        self.show_message(f"{len(outdated)} photographs were checked by an older version of Aesthete: "
+        handle = self.import_folders([Path(f) for f in folders])
+        self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
                           "measuring them again (Jobs panel)")  # fmt: skip
         return handle
 

@@ -378,6 +378,13 @@ def _sync_sidecars(
 _SQLITE_MAX_ID = 2**63 - 1
 
 
+def outdated_checks(profile: Profile) -> tuple[int, list[str]]:
+    """How many photographs an older Aesthete checked, and the library's folders on disk a rescan
+    measures them in (a moved or unplugged folder is left out: its photographs stay outdated)."""
+    outdated = profile.checks.outdated_count()
+    return outdated, ([f.path for f in profile.catalog.folders() if os.path.isdir(f.path)] if outdated else [])
+
+
 def _path_exists(text: str) -> bool:
     try:
         return os.path.exists(text)

@@ -73,11 +73,11 @@ class ChecksRepository(Repository):
         rows = self._db.rows("SELECT image_id FROM image_checks WHERE version = ?", (self.version,))
         return {r["image_id"] for r in rows}
 
-    def outdated_ids(self) -> set[int]:
-        """Ids of images with stored checks of another version only (measured by an older Aesthete):
+    def outdated_count(self) -> int:
+        """How many images have stored checks of another version only (measured by an older Aesthete):
         what a rescan measures again."""
-        rows = self._db.rows("SELECT image_id FROM image_checks WHERE version != ?", (self.version,))
-        return {r["image_id"] for r in rows}
+        row = self._db.row("SELECT COUNT(*) AS n FROM image_checks WHERE version != ?", (self.version,))
+        return int(row["n"]) if row is not None else 0
 
     def rejected_ids(self) -> set[int]:
         """Ids of images whose current checks include a reject verdict."""

@@ -66,7 +66,7 @@ def test_a_scene_soft_by_nature_only_warns_and_says_why() -> None:
             "focus.edge_density": 0.2}
     assert {c.name: c for c in judge(soft | {"focus.contrast": 150.0})}["focus"].verdict == "reject"
     misty = {c.name: c for c in judge(soft | {"focus.contrast": 45.0})}["focus"]
-    assert misty.verdict == "warn" and misty.reason.startswith("a scene soft by nature? Its strongest edges span only 45 of 255 levels")
+    assert misty.verdict == "warn" and misty.reason.startswith("a scene soft by nature? Its tones span only 45 of 255 levels anywhere")
     # a frame whose contrast could not be measured is judged as before
     assert {c.name: c for c in judge(soft | {"focus.contrast": float("nan")})}["focus"].verdict == "reject"
 

@@ -21,9 +21,9 @@ def test_the_window_measures_again_what_an_older_version_checked(qtbot, app_cont
     import_folders(profile, [folder], workers=1, cache_dir=app_context.cache_dir)
     with sqlite3.connect(profile.path) as conn:  # as an older Aesthete left it
         conn.execute("UPDATE image_checks SET version = '6+faces'")
-    assert len(profile.checks.outdated_ids()) == 2 and profile.checks.checked_ids() == set()
+    assert profile.checks.outdated_count() == 2 and profile.checks.checked_ids() == set()
 
     window = shown_main_window(qtbot, app_context)
-    qtbot.waitUntil(lambda: profile.checks.outdated_ids() == set(), timeout=60_000)
+    qtbot.waitUntil(lambda: profile.checks.outdated_count() == 0, timeout=60_000)
     assert len(profile.checks.checked_ids()) == 2
     qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
