@@ -5,7 +5,7 @@ decoded ahead), culling keys work as in the grid."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
@@ -282,8 +282,8 @@ class LoupeView(QWidget):
         if row is None:
             return ""
         text = self._model.why(row) or f"{row.name}: every check passed; nothing was decided for you."
-        area = self.view.rect()
-        QToolTip.showText(self.view.mapToGlobal(area.center()), text, self.view, area, 15_000)
+        area = self.view.rect()  # at the image's top left: a long reason line then runs over the image
+        QToolTip.showText(self.view.mapToGlobal(area.topLeft() + QPoint(12, 12)), text, self.view, area, 15_000)
         return text
 
     def _update_caption(self, *_args: object) -> None:
