@@ -84,7 +84,8 @@ class Spec:
 
 
 SPECS: tuple[Spec, ...] = (
-    Spec("focus", (("focus.subject", "linear"), ("focus.narrow", "linear"), ("motion_blur.coherence", "linear"), ("resolution", "log")),
+    Spec("focus", (("focus.subject", "linear"), ("focus.narrow", "linear"), ("motion_blur.coherence", "linear"), ("resolution", "log"),
+                   ("motion_blur", "linear")),
          ("defocus-0.5", "defocus-0.8"), ("defocus-0.4",), quantile=0.98),
     Spec("motion_blur", (("motion_blur.across", "linear"), ("motion_blur.along", "linear"), ("motion_blur.coherence", "linear"),
                          ("focus.subject", "linear")),

@@ -23,7 +23,14 @@ from PIL import Image
 
 from aesthete_gui.imaging import noise as noise_measures
 from aesthete_gui.imaging import sharpness, tones
-from aesthete_gui.imaging.decode import Decoded, decode_bytes, read_bytes
+from aesthete_gui.imaging.decode import (
+    Decoded,
+    DecodeError,
+    DecodeSize,
+    decode_bytes,
+    decode_bytes_sizes,
+    read_bytes,
+)
 from aesthete_gui.imaging.faces import Face, detect_faces, faces_available
 from aesthete_gui.imaging.judging import (
     CHECK_NAMES,
@@ -47,7 +54,7 @@ __all__ = [
     "rejected", "thresholds", "worst_verdict",
 ]  # fmt: skip
 
-MEASURE_VERSION = "7"
+MEASURE_VERSION = "8"
 """Bump when the measuring code changes (stored checks of another version are measured again on the
 next import); a change of thresholds or shoot type only judges the stored measurements again."""
 CHECK_SIDE = 768
@@ -57,6 +64,15 @@ every check frame of a large image has a long side of 680-768 px: a blur of a gi
 frame spans nearly the same pixels on every check frame (at 512 px a defocus of 0.5 % of the width
 was a 2.5 px disc, within the softness of clean frames; at 768 it is 3.8 px). A 24 MP JPEG (6000
 px) still decodes at 1/8 (750 px); a 2,400 px one at 1/2, then shrinks to 768."""
+DETAIL_SIDE = 1536
+DETAIL_DRAFT_SIDE = 1360
+DETAIL_GAIN = 1.25
+"""Focus and motion blur are measured on a second, larger decode (long side up to DETAIL_SIDE, at
+least 1360 px where JPEG DCT scaling allows) when it is at least DETAIL_GAIN times the check frame:
+a defocus of 0.5 % of the width is a 3.8 px disc on the check frame, within the softness of clean
+frames, and a 7.7 px one at 1536 px, where a clean photograph shrunk from a camera file is still
+crisp (on the fit pool's large photographs the narrowest subject edges of clean and defocused copies
+overlapped at 768 px and barely at 1536). Everything else is measured on the check frame."""
 TILE_GRID = sharpness.TILE_GRID
 MIN_LEVEL_RANGE = 32
 """Fewer tone levels than this between the darkest and brightest used one: "brightened" is not judged."""
@@ -195,6 +211,38 @@ def _face_detail(response: np.ndarray, faces: Sequence[tuple[float, float, float
     return out
 
 
+def _tile_detail(grey: np.ndarray, response: np.ndarray) -> np.ndarray:
+    """Variance of the Laplacian in each tile of the TILE_GRID grid (row-major)."""
+    h, w = grey.shape
+    tile = (max(1, w // TILE_GRID), max(1, h // TILE_GRID))
+    return np.maximum(block_means(response * response, tile) - block_means(response, tile) ** 2, 0.0).ravel()
+
+
+def _sharpness_of(
+    grey: np.ndarray, tone_levels: np.ndarray, response: np.ndarray, luma_noise: float,
+    faces: Sequence[tuple[float, float, float, float]],
+) -> tuple[dict[str, float], list[float]]:
+    """sharpness.measure_sharpness of one frame and each face's edge spread on it."""
+    corrected = np.maximum(_tile_detail(grey, response) - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
+    sharp = sharpness.measure_sharpness(grey, tone_levels, corrected, luma_noise)
+    return sharp, [sharpness.face_spread(grey, box, luma_noise) for box in faces]
+
+
+def _detail_sharpness(detail: Image.Image, faces: Sequence[tuple[float, float, float, float]]) -> tuple[dict[str, float], list[float]]:
+    """_sharpness_of the detail frame, with the sensor noise measured on that frame itself."""
+    tone_levels = np.asarray(detail.convert("L"))
+    grey = tone_levels.astype(np.float32)
+    response = laplacian(grey)
+    detail_blocks = block_means(np.abs(response), (BLOCK, BLOCK))
+    flat = noise_measures.flat_blocks(block_means(grey, (BLOCK, BLOCK)), detail_blocks)
+    return _sharpness_of(grey, tone_levels, response, noise_measures.luma_sigma(detail_blocks, flat), faces)
+
+
+def detail_wanted(full_size: tuple[int, int], frame_size: tuple[int, int]) -> bool:
+    """Whether focus and motion blur of an image this large are measured on a detail decode."""
+    return min(max(full_size), DETAIL_SIDE) >= DETAIL_GAIN * max(frame_size)
+
+
 def measure(
     image: Image.Image,
     full_size: tuple[int, int] | None = None,
@@ -202,14 +250,16 @@ def measure(
     faces: Sequence[tuple[float, float, float, float]] = (),
     source_format: str | None = None,
     levels: Sequence[int] | None = None,
+    detail: Image.Image | None = None,
 ) -> dict[str, float]:
     """Measured values of every check on a check frame; `faces` are (x, y, w, h) boxes in 0-1.
 
     `full_size` and `source_format` say how the frame was made from the file (its noise is scaled
     back to at most NOISE_VIEW_SIDE); `levels`, the file's green level counts as decoded, before
-    resampling and colour conversion (Decoded.levels; empty: not judged). A check's value is under
-    its name, what else its verdict reads under "<check>.<what>"; "face_<i>" is each face's edge
-    spread (its eye band; nan when too small to measure).
+    resampling and colour conversion (Decoded.levels; empty: not judged); `detail`, a larger decode
+    of the same file that focus and motion blur are measured on (see DETAIL_GAIN). A check's value
+    is under its name, what else its verdict reads under "<check>.<what>"; "face_<i>" is each face's
+    edge spread (its eye band; nan when too small to measure).
     """
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     luma = rgb.convert("L")  # Pillow's C conversion: Rec. 601 luma, as 8-bit levels
@@ -225,13 +275,12 @@ def measure(
     width, height = full_size or image.size
     view = _noise_scale(max(width, height), max(image.size), source_format)
 
-    h, w = grey.shape
-    tile = (max(1, w // TILE_GRID), max(1, h // TILE_GRID))
-    tiles = np.maximum(block_means(response * response, tile) - block_means(response, tile) ** 2, 0.0).ravel()
-    corrected = np.maximum(tiles - LAPLACIAN_NOISE_GAIN * luma_noise * luma_noise, 0.0)
+    tiles = _tile_detail(grey, response)
     face_variances = _face_detail(response, faces)
-    sharp = sharpness.measure_sharpness(grey, tone_levels, corrected, luma_noise)
-    face_spreads = [sharpness.face_spread(grey, box, luma_noise) for box in faces]
+    if detail is None:
+        sharp, face_spreads = _sharpness_of(grey, tone_levels, response, luma_noise, faces)
+    else:
+        sharp, face_spreads = _detail_sharpness(detail, faces)
     face_spread = min((v for v in face_spreads if not math.isnan(v)), default=float("nan"))
 
     noise_detail = luma_noise / noise_measures.MEAN_ABS_TO_SIGMA
@@ -315,17 +364,52 @@ class Analysis:
     version: str
 
 
-def analyse_decoded(decoded: Decoded, data: bytes | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE) -> Analysis:
-    """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality)."""
+def analyse_decoded(
+    decoded: Decoded, data: bytes | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE,
+    detail: Decoded | None = None, name: str = "",
+) -> Analysis:
+    """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality
+    and the detail decode when `detail`, decode_for_detail's result, is not given; name: the file's)."""
     found = detect_faces(decoded.image)
     quality = jpeg_quality(data) if data else None
-    values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format, decoded.levels)
+    larger = _detail_frame(decoded, data, detail, name)
+    values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format, decoded.levels, larger)
     values["faces"] = float(len(found))
     values.update(eye_values(found))
     values["motion_blur.exposure_s"] = _exposure_seconds(decoded)
     faces = [replace(f, sharpness=_finite(values.get(f"face_{i}"))) for i, f in enumerate(found)]
     stamp = judge_stamp(shoot_type, thresholds_version(), SetContext())
     return Analysis(judge(values, shoot_type=shoot_type, judged=stamp), faces, checks_version())
+
+
+CHECK_SIZES: tuple[DecodeSize, DecodeSize] = ((CHECK_SIDE, CHECK_DRAFT_SIDE), (DETAIL_SIDE, DETAIL_DRAFT_SIDE))
+"""The check decode and the detail decode, as decode_bytes_sizes takes them."""
+
+
+def decode_check_frames(data: bytes, name: str) -> tuple[Decoded, Decoded]:
+    """The check decode and the detail decode of a file's bytes, sharing the work where the JPEG DCT
+    scale or a format without one allows (raises DecodeError)."""
+    check, detail = decode_bytes_sizes(data, name, CHECK_SIZES)
+    return check, detail
+
+
+def decode_for_detail(data: bytes, name: str) -> Decoded:
+    """The detail decode focus and motion blur of a large image are measured on (raises DecodeError)."""
+    return decode_bytes(data, name, DETAIL_SIDE, DETAIL_DRAFT_SIDE)
+
+
+def _detail_frame(decoded: Decoded, data: bytes | None, detail: Decoded | None, name: str) -> Image.Image | None:
+    """The detail frame of a large image (None when the check frame is all there is)."""
+    if not detail_wanted(decoded.full_size, decoded.image.size):
+        return None
+    if detail is None and data:
+        try:
+            detail = decode_for_detail(data, name)
+        except DecodeError:
+            return None  # the check frame decoded: its own edges are measured instead
+    if detail is None or max(detail.image.size) < DETAIL_GAIN * max(decoded.image.size):
+        return None
+    return detail.image
 
 
 def _finite(value: float | None) -> float:
@@ -342,17 +426,23 @@ def _exposure_seconds(decoded: Decoded) -> float:
     return seconds if math.isfinite(seconds) and seconds > 0 else 0.0
 
 
-def analyse_bytes(data: bytes, name: str, decoded: Decoded | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE) -> Analysis:
-    """analyse_decoded of a file's bytes; `decoded`, when given, must be the canonical check decode."""
+def analyse_bytes(
+    data: bytes, name: str, decoded: Decoded | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE,
+    detail: Decoded | None = None,
+) -> Analysis:
+    """analyse_decoded of a file's bytes; `decoded`, when given, must be the canonical check decode
+    and `detail` decode_for_detail's."""
     if decoded is None:
-        decoded = decode_bytes(data, name, CHECK_SIDE, CHECK_DRAFT_SIDE)
-    return analyse_decoded(decoded, data, shoot_type)
+        decoded, detail = decode_check_frames(data, name)
+    return analyse_decoded(decoded, data, shoot_type, detail, name)
 
 
 def analyse_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], shoot_type: str = DEFAULT_SHOOT_TYPE) -> Analysis:
     """Faces and checks of one image file: the same values import stores (raises DecodeError)."""
-    decoded, data = decode_for_checks(path)
-    return analyse_decoded(decoded, data, shoot_type)
+    data = read_bytes(path)
+    name = os.fsdecode(path)
+    decoded, detail = decode_check_frames(data, name)
+    return analyse_decoded(decoded, data, shoot_type, detail, name)
 
 
 def checks_for_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], shoot_type: str = DEFAULT_SHOOT_TYPE) -> list[Check]:

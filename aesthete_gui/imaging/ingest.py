@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
-from aesthete_gui.imaging.checks import CHECK_DRAFT_SIDE, CHECK_SIDE, Analysis, analyse_bytes
+from aesthete_gui.imaging.checks import (
+    CHECK_DRAFT_SIDE,
+    CHECK_SIDE,
+    CHECK_SIZES,
+    Analysis,
+    analyse_bytes,
+)
 from aesthete_gui.imaging.crop_match import load_thumb
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes_sizes, read_bytes
 from aesthete_gui.imaging.hashing import content_hash_bytes, perceptual_hash
@@ -113,11 +119,12 @@ def _ingest(
         size = (CHECK_SIDE, CHECK_DRAFT_SIDE)
     else:
         size = (THUMB_SIDE, THUMB_SIDE)
-    check_size = (CHECK_SIDE, CHECK_DRAFT_SIDE)
-    sizes = [size, check_size] if with_checks and size != check_size else [size]
-    # one read of the compressed data when the preview's DCT scale is also the checks' (e.g. 24 MP)
+    check_size, detail_size = CHECK_SIZES
+    sizes = [size, check_size, detail_size] if with_checks else [size]
+    # one read of the compressed data per DCT scale: the preview's is also the checks' on 24 MP files
     decodes = decode_bytes_sizes(data, name, sizes)
-    decoded, check_decoded = decodes[0], decodes[-1]
+    decoded = decodes[0]
+    check_decoded, detail_decoded = (decodes[1], decodes[2]) if with_checks else (decoded, None)
     result.decoded = True
     result.notes = list(decoded.notes)
     if decoded.format == "RAW":  # EXIF lives in the RAW container, not in its embedded preview
@@ -130,7 +137,7 @@ def _ingest(
     result.phash = perceptual_hash(small)
     result.signature = _signature(small)
     if with_checks:
-        result.analysis = analyse_bytes(data, name, check_decoded)
+        result.analysis = analyse_bytes(data, name, check_decoded, detail=detail_decoded)
     if with_features:
         from aesthete_gui.imaging.features import decoded_features
 

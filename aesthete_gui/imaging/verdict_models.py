@@ -30,7 +30,7 @@ LOG_FLOOR = 1e-3
 """log terms read log(max(value, LOG_FLOOR)): shares and sigmas of 0 stay finite."""
 MODELLED: dict[str, frozenset[str]] = {
     "focus": frozenset({"focus.subject", "focus.narrow", "focus.detail", "focus.edges", "motion_blur.coherence",
-                        "resolution"}),
+                        "resolution", "motion_blur"}),
     "motion_blur": frozenset({"motion_blur", "motion_blur.narrow", "motion_blur.across", "motion_blur.along",
                               "motion_blur.coherence", "focus.subject"}),
     "noise": frozenset({"noise", "noise.chroma", "noise.whiteness"}),

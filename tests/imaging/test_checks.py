@@ -329,3 +329,43 @@ def test_tiny_and_thin_frames_are_measured(tmp_path: Path, size: tuple[int, int]
     assert checks["resolution"].verdict != "ok"
     not_judged = ("compression", "brightened", "focus", "motion_blur")  # NaN: nothing to judge on a frame this small
     assert all(np.isfinite(c.value) for c in checks.values() if c.name not in not_judged)
+
+
+def _mosaic() -> Image.Image:
+    """A 2048 x 1536 frame crisp at its own pixels: real photographs side by side at their own size
+    (scikit-image's are 512 px at most; enlarging one would soften it)."""
+    frame = Image.new("RGB", (2048, 1536), (118, 112, 104))
+    names = ("astronaut", "coffee", "chelsea", "rocket", "immunohistochemistry", "cat")
+    for i in range(12):
+        img = _photo(names[i % len(names)])
+        frame.paste(img.crop((0, 0, min(512, img.width), min(512, img.height))), ((i % 4) * 512, (i // 4) * 512))
+    return frame
+
+
+def test_a_large_frame_is_judged_for_focus_on_its_detail_decode(tmp_path: Path) -> None:
+    """A defocus of 0.5 % of the width is a 3.8 px disc on the 768 px check frame, within the softness
+    of clean frames; focus and motion blur are measured on a 1536 px decode, where it is 7.7 px."""
+    from aesthete_gui.imaging.checks import (
+        analyse_path,
+        decode_check_frames,
+        detail_wanted,
+        measure,
+    )
+    from aesthete_gui.imaging.judging import values_of
+
+    clean = degrade.save(_mosaic(), tmp_path / "clean", quality=92)
+    soft = degrade.save(degrade.defocus(_mosaic(), 0.005), tmp_path / "soft", quality=92)
+    narrow = {}
+    for name, path in (("clean", clean), ("soft", soft)):
+        check, detail = decode_check_frames(path.read_bytes(), path.name)
+        assert max(check.image.size) == 768 and max(detail.image.size) == 1536
+        assert detail_wanted(check.full_size, check.image.size)
+        on_check = measure(check.image, check.full_size)["focus.narrow"]
+        analysis = analyse_path(path)
+        on_detail = values_of([c.as_dict() for c in analysis.checks], len(analysis.faces))["focus.narrow"]
+        narrow[name] = (on_check, on_detail)
+        verdict = next(c.verdict for c in analysis.checks if c.name == "focus")
+        assert verdict == ("ok" if name == "clean" else "reject")
+    # the disc widens the narrowest subject edges about twice as much, in pixels, on the detail decode
+    assert narrow["soft"][1] - narrow["clean"][1] > 1.5 * (narrow["soft"][0] - narrow["clean"][0])
+    assert not detail_wanted((900, 600), (768, 512))  # a decode 1.17 times the check frame adds too little

@@ -128,7 +128,9 @@ def test_import_stores_the_checks_the_inspector_shows(
     path = _camera_jpeg(tmp_path / "a.jpg", (6000, 4000), orientation=8)
     result = ingest_file(path, tmp_path / "cache", with_preview=with_preview, with_features=with_preview)
     assert result.ok and result.analysis is not None
-    assert pixel_decodes == [(750, 500)]  # thumbnail, preview, pHash, features, faces and checks: one decode
+    # thumbnail, preview, pHash, features, faces and checks: one decode at 1/8; focus and motion blur
+    # are measured on a second at 1/4 (checks.DETAIL_SIDE: a 0.5 % defocus is 3.8 px at 1/8)
+    assert pixel_decodes == [(750, 500), (1500, 1000)]
     assert result.analysis == analyse_path(path)  # what the inspector and the loupe measure
     if with_preview:
         assert result.features == features_for_path(path)
