@@ -291,11 +291,11 @@ def measure(
     exposure = tones.exposure_levels(luma)
     bright_smooth = (grey_blocks >= BRIGHT_SMOOTH_LUMA) & (detail_blocks <= tones.SMOOTH_DETAIL + noise_detail)
     blown_area = max(0.0, high["total"] - high["small"])
-    detail = max([_sharpness(v, luma_noise) for v in face_variances] or [_sharpness(float(tiles.max()) if tiles.size else 0.0, luma_noise)])
+    fine_detail = max([_sharpness(v, luma_noise) for v in face_variances] or [_sharpness(float(tiles.max()) if tiles.size else 0.0, luma_noise)])
     face_sharpness = {f"face_{i}": v for i, v in enumerate(face_spreads)}
     return face_sharpness | {
         "focus": sharp["spread"] if math.isnan(face_spread) else face_spread,
-        "focus.detail": detail,
+        "focus.detail": fine_detail,
         "focus.face": face_spread,
         "focus.subject": sharp["spread"],
         "focus.narrow": sharp["narrow"],
