@@ -21,11 +21,15 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
         best = best_frames(profile, scorer if isinstance(scorer, str) else None)
         paths = {i.id: i.path for i in profile.catalog.images()}
-        bursts: list[dict[str, Any]] = [
-            {"id": b.id, "edited": b.edited, "best": best.get(b.id),
-             "images": [{"id": i, "path": paths.get(i), "best": i == best.get(b.id)} for i in b.image_ids]}
-            for b in profile.catalog.bursts()
-        ]  # fmt: skip
+        stored = profile.checks.all()
+        bursts: list[dict[str, Any]] = []
+        for b in profile.catalog.bursts():
+            # a bracket, panorama or focus stack is kept whole: its frame the grid shows is not "the best"
+            frame_set = next((str(c.get("reason")) for i in b.image_ids for c in stored.get(i, ([], []))[0]
+                              if c.get("name") == "sequence"), "")  # fmt: skip
+            chosen = best.get(b.id)
+            bursts.append({"id": b.id, "edited": b.edited, "best": chosen, "set": frame_set,
+                           "images": [{"id": i, "path": paths.get(i), "best": i == chosen} for i in b.image_ids]})  # fmt: skip
     finally:
         profile.close()
     if args.json:
@@ -33,10 +37,12 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         return 0
     for burst in bursts:
         edited = ", edited" if burst["edited"] else ""
-        print(f"burst {burst['id']} ({len(burst['images'])} frames{edited})")
+        what = f": {terminal_text(burst['set'])}" if burst["set"] else ""
+        print(f"burst {burst['id']} ({len(burst['images'])} frames{edited}){what}")
         for image in burst["images"]:
-            marker = "* " if image["best"] else "  "
-            print(f"  {marker}{terminal_text(image['path'])}{'  (best)' if image['best'] else ''}")
+            marker = "* " if image["best"] and not burst["set"] else "  "
+            note = ("  (shown for the set)" if burst["set"] else "  (best)") if image["best"] else ""
+            print(f"  {marker}{terminal_text(image['path'])}{note}")
     if bursts:
         print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
     else:

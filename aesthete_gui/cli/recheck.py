@@ -30,19 +30,25 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         paths = {image.id: image.path for image in profile.catalog.images()}
     finally:
         profile.close()
-    rows: list[dict[str, Any]] = [{"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()]
+    rows: list[dict[str, Any]] = sorted(({"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()),
+                                        key=lambda row: str(row["path"]))  # as a file browser lists them
     if args.json:
         print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
                           "copies": result.copies, "suggested_rejects": rows}, indent=2, ensure_ascii=False))  # fmt: skip
         return 0
     label = shoot_types()[result.shoot_type].label
     print(f"shoot type: {label}; {result.judged} verdicts judged again; {len(rows)} suggested rejects; "
-          f"{len(result.sets)} sets (brackets, panoramas, focus stacks); {result.copies} copies of another frame")  # fmt: skip
+          f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame")  # fmt: skip
     for name in result.sets:
         print(f"  set: {terminal_text(name)}")
     for row in rows:
         print(f"{terminal_text(str(row['path']))}: {terminal_text('; '.join(row['reasons']))}")
     return 0
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    """'1 set', '2 sets'."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _measure_outdated(profile: Profile, quiet: bool) -> int:

@@ -323,7 +323,37 @@ def suggested_reject_reasons(profile: Profile, image_ids: Iterable[int] | None =
         suggested &= set(image_ids)
     stored = profile.checks.all()
     return {
-        image_id: [str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"]
+        image_id: _without_repeats([str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"])
         for image_id in sorted(suggested)
         if image_id in stored
     }
+
+
+def _without_repeats(reasons: list[str]) -> list[str]:
+    """The reasons with each "; "-separated clause said once (two checks reading one measure, such as
+    the focus and motion-blur models both naming the subject's edge spread, would repeat it)."""
+    said: set[str] = set()
+    out = []
+    for reason in reasons:
+        clauses = [c for c in _clauses(reason) if _gist(c) not in said]
+        said.update(_gist(c) for c in clauses)
+        if clauses:
+            out.append("; ".join(clauses))
+    return out
+
+
+def _clauses(reason: str) -> list[str]:
+    """A reason split at each "; " outside parentheses (a clause's own figures may hold one)."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(reason):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and reason.startswith("; ", at):
+            parts.append(reason[start:at])
+            start = at + 2
+    return [*parts, reason[start:]]
+
+
+def _gist(clause: str) -> str:
+    """A clause without the verdict's short label ("soft: ", "motion blur: ") that may lead it."""
+    label, sep, rest = clause.partition(": ")
+    return rest if sep and len(label) <= 30 and "(" not in label else clause

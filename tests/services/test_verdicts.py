@@ -184,3 +184,29 @@ def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judg
     assert calls == ["sport", "wedding"] and result.shoot_type == "wedding"
     assert {c["judged"].split(":")[1] for c in _checks(profile, "rocket.jpg").values()} == {"wedding"}
     profile.close()
+
+
+def test_the_bursts_list_names_a_bracket_and_recheck_counts_in_words(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from aesthete_gui.cli import main
+
+    profile_path = tmp_path / "p.db"
+    assert main(["--profile", str(profile_path), "import", "--quiet", str(shoot)]) == 0
+    capsys.readouterr()
+    assert main(["--profile", str(profile_path), "bursts"]) == 0
+    listing = capsys.readouterr().out
+    bracket = next(line for line in listing.splitlines() if line.startswith("burst") and "bracket" in line)
+    assert bracket.endswith("kept with its set (exposure bracket of 3 frames (-2.5, 0, +2 EV)): never a suggested reject")
+    assert "(shown for the set)" in listing and "(best)" in listing  # the rocket and its copy: a burst with a best frame
+    assert main(["--profile", str(profile_path), "recheck"]) == 0
+    assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in capsys.readouterr().out
+
+
+def test_a_clause_two_checks_share_is_said_once() -> None:
+    from aesthete_gui.services.verdicts import _without_repeats
+
+    focus = "soft: the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"
+    motion = "blurred, but not along one direction; the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"
+    assert _without_repeats([focus, motion, "the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"]) == [
+        focus, "blurred, but not along one direction"]
