@@ -29,6 +29,7 @@ from aesthete_gui.imaging.decode import (
     DecodeSize,
     decode_bytes,
     decode_bytes_sizes,
+    is_raw_name,
     read_bytes,
 )
 from aesthete_gui.imaging.faces import Face, detect_faces, faces_available
@@ -65,14 +66,18 @@ frame spans nearly the same pixels on every check frame (at 512 px a defocus of 
 was a 2.5 px disc, within the softness of clean frames; at 768 it is 3.8 px). A 24 MP JPEG (6000
 px) still decodes at 1/8 (750 px); a 2,400 px one at 1/2, then shrinks to 768."""
 DETAIL_SIDE = 1536
-DETAIL_DRAFT_SIDE = 1360
+DETAIL_DRAFT_SIDE = 1000
 DETAIL_GAIN = 1.25
-"""Focus and motion blur are measured on a second, larger decode (long side up to DETAIL_SIDE, at
-least 1360 px where JPEG DCT scaling allows) when it is at least DETAIL_GAIN times the check frame:
-a defocus of 0.5 % of the width is a 3.8 px disc on the check frame, within the softness of clean
-frames, and a 7.7 px one at 1536 px, where a clean photograph shrunk from a camera file is still
-crisp (on the fit pool's large photographs the narrowest subject edges of clean and defocused copies
-overlapped at 768 px and barely at 1536). Everything else is measured on the check frame."""
+"""Focus and motion blur are measured on a second, larger decode (long side up to DETAIL_SIDE; JPEG
+DCT scaling may stop at DETAIL_DRAFT_SIDE, so a 12-24 MP JPEG decodes at 1/4, 1008-1500 px: at 1/2
+and shrunk, a 12 MP file cost 2.9 times the import it did without a detail decode) when it is at
+least DETAIL_GAIN times the check frame: a defocus of 0.5 % of the width is a 3.8 px disc on the
+check frame, within the softness of clean frames, and 5-7.7 px on the detail decode, where a
+clean photograph shrunk from a camera file is still crisp (on the fit pool's large photographs the
+narrowest subject edges of clean and defocused copies overlapped at 768 px and barely at 1536).
+A RAW file has none: its embedded previews differ in size and rendering from LibRaw's own (a 800 px
+preview for the check frame and a demosaic for the detail would be two pictures). Everything else
+is measured on the check frame."""
 TILE_GRID = sharpness.TILE_GRID
 MIN_LEVEL_RANGE = 32
 """Fewer tone levels than this between the darkest and brightest used one: "brightened" is not judged."""
@@ -386,11 +391,16 @@ CHECK_SIZES: tuple[DecodeSize, DecodeSize] = ((CHECK_SIDE, CHECK_DRAFT_SIDE), (D
 """The check decode and the detail decode, as decode_bytes_sizes takes them."""
 
 
-def decode_check_frames(data: bytes, name: str) -> tuple[Decoded, Decoded]:
-    """The check decode and the detail decode of a file's bytes, sharing the work where the JPEG DCT
-    scale or a format without one allows (raises DecodeError)."""
-    check, detail = decode_bytes_sizes(data, name, CHECK_SIZES)
-    return check, detail
+def check_sizes(name: str) -> tuple[DecodeSize, ...]:
+    """The decodes the checks of a file need: the check decode, and the detail decode unless RAW."""
+    return CHECK_SIZES[:1] if is_raw_name(name) else CHECK_SIZES
+
+
+def decode_check_frames(data: bytes, name: str) -> tuple[Decoded, Decoded | None]:
+    """The check decode and the detail decode of a file's bytes (None for a RAW file), sharing the
+    work where the JPEG DCT scale or a format without one allows (raises DecodeError)."""
+    decodes = decode_bytes_sizes(data, name, check_sizes(name))
+    return decodes[0], (decodes[1] if len(decodes) > 1 else None)
 
 
 def decode_for_detail(data: bytes, name: str) -> Decoded:
@@ -400,7 +410,7 @@ def decode_for_detail(data: bytes, name: str) -> Decoded:
 
 def _detail_frame(decoded: Decoded, data: bytes | None, detail: Decoded | None, name: str) -> Image.Image | None:
     """The detail frame of a large image (None when the check frame is all there is)."""
-    if not detail_wanted(decoded.full_size, decoded.image.size):
+    if decoded.format == "RAW" or not detail_wanted(decoded.full_size, decoded.image.size):
         return None
     if detail is None and data:
         try:

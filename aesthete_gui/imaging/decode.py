@@ -11,7 +11,7 @@ import stat
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PIL import Image, UnidentifiedImageError
 
@@ -255,7 +255,11 @@ def decode_bytes_sizes(data: bytes, name: str, sizes: Sequence[DecodeSize]) -> l
 def _decode_any(data: bytes, name: str, sizes: Sequence[DecodeSize]) -> list[Decoded]:
     try:
         if is_raw_name(name) and sniff_format(data) not in ("JPEG", "PNG", "GIF"):
-            return [_decode_raw(data, name, max_side, draft_side) for max_side, draft_side in sizes]
+            # LibRaw opens (and may demosaic) the file once per distinct size asked, not once per size
+            done: dict[DecodeSize, Decoded] = {}
+            for size in dict.fromkeys(sizes):
+                done[size] = _decode_raw(data, name, *size)
+            return [replace(done[size], notes=list(done[size].notes)) for size in sizes]
         return _decode_pillow_sizes(data, name, sizes)
     except DecodeError:
         raise

@@ -11,9 +11,9 @@ from PIL import Image
 from aesthete_gui.imaging.checks import (
     CHECK_DRAFT_SIDE,
     CHECK_SIDE,
-    CHECK_SIZES,
     Analysis,
     analyse_bytes,
+    check_sizes,
 )
 from aesthete_gui.imaging.crop_match import load_thumb
 from aesthete_gui.imaging.decode import DecodeError, decode_bytes_sizes, read_bytes
@@ -119,12 +119,12 @@ def _ingest(
         size = (CHECK_SIDE, CHECK_DRAFT_SIDE)
     else:
         size = (THUMB_SIDE, THUMB_SIDE)
-    check_size, detail_size = CHECK_SIZES
-    sizes = [size, check_size, detail_size] if with_checks else [size]
+    checking = check_sizes(name) if with_checks else ()
     # one read of the compressed data per DCT scale: the preview's is also the checks' on 24 MP files
-    decodes = decode_bytes_sizes(data, name, sizes)
+    decodes = decode_bytes_sizes(data, name, [size, *checking])
     decoded = decodes[0]
-    check_decoded, detail_decoded = (decodes[1], decodes[2]) if with_checks else (decoded, None)
+    check_decoded = decodes[1] if checking else decoded
+    detail_decoded = decodes[2] if len(checking) > 1 else None
     result.decoded = True
     result.notes = list(decoded.notes)
     if decoded.format == "RAW":  # EXIF lives in the RAW container, not in its embedded preview

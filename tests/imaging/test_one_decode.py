@@ -152,3 +152,23 @@ def test_worker_leaves_out_checks_and_faces_only_when_asked(tmp_path: Path) -> N
     assert plain.ingest.ok and plain.ingest.analysis is None
     assert checked.ingest.analysis == analyse_path(path)
     assert plain.ingest.metadata == checked.ingest.metadata
+
+
+@pytest.mark.parametrize("with_preview", [False, True])
+def test_a_raw_file_is_opened_once_per_distinct_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_preview: bool) -> None:
+    """LibRaw shares nothing between sizes, so each distinct one is one open (and maybe a demosaic);
+    a RAW file has no detail decode (its previews and LibRaw's rendering would be two pictures)."""
+    from aesthete_gui.imaging import decode
+
+    opened: list[int | None] = []
+    real = decode.read_raw
+
+    def counted(data: bytes, max_side: int | None):  # type: ignore[no-untyped-def]
+        opened.append(max_side)
+        return real(data, max_side)
+
+    monkeypatch.setattr(decode, "read_raw", counted)
+    path = write_dng(tmp_path / "a.dng")
+    result = ingest_file(path, tmp_path / "cache", with_preview=with_preview)
+    assert result.ok and result.analysis is not None
+    assert opened == ([PREVIEW_SIDE, CHECK_SIDE] if with_preview else [CHECK_SIDE])
