@@ -12,6 +12,7 @@ nvidia-smi --query-gpu=name,memory.total --format=csv
 pip install -q --no-deps --target /tmp/site .whl/*.whl 2>&1 | tail -2
 export PYTHONPATH=/tmp/site:$PWD
 python3 -c "import torch, transformers; print(torch.__version__, torch.cuda.is_available(), transformers.__version__)"
-timeout 400 python3 -m pytest -q -p no:cacheprovider tests/ml -k "not qt" --ignore=tests/ml/test_offline_download.py "$@" 2>&1 \
+# arguments, when given, replace tests/ml (e.g. single test files)
+timeout 400 python3 -m pytest -q -p no:cacheprovider "${@:-tests/ml}" -k "not qt" --ignore=tests/ml/test_offline_download.py 2>&1 \
   | tee "$OUT/pytest-ml-full.log" | tail -40 | tee "$OUT/pytest-ml.log"
 timeout 60 python3 -m pytest -q -p no:cacheprovider tests/ml/test_gpu.py -rs 2>&1 | tail -15 | tee "$OUT/pytest-gpu.log"
