@@ -63,26 +63,16 @@ def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> N
     assert {p.label for p in held2} == {"clean", "reject"}
 
 
-def test_held3_is_a_hundred_or_more_other_photographs_from_packages_no_other_split_uses() -> None:
+@pytest.mark.parametrize(("split", "least"), [("held3", 100), ("held4", 50)])
+def test_a_later_held_set_is_other_photographs_from_packages_no_other_split_uses(split: str, least: int) -> None:
     photos = corpus.read_records()
-    held3 = [p for p in photos if p.split == "held3"]
-    others = [p for p in photos if p.split != "held3"]
-    assert len(held3) >= 100
-    assert not {p.sha256 for p in held3} & {p.sha256 for p in others}
-    assert not {p.package for p in held3} & {p.package for p in others}
-    assert {p.label for p in held3} == {"clean", "reject"}
-    assert len({p.sha256 for p in held3}) == len(held3)
-
-
-def test_held4_is_fifty_or_more_other_photographs_from_packages_no_other_split_uses() -> None:
-    photos = corpus.read_records()
-    held4 = [p for p in photos if p.split == "held4"]
-    others = [p for p in photos if p.split != "held4"]
-    assert len(held4) >= 50
-    assert not {p.sha256 for p in held4} & {p.sha256 for p in others}
-    assert not {p.package for p in held4} & {p.package for p in others}
-    assert {p.label for p in held4} == {"clean", "reject"}
-    assert len({p.sha256 for p in held4}) == len(held4)
+    held = [p for p in photos if p.split == split]
+    others = [p for p in photos if p.split != split]
+    assert len(held) >= least
+    assert not {p.sha256 for p in held} & {p.sha256 for p in others}
+    assert not {p.package for p in held} & {p.package for p in others}
+    assert {p.label for p in held} == {"clean", "reject"}
+    assert len({p.sha256 for p in held}) == len(held)
 
 
 def test_each_scene_kind_with_two_or_more_groups_is_in_both_halves_and_groups_stay_together() -> None:
