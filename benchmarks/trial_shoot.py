@@ -148,6 +148,7 @@ def _fit(photo: CorpusPhoto, rng: np.random.Generator, long_side: tuple[int, int
 def _burst(shoot: Shoot, photo: CorpusPhoto, img: Image.Image, size: int, tag: str) -> None:
     """`size` frames 1/8 s apart: small drifts of a crop window and zoom; one to three frames blurred."""
     w, h = img.size
+    out = (round(w * 0.93), round(h * 0.93))  # a camera's frames of one burst are all one size
     blurred = set(shoot.rng.choice(np.arange(1, size), size=int(shoot.rng.integers(1, min(3, size - 1) + 1)), replace=False).tolist())
     when = shoot.tick(20, 90)
     for i in range(size):
@@ -155,7 +156,8 @@ def _burst(shoot: Shoot, photo: CorpusPhoto, img: Image.Image, size: int, tag: s
         cw, ch = round(w * keep), round(h * keep)
         x = int(np.clip((w - cw) / 2 + shoot.rng.normal(0, w * 0.01) * i ** 0.5, 0, w - cw))
         y = int(np.clip((h - ch) / 2 + shoot.rng.normal(0, h * 0.01) * i ** 0.5, 0, h - ch))
-        frame = img.crop((x, y, x + cw, y + ch))
+        frame = img.crop((x, y, x + cw, y + ch)).resize(out, Image.Resampling.LANCZOS)
+        cw = out[0]
         kind, detail = "burst frame", f"crop at ({x}, {y}), {keep:.0%} of the frame"
         if i in blurred:
             if shoot.rng.random() < 0.5:

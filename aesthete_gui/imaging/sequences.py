@@ -203,9 +203,12 @@ def find_sets(shots: Sequence[Shot], overlaps: OverlapTest | None = None) -> lis
 
 def side_by_side(a: np.ndarray, b: np.ndarray, min_overlap: float = 0.15, min_ncc: float = 0.85) -> bool:
     """True when grey thumbnails `a` and `b` (same size) show overlapping views shifted sideways or
-    up/down, as neighbours of a panorama do: one's edge strip matches the other's opposite strip."""
+    up/down, as neighbours of a panorama do: one's edge strip matches the other's opposite strip,
+    and the two do not already match as they stand."""
     if a.shape != b.shape or min(a.shape) < 8:
         return False
+    if _nearly_aligned(a, b) >= min_ncc:
+        return False  # one view, drifted a little (a burst frame, sharp or blurred): no panorama
     h, w = a.shape
     for axis, size in ((1, w), (0, h)):
         for width in range(max(2, int(size * min_overlap)), int(size * 0.85) + 1, max(1, size // 32)):
@@ -215,6 +218,24 @@ def side_by_side(a: np.ndarray, b: np.ndarray, min_overlap: float = 0.15, min_nc
                 if _ncc(part_a, part_b) >= min_ncc:
                     return True
     return False
+
+
+DRIFT = 0.08
+"""Shifts up to this share of a thumbnail's side are a burst's drift, not a panorama's step (whose
+neighbours overlap by at most 85 %: a shift of 15 % or more)."""
+
+
+def _nearly_aligned(a: np.ndarray, b: np.ndarray) -> float:
+    """The best correlation of two same-size thumbnails over shifts up to DRIFT of their sides."""
+    h, w = a.shape
+    ky, kx = max(1, round(h * DRIFT)), max(1, round(w * DRIFT))
+    best = -1.0
+    for dy in range(-ky, ky + 1):
+        for dx in range(-kx, kx + 1):
+            part_a = a[max(0, dy): h + min(0, dy), max(0, dx): w + min(0, dx)]
+            part_b = b[max(0, -dy): h + min(0, -dy), max(0, -dx): w + min(0, -dx)]
+            best = max(best, _ncc(part_a, part_b))
+    return best
 
 
 def _ncc(x: np.ndarray, y: np.ndarray) -> float:

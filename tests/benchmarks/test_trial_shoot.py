@@ -98,3 +98,12 @@ def test_smear_and_defocus_blur_a_sharp_edge() -> None:
     for blurred in (trial_shoot.smear(img, 9, 0.0), trial_shoot.defocus(img, 8.0)):
         row = np.asarray(blurred)[20, :, 0]
         assert 0 < row[18] < 255 and 0 < row[21] < 255 and row[0] == 0 and row[-1] == 255
+
+
+def test_the_frames_of_a_burst_are_one_size_as_a_cameras_are(tmp_path: Path) -> None:
+    frames = trial_shoot.build_shoot(_photos(tmp_path), tmp_path / "card", seed=2, long_side=(200, 260))
+    bursts: dict[str, set[tuple[int, int]]] = {}
+    for frame in frames:
+        if frame.get("burst"):
+            bursts.setdefault(str(frame["burst"]), set()).add(tuple(frame["size"]))
+    assert bursts and all(len(sizes) == 1 for sizes in bursts.values())

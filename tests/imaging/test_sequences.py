@@ -76,3 +76,17 @@ def test_thumbnails_side_by_side_overlap_and_unrelated_ones_do_not() -> None:
     assert side_by_side(left, right)
     other = np.asarray(skdata.coins(), dtype=np.float32)[:128, :80]
     assert not side_by_side(left, other)
+
+
+def test_a_burst_frame_drifted_a_little_or_blurred_is_no_panorama_neighbour() -> None:
+    """Two frames of one burst of a soft scene, the view moved by 2 % and one of them smeared, match as
+    they stand: their wide edge strips match too (a soft scene correlates at any shift), but that is
+    one view, not the overlap of a panorama's neighbours (it was taken for one: a trial shoot's
+    burst of seven became a panorama, and its blurred frames were never suggested)."""
+    from scipy import ndimage
+
+    grey = ndimage.gaussian_filter(np.asarray(skdata.camera(), dtype=np.float32)[::4, ::4], 3)  # 128 x 128
+    frame, drifted = grey[:, :124], grey[:, 3:127]
+    assert not side_by_side(frame, drifted)
+    assert not side_by_side(frame, ndimage.uniform_filter1d(drifted, 5, axis=1))
+    assert side_by_side(grey[:, :80], grey[:, 48:])  # a real shift of the same soft scene still overlaps
