@@ -127,6 +127,8 @@ class ModelJudge:
             return None
         if name == "focus" and self.soft_scene(rule):
             return None
+        if name == "focus" and (face := self._face_against(rule, best, best_values)) is not None:
+            return face
         shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
         own, other = model.score(self.values, shift), model.score(best_values, shift)
         if own < model.warn or own - other < model.group:
@@ -135,6 +137,19 @@ class ModelJudge:
         mine, theirs = lead.read(self.values), lead.read(best_values)
         worse, best_kind, numbers = GROUP_WORDS[name]
         return "reject", f"{worse} than {best}, the {best_kind} frame of its burst ({numbers.format(mine, theirs)})"
+
+    def _face_against(self, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
+        """A soft face forgiven because the whole frame is as soft (an enlarged or soft picture) is a
+        reject when the burst's sharpest frame is crisp: the same scene was caught sharp, so the
+        softness is this frame's own (shake or a focus miss), not the picture's."""
+        face = self.get("focus.face")
+        if self.get("faces", 0.0) <= 0 or math.isnan(face) or face < float(rule["face_reject"]):
+            return None
+        mine, theirs = self.get("focus.subject"), float(best_values.get("focus.subject", math.nan))
+        if not mine - theirs >= float(rule.get("face_behind", math.inf)):
+            return None  # this frame as a whole no softer than the sharpest: the picture is soft
+        return "reject", (f"the face is soft (edge spread of its eyes {face:.2f}) and the frame softer than {best}, the "
+                          f"sharpest frame of its burst (its crispest detail {mine:.2f} against {theirs:.2f})")
 
     def too_few_edges(self, rule: Mapping[str, Any]) -> bool:
         """Whether the frame has too few edges (share of its pixels on an edge of any width under the

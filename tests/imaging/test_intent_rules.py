@@ -219,3 +219,27 @@ def test_a_blown_area_at_the_top_without_detail_inside_is_sky() -> None:
     middle = np.roll(share, 4, axis=0)
     lost = lost_areas(middle, np.where(middle > 0, 255.0, 200.0), np.where(middle > 0, 0.2, 12.0), 0.5, bright=True)
     assert lost["sky"] == 0.0 and lost["detail"] > 0.3
+
+
+def test_a_soft_face_forgiven_as_a_soft_picture_is_a_reject_beside_a_crisp_frame_of_its_burst() -> None:
+    """The excuse "so is the whole frame" holds for an enlarged or soft picture, not for a frame shaken
+    or misfocused while the burst's sharpest frame caught the same scene crisp."""
+    from aesthete_gui.imaging.judging import Check, SetContext, Sibling
+    from aesthete_gui.imaging.verdict_models import verdict_models
+
+    portrait = {"faces": 1.0, "focus.face": 3.8, "focus": 3.8, "focus.subject": 3.6, "focus.narrow": 2.8,
+                "motion_blur.coherence": 0.2, "resolution": 1600.0, "focus.edge_density": 0.3, "focus.contrast": 150.0}  # fmt: skip
+    alone = {c.name: c for c in judge(portrait)}["focus"]
+    assert alone.verdict == "warn" and "but so is the whole frame" in alone.reason
+
+    def beside(subject: float) -> Check:
+        best = portrait | {"focus.subject": subject, "focus.face": 2.2}
+        terms = tuple((t.measure, t.read(best)) for t in verdict_models()["focus"].terms)
+        context = SetContext(siblings=(Sibling("focus", "IMG_0030.JPG", terms),))
+        return {c.name: c for c in judge(portrait, context=context)}["focus"]
+
+    shaken = beside(2.4)
+    assert shaken.verdict == "reject"
+    assert shaken.reason == ("the face is soft (edge spread of its eyes 3.80) and the frame softer than IMG_0030.JPG, the "
+                             "sharpest frame of its burst (its crispest detail 3.60 against 2.40)")
+    assert beside(3.3).verdict == "warn"  # the sharpest frame is as soft: a soft picture, every frame of it
