@@ -24,12 +24,14 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         stored = profile.checks.all()
         bursts: list[dict[str, Any]] = []
         for b in profile.catalog.bursts():
-            # a bracket, panorama or focus stack is kept whole: its frame the grid shows is not "the best"
-            frame_set = next((str(c.get("reason")) for i in b.image_ids for c in stored.get(i, ([], []))[0]
-                              if c.get("name") == "sequence"), "")  # fmt: skip
+            # a frame of a bracket, panorama or focus stack is kept with its set (a burst may hold one
+            # beside ordinary frames): the grid's frame for the burst is "the best" only outside a set
+            sets = {i: _set_of(stored.get(i, ([], []))[0]) for i in b.image_ids}
             chosen = best.get(b.id)
-            bursts.append({"id": b.id, "edited": b.edited, "best": chosen, "set": frame_set,
-                           "images": [{"id": i, "path": paths.get(i), "best": i == chosen} for i in b.image_ids]})  # fmt: skip
+            whole = next(iter(set(sets.values()))) if len(set(sets.values())) == 1 else ""
+            bursts.append({"id": b.id, "edited": b.edited, "best": chosen, "set": whole,
+                           "images": [{"id": i, "path": paths.get(i), "best": i == chosen, "set": sets[i]}
+                                      for i in b.image_ids]})  # fmt: skip
     finally:
         profile.close()
     if args.json:
@@ -40,14 +42,20 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         what = f": {terminal_text(burst['set'])}" if burst["set"] else ""
         print(f"burst {burst['id']} ({len(burst['images'])} frames{edited}){what}")
         for image in burst["images"]:
-            marker = "* " if image["best"] and not burst["set"] else "  "
-            note = ("  (shown for the set)" if burst["set"] else "  (best)") if image["best"] else ""
-            print(f"  {marker}{terminal_text(image['path'])}{note}")
+            marker = "* " if image["best"] and not image["set"] else "  "
+            note = ("  (shown for the set)" if image["set"] else "  (best)") if image["best"] else ""
+            own = f"  [{terminal_text(image['set'])}]" if image["set"] and not burst["set"] else ""
+            print(f"  {marker}{terminal_text(image['path'])}{note}{own}")
     if bursts:
         print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
     else:
         print("no bursts")
     return 0
+
+
+def _set_of(checks: list[dict[str, Any]]) -> str:
+    """The stored reason of a frame's set ("kept with its set (...)"), or "" for a frame of none."""
+    return next((str(c.get("reason")) for c in checks if c.get("name") == "sequence"), "")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -31,7 +31,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     finally:
         profile.close()
     rows: list[dict[str, Any]] = sorted(({"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()),
-                                        key=lambda row: str(row["path"]))  # as a file browser lists them
+                                        key=lambda row: (str(row["path"]).casefold(), str(row["path"])))  # A-Z, case aside
     if args.json:
         print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
                           "copies": result.copies, "suggested_rejects": rows}, indent=2, ensure_ascii=False))  # fmt: skip

@@ -335,11 +335,21 @@ def _without_repeats(reasons: list[str]) -> list[str]:
     said: set[str] = set()
     out = []
     for reason in reasons:
-        clauses = [c for c in _clauses(reason) if _gist(c) not in said]
-        said.update(_gist(c) for c in clauses)
-        if clauses:
-            out.append("; ".join(clauses))
+        clauses = [c for c in _clauses(reason) if c.strip()]
+        label = _label(clauses[0]) if clauses else ""
+        kept = [c for c in clauses if _gist(c) not in said]
+        said.update(_gist(c) for c in kept)
+        if kept and kept[0] is not clauses[0] and label:
+            kept[0] = f"{label}: {kept[0]}"  # the verdict's label stays with what is left of its reason
+        if kept:
+            out.append("; ".join(kept))
     return out
+
+
+def _label(clause: str) -> str:
+    """The verdict's short label leading a clause ("soft", "motion blur"), or ""."""
+    label, sep, _ = clause.partition(": ")
+    return label if sep and len(label) <= 30 and "(" not in label else ""
 
 
 def _clauses(reason: str) -> list[str]:
@@ -354,6 +364,11 @@ def _clauses(reason: str) -> list[str]:
 
 
 def _gist(clause: str) -> str:
-    """A clause without the verdict's short label ("soft: ", "motion blur: ") that may lead it."""
-    label, sep, rest = clause.partition(": ")
-    return rest if sep and len(label) <= 30 and "(" not in label else clause
+    """A clause without the verdict's short label ("soft: ", "motion blur: ") that may lead it; kept
+    whole when what follows is too short to be one measure quoted twice ("under-exposed: 25 %")."""
+    rest = clause.partition(": ")[2] if _label(clause) else clause
+    return rest if len(rest) >= GIST_LEAST else clause
+
+
+GIST_LEAST = 20
+"""Characters a clause needs, without its label, to be taken as the same as another check's."""

@@ -56,3 +56,34 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     assert [line.endswith("(best)") for line in lines[1:4]] == [True, False, False]
     assert lines[1].lstrip().startswith("* ") and "B_0.jpg" in lines[1]
     assert "best frame of each burst" in lines[-1]
+
+
+def test_a_burst_holding_a_set_beside_ordinary_frames_keeps_its_best_frame(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sets are found across the library, so a burst may hold a bracket's frames and ordinary ones:
+    only the set's frames are named as such; the best ordinary frame stays the best."""
+    from aesthete_gui.imaging.checks import checks_version
+
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    for n in range(3):
+        write_jpeg(shoot / f"B_{n}.jpg", seed=11, when="2024:06:01 12:00:00", subsec=f"{n}5")
+    profile_path = tmp_path / "p.db"
+    assert main(["--profile", str(profile_path), "import", "--quiet", str(shoot)]) == 0
+    capsys.readouterr()
+    profile = open_profile(profile_path)
+    ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
+    profile.scores.put_many("builtin", [(ids["B_0.jpg"], {"overall": 3.9}), (ids["B_1.jpg"], {"overall": 3.1}),
+                                        (ids["B_2.jpg"], {"overall": 2.0})])  # fmt: skip
+    checks, faces = profile.checks.get(ids["B_2.jpg"])  # type: ignore[misc]
+    in_set = "kept with its set (exposure bracket of 2 frames (-2, 0 EV)): never a suggested reject"
+    profile.checks.put_many([(ids["B_2.jpg"], checks_version(), [*checks, {"name": "sequence", "value": 0.0, "verdict": "ok",
+                                                                          "reason": in_set}], faces, "ok")])  # fmt: skip
+    profile.close()
+    [burst] = _bursts(profile_path, capsys)
+    assert burst["best"] == ids["B_0.jpg"] and burst["set"] == ""
+    assert [i["set"] for i in burst["images"]] == ["", "", in_set]
+    assert main(["--profile", str(profile_path), "bursts"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("burst ") and "set" not in lines[0]
+    assert lines[1].startswith("  * ") and lines[1].endswith("B_0.jpg  (best)")
+    assert lines[3].endswith(f"B_2.jpg  [{in_set}]")

@@ -210,3 +210,8 @@ def test_a_clause_two_checks_share_is_said_once() -> None:
     motion = "blurred, but not along one direction; the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"
     assert _without_repeats([focus, motion, "the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"]) == [
         focus, "blurred, but not along one direction"]
+    # the repeated clause leading a reason: its label stays with the rest
+    led = "motion blur: the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4); the edges are smeared 5.0 px"
+    assert _without_repeats([focus, led]) == [focus, "motion blur: the edges are smeared 5.0 px"]
+    # short clauses of different checks are not one measure said twice; empty reasons and clauses go
+    assert _without_repeats(["clipped: 25 %", "under-exposed: 25 %", "", "; x"]) == ["clipped: 25 %", "under-exposed: 25 %", "x"]
