@@ -27,7 +27,8 @@ def _grid_best(profile_path: Path) -> set[int]:
         profile.close()
 
 
-def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _scored_burst(tmp_path: Path, capsys: pytest.CaptureFixture[str], overall: tuple[float, float, float]) -> tuple[Path, dict[str, int]]:
+    """A burst of three frames imported into a new profile, with these built-in overall scores."""
     shoot = tmp_path / "shoot"
     shoot.mkdir()
     for n in range(3):
@@ -37,10 +38,14 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     capsys.readouterr()
     profile = open_profile(profile_path)
     ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
-    profile.scores.put_many("builtin", [(ids["B_0.jpg"], {"overall": 3.1}), (ids["B_1.jpg"], {"overall": 3.9}),
-                                        (ids["B_2.jpg"], {"overall": 2.0})])  # fmt: skip
+    profile.scores.put_many("builtin", [(ids[f"B_{n}.jpg"], {"overall": score}) for n, score in enumerate(overall)])
     profile.close()
+    return profile_path, ids
 
+
+def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path, ids = _scored_burst(tmp_path, capsys, (3.1, 3.9, 2.0))
+    shoot = tmp_path / "shoot"
     [burst] = _bursts(profile_path, capsys)
     assert burst["best"] == ids["B_1.jpg"] and [i["best"] for i in burst["images"]] == [False, True, False]
     assert _grid_best(profile_path) == {ids["B_1.jpg"]}
@@ -63,17 +68,8 @@ def test_a_burst_holding_a_set_beside_ordinary_frames_keeps_its_best_frame(tmp_p
     only the set's frames are named as such; the best ordinary frame stays the best."""
     from aesthete_gui.imaging.checks import checks_version
 
-    shoot = tmp_path / "shoot"
-    shoot.mkdir()
-    for n in range(3):
-        write_jpeg(shoot / f"B_{n}.jpg", seed=11, when="2024:06:01 12:00:00", subsec=f"{n}5")
-    profile_path = tmp_path / "p.db"
-    assert main(["--profile", str(profile_path), "import", "--quiet", str(shoot)]) == 0
-    capsys.readouterr()
+    profile_path, ids = _scored_burst(tmp_path, capsys, (3.9, 3.1, 2.0))
     profile = open_profile(profile_path)
-    ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
-    profile.scores.put_many("builtin", [(ids["B_0.jpg"], {"overall": 3.9}), (ids["B_1.jpg"], {"overall": 3.1}),
-                                        (ids["B_2.jpg"], {"overall": 2.0})])  # fmt: skip
     checks, faces = profile.checks.get(ids["B_2.jpg"])  # type: ignore[misc]
     in_set = "kept with its set (exposure bracket of 2 frames (-2, 0 EV)): never a suggested reject"
     profile.checks.put_many([(ids["B_2.jpg"], checks_version(), [*checks, {"name": "sequence", "value": 0.0, "verdict": "ok",
