@@ -2,7 +2,8 @@
 
 Every check is measured on one canonical decode (`decode_for_checks`: DCT-scaled so that the long
 side is at most CHECK_SIDE), so import, the inspector and the loupe get the same values for one
-file. `measure` gives the numbers (imaging/sharpness.py, tones.py, noise.py do the work);
+file; focus and motion blur of a larger file on a second, larger one (`decode_check_frames`,
+DETAIL_SIDE). `measure` gives the numbers (imaging/sharpness.py, tones.py, noise.py do the work);
 imaging/judging.py turns them into a verdict (ok / warn / reject) and a reason a photographer
 understands, under the thresholds of resources/culling/checks.toml and the shoot type. The numbers
 are stored with the verdicts, so a verdict can be judged again without decoding the file.
