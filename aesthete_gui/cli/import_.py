@@ -61,6 +61,9 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"{summary.bursts} bursts; {summary.marks_from_xmp} marks read from XMP "
             f"({summary.seconds:.1f} s)"
         )
+        if summary.videos:
+            clips = "1 video" if summary.videos == 1 else f"{summary.videos} videos"
+            print(f"  {clips} left out: Aesthete imports photographs only (the files stay where they are)")
         from aesthete_gui.imaging.faces import unavailable_reason
 
         reason = unavailable_reason()

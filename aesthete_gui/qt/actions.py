@@ -42,7 +42,7 @@ def describe_import(summary: Any) -> str:
         return "Import finished."
     parts = [f"{getattr(summary, 'imported', 0)} imported"]
     for attr, text in (("unchanged", "unchanged"), ("errors", "could not be read"),
-                       ("missing", "missing"), ("bursts", "bursts")):  # fmt: skip
+                       ("missing", "missing"), ("bursts", "bursts"), ("videos", "videos left out")):  # fmt: skip
         value = getattr(summary, attr, 0)
         if value:
             parts.append(f"{value} {text}")

@@ -76,6 +76,8 @@ class ImportSummary:
     marks_from_xmp: int = 0
     sidecar_conflicts: int = 0
     bursts: int = 0
+    videos: int = 0
+    """Video files found and left out (a camera card's clips): Aesthete imports photographs."""
     browsable_seconds: float = 0.0
     """From the start until every file read was in the profile with its thumbnail (the grid complete)."""
     checked_seconds: float = 0.0
@@ -279,9 +281,10 @@ def _run_import(
     work: list[tuple[FoundFile, int]] = []
     unchecked: list[tuple[int, str]] = []
     folder_ids: dict[str, int] = {}
+    videos: list[str] = []
     for root in roots:
         folder_ids[root] = profile.catalog.add_folder(root)
-        for found in scan_folder(root, cancel, own, importer.sidecar_folders):
+        for found in scan_folder(root, cancel, own, importer.sidecar_folders, videos):
             summary.found += 1
             path = display_path(found.path)
             importer.seen.add(path)
@@ -302,6 +305,7 @@ def _run_import(
                     unchecked.append((state[0], found.path))
                 continue
             work.append((found, folder_ids[root]))
+    summary.videos = len(videos)
     importer.flush()
     total = len(work)
     report(Progress(0, total, f"{summary.found} files found, {total} to read"))

@@ -29,6 +29,8 @@ SKIPPED_EXTENSIONS = frozenset(
         ".ini", ".log", ".html", ".py", ".exe", ".dll", ".so",
     }
 )  # fmt: skip
+VIDEO_EXTENSIONS = frozenset({".mov", ".mp4", ".m4v", ".avi", ".mts", ".m2ts", ".mkv"})
+"""Videos a camera card holds beside its photographs: left out of an import, and counted so it says so."""
 _SIGNATURES = (
     b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*", b"BM",
 )  # fmt: skip
@@ -132,9 +134,11 @@ def scan_folder(
     cancel: CancelToken | None = None,
     own: OwnFiles | None = None,
     sidecar_folders: set[str] | None = None,
+    videos: list[str] | None = None,
 ) -> Iterator[FoundFile]:
     """Every candidate image under `root` (recursive), in a stable (sorted) order; `own` is skipped.
-    Folders holding any XMP file are added to `sidecar_folders` (only their images can have one)."""
+    Folders holding any XMP file are added to `sidecar_folders` (only their images can have one);
+    the videos left out are added to `videos`."""
     top = os.path.abspath(os.fspath(root))
     own = own or OwnFiles()
     visited: set[tuple[int, int]] = set()
@@ -160,6 +164,8 @@ def scan_folder(
                 continue
             if sidecar_folders is not None and entry.name[-4:].lower() == ".xmp":
                 sidecar_folders.add(folder)
+            if videos is not None and os.path.splitext(entry.name)[1].lower() in VIDEO_EXTENSIONS:
+                videos.append(entry.path)
             yield from _examine(entry, subfolders)
         stack.extend((sub, key) for sub in reversed(subfolders))
 

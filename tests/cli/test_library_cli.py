@@ -52,6 +52,29 @@ def test_import_exits_0_with_bad_files_and_images_json_lists_them(
     assert "zero.jpg" in capsys.readouterr().out
 
 
+def test_import_says_how_many_videos_it_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A camera card holds clips beside the photographs; the import leaves them where they are and
+    says so, rather than counting only what it read."""
+    card = tmp_path / "DCIM" / "100CANON"
+    card.mkdir(parents=True)
+    write_jpeg(card / "IMG_0001.JPG", seed=3)
+    (card / "MVI_0002.MOV").write_bytes(b"\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00qt  ")
+    (card / "MVI_0003.MP4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    (card / "IMG_0001.xmp").write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>", encoding="utf-8")
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", str(tmp_path / "DCIM")) == 0
+    out = capsys.readouterr().out
+    assert "1 files found: 1 imported" in out
+    assert "  2 videos left out: Aesthete imports photographs only (the files stay where they are)" in out
+    assert _run(profile, "import", "--json", str(tmp_path / "DCIM")) == 0
+    assert json.loads(capsys.readouterr().out)["videos"] == 2
+    assert sorted(p.name for p in card.iterdir()) == ["IMG_0001.JPG", "IMG_0001.xmp", "MVI_0002.MOV", "MVI_0003.MP4"]
+    from aesthete_gui.qt.actions import describe_import  # the window's status line says it too
+    from aesthete_gui.services.library import ImportSummary
+
+    assert describe_import(ImportSummary(imported=1, videos=2)) == "Import done: 1 imported, 2 videos left out"
+
+
 def test_bursts_mark_and_export(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile = tmp_path / "p.db"
     assert _run(profile, "import", "--quiet", "--json", str(shoot)) == 0
