@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import culling_data as data
 
 from aesthete_gui.imaging import faces as face_module
-from aesthete_gui.imaging.checks import CHECK_SIDE, analyse_decoded, decode_for_checks
+from aesthete_gui.imaging.checks import CHECK_SIDE, analyse_decoded, decode_check_frames
 from aesthete_gui.imaging.ingest import ingest_file
 from aesthete_gui.services.library_worker import process_file
 
@@ -120,7 +120,8 @@ def _worker_times(files: list[Path], folder: Path, previews: bool, repeats: int)
     best = {part: [float("inf")] * len(files) for part in _PARTS}
     for repeat in range(repeats):
         for index, path in enumerate(files):
-            decoded, data = decode_for_checks(path)
+            data = path.read_bytes()
+            decoded, detail = decode_check_frames(data, path.name)
             shift = (repeat + index) % len(_PARTS)
             for part in _PARTS[shift:] + _PARTS[:shift]:
                 cache = folder / f"cache_{path.stem}_{int(previews)}{part}_{repeat}"
@@ -128,7 +129,7 @@ def _worker_times(files: list[Path], folder: Path, previews: bool, repeats: int)
                 if part == "faces":
                     face_module.detect_faces(decoded.image)
                 elif part == "analysis":
-                    analyse_decoded(decoded, data)
+                    analyse_decoded(decoded, data, detail=detail)
                 else:
                     outcome = process_file(str(path), str(cache), False, previews, part == "on")
                     if not outcome.ingest.ok:
@@ -155,7 +156,7 @@ def speed_figures(photos: dict[str, Image.Image], folder: Path, count: int, repe
     found: list[str] = []
     for width, height, megapixels in _SPEED_SIZES:
         files = _big_jpegs(photos["astronaut"], folder, count, (width, height))
-        found.append(f"{len(face_module.detect_faces(decode_for_checks(files[0])[0].image))} at {megapixels}")
+        found.append(f"{len(face_module.detect_faces(decode_check_frames(files[0].read_bytes(), files[0].name)[0].image))} at {megapixels}")
         for previews, made in ((False, "256 px thumbnail (default)"), (True, "+ 1024 px preview (`--previews`)")):
             best = _worker_times(files, folder, previews, repeats)
             plain, checked = float(np.mean(best["off"])), float(np.mean(best["on"]))

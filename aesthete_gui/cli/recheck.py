@@ -54,15 +54,14 @@ def _count(n: int, one: str, many: str = "") -> str:
 def _measure_outdated(profile: Profile, quiet: bool) -> int:
     """Measure again the photographs an older Aesthete checked (a rescan of the library's folders,
     which reads only them and what changed); how many were measured."""
-    from aesthete_gui.services.library import import_folders, outdated_checks
+    from aesthete_gui.services.library import import_folders
 
-    outdated, folders = outdated_checks(profile)
+    outdated = profile.checks.outdated_count()
     if not outdated:
         return 0
-    if folders:
-        if not quiet:
-            print(f"{outdated} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
-        import_folders(profile, folders)
+    if not quiet:
+        print(f"{outdated} photographs were checked by an older version of Aesthete: measuring them again …", flush=True)
+    import_folders(profile, [f.path for f in profile.catalog.folders()], skip_missing=True)
     left = profile.checks.outdated_count()
     if left:
         print(f"aesthete: {left} photographs checked by an older version could not be measured again: their folders "

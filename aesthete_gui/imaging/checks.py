@@ -1,9 +1,8 @@
 """Technical checks per image: focus, motion blur, clipping, exposure, brightening, noise, size, compression, eyes.
 
-Every check is measured on one canonical decode (`decode_for_checks`: DCT-scaled so that the long
+Every check is measured on one canonical decode (`decode_check_frames`: DCT-scaled so that the long
 side is at most CHECK_SIDE), so import, the inspector and the loupe get the same values for one
-file; focus and motion blur of a larger file on a second, larger one (`decode_check_frames`,
-DETAIL_SIDE). `measure` gives the numbers (imaging/sharpness.py, tones.py, noise.py do the work);
+file; focus and motion blur of a larger file on a second, larger one from the same call (DETAIL_SIDE). `measure` gives the numbers (imaging/sharpness.py, tones.py, noise.py do the work);
 imaging/judging.py turns them into a verdict (ok / warn / reject) and a reason a photographer
 understands, under the thresholds of resources/culling/checks.toml and the shoot type. The numbers
 are stored with the verdicts, so a verdict can be judged again without decoding the file.
@@ -26,9 +25,7 @@ from aesthete_gui.imaging import noise as noise_measures
 from aesthete_gui.imaging import sharpness, tones
 from aesthete_gui.imaging.decode import (
     Decoded,
-    DecodeError,
     DecodeSize,
-    decode_bytes,
     decode_bytes_sizes,
     is_raw_name,
     read_bytes,
@@ -133,12 +130,6 @@ def thresholds_version() -> str:
 def checks_version() -> str:
     """Version of stored measurements: the measuring code, and whether faces were sought."""
     return f"{MEASURE_VERSION}{'+faces' if faces_available() else ''}"
-
-
-def decode_for_checks(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> tuple[Decoded, bytes]:
-    """The canonical decode checks are measured on, and the file's bytes (raises DecodeError)."""
-    data = read_bytes(path)
-    return decode_bytes(data, os.fsdecode(path), CHECK_SIDE, CHECK_DRAFT_SIDE), data
 
 
 def jpeg_quality(data: bytes) -> float | None:
@@ -371,14 +362,13 @@ class Analysis:
 
 
 def analyse_decoded(
-    decoded: Decoded, data: bytes | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE,
-    detail: Decoded | None = None, name: str = "",
+    decoded: Decoded, data: bytes | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE, detail: Decoded | None = None,
 ) -> Analysis:
-    """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality
-    and the detail decode when `detail`, decode_for_detail's result, is not given; name: the file's)."""
+    """Faces and every check of one canonical check decode (data: the file's bytes, for JPEG quality;
+    detail: its detail decode from decode_check_frames, when it has one)."""
     found = detect_faces(decoded.image)
     quality = jpeg_quality(data) if data else None
-    larger = _detail_frame(decoded, data, detail, name)
+    larger = _detail_frame(decoded, detail)
     values = measure(decoded.image, decoded.full_size, quality, [f.box for f in found], decoded.format, decoded.levels, larger)
     values["faces"] = float(len(found))
     values.update(eye_values(found))
@@ -404,23 +394,11 @@ def decode_check_frames(data: bytes, name: str) -> tuple[Decoded, Decoded | None
     return decodes[0], (decodes[1] if len(decodes) > 1 else None)
 
 
-def decode_for_detail(data: bytes, name: str) -> Decoded:
-    """The detail decode focus and motion blur of a large image are measured on (raises DecodeError)."""
-    return decode_bytes(data, name, DETAIL_SIDE, DETAIL_DRAFT_SIDE)
-
-
-def _detail_frame(decoded: Decoded, data: bytes | None, detail: Decoded | None, name: str) -> Image.Image | None:
+def _detail_frame(decoded: Decoded, detail: Decoded | None) -> Image.Image | None:
     """The detail frame of a large image (None when the check frame is all there is)."""
-    if decoded.format == "RAW" or not detail_wanted(decoded.full_size, decoded.image.size):
+    if detail is None or decoded.format == "RAW" or not detail_wanted(decoded.full_size, decoded.image.size):
         return None
-    if detail is None and data:
-        try:
-            detail = decode_for_detail(data, name)
-        except DecodeError:
-            return None  # the check frame decoded: its own edges are measured instead
-    if detail is None or max(detail.image.size) < DETAIL_GAIN * max(decoded.image.size):
-        return None
-    return detail.image
+    return detail.image if max(detail.image.size) >= DETAIL_GAIN * max(decoded.image.size) else None
 
 
 def _finite(value: float | None) -> float:
@@ -441,19 +419,17 @@ def analyse_bytes(
     data: bytes, name: str, decoded: Decoded | None = None, shoot_type: str = DEFAULT_SHOOT_TYPE,
     detail: Decoded | None = None,
 ) -> Analysis:
-    """analyse_decoded of a file's bytes; `decoded`, when given, must be the canonical check decode
-    and `detail` decode_for_detail's."""
+    """analyse_decoded of a file's bytes; `decoded` and `detail`, when given, must be decode_check_frames'."""
     if decoded is None:
         decoded, detail = decode_check_frames(data, name)
-    return analyse_decoded(decoded, data, shoot_type, detail, name)
+    return analyse_decoded(decoded, data, shoot_type, detail)
 
 
 def analyse_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], shoot_type: str = DEFAULT_SHOOT_TYPE) -> Analysis:
     """Faces and checks of one image file: the same values import stores (raises DecodeError)."""
     data = read_bytes(path)
-    name = os.fsdecode(path)
-    decoded, detail = decode_check_frames(data, name)
-    return analyse_decoded(decoded, data, shoot_type, detail, name)
+    decoded, detail = decode_check_frames(data, os.fsdecode(path))
+    return analyse_decoded(decoded, data, shoot_type, detail)
 
 
 def checks_for_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], shoot_type: str = DEFAULT_SHOOT_TYPE) -> list[Check]:

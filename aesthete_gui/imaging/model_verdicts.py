@@ -71,6 +71,11 @@ def _said_as_written(term: Term) -> bool:
     return (term.weight < 0) == (term.measure in WORSE_WHEN_LOWER)
 
 
+def _owner(measure: str) -> str:
+    """The check a measure belongs to: "motion_blur" of "motion_blur.across", "focus" of "focus.subject"."""
+    return measure.split(".", 1)[0]
+
+
 LABELS: dict[str, tuple[str, str]] = {
     "focus": ("soft", "slightly soft"),
     "motion_blur": ("motion blur", "some motion blur"),
@@ -114,7 +119,10 @@ class ModelJudge:
     def _why(self, name: str, verdict: Verdict, drivers: list[Term], most: int = 2) -> str:
         label = LABELS[name][0 if verdict == "reject" else 1]
         worded = [t for t in drivers if t.measure in self.words and _said_as_written(t)]
-        said = [self.words[t.measure](t.read(self.values), t.typical) for t in worded[:most]]
+        # a measure another check owns (the subject's edge spread, read by the motion-blur model too)
+        # is that check's to name, so a frame's reasons side by side never say one thing twice
+        own = [t for t in worded if _owner(t.measure) == name] or worded
+        said = [self.words[t.measure](t.read(self.values), t.typical) for t in own[:most]]
         return f"{label}: {'; '.join(said)}" if said else label
 
     def against(self, name: str, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:

@@ -29,11 +29,13 @@ def import_job(
     cache_dir: Path | None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    skip_missing: bool = False,
 ) -> Any:
     """Import folders (services.library.import_folders); returns its ImportSummary."""
     from aesthete_gui.services.library import import_folders
 
-    return import_folders(profile, list(folders), progress=progress, cancel=cancel, cache_dir=cache_dir)
+    return import_folders(profile, list(folders), progress=progress, cancel=cancel, cache_dir=cache_dir,
+                          skip_missing=skip_missing)  # fmt: skip
 
 
 def describe_import(summary: Any) -> str:
@@ -46,6 +48,9 @@ def describe_import(summary: Any) -> str:
         value = getattr(summary, attr, 0)
         if value:
             parts.append(f"{value} {text}")
+    absent = len(getattr(summary, "folders_not_found", None) or [])
+    if absent:
+        parts.append(f"{absent} folder{'s' if absent > 1 else ''} not found (left as they were)")
     unread_sidecars = len(getattr(summary, "sidecar_problems", None) or [])
     if unread_sidecars:
         parts.append(f"{unread_sidecars} sidecars unreadable (left as they are)")

@@ -18,7 +18,6 @@ from aesthete_gui.qt import actions
 from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.window_parts import WindowParts
-from aesthete_gui.services.library import outdated_checks
 
 PARTIAL_RELOAD_S = 2.0
 """While an import runs, the grid re-reads the rows committed so far at most this often."""
@@ -57,8 +56,9 @@ class JobMenuMixin(WindowParts):
                 return str(parent)
         return str(Path.home())
 
-    def import_folders(self, folders: list[Path]) -> JobHandle:
-        """Import folders in the background; the grid fills as batches land."""
+    def import_folders(self, folders: list[Path], skip_missing: bool = False) -> JobHandle:
+        """Import folders in the background; the grid fills as batches land (`skip_missing`: a rescan
+        leaves out a folder that is not there, checked in the job, not here: a network folder can hang)."""
         self.context.set_setting("welcome_done", True)
         recent = [str(f) for f in folders] + list(self.context.settings.get("recent_folders") or [])
         self.context.set_setting("recent_folders", list(dict.fromkeys(recent))[:10])
@@ -71,6 +71,7 @@ class JobMenuMixin(WindowParts):
             self.context.profile,
             [str(f) for f in folders],
             self.context.cache_dir,
+            skip_missing=skip_missing,
             on_done=self._import_done,
             on_error=lambda exc: self.show_message(f"Import failed: {exc}"),
         )
@@ -87,21 +88,16 @@ class JobMenuMixin(WindowParts):
     def rescan_library(self) -> JobHandle | None:
         """Import every known folder again (new, changed and vanished files)."""
         folders = [Path(f.path) for f in self.context.profile.catalog.folders()]
-        return self.import_folders(folders) if folders else None
+        return self.import_folders(folders, skip_missing=True) if folders else None
 
     def remeasure_outdated(self) -> JobHandle | None:
         """Rescan the library's folders when photographs were checked by an older Aesthete: their
         verdicts are hidden until measured again, and a rescan measures only them (and what changed)."""
-        outdated, folders = outdated_checks(self.context.profile)
-        if not outdated:
-            return None
-        if not folders:
-            self.show_message(f"{outdated} photographs were checked by an older version of Aesthete and their "
-                              "folders are gone: they have no verdicts until a rescan finds them (F5)")  # fmt: skip
-            return None
-        handle = self.import_folders([Path(f) for f in folders])
-        self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
-                          "measuring them again (Jobs panel)")  # fmt: skip
+        outdated = self.context.profile.checks.outdated_count()
+        handle = self.rescan_library() if outdated else None
+        if handle is not None:
+            self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
+                              "measuring them again (Jobs panel)")  # fmt: skip
         return handle
 
     def _import_done(self, summary: object) -> None:

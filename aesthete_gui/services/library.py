@@ -78,6 +78,8 @@ class ImportSummary:
     bursts: int = 0
     videos: int = 0
     """Video files found and left out (a camera card's clips): Aesthete imports photographs."""
+    folders_not_found: list[str] = field(default_factory=list)
+    """Folders a rescan left out because they are not there (an unplugged drive)."""
     browsable_seconds: float = 0.0
     """From the start until every file read was in the profile with its thumbnail (the grid complete)."""
     checked_seconds: float = 0.0
@@ -226,8 +228,12 @@ def import_folders(
     features: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
     previews: bool = False,
+    skip_missing: bool = False,
 ) -> ImportSummary:
     """Import every image under `dirs` (recursively) into the profile; see the module docstring.
+    A folder that is not there raises FileNotFoundError, or with `skip_missing` (a rescan of the
+    library, whose drive may be unplugged) is left out, its photographs untouched, and named in
+    `folders_not_found`.
 
     Each image gets its 256 px thumbnail; the ~1024 px preview is made when first shown
     (thumbnails.ensure_thumbnails) unless `previews` (or `features`, which decodes at that size
@@ -239,11 +245,12 @@ def import_folders(
     start = time.monotonic()
     report = progress or (lambda _p: None)
     roots = [normalize_root(d) for d in dirs]
-    for root in roots:
-        if not os.path.isdir(root):
-            raise FileNotFoundError(f"not a folder: {root}")
+    absent = [root for root in roots if not os.path.isdir(root)]
+    if absent and not skip_missing:
+        raise FileNotFoundError(f"not a folder: {absent[0]}")
+    roots = [root for root in roots if root not in absent]
     cache = str(cache_dir) if cache_dir is not None else str(thumbnail_cache_dir(profile.path))
-    summary = ImportSummary()
+    summary = ImportSummary(folders_not_found=absent)
     profile.runs.close_interrupted("import")
     summary.run_id = profile.runs.create(
         "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
@@ -380,13 +387,6 @@ def _sync_sidecars(
 
 
 _SQLITE_MAX_ID = 2**63 - 1
-
-
-def outdated_checks(profile: Profile) -> tuple[int, list[str]]:
-    """How many photographs an older Aesthete checked, and the library's folders on disk a rescan
-    measures them in (a moved or unplugged folder is left out: its photographs stay outdated)."""
-    outdated = profile.checks.outdated_count()
-    return outdated, ([f.path for f in profile.catalog.folders() if os.path.isdir(f.path)] if outdated else [])
 
 
 def _path_exists(text: str) -> bool:

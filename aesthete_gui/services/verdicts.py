@@ -323,52 +323,8 @@ def suggested_reject_reasons(profile: Profile, image_ids: Iterable[int] | None =
         suggested &= set(image_ids)
     stored = profile.checks.all()
     return {
-        image_id: _without_repeats([str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"])
+        image_id: [str(c.get("reason")) for c in stored[image_id][0] if c.get("verdict") == "reject"]
         for image_id in sorted(suggested)
         if image_id in stored
     }
 
-
-def _without_repeats(reasons: list[str]) -> list[str]:
-    """The reasons with each "; "-separated clause said once (two checks reading one measure, such as
-    the focus and motion-blur models both naming the subject's edge spread, would repeat it)."""
-    said: set[str] = set()
-    out = []
-    for reason in reasons:
-        clauses = [c for c in _clauses(reason) if c.strip()]
-        label = _label(clauses[0]) if clauses else ""
-        kept = [c for c in clauses if _gist(c) not in said]
-        said.update(_gist(c) for c in kept)
-        if kept and kept[0] is not clauses[0] and label:
-            kept[0] = f"{label}: {kept[0]}"  # the verdict's label stays with what is left of its reason
-        if kept:
-            out.append("; ".join(kept))
-    return out
-
-
-def _label(clause: str) -> str:
-    """The verdict's short label leading a clause ("soft", "motion blur"), or ""."""
-    label, sep, _ = clause.partition(": ")
-    return label if sep and len(label) <= 30 and "(" not in label else ""
-
-
-def _clauses(reason: str) -> list[str]:
-    """A reason split at each "; " outside parentheses (a clause's own figures may hold one)."""
-    parts, depth, start = [], 0, 0
-    for at, char in enumerate(reason):
-        depth += (char == "(") - (char == ")")
-        if depth == 0 and reason.startswith("; ", at):
-            parts.append(reason[start:at])
-            start = at + 2
-    return [*parts, reason[start:]]
-
-
-def _gist(clause: str) -> str:
-    """A clause without the verdict's short label ("soft: ", "motion blur: ") that may lead it; kept
-    whole when what follows is too short to be one measure quoted twice ("under-exposed: 25 %")."""
-    rest = clause.partition(": ")[2] if _label(clause) else clause
-    return rest if len(rest) >= GIST_LEAST else clause
-
-
-GIST_LEAST = 20
-"""Characters a clause needs, without its label, to be taken as the same as another check's."""

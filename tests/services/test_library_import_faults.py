@@ -77,3 +77,25 @@ def test_the_gui_import_job_runs_the_same_service_and_reports_unreadable_sidecar
     assert summary.imported == 2 and profile.catalog.image_count() == 2
     assert describe_import(summary) == "Import done: 2 imported, 1 sidecars unreadable (left as they are)"
     assert [run.status for run in profile.runs.all("import")] == ["done"]
+
+
+def test_a_rescan_leaves_out_a_folder_that_is_not_there_and_touches_none_of_its_photographs(tmp_path: Path) -> None:
+    """An unplugged drive must not fail the whole rescan (F5, the re-measure after an upgrade), nor
+    mark its photographs missing; a plain import of a folder that is not there still fails."""
+    from aesthete_gui.qt.actions import describe_import
+
+    here, away = tmp_path / "here", tmp_path / "drive"
+    for folder, seed in ((here, 1), (away, 2)):
+        folder.mkdir()
+        write_jpeg(folder / "a.jpg", seed=seed)
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [here, away], workers=1)
+    away.rename(tmp_path / "unplugged")
+    write_jpeg(here / "b.jpg", seed=3)
+    with pytest.raises(FileNotFoundError, match="not a folder"):
+        import_folders(profile, [here, away], workers=1)
+    summary = import_folders(profile, [here, away], workers=1, skip_missing=True)
+    assert summary.folders_not_found == [str(away)] and summary.imported == 1 and summary.missing == 0
+    assert {i.status for i in profile.catalog.images()} == {"ok"} and len(profile.catalog.images()) == 3
+    assert describe_import(summary) == "Import done: 1 imported, 1 unchanged, 1 folder not found (left as they were)"
+    profile.close()

@@ -81,7 +81,7 @@ def test_changing_the_shoot_type_judges_again_without_decoding(
         raise AssertionError("judging again must not decode")
 
     monkeypatch.setattr("aesthete_gui.imaging.decode.decode_bytes", no_decoding)
-    monkeypatch.setattr("aesthete_gui.imaging.checks.decode_bytes", no_decoding)
+    monkeypatch.setattr("aesthete_gui.imaging.checks.decode_bytes_sizes", no_decoding)
     result = verdicts.rejudge_library(profile, "Landscape")
     assert result.shoot_type == "landscape" and result.judged == len(profile.catalog.images())
     assert _checks(profile, "rocket.jpg")["noise"]["judged"].split(":")[1] == "landscape"
@@ -203,15 +203,16 @@ def test_the_bursts_list_names_a_bracket_and_recheck_counts_in_words(
     assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in capsys.readouterr().out
 
 
-def test_a_clause_two_checks_share_is_said_once() -> None:
-    from aesthete_gui.services.verdicts import _without_repeats
 
-    focus = "soft: the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"
-    motion = "blurred, but not along one direction; the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"
-    assert _without_repeats([focus, motion, "the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4)"]) == [
-        focus, "blurred, but not along one direction"]
-    # the repeated clause leading a reason: its label stays with the rest
-    led = "motion blur: the subject's detail is spread (edge spread 4.00; crisp frames here about 2.4); the edges are smeared 5.0 px"
-    assert _without_repeats([focus, led]) == [focus, "motion blur: the edges are smeared 5.0 px"]
-    # short clauses of different checks are not one measure said twice; empty reasons and clauses go
-    assert _without_repeats(["clipped: 25 %", "under-exposed: 25 %", "", "; x"]) == ["clipped: 25 %", "under-exposed: 25 %", "x"]
+def test_two_checks_reading_one_measure_do_not_both_name_it() -> None:
+    """The motion-blur model reads the subject's edge spread too; the focus check names it, so a
+    frame's reasons side by side (recheck, the inspector) say it once."""
+    from aesthete_gui.imaging.judging import judge
+
+    smeared = {"focus": 4.0, "focus.subject": 4.0, "focus.narrow": 4.2, "motion_blur": 6.0, "motion_blur.across": 6.0,
+               "motion_blur.along": 2.6, "motion_blur.coherence": 0.6, "resolution": 2400.0, "focus.edge_density": 0.3,
+               "focus.contrast": 150.0}  # fmt: skip
+    checks = {c.name: c for c in judge(smeared)}
+    assert checks["focus"].reason.startswith("soft: the subject's detail is spread (edge spread 4.00")
+    assert checks["motion_blur"].verdict == "reject" and checks["motion_blur"].reason.startswith("motion blur: the edges are")
+    assert "edge spread" not in checks["motion_blur"].reason
