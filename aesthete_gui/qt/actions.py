@@ -43,17 +43,18 @@ def describe_import(summary: Any) -> str:
     if summary is None:
         return "Import finished."
     parts = [f"{getattr(summary, 'imported', 0)} imported"]
-    for attr, text in (("unchanged", "unchanged"), ("errors", "could not be read"),
-                       ("missing", "missing"), ("bursts", "bursts"), ("videos", "videos left out")):  # fmt: skip
+    for attr, one, many in (("unchanged", "unchanged", "unchanged"), ("errors", "could not be read", "could not be read"),
+                            ("missing", "missing", "missing"), ("bursts", "burst", "bursts"),
+                            ("videos", "video left out", "videos left out")):  # fmt: skip
         value = getattr(summary, attr, 0)
         if value:
-            parts.append(f"{value} {text}")
+            parts.append(f"{value} {one if value == 1 else many}")
     absent = len(getattr(summary, "folders_not_found", None) or [])
     if absent:
         parts.append(f"{absent} folder{'s' if absent > 1 else ''} not found (left as they were)")
     unread_sidecars = len(getattr(summary, "sidecar_problems", None) or [])
     if unread_sidecars:
-        parts.append(f"{unread_sidecars} sidecars unreadable (left as they are)")
+        parts.append(f"{unread_sidecars} sidecar{'s' if unread_sidecars > 1 else ''} unreadable (left as {'they are' if unread_sidecars > 1 else 'it is'})")
     prefix = "Import cancelled" if getattr(summary, "cancelled", False) else "Import done"
     return f"{prefix}: " + ", ".join(parts)
 

@@ -73,6 +73,7 @@ def test_import_says_how_many_videos_it_left_out(tmp_path: Path, capsys: pytest.
     from aesthete_gui.services.library import ImportSummary
 
     assert describe_import(ImportSummary(imported=1, videos=2)) == "Import done: 1 imported, 2 videos left out"
+    assert describe_import(ImportSummary(imported=1, videos=1)) == "Import done: 1 imported, 1 video left out"
 
 
 def test_bursts_mark_and_export(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> None:

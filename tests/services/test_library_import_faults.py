@@ -75,7 +75,7 @@ def test_the_gui_import_job_runs_the_same_service_and_reports_unreadable_sidecar
                                             "</rdf:RDF></x:xmpmeta>")  # fmt: skip
     summary = import_job(profile, [str(tmp_path / "shoot")], tmp_path / "thumbs")
     assert summary.imported == 2 and profile.catalog.image_count() == 2
-    assert describe_import(summary) == "Import done: 2 imported, 1 sidecars unreadable (left as they are)"
+    assert describe_import(summary) == "Import done: 2 imported, 1 sidecar unreadable (left as it is)"
     assert [run.status for run in profile.runs.all("import")] == ["done"]
 
 
