@@ -51,7 +51,8 @@ def describe_import(summary: Any) -> str:
             parts.append(f"{value} {one if value == 1 else many}")
     absent = len(getattr(summary, "folders_not_found", None) or [])
     if absent:
-        parts.append(f"{absent} folder{'s' if absent > 1 else ''} not found (left as they were)")
+        parts.append("1 folder not found (its photographs untouched)" if absent == 1
+                     else f"{absent} folders not found (their photographs untouched)")
     unread_sidecars = len(getattr(summary, "sidecar_problems", None) or [])
     if unread_sidecars:
         parts.append(f"{unread_sidecars} sidecar{'s' if unread_sidecars > 1 else ''} unreadable (left as {'they are' if unread_sidecars > 1 else 'it is'})")

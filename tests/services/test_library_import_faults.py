@@ -97,5 +97,5 @@ def test_a_rescan_leaves_out_a_folder_that_is_not_there_and_touches_none_of_its_
     summary = import_folders(profile, [here, away], workers=1, skip_missing=True)
     assert summary.folders_not_found == [str(away)] and summary.imported == 1 and summary.missing == 0
     assert {i.status for i in profile.catalog.images()} == {"ok"} and len(profile.catalog.images()) == 3
-    assert describe_import(summary) == "Import done: 1 imported, 1 unchanged, 1 folder not found (left as they were)"
+    assert describe_import(summary) == "Import done: 1 imported, 1 unchanged, 1 folder not found (its photographs untouched)"
     profile.close()
