@@ -205,7 +205,11 @@ def settle(window: MainWindow, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:
     context = window.context
 
     def idle() -> bool:
-        return not context.runner.active_jobs() and not window.model.loading and context.thumbnails.pending_count() == 0
+        # the last batch of an import reloads the grid up to LIBRARY_RELOAD_MS after the job ended
+        relay = getattr(context, "events", None)
+        reload_waiting = relay is not None and relay.library_reload_pending
+        return (not context.runner.active_jobs() and not window.model.loading and not reload_waiting
+                and context.thumbnails.pending_count() == 0)  # fmt: skip
 
     ok = wait_until(idle, timeout_s)
     wait_until(lambda: False, 0.3)  # let queued repaints and late signals land

@@ -185,3 +185,16 @@ def test_switching_profile_from_the_library_panel_opens_it_in_a_new_window(qtbot
     assert second is not first and second.context.profile_path == second_path
     assert second.isVisible() and not first.isVisible()
     second.close()
+
+
+def test_screenshot_waits_for_the_reload_after_the_last_import_batch(qtbot, app_context, image_folder) -> None:
+    # the profile's events reload the grid up to LIBRARY_RELOAD_MS after the import's last batch: a
+    # screenshot taken when the job ended showed "0 photographs" beside "Import done: 12 imported"
+    from aesthete_gui.qt.launch import settle
+    from tests.qt.conftest import shown_main_window
+
+    window = shown_main_window(qtbot, app_context)
+    window.import_folders([image_folder])
+    assert settle(window)
+    assert window.model.rowCount() == 12
+    assert not window.context.events.library_reload_pending
