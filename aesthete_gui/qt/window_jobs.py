@@ -6,6 +6,7 @@ a function of `qt/actions.py` run by the TaskRunner, so the UI thread only start
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from aesthete_gui.qt import actions
 from aesthete_gui.qt.file_dialogs import choose_folder
 from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.window_parts import WindowParts
+
+log = logging.getLogger(__name__)
 
 PARTIAL_RELOAD_S = 2.0
 """While an import runs, the grid re-reads the rows committed so far at most this often."""
@@ -90,15 +93,22 @@ class JobMenuMixin(WindowParts):
         folders = [Path(f.path) for f in self.context.profile.catalog.folders()]
         return self.import_folders(folders, skip_missing=True) if folders else None
 
-    def remeasure_outdated(self) -> JobHandle | None:
+    def remeasure_outdated(self) -> JobHandle:
         """Rescan the library's folders when photographs were checked by an older Aesthete: their
-        verdicts are hidden until measured again, and a rescan measures only them (and what changed)."""
-        outdated = self.context.profile.checks.outdated_count()
-        handle = self.rescan_library() if outdated else None
-        if handle is not None:
+        verdicts are hidden until measured again, and a rescan measures only them (and what changed).
+        The count runs in a worker: the window's start-up never waits on the profile's disk."""
+
+        def count(progress: object = None, cancel: object = None) -> int:
+            return self.context.profile.checks.outdated_count()
+
+        return self.context.runner.submit("Looking for outdated checks", count, on_done=self._remeasure_if_outdated,
+                                          on_error=lambda exc: log.warning("could not count outdated checks: %s", exc),
+                                          visible=False)  # fmt: skip
+
+    def _remeasure_if_outdated(self, outdated: int) -> None:
+        if outdated and self.rescan_library() is not None:
             self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
                               "measuring them again (Jobs panel)")  # fmt: skip
-        return handle
 
     def _import_done(self, summary: object) -> None:
         # the import service announced the new images (signals.library_changed)
