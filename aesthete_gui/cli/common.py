@@ -148,7 +148,9 @@ class ProgressBar:
         self.last = now
         if progress.total:
             filled = int(30 * progress.done / progress.total)
-            text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total}"
+            # the message says which pass this is ("reading …", "checking …"): a bare bar read as
+            # two anonymous bars on an import
+            text = f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total} {terminal_text(progress.message)}"
         else:
             text = terminal_text(progress.message)
         write_progress(self.stream, text[:100].ljust(100))

@@ -50,7 +50,7 @@ def read_files(
         nonlocal done
         importer.add(item[0], item[1], outcome, problem)
         done += 1
-        progress(Progress(done, total, display_path(item[0].path)))
+        progress(Progress(done, total, f"reading {display_path(item[0].path)}"))
 
     def failed(item: tuple[FoundFile, int], error: BaseException | None) -> None:
         if error is None:

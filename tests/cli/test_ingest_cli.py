@@ -124,3 +124,18 @@ def test_the_summary_says_how_many_copied_photographs_could_not_be_read(
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "3 copied and verified" in out and "1 could not be read" in out, out
+
+
+def test_a_progress_bar_names_its_pass() -> None:
+    # an import draws two bars (reading the files, then measuring the checks): each says which it is
+    import io
+
+    from aesthete_gui.cli.common import ProgressBar
+    from aesthete_gui.jobs import Progress
+
+    out = io.StringIO()
+    bar = ProgressBar(out)
+    bar(Progress(4, 4, "reading /shoot/a.jpg"))
+    bar(Progress(4, 4, "checking /shoot/a.jpg"))
+    lines = [line.strip() for line in out.getvalue().split("\r") if line.strip()]
+    assert lines == ["[" + "#" * 30 + "] 4/4 reading /shoot/a.jpg", "[" + "#" * 30 + "] 4/4 checking /shoot/a.jpg"]
