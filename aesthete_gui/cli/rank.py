@@ -16,6 +16,7 @@ import numpy as np
 
 from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.cli import UserError
+from aesthete_gui.services.output_guard import check_report_target
 
 METHODS = ("elo", "anchored-elo", "davidson")
 WINNER_SCORES = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -68,6 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, rank, and write; every user mistake becomes a UserError naming the line."""
+    if args.output:
+        check_report_target(args.output)  # before any reading: a refusal changes nothing
     method = args.method or ("anchored-elo" if args.anchors else "elo")
     comparisons, has_dimension = read_comparisons(args.comparisons)
     anchors = read_anchors(args.anchors) if args.anchors else {}
@@ -238,6 +241,7 @@ def render(ranked: Sequence[RankedItem], as_json: bool, with_dimension: bool) ->
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the
     old file or the complete new one, never a partial write."""
+    check_report_target(path)
     try:
         write_text_atomically(path, text)
     except OSError as error:

@@ -31,6 +31,7 @@ from aesthete_gui.imaging.xmp import (
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
+from aesthete_gui.services.output_guard import check_report_target
 from aesthete_gui.services.sidecar_sync import (
     clean_leftovers,
     marks_from_sidecar,
@@ -367,11 +368,13 @@ def export(
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     if fmt in ("csv", "json"):
+        if dest is not None:
+            check_report_target(dest, profile)
         rows = library_rows(profile)
         text = _csv_text(rows) if fmt == "csv" else json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
         if dest is None:
             return ExportResult(len(rows), None, text)
-        return ExportResult(len(rows), _write_text(dest, text))
+        return ExportResult(len(rows), _write_text(check_report_target(dest, profile), text))
     return _export_xmp(profile, progress, cancel, naming)
 
 

@@ -1,0 +1,74 @@
+"""A report is never written over the profile, a photograph, a sidecar or a database (an attack
+replaced a photograph and the whole profile with a CSV through `export --output`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.cli import main
+from aesthete_gui.services.library import export, import_folders
+from aesthete_gui.services.output_guard import ProtectedOutputError, check_report_target
+from aesthete_gui.store import open_profile
+from tests.services.library_images import write_jpeg
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def library(tmp_path: Path):
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    for n in range(2):
+        write_jpeg(shoot / f"IMG_{n}.JPG", seed=n)
+    (shoot / "IMG_0.xmp").write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>", encoding="utf-8")
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [shoot], workers=1)
+    yield profile, shoot
+    profile.close()
+
+
+def test_export_refuses_photographs_sidecars_and_the_profiles_own_files(library, tmp_path: Path) -> None:
+    profile, shoot = library
+    (tmp_path / "alias.db").symlink_to(tmp_path / "p.db")
+    os.link(shoot / "IMG_1.JPG", tmp_path / "hardlink.txt")
+    protected = [shoot / "IMG_0.JPG", shoot / "IMG_0.xmp", tmp_path / "p.db", tmp_path / "alias.db",
+                 tmp_path / "p.db-wal", tmp_path / "p.db.settings.json", shoot / "report.jpg", shoot]  # fmt: skip
+    before = {p: _digest(p) for p in [*shoot.iterdir(), tmp_path / "p.db"] if p.is_file()}
+    for target in protected:
+        with pytest.raises(ProtectedOutputError, match="choose another file name"):
+            export(profile, "csv", target)
+    assert {p: _digest(p) for p in before} == before
+    assert not (shoot / "report.jpg").exists()
+    assert len(profile.catalog.image_ids()) == 2  # the profile still opens and holds its photographs
+
+
+def test_a_previous_export_is_replaced_as_asked(library, tmp_path: Path) -> None:
+    profile, _shoot = library
+    out = tmp_path / "marks.csv"
+    out.write_text("an older export\n", encoding="utf-8")
+    result = export(profile, "json", out)
+    assert result.destination == str(out) and out.read_text(encoding="utf-8").startswith("[")
+    assert check_report_target(Path("relative.csv")) == Path.cwd() / "relative.csv"
+
+
+def test_the_cli_says_why_in_one_line_and_changes_nothing(library, tmp_path: Path, capsys) -> None:
+    profile, shoot = library
+    profile.close()
+    photo = shoot / "IMG_1.JPG"
+    before = _digest(photo)
+    assert main(["--profile", str(tmp_path / "p.db"), "export", "--format", "csv", "--output", str(photo)]) == 2
+    assert "is a photograph" in capsys.readouterr().err and _digest(photo) == before
+    assert main(["rank", "--output", str(photo), str(_pairs(tmp_path))]) == 2
+    assert "is a photograph" in capsys.readouterr().err and _digest(photo) == before
+
+
+def _pairs(tmp_path: Path) -> Path:
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("a,b,winner\nx,y,a\ny,z,a\n", encoding="utf-8")
+    return pairs
