@@ -133,7 +133,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
         if not path.is_file():
             result.skipped.append((record.path, "file not found"))
             continue
-        if move and path.parent.resolve() == folder.resolve():
+        if move and _same_folder(path.parent, folder):
             result.skipped.append((record.path, "already in that folder"))
             continue
         if move and not os.access(path.parent, os.W_OK | os.X_OK):
@@ -176,7 +176,9 @@ def export_picks(
     Raises ExportPicksError before anything is written when the folder cannot take the files, and
     when a write fails midway (the units finished before it stay, complete; nothing half-written).
     """
-    folder = Path(destination).expanduser()
+    # absolute: the library records where moved photographs went, and a relative path would name
+    # another file from another working directory
+    folder = Path(os.path.abspath(Path(destination).expanduser()))
     report = progress or (lambda _p: None)
     started = time.time()
     result = CopiedPicks(destination=str(folder), moved=move)
@@ -354,13 +356,54 @@ def _finish_move(
     for name in item.unit.photos + item.unit.sidecars:
         if name not in targets:
             continue
-        try:
-            item.path(name).unlink()
-        except OSError as error:
-            result.left_behind.append((str(item.path(name)), f"copied, but the original could not be removed ({error.strerror or error})"))
+        why = _remove_original(item.path(name), targets[name], staged[name].digest, name in item.unit.sidecars)
+        if why is not None:
+            result.left_behind.append((str(item.path(name)), why))
     sync_folder(item.unit.folder)
     move_journal.done(profile.path, entry)
     return True
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    """Whether two folder paths are one folder: by path, and by identity (a bind mount, a second
+    mount of one share or a case-insensitive name reach it by another path)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _remove_original(source: Path, target: Path, digest: str, sidecar: bool) -> str | None:
+    """Remove a moved original; why it stays (None when removed). Never when the copy *is* the
+    original by another path. A sidecar is first renamed aside and removed only if it still holds
+    the bytes copied: another program's edit saved meanwhile stays where it was (put back)."""
+    try:
+        if os.path.samefile(source, target):
+            return "left in place: its copy is this same file, reached by another path"
+    except OSError as error:
+        return f"copied, but the original could not be examined ({error.strerror or error})"
+    if not sidecar:
+        try:
+            source.unlink()
+        except OSError as error:
+            return f"copied, but the original could not be removed ({error.strerror or error})"
+        return None
+    aside = source.with_name(f".{source.name}.aesthete-moving")
+    try:
+        os.rename(source, aside)
+        if file_hash(aside) == digest:
+            aside.unlink()
+            return None
+        try:
+            os.link(aside, source)  # fails rather than replace a sidecar written there since
+            aside.unlink()
+            return "changed by another program while it was being moved: left where it was (the copy holds the earlier version)"
+        except FileExistsError:
+            return f"changed by another program while it was being moved: its edited version is kept as {aside.name}"
+    except OSError as error:
+        return f"copied, but the original could not be removed ({error.strerror or error})"
 
 
 def _follow_record(profile: Profile, record: ImageRecord, target: Path) -> None:

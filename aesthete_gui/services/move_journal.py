@@ -108,6 +108,13 @@ def _same(path: str, digest: str) -> bool:
         return False
 
 
+def _one_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def finish_interrupted(profile_path: str | os.PathLike[str], follow: Follow) -> list[str]:
     """Finish the moves a stopped process left half-done (see the module docstring); one note per file
     whose original was removed now or had to stay."""
@@ -123,6 +130,9 @@ def finish_interrupted(profile_path: str | os.PathLike[str], follow: Follow) -> 
             if not _same(copy, digest):
                 if os.path.exists(source):
                     notes.append(f"{source}: an interrupted move left it in place (no copy with the same bytes)")
+                continue
+            if _one_file(source, copy):  # a journal written through an alias of the same folder
+                notes.append(f"{source}: left in place, its copy {copy} is this same file")
                 continue
             follow(source, copy)
             if _same(source, digest):

@@ -1,0 +1,50 @@
+"""A move never removes an original its copy *is* (the destination reached by another path), stores
+absolute paths for a relative destination, and leaves a sidecar another program edited mid-move."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aesthete_gui.services import export_picks as picks
+from aesthete_gui.services.export_picks import export_picks
+from aesthete_gui.services.verified_copy import file_hash
+from tests.services.test_export_picks import library  # noqa: F401 (the fixture)
+
+
+def test_a_destination_holding_the_originals_under_other_names_loses_nothing(library, tmp_path: Path) -> None:  # noqa: F811
+    # an attack moved picks into their own folder through a bind mount: the originals were taken for
+    # copies "already there with the same bytes" and removed. Hard links are the same situation
+    # without root: the destination's files are the originals themselves.
+    profile, ids, shoot = library
+    alias = tmp_path / "alias"
+    alias.mkdir()
+    for name in ("IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg"):
+        os.link(shoot / name, alias / name)
+    result = export_picks(profile, ids[:2], alias, move=True)
+    assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg", "IMG_2.jpg"]
+    assert all("this same file" in why for _, why in result.left_behind) and len(result.left_behind) == 3
+    assert picks._same_folder(shoot, shoot / "." / ".." / shoot.name)
+
+
+def test_a_relative_destination_is_recorded_as_an_absolute_path(library, tmp_path: Path, monkeypatch) -> None:  # noqa: F811
+    profile, ids, _shoot = library
+    monkeypatch.chdir(tmp_path)
+    result = export_picks(profile, ids[:1], "out", move=True)
+    record = profile.catalog.image_by_id(ids[0])
+    assert record is not None and record.path == str(tmp_path / "out" / "IMG_0.jpg")
+    assert result.destination == str(tmp_path / "out")
+
+
+def test_a_sidecar_edited_after_its_copy_was_made_stays_where_it_was(tmp_path: Path) -> None:
+    source, target = tmp_path / "IMG_1.xmp", tmp_path / "copy" / "IMG_1.xmp"
+    target.parent.mkdir()
+    source.write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>", encoding="utf-8")
+    target.write_bytes(source.read_bytes())
+    copied = file_hash(source)
+    source.write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'><!-- another program's edit --></x:xmpmeta>", encoding="utf-8")
+    why = picks._remove_original(source, target, copied, sidecar=True)
+    assert why is not None and "left where it was" in why
+    assert "another program's edit" in source.read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["IMG_1.xmp"]  # nothing left aside
+    assert picks._remove_original(source, target, file_hash(source), sidecar=True) is None and not source.exists()
