@@ -419,6 +419,16 @@ def _place(
     return [(by_tail[t], p) for t, p in placement.placed.items()]
 
 
+def _overlapping(a: Path, b: Path) -> bool:
+    """Whether two folders are one (by path or identity), or one lies inside the other."""
+    if a == b or a in b.parents or b in a.parents:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def ingest_card(
     source: str | os.PathLike[str],
     destination: str | os.PathLike[str],
@@ -440,6 +450,9 @@ def ingest_card(
     for root in roots:
         if root == Path(source_root) or Path(source_root) in root.parents:
             raise IngestError(f"destination {root} lies inside the source folder; choose another")
+    if backup and _overlapping(roots[0], roots[1]):
+        raise IngestError(f"the backup folder {roots[1]} is the destination or lies inside it (or holds it): a backup "
+                          "there is no second copy; choose a folder on another disk")  # fmt: skip
     summary = IngestSummary()
     contents = scan_card(source_root, cancel)
     summary.found, summary.not_copied = contents.photo_count, dict(contents.not_copied)

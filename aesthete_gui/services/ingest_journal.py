@@ -22,7 +22,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from aesthete_gui.imaging.photo_units import stem_key
 from aesthete_gui.services.verified_copy import file_hash
@@ -101,7 +101,7 @@ class IngestJournal:
             return
         if isinstance(record.get("source"), str):
             self.sources[record["source"]] = digest
-        if isinstance(record.get("path"), str):
+        if isinstance(record.get("path"), str) and _inside(record["path"]):
             self._paths.add(record["path"])
             self.by_hash.setdefault(digest, []).append(
                 Recorded(record["path"], record.get("inode"), record.get("size"), record.get("mtime_ns"))
@@ -141,10 +141,10 @@ class IngestJournal:
         for recorded in self.by_hash.get(digest, []):
             path = self.root / recorded.path
             try:
-                info = os.stat(path)
+                info = os.lstat(path)  # a link is never "the copy": it may lead back to the card
             except OSError:
                 continue
-            if not os.path.isfile(path):
+            if not stat.S_ISREG(info.st_mode):
                 continue
             if within is not None:
                 folder, name = os.path.split(recorded.path)
@@ -190,6 +190,14 @@ class IngestJournal:
             except OSError:
                 continue
         return None
+
+def _inside(relative: str) -> bool:
+    """Whether a journal line's path names a file inside the destination (relative, without ".."):
+    lines are data from disk, and one naming the card itself once made an ingest say every
+    photograph was "already there" in an empty destination."""
+    parts = PurePosixPath(relative).parts
+    return bool(parts) and not PurePosixPath(relative).is_absolute() and ".." not in parts
+
 
 def _write_all(handle: int, data: bytes) -> None:
     """os.write until every byte is written (it may write fewer); OSError when the disk refuses."""

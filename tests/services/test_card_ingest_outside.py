@@ -1,0 +1,57 @@
+"""Ingest trusts nothing outside its destination: a journal line naming a file elsewhere (the card
+itself) or a link out of it is never "already there", and a backup in the destination is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from aesthete_gui.services.card_ingest import IngestError, ingest_card
+from aesthete_gui.services.ingest_journal import JOURNAL
+from aesthete_gui.services.verified_copy import file_hash
+from tests.services.test_card_ingest import _card
+
+
+def _claim(dest: Path, files: list[Path], path_of) -> None:
+    """A journal in `dest` whose lines say the card's files were copied to path_of(file)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for n, source in enumerate(files):
+        info = source.stat()
+        lines.append({"hash": file_hash(source), "path": path_of(source), "seq": n, "inode": info.st_ino,
+                      "size": info.st_size, "mtime_ns": info.st_mtime_ns})  # fmt: skip
+    (dest / JOURNAL).write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+@pytest.mark.parametrize("spelling", ["relative", "absolute"])
+def test_a_journal_line_naming_the_card_is_not_a_copy(tmp_path: Path, spelling: str) -> None:
+    files = _card(tmp_path / "card")
+    dest = tmp_path / "photos"
+    _claim(dest, files, lambda f: os.path.relpath(f, dest) if spelling == "relative" else str(f))
+    summary = ingest_card(tmp_path / "card", dest)
+    copied = sorted(p for p in dest.rglob("*.JPG"))
+    assert len(copied) == 3 and {file_hash(p) for p in copied} == {file_hash(f) for f in files}
+    assert (summary.copied, summary.skipped) == (3, 0)
+
+
+def test_a_link_in_the_destination_to_the_card_is_not_a_copy(tmp_path: Path) -> None:
+    files = _card(tmp_path / "card")
+    dest = tmp_path / "photos"
+    (dest / "2024").mkdir(parents=True)
+    for f in files:
+        (dest / "2024" / f.name).symlink_to(f)
+    _claim(dest, files, lambda f: f"2024/{f.name}")
+    ingest_card(tmp_path / "card", dest)
+    regular = [p for p in dest.rglob("*.JPG") if p.is_file() and not p.is_symlink()]
+    assert len(regular) == 3
+
+
+@pytest.mark.parametrize("backup", ["photos", "photos/backup"])
+def test_a_backup_that_is_the_destination_is_refused_before_copying(tmp_path: Path, backup: str) -> None:
+    _card(tmp_path / "card")
+    with pytest.raises(IngestError, match="no second copy"):
+        ingest_card(tmp_path / "card", tmp_path / "photos", backup=tmp_path / backup)
+    assert not (tmp_path / "photos").exists() or not any((tmp_path / "photos").rglob("*.JPG"))
