@@ -60,6 +60,29 @@ def profile_settings_path(profile_path: Path) -> Path:
     return profile_path.with_name(profile_path.name + ".settings.json")
 
 
+_FALSE_WORDS = frozenset({"false", "no", "off", "0", ""})
+_TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+
+
+def as_flag(value: Any, default: bool) -> bool:
+    """A yes/no setting as a bool: JSON true/false, 1/0, or the words a hand edit writes ("false",
+    "no", "off"; any string used to count as yes, so {"xmp_enabled": "false"} still wrote sidecars);
+    anything else is `default`."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _FALSE_WORDS:
+            return False
+        if word in _TRUE_WORDS:
+            return True
+    if value is not None:
+        log.warning("setting value %r is not yes or no: %s is used", value, "yes" if default else "no")
+    return default
+
+
 def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
     """One value of a profile's settings file (`default` when absent or unreadable)."""
     try:

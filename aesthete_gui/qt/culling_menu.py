@@ -24,7 +24,7 @@ from aesthete_gui.qt.task_runner import JobHandle
 from aesthete_gui.qt.window_parts import WindowParts
 from aesthete_gui.services.export_picks import going_along, photographs
 from aesthete_gui.services.verdicts import SHOOT_TYPE_SETTING, profile_shoot_type, rejudge_library
-from aesthete_gui.settings import PAIRS_AS_ONE_KEY
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, as_flag
 
 EXPORT_FOLDER_SETTING = "export_folder"
 EXPORT_MOVE_SETTING = "export_move"
@@ -151,7 +151,7 @@ class CullingMenuMixin(WindowParts):
     def _keep_best_of_bursts(self) -> KeepBestDialog | None:
         """Show every burst with the frame it keeps and the frames it would reject; on Reject, reject
         them as one undoable step (Ctrl+Z right after undoes it)."""
-        bursts = thin_bursts(self.model.all_rows(), bool(self.context.settings.get(PAIRS_AS_ONE_KEY, False)))
+        bursts = thin_bursts(self.model.all_rows(), as_flag(self.context.settings.get(PAIRS_AS_ONE_KEY), False))
         if not bursts:
             self.show_message("No burst frames to reject: every burst is down to its best frame and the frames you marked.")
             return None

@@ -47,7 +47,7 @@ from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyVi
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
 from aesthete_gui.qt.window_review import ReviewMixin
-from aesthete_gui.settings import PAIRS_AS_ONE_KEY, UserState
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, UserState, as_flag
 
 log = logging.getLogger(__name__)
 
@@ -223,10 +223,10 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self._add_culling_actions(file_menu, edit_menu)
         self.xmp_action = self._action(edit_menu, "Write marks to &XMP sidecars", self._toggle_xmp)
         self.xmp_action.setCheckable(True)
-        self.xmp_action.setChecked(bool(self.context.settings.get("xmp_enabled", True)))
+        self.xmp_action.setChecked(as_flag(self.context.settings.get("xmp_enabled"), True))
         self.pairs_action = self._action(edit_menu, "Treat RAW+JPEG &pairs as one", self._toggle_pairs)
         self.pairs_action.setCheckable(True)
-        self.pairs_action.setChecked(bool(self.context.settings.get(PAIRS_AS_ONE_KEY, False)))
+        self.pairs_action.setChecked(as_flag(self.context.settings.get(PAIRS_AS_ONE_KEY), False))
         self.pairs_action.setStatusTip("A mark on the RAW or the JPEG of a pair applies to both (and to the shared IMG.xmp)")
 
         view_menu = bar.addMenu("&View")

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 
 from aesthete_gui.services.sidecar_sync import SyncSummary, sync_sidecars
+from aesthete_gui.settings import as_flag
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -49,7 +50,7 @@ class SidecarWatcher(QObject):
             "Sync XMP sidecars",
             sync_sidecars,
             self._context.profile,
-            write_back=bool(settings.get("xmp_enabled", True)),
+            write_back=as_flag(settings.get("xmp_enabled"), True),
             naming=settings.get("xmp_naming") or "auto",
             visible=False,
             on_done=self._synced,

@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from aesthete_gui.services.library_marks import SidecarEdit, SidecarNotWritten
-from aesthete_gui.settings import PAIRS_AS_ONE_KEY
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, as_flag
 from aesthete_gui.store.records import MarkSource
 
 if TYPE_CHECKING:
@@ -88,10 +88,10 @@ def write_mark_with_services(context: AppContext) -> MarkWriter:
             context.profile,
             image_id,
             **fields,
-            write_xmp=sidecar and bool(context.settings.get("xmp_enabled", True)),
+            write_xmp=sidecar and as_flag(context.settings.get("xmp_enabled"), True),
             naming=context.settings.get("xmp_naming") or "auto",
             journal=journal,
-            pairs_as_one=bool(context.settings.get(PAIRS_AS_ONE_KEY, False)),
+            pairs_as_one=as_flag(context.settings.get(PAIRS_AS_ONE_KEY), False),
             source=source,
             expected=expected,
         )
@@ -169,7 +169,7 @@ class MarkController(QObject):
     def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
         """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""
         ids = list(image_ids)
-        if not self._context.settings.get(PAIRS_AS_ONE_KEY, False):
+        if not as_flag(self._context.settings.get(PAIRS_AS_ONE_KEY), False):
             return ids
         from aesthete_gui.services.library_marks import pair_partners
 
@@ -288,7 +288,7 @@ class MarkController(QObject):
     def _sidecars_agree(self, image_ids: set[int]) -> None:
         """Write the profile's marks into sidecars the undo put back to their old bytes, for the images
         whose newer marks from elsewhere stayed in the profile (a `mark --no-xmp`, say)."""
-        if not image_ids or not self._context.settings.get("xmp_enabled", True):
+        if not image_ids or not as_flag(self._context.settings.get("xmp_enabled"), True):
             return
         from aesthete_gui.services.library_marks import write_mark_to_sidecar
 
@@ -297,7 +297,7 @@ class MarkController(QObject):
             try:
                 write_mark_to_sidecar(self._context.profile, image_id, mark, mark, insist=FIELDS,
                                       naming=self._context.settings.get("xmp_naming") or "auto",
-                                      pairs_as_one=bool(self._context.settings.get(PAIRS_AS_ONE_KEY, False)))  # fmt: skip
+                                      pairs_as_one=as_flag(self._context.settings.get(PAIRS_AS_ONE_KEY), False))  # fmt: skip
             except Exception as exc:  # the profile holds the marks; the next sync writes them
                 log.warning("sidecar of image %s not brought back in line after undo: %s", image_id, exc)
 

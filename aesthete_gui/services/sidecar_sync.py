@@ -37,7 +37,7 @@ from aesthete_gui.imaging.xmp import (
     write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
-from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, profile_settings
+from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, as_flag, profile_settings
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
 from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
 
@@ -68,7 +68,7 @@ class SidecarRules:
 def sidecar_rules(profile: Profile) -> SidecarRules:
     """The sidecar settings stored beside the profile (`<profile>.settings.json`, see settings.py)."""
     stored = profile_settings(Path(profile.path))  # one read of the file for both values
-    return SidecarRules(bool(stored.get(XMP_ENABLED_KEY, True)), bool(stored.get(PAIRS_AS_ONE_KEY, False)))
+    return SidecarRules(as_flag(stored.get(XMP_ENABLED_KEY), True), as_flag(stored.get(PAIRS_AS_ONE_KEY), False))
 
 
 def clean_leftovers(folders: Iterable[str | os.PathLike[str]], started: float) -> int:

@@ -100,3 +100,15 @@ def test_leftovers_of_a_killed_export_are_removed_by_the_next_run(tmp_path: Path
     os.utime(live, (time.time() - 60, time.time() - 60))
     assert _run(profile, "export", "--format", "xmp") == 0
     assert not dead.exists() and live.exists()
+
+
+@pytest.mark.parametrize("hand_written", ["false", "No", "off", "0", 0])
+def test_the_setting_written_by_hand_as_a_word_is_honoured(tmp_path: Path, shoot: Path, hand_written: object) -> None:
+    # {"xmp_enabled": "false"} counted as yes (a non-empty string) and sidecars were still written
+    from aesthete_gui.settings import as_flag
+
+    profile = tmp_path / "p.db"
+    profile_settings_path(profile).write_text(json.dumps({XMP_ENABLED_KEY: hand_written}))
+    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--stars", "2") == 0
+    assert find_sidecar(shoot / "IMG_0.jpg") is None
+    assert as_flag("yes", False) and as_flag(None, True) and not as_flag("maybe", False)
