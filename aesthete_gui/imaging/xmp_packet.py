@@ -40,7 +40,7 @@ _BY_NAME = {f"{ns} {local}": key for key, (ns, local, _) in FIELDS.items()}
 _RDF_VALUE, _RDF_DESC = f"{RDF} value", f"{RDF} Description"
 _START_TAG = re.compile(rb"<([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 _ATTRIBUTE = re.compile(rb"(\s+)([^\s=/>]+)\s*=\s*(\"([^\"]*)\"|'([^']*)')")
-_RATING_TEXT = re.compile(r"[+-]?\d{1,3}(?:\.\d{1,6})?")
+_RATING_TEXT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{1,6})?")  # ASCII digits: exiftool reads "２" as no number
 
 
 class PacketError(Exception):

@@ -48,7 +48,7 @@ HOSTILE = {
     "not_utf8": ("\udcff".encode("utf-8", "surrogateescape").decode("latin-1") + "<x/>", "not valid XML"),
     "entity_bomb": (ENTITY_BOMB, "document type declaration"),
 }
-UNREADABLE_RATINGS = ["1e400", "NaN", "-inf", "9" * 5000, "five", "abc", "99", "-7", "6", "5.6"]
+UNREADABLE_RATINGS = ["1e400", "NaN", "-inf", "9" * 5000, "five", "abc", "99", "-7", "6", "5.6", "２", "٣"]  # full-width and Arabic-Indic digits: exiftool reads no number
 
 
 def _image(folder: Path, name: str = "IMG_0001.jpg") -> Path:
