@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
 from aesthete_gui.safe_text import terminal_text
+from aesthete_gui.services.verified_copy import write_problem
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -18,7 +20,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         result = export(profile, args.format, args.output, naming=args.xmp_naming)
     except OSError as error:
-        raise UserError(f"cannot write the export: {terminal_text(error)}") from error
+        folder = Path(args.output).parent if args.output else Path.cwd()
+        raise UserError(f"cannot write the export: {terminal_text(write_problem(error, folder))}") from error
     finally:
         profile.close()
     if result.text is not None:

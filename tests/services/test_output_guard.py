@@ -72,3 +72,22 @@ def _pairs(tmp_path: Path) -> Path:
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("a,b,winner\nx,y,a\ny,z,a\n", encoding="utf-8")
     return pairs
+
+
+def test_a_full_disk_is_said_in_words_not_as_an_errno(library, tmp_path: Path, capsys, monkeypatch) -> None:
+    import errno
+
+    from aesthete_gui.services import library_marks
+
+    profile, _shoot = library
+    profile.close()
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(library_marks, "write_text_atomically", full)
+    out = tmp_path / "exports" / "marks.csv"
+    out.parent.mkdir()
+    assert main(["--profile", str(tmp_path / "p.db"), "export", "--format", "csv", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"destination is full: {out.parent}" in err and "Errno" not in err and not out.exists()
