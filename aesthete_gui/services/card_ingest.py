@@ -450,6 +450,9 @@ def ingest_card(
     for root in roots:
         if root == Path(source_root) or Path(source_root) in root.parents:
             raise IngestError(f"destination {root} lies inside the source folder; choose another")
+        if root in Path(source_root).parents:
+            raise IngestError(f"the source folder {source_root} lies inside the destination {root}: its photographs would "
+                              "be imported twice (the card's and the copies); copy into a folder beside it")  # fmt: skip
     if backup and _overlapping(roots[0], roots[1]):
         raise IngestError(f"the backup folder {roots[1]} is the destination or lies inside it (or holds it): a backup "
                           "there is no second copy; choose a folder on another disk")  # fmt: skip

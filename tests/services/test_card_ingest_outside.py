@@ -55,3 +55,12 @@ def test_a_backup_that_is_the_destination_is_refused_before_copying(tmp_path: Pa
     with pytest.raises(IngestError, match="no second copy"):
         ingest_card(tmp_path / "card", tmp_path / "photos", backup=tmp_path / backup)
     assert not (tmp_path / "photos").exists() or not any((tmp_path / "photos").rglob("*.JPG"))
+
+
+def test_a_source_inside_the_destination_is_refused_before_copying(tmp_path: Path) -> None:
+    # the import that follows an ingest reads the destination: the card's own files came in too,
+    # five duplicates that went missing when the card was taken out
+    _card(tmp_path / "photos" / "card")
+    with pytest.raises(IngestError, match="imported twice"):
+        ingest_card(tmp_path / "photos" / "card", tmp_path / "photos")
+    assert sorted(p.name for p in (tmp_path / "photos").iterdir()) == ["card"]
