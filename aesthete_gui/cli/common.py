@@ -139,10 +139,20 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.last = 0.0
         self.drawn = False
+        self.last_line = ""
 
     def __call__(self, progress: Progress) -> None:
         now = time.monotonic()
         final = progress.total is not None and progress.done >= progress.total
+        if not self._terminal():
+            # a log file or a pipe: no redrawn line (one enormous line of carriage returns), only
+            # each pass's end, on a line of its own
+            line = f"{progress.done}/{progress.total} {terminal_text(progress.message.split(' ', 1)[0])}\n"
+            if final and progress.total and line != self.last_line:
+                self.stream.write(line)
+                self.stream.flush()
+                self.last_line = line
+            return
         if now - self.last < 0.1 and not final:
             return
         self.last = now
@@ -155,6 +165,13 @@ class ProgressBar:
             text = terminal_text(progress.message)
         write_progress(self.stream, text[:100].ljust(100))
         self.drawn = True
+
+    def _terminal(self) -> bool:
+        target = getattr(self.stream, "unfiltered", self.stream)
+        try:
+            return bool(target.isatty())
+        except (AttributeError, ValueError):
+            return False
 
     def close(self) -> None:
         """End the bar's line."""

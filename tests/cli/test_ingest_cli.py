@@ -92,8 +92,11 @@ def test_the_summary_names_what_was_not_copied_after_a_finished_progress_bar(tmp
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     output = result.stdout.decode()  # as a terminal gets it: "\r" redraws the bar's line
     assert result.returncode == 0, output
-    bar, *summary = output.split("\n")
-    assert bar.rsplit("\r", 1)[-1].startswith("[" + "#" * 30 + "]")  # the bar ends full, on its own line
+    lines = output.split("\n")
+    start = next(n for n, line in enumerate(lines) if line.startswith("2 photographs on the card"))
+    assert all("\r" not in line for line in lines)  # not a terminal: each pass's end on its own line
+    assert lines[start - 1].endswith(" copied") and len(lines[:start]) == len(set(lines[:start]))
+    summary = lines[start:]
     assert summary[:3] == [
         "2 photographs on the card: 2 copied and verified, 0 already there (same bytes)",
         "1 XMP sidecars copied with their photographs",
@@ -133,9 +136,20 @@ def test_a_progress_bar_names_its_pass() -> None:
     from aesthete_gui.cli.common import ProgressBar
     from aesthete_gui.jobs import Progress
 
-    out = io.StringIO()
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
     bar = ProgressBar(out)
     bar(Progress(4, 4, "reading /shoot/a.jpg"))
     bar(Progress(4, 4, "checking /shoot/a.jpg"))
     lines = [line.strip() for line in out.getvalue().split("\r") if line.strip()]
     assert lines == ["[" + "#" * 30 + "] 4/4 reading /shoot/a.jpg", "[" + "#" * 30 + "] 4/4 checking /shoot/a.jpg"]
+    # into a log file or a pipe: no redrawn line, each pass's end on a line of its own
+    log = io.StringIO()
+    piped = ProgressBar(log)
+    for done in range(5):
+        piped(Progress(done, 4, "reading /shoot/a.jpg"))
+    piped(Progress(4, 4, "checking /shoot/a.jpg"))
+    assert log.getvalue() == "4/4 reading\n4/4 checking\n"

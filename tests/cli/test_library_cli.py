@@ -116,7 +116,7 @@ def test_cli_subprocess_with_profile_from_the_environment(tmp_path: Path, shoot:
     done = subprocess.run([*CLI, "import", str(shoot)],
                           capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "] 13/13" in done.stderr  # the progress bar went to stderr (13 files to read)
+    assert "13/13 reading" in done.stderr  # the progress went to stderr (13 files to read), a line a pass
     assert "15 files found" in done.stdout
     listed = subprocess.run([*CLI, "images", "--json"],
                             capture_output=True, text=True, env=env, cwd=REPO, timeout=60)  # fmt: skip
