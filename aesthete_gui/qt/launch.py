@@ -150,6 +150,7 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
 
         app.setWindowIcon(QIcon(str(icon)))
     window = open_window(gui_profile_path(args.profile))
+    window.remembers_session = not args.screenshot
     context = window.context
     apply_theme(app, args.theme or context.settings.get("theme") or "dark")
     if args.size:

@@ -173,6 +173,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self._update_model_label()
         self._update_jobs()
         self.user_state = UserState()
+        self.remembers_session = True
+        """False for a --screenshot run: its view and window size are not the user's to keep."""
         self._view_to_restore = self._restore_session()
         self.filter_bar.filter_changed.connect(self._remember_session)
         self.filter_bar.sort_changed.connect(self._remember_session)
@@ -378,7 +380,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         return view if view in VIEWS else None
 
     def _remember_session(self, *_args: object) -> None:
-        if self._current_view not in VIEWS:
+        if self._current_view not in VIEWS or not self.remembers_session:
             return
         # the library panel's folder / burst is navigation, not a filter: it is not kept
         kept = replace(self.filter_bar.state, folder_id=None, burst_id=None)
@@ -567,7 +569,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Finish pending mark writes, cancel jobs, stop background threads."""
         self.marks.close()
-        self._remember_layout()
+        if self.remembers_session:
+            self._remember_layout()
         self.key_router.detach()
         self.loupe.full_resolution.stop()
         QTimer.singleShot(0, self.context.close)

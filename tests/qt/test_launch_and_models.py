@@ -198,3 +198,15 @@ def test_screenshot_waits_for_the_reload_after_the_last_import_batch(qtbot, app_
     assert settle(window)
     assert window.model.rowCount() == 12
     assert not window.context.events.library_reload_pending
+
+
+def test_a_screenshot_run_leaves_the_remembered_view_and_window_size_alone(qapp, tmp_path, image_folder) -> None:
+    # a trial's `--screenshot --view loupe` made the next ordinary start open in the loupe
+    from aesthete_gui.settings import profile_settings
+
+    profile = tmp_path / "p.db"
+    assert run_app(["--profile", str(profile), "--open", str(image_folder), "--screenshot", str(tmp_path / "a.png"), "--view", "grid"]) == 0
+    before = profile_settings(profile).get("session")
+    assert run_app(["--profile", str(profile), "--screenshot", str(tmp_path / "b.png"), "--view", "loupe", "--size", "900x600"]) == 0
+    assert profile_settings(profile).get("session") == before
+    assert not before or before.get("view") != "loupe"
