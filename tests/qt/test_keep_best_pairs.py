@@ -107,3 +107,18 @@ def test_a_tile_keeps_the_frame_number_and_copy_suffix_of_a_long_name(qtbot) -> 
     assert verdict == "✔ best"
     assert name.endswith("0044_small.JPG")
     assert tile.caption.fontMetrics().horizontalAdvance(name) <= tile.caption.maximumWidth()
+
+
+def test_the_summary_names_the_score_only_when_frames_were_scored(pair_burst) -> None:
+    from aesthete_gui.qt.culling_actions import BurstToThin
+    from aesthete_gui.qt.dialogs.keep_best import KeepBestDialog
+
+    main, ids, folder = pair_burst
+    plain = [ImageRow(image_id=i, path=str(folder / n), burst_id=7) for n, i in ids.items() if n.endswith(".JPG")]
+    unscored = KeepBestDialog([BurstToThin(7, plain[:1], plain[1:])], main.context.thumbnails)
+    assert "no clipping)" in unscored.summary.text() and "score" not in unscored.summary.text()
+    scored_rows = [replace(r, scores={"overall": 3.0}) for r in plain]
+    scored = KeepBestDialog([BurstToThin(7, scored_rows[:1], scored_rows[1:])], main.context.thumbnails)
+    assert "no clipping, then the score)" in scored.summary.text()
+    for dialog in (unscored, scored):
+        dialog.close()

@@ -112,6 +112,7 @@ class KeepBestDialog(QDialog):
         kept = sum(len(b.kept) for b in bursts)
         pairs = sum(1 for b in bursts for r in b.rejected if r.image_id in b.partners)
         as_one = any(b.pairs_as_one for b in bursts)
+        scored = any(r.scores for b in bursts for r in (*b.kept, *b.rejected))  # "then the score" only if one decided
         pair_text = ""
         if pairs:
             pair_text = (f" A RAW+JPEG pair counts as one frame: {'its other half is' if pairs == 1 else 'their other halves are'} "
@@ -120,7 +121,7 @@ class KeepBestDialog(QDialog):
         self.summary = QLabel(
             f"Reject {rejected} frame{'s' if rejected != 1 else ''} of {len(bursts)} "
             f"burst{'s' if len(bursts) != 1 else ''}, keeping {kept}: the best of each burst (in focus, "
-            "eyes open, no clipping, then the score) and every frame you picked, starred or "
+            f"eyes open, no clipping{', then the score' if scored else ''}) and every frame you picked, starred or "
             "labelled. Frames you rejected stay rejected." + pair_text + " Ctrl+Z undoes it in one step."
         )
         self.summary.setWordWrap(True)
