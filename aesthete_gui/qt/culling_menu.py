@@ -44,8 +44,11 @@ class CullingMenuMixin(WindowParts):
             copy = QAction(text, file_menu)
             copy.triggered.connect(lambda _=False, p=picks_only: self._choose_and_copy(picks_only=p))
             file_menu.insertAction(before, copy)
-        action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks))
-        action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()))
+        # a keyboard-driven cull reaches these without the mouse (X rejects, U unflags: with Ctrl+Shift
+        # they act on the suggestions)
+        action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks), "Ctrl+Shift+X")
+        action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()),
+               "Ctrl+Shift+U")  # fmt: skip
         action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
         self.burst_marks_action = action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
         self.burst_marks_action.setCheckable(True)

@@ -547,7 +547,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             "  W (or a click on a badge): why it is flagged, why a burst shows this frame\n"
             "  Ctrl+Z: undo        Ctrl+Shift+Z: redo       Ctrl+Shift+I: invert selection\n"
             "  Alt+P picks only   Alt+X hide rejects   Alt+U unrated   Alt+R suggested rejects   Alt+0 all\n"
-            "  Alt+B collapse bursts\n\n"
+            "  Alt+B collapse bursts   Ctrl+Shift+X accept suggested rejects shown   Ctrl+Shift+U dismiss one\n\n"
             "Compare\n  ←: left is better   →: right is better   ↓: tie   Ctrl+Z: undo\n\n"
             "Loupe\n  Z or a click: fit / 100 %   Shift+Z: 200 %   E: focus peaking   W: why\n\n"
             "Survey (N in the grid)\n  ←/→ or a click: choose the frame   culling keys mark it   Z: 100 %\n\n"

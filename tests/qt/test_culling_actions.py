@@ -50,6 +50,18 @@ def test_accept_all_in_view_rejects_them_and_undo_restores_the_suggestions(windo
     assert [app_context.profile.marks.get(i).flag for i in ids] == [None, None, None, None]
 
 
+def test_the_keyboard_accepts_suggested_rejects_without_the_mouse(qtbot, window, app_context) -> None:
+    # a trial found no key for either action in a keyboard-driven cull
+    from PySide6.QtCore import Qt
+
+    main, ids = window
+    main.activateWindow()
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_X, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", "reject", "reject", None]
+
+
 def test_keeping_the_best_of_bursts_spares_frames_the_user_starred_or_labelled(qtbot, burst_window) -> None:
     main, ids = burst_window
     judged = {ids[0]: {"stars": 5}, ids[2]: {"label": "Red"}}
