@@ -82,6 +82,14 @@ class ThumbnailDelegate(QStyledItemDelegate):
                 painter.setOpacity(0.35)
             painter.drawPixmap(target, pixmap)
             painter.setOpacity(1.0)
+            if row.suggested_reject and not row.flag:
+                # a dashed amber frame round the picture: the "?" badge alone was missed in a full
+                # grid; dashed, as a suggestion is not yet the user's reject (dimmed, "X")
+                pen = QPen(QColor(SUGGESTED_COLOUR), 2, Qt.PenStyle.DashLine)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(target.adjusted(-2, -2, 1, 1))
+                painter.setPen(Qt.PenStyle.NoPen)
         else:
             painter.setBrush(base.darker(110))
             painter.drawRect(image_rect)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.item_models import ImageListModel
+from aesthete_gui.qt.widgets.frame_caption import name_tail
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -46,6 +47,10 @@ class LibraryPanel(QWidget):
         rows = self._model.all_rows()
         per_folder = Counter(r.folder_id for r in rows)
         per_burst = Counter(r.burst_id for r in rows if r.burst_id is not None)
+        names: dict[int, list[str]] = {}
+        for r in rows:
+            if r.burst_id is not None:
+                names.setdefault(r.burst_id, []).append(r.name)
         expanded = {item.text(0).split(" ")[0] for item in self._sections() if not item.isExpanded()}
         self.tree.clear()
 
@@ -69,7 +74,13 @@ class LibraryPanel(QWidget):
 
         bursts = self._section(f"Bursts  ({len(per_burst)})")
         for position, (burst_id, size) in enumerate(sorted(per_burst.items()), start=1):
-            self._leaf(bursts, f"Burst {position}  ·  {size} frames", "burst", burst_id)
+            # named by its frames (a list of "Burst N · k frames" rows told one burst from no other)
+            frames = sorted(names.get(burst_id, []))
+            first, last = Path(frames[0]).stem, Path(frames[-1]).stem
+            prefix = first[: len(first) - len(name_tail(first))]  # "IMG_" of IMG_0006: said once
+            span = first if first == last else f"{first} – {last[len(prefix):] if prefix and last.startswith(prefix) else last}"
+            self._leaf(bursts, f"{span}  ·  {size} frames", "burst", burst_id,
+                       tip=f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else ""))  # fmt: skip
 
         saved = self._section("Saved filters")
         filters = self._context.settings.get("saved_filters") or {}
