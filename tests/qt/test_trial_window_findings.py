@@ -157,3 +157,10 @@ def test_the_inspector_s_smear_is_the_number_the_reason_gives() -> None:
                        "reason": "motion blur: the edges are smeared 3.8 px across the motion and 2.1 px along it",
                        "measures": {"across": 3.8, "along": 2.1}})  # fmt: skip
     assert line.summary == "smear 3.8 px"
+
+
+def test_a_why_popup_is_rich_text_so_qt_wraps_it_beside_the_cell() -> None:
+    # a plain-text popup as wide as its longest reason line sat at the window's left edge
+    from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
+
+    assert wrapped_tip("IMG_1 <b>: soft\nnoise σ 28") == "<qt>IMG_1 &lt;b&gt;: soft<br>noise σ 28</qt>"

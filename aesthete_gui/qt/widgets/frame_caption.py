@@ -123,3 +123,11 @@ class FrameCaption(QWidget):
         """The caption as it reads on screen at the current width."""
         marks = self.marks_label.text() if self.marks_label.isVisibleTo(self) else ""
         return self.name_label.shown_text() + marks
+
+
+def wrapped_tip(text: str) -> str:
+    """`text` as rich text for QToolTip, so Qt wraps long lines: a plain-text tip as wide as its
+    longest reason line was pushed to the window's left edge, over the library panel."""
+    import html
+
+    return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"

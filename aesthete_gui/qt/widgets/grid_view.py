@@ -30,6 +30,7 @@ from aesthete_gui.qt.context import AppContext
 from aesthete_gui.qt.culling_actions import BURST_MARKS_SETTING, expand_to_bursts
 from aesthete_gui.qt.item_models import ImageListModel, ImageRow, RowRole, ScoreTextRole, WhyRole
 from aesthete_gui.qt.undo import MarkController, marks_for_key
+from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
 
 LABEL_COLOURS: dict[str, str] = {
     "Red": "#d9534f",
@@ -341,7 +342,7 @@ class GridView(QListView):
         row: ImageRow = index.data(RowRole)
         shown = text or f"{row.name}: every check passed; nothing was decided for you."
         where = at if at is not None else self.visualRect(index).center()
-        QToolTip.showText(self.viewport().mapToGlobal(where), shown, self.viewport(), self.visualRect(index), 15_000)
+        QToolTip.showText(self.viewport().mapToGlobal(where), wrapped_tip(shown), self.viewport(), self.visualRect(index), 15_000)
         return shown
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

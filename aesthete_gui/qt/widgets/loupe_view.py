@@ -15,6 +15,7 @@ from aesthete_gui.qt.full_resolution import FullResolutionCache
 from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
+from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
 from aesthete_gui.qt.widgets.histogram_widget import HistogramWidget
 from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView
 
@@ -282,8 +283,10 @@ class LoupeView(QWidget):
         if row is None:
             return ""
         text = self._model.why(row) or f"{row.name}: every check passed; nothing was decided for you."
-        area = self.view.rect()  # at the image's top left: a long reason line then runs over the image
-        QToolTip.showText(self.view.mapToGlobal(area.topLeft() + QPoint(12, 12)), text, self.view, area, 15_000)
+        # at the image's bottom left (Qt puts it above the point when it does not fit below): the
+        # top of a frame, where the subject's head usually is, stays in view; wrapped, not wide
+        area = self.view.rect()
+        QToolTip.showText(self.view.mapToGlobal(area.bottomLeft() + QPoint(12, -12)), wrapped_tip(text), self.view, area, 15_000)
         return text
 
     def _update_caption(self, *_args: object) -> None:
