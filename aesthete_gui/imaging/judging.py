@@ -139,7 +139,10 @@ class _Judge:
             return verdict, f"highlights with detail clipped on {pct(value)} of the frame"
         if smooth >= float(rule.get("smooth_warn", math.inf)):
             where = "sky or backdrop" if top >= smooth / 2 else "snow, bright ground or a backdrop" if top < smooth / 4 else "bright background"
-            return "warn", f"smooth {where} clipped on {pct(smooth)} of the frame, with no detail in it to lose"
+            # where it is says only what it probably is: a blown shirt is a smooth area too (a trial
+            # read "smooth sky or backdrop" said of a +2 EV frame's shirt and hand)
+            return "warn", (f"clipped on {pct(smooth)} of the frame in smooth areas ({where}, or a plain bright "
+                            "surface burnt out): no texture there to lose, but check what it is")
         total = self.get("highlights.frame", 0.0)
         if total >= 0.001:
             return "ok", f"{pct(total)} of the frame at full brightness, no detail lost (specular highlights, lights or smooth areas)"
