@@ -203,9 +203,9 @@ class _Destination:
         known = self.journal.sources.get(key)
         digest = card_file.content_hash()  # a quick key match proves nothing: same first 64 KiB ≠ same bytes
         if card_file.photo:
-            found = self.journal.find(digest)
+            found = self.journal.find(digest, source=card_file.path)
         else:
-            found = self.journal.find(digest, within=beside or set())
+            found = self.journal.find(digest, within=beside or set(), source=card_file.path)
         if found is not None and known != digest:
             self.learned.append({"source": key, "hash": digest})
         return found

@@ -134,32 +134,35 @@ class IngestJournal:
             os.close(handle)
         self.refresh()
 
-    def find(self, digest: str, within: set[str] | None = None) -> Recorded | None:
+    def find(self, digest: str, within: set[str] | None = None, source: str | None = None) -> Recorded | None:
         """Where a file with these bytes was written and still is. With `within` (folder/stem keys of a
         unit's photographs) only a file pairing with them counts, and it counts while it exists: tools
-        rewrite sidecars in place."""
+        rewrite sidecars in place. A photograph counts only while its bytes hash to `digest` (its size,
+        inode and time once sufficed: a copy damaged in place with its time kept was "the same
+        bytes"), only inside the destination once links in its path are followed, and never when it
+        is the card file `source` itself."""
+        root = os.path.realpath(self.root)
         for recorded in self.by_hash.get(digest, []):
             path = self.root / recorded.path
             try:
                 info = os.lstat(path)  # a link is never "the copy": it may lead back to the card
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode):
+            if not stat.S_ISREG(info.st_mode) or not _within(os.path.realpath(path), root):
+                continue  # a linked or mounted folder in the path may lead out of the destination
+            if source is not None and _one_file(source, path):
                 continue
             if within is not None:
                 folder, name = os.path.split(recorded.path)
                 if f"{folder}/{stem_key(name)}" in within:
                     return recorded
                 continue
-            if (info.st_ino, info.st_size, info.st_mtime_ns) == (recorded.inode, recorded.size, recorded.mtime_ns):
-                return recorded
             try:
                 if recorded.size in (None, info.st_size) and file_hash(path) == digest:
                     return recorded
             except OSError:
                 continue
         return None
-
 
     def unrecorded(self, folder: Path, digest: str, size: int) -> Recorded | None:
         """A file directly in `folder` with these bytes that no line records, when a line was torn
@@ -190,6 +193,17 @@ class IngestJournal:
             except OSError:
                 continue
         return None
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _one_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
 
 def _inside(relative: str) -> bool:
     """Whether a journal line's path names a file inside the destination (relative, without ".."):

@@ -64,3 +64,31 @@ def test_a_source_inside_the_destination_is_refused_before_copying(tmp_path: Pat
     with pytest.raises(IngestError, match="imported twice"):
         ingest_card(tmp_path / "photos" / "card", tmp_path / "photos")
     assert sorted(p.name for p in (tmp_path / "photos").iterdir()) == ["card"]
+
+
+def test_a_copy_damaged_in_place_with_its_time_kept_is_copied_again(tmp_path: Path) -> None:
+    # its size, inode and time once sufficed for "already there (same bytes)"
+    files = _card(tmp_path / "card")
+    dest = tmp_path / "photos"
+    ingest_card(tmp_path / "card", dest)
+    copy = sorted(dest.rglob("*.JPG"))[0]
+    info = copy.stat()
+    with open(copy, "r+b") as handle:
+        handle.seek(3000)
+        handle.write(b"XXXXXXXX")
+    os.utime(copy, ns=(info.st_atime_ns, info.st_mtime_ns))
+    summary = ingest_card(tmp_path / "card", dest)
+    assert (summary.copied, summary.skipped) == (1, 2)
+    intact = {file_hash(p) for p in dest.rglob("*.JPG")}
+    assert {file_hash(f) for f in files} <= intact
+
+
+def test_a_linked_folder_in_the_destination_that_leads_to_the_card_is_not_a_copy(tmp_path: Path) -> None:
+    files = _card(tmp_path / "card")
+    dest = tmp_path / "photos"
+    dest.mkdir()
+    (dest / "x").symlink_to(files[0].parent)
+    _claim(dest, files, lambda f: f"x/{f.name}")
+    summary = ingest_card(tmp_path / "card", dest)
+    assert summary.copied == 3
+    assert len([p for p in dest.rglob("*.JPG") if not p.is_relative_to(dest / "x")]) == 3
