@@ -16,7 +16,9 @@ was copied, vanished or cannot be read stays where it was, reported, and the res
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -125,6 +127,7 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
     """The units that can go, in order of their first chosen photograph; the others in result.skipped."""
     units: dict[tuple[str, tuple[str, ...]], _Unit] = {}
     listings: dict[str, list[str]] = {}
+    same: dict[Path, bool] = {}  # per source folder: is it the destination by another path?
     for image_id in image_ids:
         record = profile.catalog.image_by_id(image_id)
         if record is None:
@@ -133,7 +136,9 @@ def _plan(profile: Profile, image_ids: Sequence[int], folder: Path, move: bool, 
         if not path.is_file():
             result.skipped.append((record.path, "file not found"))
             continue
-        if move and _same_folder(path.parent, folder):
+        if move and path.parent not in same:
+            same[path.parent] = _same_folder(path.parent, folder)
+        if move and same[path.parent]:
             result.skipped.append((record.path, "already in that folder"))
             continue
         if move and not os.access(path.parent, os.W_OK | os.X_OK):
@@ -365,14 +370,34 @@ def _finish_move(
 
 
 def _same_folder(a: Path, b: Path) -> bool:
-    """Whether two folder paths are one folder: by path, and by identity (a bind mount, a second
-    mount of one share or a case-insensitive name reach it by another path)."""
+    """Whether two folder paths are one folder: by path, by identity (a bind mount, a second mount
+    of one file system or a case-insensitive name reach it by another path), and by a probe: a file
+    made in one that shows up in the other (an overlay, FUSE or network mount of the source gives its files
+    other devices and inodes; a move through one once removed every original as "already there")."""
     if a.resolve() == b.resolve():
         return True
     try:
-        return os.path.samefile(a, b)
+        if os.path.samefile(a, b):
+            return True
     except OSError:
-        return False
+        return False  # `b` does not exist yet: a new folder is no other folder
+    # both ways: an overlay shows the source's new files in its view, but keeps its own writes apart
+    return _shows_up(a, b) or _shows_up(b, a)
+
+
+def _shows_up(made_in: Path, seen_in: Path) -> bool:
+    """Whether a probe file made in `made_in` is seen in `seen_in` (False when none can be made)."""
+    probe = f".aesthete-probe-{os.getpid()}-{secrets.token_hex(6)}"
+    try:
+        fd = os.open(made_in / probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError:
+        return False  # cannot write there: the folder checks that follow say why
+    os.close(fd)
+    try:
+        return os.path.lexists(seen_in / probe)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(made_in / probe)
 
 
 def _remove_original(source: Path, target: Path, digest: str, sidecar: bool) -> str | None:

@@ -83,3 +83,19 @@ def small_disk(folder: Path, size_kib: int) -> Iterator[Path]:
         yield folder
     finally:
         _run("umount", str(folder))
+
+
+@contextmanager
+def overlay_of(lower: Path, view: Path) -> Iterator[Path]:
+    """`view` shows `lower`'s files through an overlay mount (needs root): the same files under other
+    device and inode numbers, as a FUSE or network mount of a local folder gives them."""
+    upper, work = view.with_name(view.name + "-upper"), view.with_name(view.name + "-work")
+    for folder in (view, upper, work):
+        folder.mkdir(parents=True, exist_ok=True)
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}"
+    if not is_root() or not _run("mount", "-t", "overlay", "overlay", "-o", options, str(view)):
+        pytest.skip("an overlay mount needs root and mount permission")
+    try:
+        yield view
+    finally:
+        _run("umount", str(view))

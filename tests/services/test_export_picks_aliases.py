@@ -48,3 +48,18 @@ def test_a_sidecar_edited_after_its_copy_was_made_stays_where_it_was(tmp_path: P
     assert "another program's edit" in source.read_text(encoding="utf-8")
     assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["IMG_1.xmp"]  # nothing left aside
     assert picks._remove_original(source, target, file_hash(source), sidecar=True) is None and not source.exists()
+
+
+def test_a_move_into_the_source_folder_through_an_overlay_mount_loses_nothing(library, tmp_path: Path) -> None:  # noqa: F811
+    # the overlay gives the same files other inodes: the identity check passed, the originals were
+    # taken for copies "already there" and removed (every one). A probe file made in the
+    # destination that shows up in the source folder says they are one folder.
+    from tests.robustness.fs_faults import overlay_of
+
+    profile, ids, shoot = library
+    before = sorted(p.name for p in shoot.iterdir())
+    with overlay_of(shoot, tmp_path / "view") as view:
+        result = export_picks(profile, ids[:2], view, move=True)
+        assert sorted(p.name for p in shoot.iterdir()) == before
+        assert [why for _, why in result.skipped] == ["already in that folder"] * 2
+    assert not [p for p in shoot.iterdir() if p.name.startswith(".aesthete-probe")]
