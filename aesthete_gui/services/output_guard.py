@@ -26,6 +26,9 @@ PROTECTED_SUFFIXES = PHOTO_SUFFIXES | {".xmp", ".db", ".sqlite", ".sqlite3", ".a
 """A report is never written to a file with one of these suffixes."""
 PROFILE_COMPANIONS = ("", "-wal", "-shm", "-journal", ".settings.json", ".settings.json.bak", ".lock")
 """Files beside a profile that belong to it (SQLite's journals, the settings, the lock)."""
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".settings.json", ".settings.json.bak", ".settings.json.unreadable",
+                      ".moves.jsonl", ".aesthete-ingest.jsonl", ".aesthete-owner")  # fmt: skip
+"""Names that end so belong to some profile or to an ingest, whichever profile is open (or none)."""
 
 
 class ProtectedOutputError(AestheteError):
@@ -52,20 +55,56 @@ def check_report_target(dest: str | os.PathLike[str], profile: Profile | None = 
 
 
 def _protected(target: Path, profile: Profile | None) -> str | None:
-    exists = target.exists()
+    exists = os.path.lexists(target)
     if exists and target.is_dir():
         return "a folder"
+    if exists and os.path.exists(target) and not target.is_file():
+        return "not a regular file (a device, a pipe or a terminal); leave --output out to print the report"
     if profile is not None:
         base = profile.path
         for suffix in PROFILE_COMPANIONS:
             companion = base.with_name(base.name + suffix)
             if target == companion or (exists and _same_file(target, companion)):
                 return "the profile" if not suffix else f"one of the profile's own files ({companion.name})"
-    # every photograph the library holds has one of these suffixes (the import reads no others), so
-    # this also covers the library's photographs and their sidecars; a new file named so is refused
-    # too: a report called IMG_2.JPG would be taken for a broken photograph by the next import
+    # any profile's companions, the current one's or another's (rank --output knows no profile)
+    name = target.name
+    if any(name.endswith(suffix) for suffix in COMPANION_SUFFIXES) or _in_companion_folder(target):
+        return "one of a profile's own files"
+    # every photograph the library holds has one of these suffixes or is sniffed below; a new file
+    # named so is refused too: a report called IMG_2.JPG would be taken for a broken photograph
     suffix = target.suffix.lower()
     if suffix in PROTECTED_SUFFIXES:
         kind = "an XMP sidecar" if suffix == ".xmp" else "a photograph" if suffix in PHOTO_SUFFIXES else "a database"
         return f"{'' if exists else 'named as '}{kind}"
+    if exists and os.path.exists(target):
+        return _sniffed(target)  # a photograph without a suffix, a profile named without one
     return None
+
+
+def _sniffed(target: Path) -> str | None:
+    """What an existing file is by its first bytes, when it is something a report must not replace."""
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return None
+    if head.startswith(b"SQLite format 3\x00") or head[:4] in (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83"):
+        return "a database (an Aesthete profile or its journal?)"
+    if any(head.startswith(magic) for magic in _PHOTO_MAGIC) or head[4:8] == b"ftyp" or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+        return "a photograph"
+    if b"<x:xmpmeta" in head or head.startswith(b"<?xpacket"):
+        return "an XMP sidecar"
+    return None
+
+
+_PHOTO_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a", b"BM", b"FUJIFILMCCD-RAW")
+"""First bytes of JPEG, PNG, TIFF (and the TIFF-based RAW formats), GIF, BMP and Fuji RAF files."""
+
+
+def _in_companion_folder(target: Path) -> bool:
+    """Inside a profile's thumbnail cache or model folder (`<profile>.thumbs/`, `<profile>.models/`)."""
+    for folder in target.parents:
+        for suffix in (".thumbs", ".models"):
+            if folder.name.endswith(suffix) and folder.with_name(folder.name[: -len(suffix)]).is_file():
+                return True
+    return False

@@ -91,3 +91,28 @@ def test_a_full_disk_is_said_in_words_not_as_an_errno(library, tmp_path: Path, c
     assert main(["--profile", str(tmp_path / "p.db"), "export", "--format", "csv", "--output", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"destination is full: {out.parent}" in err and "Errno" not in err and not out.exists()
+
+
+def test_what_a_file_is_counts_not_only_its_name(library, tmp_path: Path, capsys) -> None:
+    # a second attack: another profile named without a suffix, a photograph without one, the
+    # profile's move journal and thumbnail cache, and rank --output over a -wal (marks lost)
+    profile, shoot = library
+    other = open_profile(tmp_path / "q" / "other")
+    other.close()
+    photo = tmp_path / "IMG_0005"
+    photo.write_bytes((shoot / "IMG_0.JPG").read_bytes())
+    (tmp_path / "p.db.thumbs").mkdir(exist_ok=True)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    targets = [tmp_path / "q" / "other", photo, tmp_path / "p.db.moves.jsonl", tmp_path / "q" / "other-wal",
+               tmp_path / "q" / "other.settings.json", tmp_path / "p.db.thumbs" / "x.csv", fifo]  # fmt: skip
+    before = {t: _digest(t) for t in targets if t.is_file()}
+    for target in targets:
+        with pytest.raises(ProtectedOutputError):
+            export(profile, "csv", target)
+    assert {t: _digest(t) for t in before} == before
+    profile.close()
+    assert main(["rank", "--output", str(tmp_path / "p.db-wal"), str(_pairs(tmp_path))]) == 2
+    assert "profile's own files" in capsys.readouterr().err and not (tmp_path / "p.db-wal").exists()
+    assert main(["rank", "--output", str(fifo), str(_pairs(tmp_path))]) == 2
+    assert "leave --output out to print" in capsys.readouterr().err
