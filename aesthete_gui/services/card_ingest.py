@@ -419,14 +419,27 @@ def _place(
     return [(by_tail[t], p) for t, p in placement.placed.items()]
 
 
-def _overlapping(a: Path, b: Path) -> bool:
-    """Whether two folders are one (by path or identity), or one lies inside the other."""
-    if a == b or a in b.parents or b in a.parents:
+def _within_folder(inner: Path, outer: Path) -> bool:
+    """Whether `inner` is `outer` or lies inside it, by path or by identity: an existing folder on
+    `inner`'s path (itself or an ancestor) that is `outer` reached another way (a bind mount, a
+    symlink), even when `inner` does not exist yet."""
+    if inner == outer or outer in inner.parents:
         return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
+    if not os.path.isdir(outer):
         return False
+    for folder in (inner, *inner.parents):
+        if os.path.isdir(folder):
+            try:
+                if os.path.samefile(folder, outer):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _overlapping(a: Path, b: Path) -> bool:
+    """Whether two folders are one, or one lies inside the other (by path or identity)."""
+    return _within_folder(a, b) or _within_folder(b, a)
 
 
 def ingest_card(
@@ -448,9 +461,9 @@ def ingest_card(
     check_template(template)
     roots = [Path(normalize_root(destination))] + ([Path(normalize_root(backup))] if backup else [])
     for root in roots:
-        if root == Path(source_root) or Path(source_root) in root.parents:
+        if _within_folder(root, Path(source_root)):
             raise IngestError(f"destination {root} lies inside the source folder; choose another")
-        if root in Path(source_root).parents:
+        if _within_folder(Path(source_root), root):
             raise IngestError(f"the source folder {source_root} lies inside the destination {root}: its photographs would "
                               "be imported twice (the card's and the copies); copy into a folder beside it")  # fmt: skip
     if backup and _overlapping(roots[0], roots[1]):

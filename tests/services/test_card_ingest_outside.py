@@ -92,3 +92,13 @@ def test_a_linked_folder_in_the_destination_that_leads_to_the_card_is_not_a_copy
     summary = ingest_card(tmp_path / "card", dest)
     assert summary.copied == 3
     assert len([p for p in dest.rglob("*.JPG") if not p.is_relative_to(dest / "x")]) == 3
+
+
+def test_a_backup_inside_the_destination_through_a_link_is_refused_even_before_it_exists(tmp_path: Path) -> None:
+    # a second attack: --backup b5/new with b5 a bind mount (here a symlink) of the destination
+    _card(tmp_path / "card")
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "photos")
+    with pytest.raises(IngestError, match="no second copy"):
+        ingest_card(tmp_path / "card", tmp_path / "photos", backup=tmp_path / "alias" / "new")
+    assert not (tmp_path / "photos" / "new").exists()
