@@ -415,7 +415,7 @@ def _remove_original(source: Path, target: Path, digest: str, sidecar: bool) -> 
         except OSError as error:
             return f"copied, but the original could not be removed ({error.strerror or error})"
         return None
-    aside = source.with_name(f".{source.name}.aesthete-moving")
+    aside = Path(move_journal.aside_name(source))
     try:
         os.rename(source, aside)
         if file_hash(aside) == digest:

@@ -108,6 +108,30 @@ def _same(path: str, digest: str) -> bool:
         return False
 
 
+def aside_name(source: str | os.PathLike[str]) -> str:
+    """Where a move parks a sidecar while it checks that the sidecar is still the one copied."""
+    folder, name = os.path.split(os.fspath(source))
+    return os.path.join(folder, f".{name}.aesthete-moving")
+
+
+def _settle_aside(source: str, digest: str) -> list[str]:
+    """A sidecar a stopped move left parked: removed when it holds the bytes copied, else put back
+    under its name (another program's edit), or named in a note when that name is taken."""
+    aside = aside_name(source)
+    if not os.path.lexists(aside):
+        return []
+    if _same(aside, digest):
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+        return []
+    try:
+        os.link(aside, source)
+        os.unlink(aside)
+        return [f"{source}: put back, an interrupted move had parked it after another program changed it"]
+    except OSError:
+        return [f"{aside}: another program's version of {os.path.basename(source)}, parked by an interrupted move; kept"]
+
+
 def _one_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -127,6 +151,7 @@ def finish_interrupted(profile_path: str | os.PathLike[str], follow: Follow) -> 
             if not (isinstance(item, list) and len(item) == 3 and all(isinstance(v, str) for v in item)):
                 continue
             source, copy, digest = item
+            notes.extend(_settle_aside(source, digest))
             if not _same(copy, digest):
                 if os.path.exists(source):
                     notes.append(f"{source}: an interrupted move left it in place (no copy with the same bytes)")

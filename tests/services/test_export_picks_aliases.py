@@ -63,3 +63,40 @@ def test_a_move_into_the_source_folder_through_an_overlay_mount_loses_nothing(li
         assert sorted(p.name for p in shoot.iterdir()) == before
         assert [why for _, why in result.skipped] == ["already in that folder"] * 2
     assert not [p for p in shoot.iterdir() if p.name.startswith(".aesthete-probe")]
+
+
+def test_a_sidecar_parked_by_a_killed_move_is_settled_by_the_next_one(tmp_path: Path) -> None:
+    # killed between parking the sidecar aside and removing it: the parked file stayed hidden and
+    # the rerun said nothing (another program's edit in it would be found by no one)
+    from aesthete_gui.services import move_journal
+
+    source, copy = tmp_path / "shoot" / "IMG_1.xmp", tmp_path / "out" / "IMG_1.xmp"
+    for folder in (source.parent, copy.parent):
+        folder.mkdir()
+    copy.write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>", encoding="utf-8")
+    parked = Path(move_journal.aside_name(source))
+    parked.write_bytes(copy.read_bytes())  # as copied: the move had finished but for the removal
+    profile = tmp_path / "p.db"
+    move_journal.begin(profile, [(str(source), str(copy), file_hash(copy))])
+    _as_if_killed(profile)
+    move_journal.finish_interrupted(profile, lambda _s, _c: None)
+    assert not parked.exists() and not source.exists() and copy.exists()
+
+    parked.write_text("<x:xmpmeta xmlns:x='adobe:ns:meta/'><!-- edited --></x:xmpmeta>", encoding="utf-8")
+    move_journal.begin(profile, [(str(source), str(copy), file_hash(copy))])
+    _as_if_killed(profile)
+    notes = move_journal.finish_interrupted(profile, lambda _s, _c: None)
+    assert not parked.exists() and "edited" in source.read_text(encoding="utf-8")
+    assert any("put back" in note for note in notes)
+
+
+def _as_if_killed(profile: Path) -> None:
+    """The move journal's pending entries, as a process that died left them (its pid gone)."""
+    import subprocess
+
+    from aesthete_gui.services import move_journal
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    path = move_journal.journal_path(profile)
+    path.write_text(path.read_text(encoding="utf-8").replace(f'"pid": {os.getpid()}', f'"pid": {gone.pid}'), encoding="utf-8")
