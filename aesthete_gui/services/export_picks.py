@@ -264,6 +264,9 @@ def _export_unit(
         return False
     if not staged:
         return True
+    if move:
+        for name, copy in staged.items():
+            _mark_copy(copy.temp, item.path(name), copy.digest)
     members = {tail_of(name): copy for name, copy in staged.items()}
     by_tail = {tail_of(name): name for name in staged}
     longest = max(len(os.fsencode(tail)) for tail in members)
@@ -337,7 +340,17 @@ def _finish_move(
     result: CopiedPicks,
 ) -> bool:  # fmt: skip
     """Point the library at the verified copies, then remove the originals; False (and the copies placed
-    now taken back) when an original changed meanwhile."""
+    now taken back) when an original changed meanwhile, or when a file found already there was not
+    put there by a move of this original (see _mark_copy)."""
+    for tail in placement.already:
+        name = next(n for n in staged if tail_of(n) == tail)
+        if not _marked_copy(targets[name], item.path(name), staged[name].digest):
+            for placed_tail, path in placement.placed.items():
+                take_back(staged[next(n for n in staged if tail_of(n) == placed_tail)], path)
+            result.skipped.append((str(item.path(name)), f"an identical file is already at {targets[name]}, not put there "
+                                   "by a move of this one: the original stays (if that file is your copy, remove the "
+                                   "original yourself)"))  # fmt: skip
+            return False
     for name, before in item.before.items():
         if name not in targets:
             continue
@@ -367,6 +380,25 @@ def _finish_move(
     sync_folder(item.unit.folder)
     move_journal.done(profile.path, entry)
     return True
+
+
+MOVED_FROM = "user.aesthete.moved-from"
+"""Extended attribute on a move's copy: the original's path and hash. A rerun after a kill finds the
+copies a move placed "already there" and finishes the move by removing the originals; a file with
+the same bytes that carries no such mark (the original itself, seen through a cached network or
+FUSE mount of its folder, or a copy made by hand) never leads to removing an original."""
+
+
+def _mark_copy(path: Path, source: Path, digest: str) -> None:
+    with contextlib.suppress(OSError):  # a file system without user attributes: such a rerun keeps the original
+        os.setxattr(path, MOVED_FROM, f"{digest} {os.path.abspath(source)}".encode())
+
+
+def _marked_copy(path: Path, source: Path, digest: str) -> bool:
+    try:
+        return os.getxattr(path, MOVED_FROM) == f"{digest} {os.path.abspath(source)}".encode()
+    except OSError:
+        return False
 
 
 def _same_folder(a: Path, b: Path) -> bool:

@@ -363,12 +363,32 @@ def test_a_move_killed_after_its_copies_is_finished_by_the_next_run(library, tmp
     profile, ids, shoot = library
     dest = tmp_path / "picks"
     dest.mkdir()
-    for name in ("IMG_0.jpg", "IMG_0.xmp"):  # the copies were placed, then the process was killed
+    from aesthete_gui.services.export_picks import _mark_copy
+    from aesthete_gui.services.verified_copy import file_hash
+
+    for name in ("IMG_0.jpg", "IMG_0.xmp"):  # the copies were placed (marked as a move's), then the process was killed
         shutil.copy2(shoot / name, dest / name)
+        _mark_copy(dest / name, shoot / name, file_hash(dest / name))
     result = export_picks(profile, [ids[0]], dest, move=True)
     assert result.already_there == [(str(shoot / "IMG_0.jpg"), str(dest / "IMG_0.jpg"))] and result.copied == []
     assert not (shoot / "IMG_0.jpg").exists() and not (shoot / "IMG_0.xmp").exists()
     assert profile.catalog.image_by_id(ids[0]).path == str(dest / "IMG_0.jpg")
+
+
+def test_an_identical_file_no_move_put_there_never_removes_the_original(library, tmp_path: Path) -> None:
+    # a third attack: the photos' folder seen through a cached network mount (rclone) gave the
+    # originals other inodes and a probe file arrived late; they were taken for copies "already
+    # there" and every original was removed. Only a copy a move marked as its own finishes a move.
+    profile, ids, shoot = library
+    dest = tmp_path / "picks"
+    dest.mkdir()
+    for name in ("IMG_0.jpg", "IMG_0.xmp"):  # the same bytes, not placed by a move (a hand copy, an alias)
+        shutil.copy2(shoot / name, dest / name)
+    result = export_picks(profile, [ids[0]], dest, move=True)
+    assert (shoot / "IMG_0.jpg").exists() and (shoot / "IMG_0.xmp").exists()
+    assert profile.catalog.image_by_id(ids[0]).path == str(shoot / "IMG_0.jpg")
+    assert result.copied == [] and "the original stays" in result.skipped[0][1]
+    assert sorted(p.name for p in dest.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp"]
 
 
 def test_a_move_killed_after_the_library_followed_is_finished_by_the_next_run(library, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ def test_a_destination_holding_the_originals_under_other_names_loses_nothing(lib
         os.link(shoot / name, alias / name)
     result = export_picks(profile, ids[:2], alias, move=True)
     assert sorted(p.name for p in shoot.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp", "IMG_1.jpg", "IMG_2.jpg"]
-    assert all("this same file" in why for _, why in result.left_behind) and len(result.left_behind) == 3
+    assert result.copied == [] and len(result.skipped) == 2 and all("the original stays" in why for _, why in result.skipped)
     assert picks._same_folder(shoot, shoot / "." / ".." / shoot.name)
 
 
