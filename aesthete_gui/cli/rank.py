@@ -14,9 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aesthete_gui.atomic_write import write_text_atomically
 from aesthete_gui.cli import UserError
-from aesthete_gui.services.output_guard import check_report_target
+from aesthete_gui.services.output_guard import check_report_target, write_report
 
 METHODS = ("elo", "anchored-elo", "davidson")
 WINNER_SCORES = {"a": 1.0, "b": 0.0, "tie": 0.5}
@@ -241,8 +240,7 @@ def render(ranked: Sequence[RankedItem], as_json: bool, with_dimension: bool) ->
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader sees the
     old file or the complete new one, never a partial write."""
-    check_report_target(path)
     try:
-        write_text_atomically(path, text)
+        write_report(path, text)
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from error

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from aesthete_gui.atomic_write import FileState, write_text_atomically
+from aesthete_gui.atomic_write import FileState
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.imaging.hashing import content_hash_bytes
 from aesthete_gui.imaging.xmp import (
@@ -31,7 +31,7 @@ from aesthete_gui.imaging.xmp import (
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import spreadsheet_cell
-from aesthete_gui.services.output_guard import check_report_target
+from aesthete_gui.services.output_guard import check_report_target, write_report
 from aesthete_gui.services.sidecar_sync import (
     clean_leftovers,
     marks_from_sidecar,
@@ -348,10 +348,6 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def _write_text(dest: str | os.PathLike[str], text: str) -> str:
-    return str(write_text_atomically(dest, text))
-
-
 def export(
     profile: Profile,
     fmt: str,
@@ -374,7 +370,7 @@ def export(
         text = _csv_text(rows) if fmt == "csv" else json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
         if dest is None:
             return ExportResult(len(rows), None, text)
-        return ExportResult(len(rows), _write_text(check_report_target(dest, profile), text))
+        return ExportResult(len(rows), str(write_report(dest, text, profile)))
     return _export_xmp(profile, progress, cancel, naming)
 
 

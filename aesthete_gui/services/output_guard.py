@@ -12,17 +12,19 @@ photograph of the library and its sidecars: the import reads no other names).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aesthete_gui.atomic_write import exchange, link_new, sync_folder, write_temporary
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import PHOTO_SUFFIXES
 
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
-PROTECTED_SUFFIXES = PHOTO_SUFFIXES | {".xmp", ".db", ".sqlite", ".sqlite3", ".aesthete"}
+PROTECTED_SUFFIXES = PHOTO_SUFFIXES | {".xmp", ".db", ".sqlite", ".sqlite3", ".aesthete", ".jxl", ".psd", ".psb", ".xcf", ".kra"}
 """A report is never written to a file with one of these suffixes."""
 PROFILE_COMPANIONS = ("", "-wal", "-shm", "-journal", ".settings.json", ".settings.json.bak", ".lock")
 """Files beside a profile that belong to it (SQLite's journals, the settings, the lock)."""
@@ -52,6 +54,42 @@ def check_report_target(dest: str | os.PathLike[str], profile: Profile | None = 
         raise ProtectedOutputError(f"not written: {target} is {what}; choose another file name for the report "
                                    "(nothing was changed)")  # fmt: skip
     return target
+
+
+def write_report(dest: str | os.PathLike[str], text: str, profile: Profile | None = None) -> Path:
+    """Write a report to `dest` as check_report_target allows, whole or not at all; what it replaces
+    is checked once more *after* the swap (it is in hand then) and swapped back when it turns out to
+    be a protected file: a file exchanged under the name between the check and the write (a third
+    attack swapped a JPEG and an earlier export in a loop: 1 round in 15 replaced the JPEG)."""
+    target = check_report_target(dest, profile)
+    mode = 0o644
+    with contextlib.suppress(OSError):
+        mode = os.stat(target).st_mode & 0o7777
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary: Path | None = write_temporary(target.parent, text.encode("utf-8"), mode)
+    try:
+        assert temporary is not None
+        if link_new(temporary, target):  # a new name: never replaces anything
+            temporary = None
+        elif exchange(temporary, target):
+            what = _sniffed(temporary) if not temporary.is_symlink() else None
+            if what is not None:
+                exchange(temporary, target)  # put it back: ours is at `temporary` again
+                raise ProtectedOutputError(f"not written: {target} became {what} while the report was written; "
+                                           "it was put back (nothing was changed)")  # fmt: skip
+        else:  # no atomic exchange here: the check right before the rename is all there is
+            what = _protected(target, profile)
+            if what is not None:
+                raise ProtectedOutputError(f"not written: {target} is {what}; choose another file name for the report "
+                                           "(nothing was changed)")  # fmt: skip
+            os.replace(temporary, target)
+            temporary = None
+        sync_folder(target.parent)
+        return target
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def _protected(target: Path, profile: Profile | None) -> str | None:
@@ -97,8 +135,11 @@ def _sniffed(target: Path) -> str | None:
     return None
 
 
-_PHOTO_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a", b"BM", b"FUJIFILMCCD-RAW")
-"""First bytes of JPEG, PNG, TIFF (and the TIFF-based RAW formats), GIF, BMP and Fuji RAF files."""
+_PHOTO_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a", b"BM", b"FUJIFILMCCD-RAW",
+                b"IIRO", b"IIRS", b"MMOR", b"IIU\x00", b"FOVb", b"II\x1a\x00\x00\x00HEAPCCDR", b"\xff\x0a",
+                b"\x00\x00\x00\x0cJXL \r\n\x87\n", b"8BPS", b"\x00MRM", b"AT&TFORM")  # fmt: skip
+"""First bytes of JPEG, PNG, TIFF (and the TIFF-based RAW formats), GIF, BMP, Fuji RAF, Olympus ORF,
+Panasonic RW2, Sigma X3F, Canon CRW, JPEG XL (bare and boxed), Photoshop, Minolta MRW and DjVu files."""
 
 
 def _in_companion_folder(target: Path) -> bool:

@@ -163,7 +163,10 @@ def test_a_failed_rename_leaves_no_partial_file(tmp_path, capsys, monkeypatch) -
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
 
+    from aesthete_gui.services import output_guard
+
     monkeypatch.setattr(atomic_write.os, "replace", refuse)
+    monkeypatch.setattr(output_guard, "exchange", refuse)  # the report is swapped in where the system can
     assert main(["rank", str(source), "--output", str(target)]) == 2
     assert "cannot write" in capsys.readouterr().err
     assert target.read_text(encoding="utf-8") == "previous result\n"

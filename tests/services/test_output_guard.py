@@ -77,7 +77,7 @@ def _pairs(tmp_path: Path) -> Path:
 def test_a_full_disk_is_said_in_words_not_as_an_errno(library, tmp_path: Path, capsys, monkeypatch) -> None:
     import errno
 
-    from aesthete_gui.services import library_marks
+    from aesthete_gui.services import output_guard
 
     profile, _shoot = library
     profile.close()
@@ -85,7 +85,7 @@ def test_a_full_disk_is_said_in_words_not_as_an_errno(library, tmp_path: Path, c
     def full(*_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(library_marks, "write_text_atomically", full)
+    monkeypatch.setattr(output_guard, "write_temporary", full)
     out = tmp_path / "exports" / "marks.csv"
     out.parent.mkdir()
     assert main(["--profile", str(tmp_path / "p.db"), "export", "--format", "csv", "--output", str(out)]) == 2
@@ -116,3 +116,36 @@ def test_what_a_file_is_counts_not_only_its_name(library, tmp_path: Path, capsys
     assert "profile's own files" in capsys.readouterr().err and not (tmp_path / "p.db-wal").exists()
     assert main(["rank", "--output", str(fifo), str(_pairs(tmp_path))]) == 2
     assert "leave --output out to print" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("head", [b"IIRO\x08\x00\x00\x00", b"IIU\x00\x08\x00\x00\x00", b"FOVb", b"II\x1a\x00\x00\x00HEAPCCDR",
+                                  b"\xff\x0a", b"\x00\x00\x00\x0cJXL \r\n\x87\n", b"8BPS"])  # fmt: skip
+def test_raw_and_layered_files_without_a_suffix_are_known_by_their_first_bytes(tmp_path: Path, head: bytes) -> None:
+    # a third attack overwrote ORF, RW2, X3F, CRW, JPEG XL and PSD files named without a suffix
+    target = tmp_path / "frame"
+    target.write_bytes(head + bytes(200))
+    with pytest.raises(ProtectedOutputError, match="a photograph"):
+        check_report_target(target)
+
+
+def test_a_photograph_swapped_under_the_name_during_the_write_is_put_back(tmp_path: Path, monkeypatch) -> None:
+    # a third attack exchanged an earlier export and a JPEG under the output name in a loop: one
+    # round in 15 the JPEG was replaced, as it arrived between the check and the write
+    from aesthete_gui.services import output_guard
+
+    out, photo = tmp_path / "r.csv", tmp_path / "hold"
+    out.write_text("an earlier export\n", encoding="utf-8")
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(300))
+    jpeg = photo.read_bytes()
+    real = output_guard.write_temporary
+
+    def and_meanwhile(*args, **kwargs):  # the other program swaps right after our check
+        made = real(*args, **kwargs)
+        output_guard.exchange(out, photo)
+        return made
+
+    monkeypatch.setattr(output_guard, "write_temporary", and_meanwhile)
+    with pytest.raises(ProtectedOutputError, match="put back"):
+        output_guard.write_report(out, "id,stars\n")
+    assert out.read_bytes() == jpeg and photo.read_text(encoding="utf-8") == "an earlier export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hold", "r.csv"]
