@@ -78,9 +78,13 @@ def as_flag(value: Any, default: bool) -> bool:
             return False
         if word in _TRUE_WORDS:
             return True
-    if value is not None:
+    if value is not None and repr(value) not in _WARNED:  # said once, not at every read of the settings
+        _WARNED.add(repr(value))
         log.warning("setting value %r is not yes or no: %s is used", value, "yes" if default else "no")
     return default
+
+
+_WARNED: set[str] = set()
 
 
 def profile_setting(profile_path: Path, key: str, default: Any = None) -> Any:
