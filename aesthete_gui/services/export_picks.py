@@ -347,6 +347,8 @@ def _finish_move(
         if not _marked_copy(targets[name], item.path(name), staged[name].digest):
             for placed_tail, path in placement.placed.items():
                 take_back(staged[next(n for n in staged if tail_of(n) == placed_tail)], path)
+            for copy in staged.values():
+                discard(copy)
             result.skipped.append((str(item.path(name)), f"an identical file is already at {targets[name]}, not put there "
                                    "by a move of this one: the original stays (if that file is your copy, remove the "
                                    "original yourself)"))  # fmt: skip
