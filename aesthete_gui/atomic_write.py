@@ -130,7 +130,8 @@ def write_temporary(folder: Path, data: bytes, mode: int, group: int | None = No
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(name, mode)
+        with contextlib.suppress(OSError):  # FAT and some FUSE file systems keep no modes (ENOSYS, EPERM)
+            os.chmod(name, mode)
         if group is not None:
             with contextlib.suppress(OSError):  # not in that group: ours, as for any new file
                 os.chown(name, -1, group)

@@ -381,6 +381,8 @@ def _finish_move(
             result.left_behind.append((str(item.path(name)), why))
     sync_folder(item.unit.folder)
     move_journal.done(profile.path, entry)
+    for target in targets.values():
+        _unmark(target)
     return True
 
 
@@ -397,10 +399,21 @@ def _mark_copy(path: Path, source: Path, digest: str) -> None:
 
 
 def _marked_copy(path: Path, source: Path, digest: str) -> bool:
+    """Whether `path` is a regular file (not a link: its target's attributes would be read), not the
+    original itself, carrying this move's mark."""
     try:
-        return os.getxattr(path, MOVED_FROM) == f"{digest} {os.path.abspath(source)}".encode()
+        if path.is_symlink() or not path.is_file() or os.path.samefile(path, source):
+            return False
+        return os.getxattr(path, MOVED_FROM, follow_symlinks=False) == f"{digest} {os.path.abspath(source)}".encode()
     except OSError:
         return False
+
+
+def _unmark(path: Path) -> None:
+    """The mark has done its work once the original is gone: `cp -a` or `rsync -X` must not carry it
+    onto other files (a fourth attack copied marked files back over the originals)."""
+    with contextlib.suppress(OSError):
+        os.removexattr(path, MOVED_FROM, follow_symlinks=False)
 
 
 def _same_folder(a: Path, b: Path) -> bool:

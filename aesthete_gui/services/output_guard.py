@@ -62,6 +62,8 @@ def write_report(dest: str | os.PathLike[str], text: str, profile: Profile | Non
     be a protected file: a file exchanged under the name between the check and the write (a third
     attack swapped a JPEG and an earlier export in a loop: 1 round in 15 replaced the JPEG)."""
     target = check_report_target(dest, profile)
+    if target.is_symlink() and target.is_file():  # a link to an earlier export: that file is updated
+        target = check_report_target(os.path.realpath(target), profile)
     mode = 0o644
     with contextlib.suppress(OSError):
         mode = os.stat(target).st_mode & 0o7777

@@ -100,3 +100,22 @@ def _as_if_killed(profile: Path) -> None:
     gone.wait()
     path = move_journal.journal_path(profile)
     path.write_text(path.read_text(encoding="utf-8").replace(f'"pid": {os.getpid()}', f'"pid": {gone.pid}'), encoding="utf-8")
+
+
+def test_a_completed_move_leaves_no_mark_and_a_link_to_the_original_is_never_its_copy(library, tmp_path: Path) -> None:  # noqa: F811
+    # a fourth attack copied marked files back over the originals (cp -a keeps attributes) and
+    # linked to them from a new destination: the move was "finished" into the links
+    from aesthete_gui.services.export_picks import MOVED_FROM, _mark_copy
+
+    profile, ids, shoot = library
+    done = tmp_path / "done"
+    export_picks(profile, ids[:1], done, move=True)
+    assert MOVED_FROM not in os.listxattr(done / "IMG_0.jpg")
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "IMG_1.jpg").symlink_to(shoot / "IMG_1.jpg")
+    _mark_copy(shoot / "IMG_1.jpg", shoot / "IMG_1.jpg", file_hash(shoot / "IMG_1.jpg"))  # names itself
+    result = export_picks(profile, ids[1:2], links, move=True)
+    assert (shoot / "IMG_1.jpg").is_file() and not (shoot / "IMG_1.jpg").is_symlink()
+    assert profile.catalog.image_by_id(ids[1]).path == str(shoot / "IMG_1.jpg")
+    assert result.already_there == [] and "the original stays" in result.skipped[0][1]

@@ -149,3 +149,25 @@ def test_a_photograph_swapped_under_the_name_during_the_write_is_put_back(tmp_pa
         output_guard.write_report(out, "id,stars\n")
     assert out.read_bytes() == jpeg and photo.read_text(encoding="utf-8") == "an earlier export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hold", "r.csv"]
+
+
+def test_a_report_is_written_where_modes_cannot_be_set_and_through_a_link_to_an_earlier_one(tmp_path: Path, monkeypatch) -> None:
+    # a fourth attack: on a FAT (FUSE) folder chmod fails with ENOSYS and every report failed; a link
+    # named as the output was replaced instead of its earlier export being updated
+    import errno
+
+    from aesthete_gui import atomic_write
+    from aesthete_gui.services.output_guard import write_report
+
+    earlier = tmp_path / "earlier.csv"
+    earlier.write_text("old\n", encoding="utf-8")
+    (tmp_path / "link.csv").symlink_to(earlier)
+
+    def no_modes(*_args, **_kwargs):
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(atomic_write.os, "chmod", no_modes)
+    write_report(tmp_path / "link.csv", "new\n")
+    assert (tmp_path / "link.csv").is_symlink() and earlier.read_text(encoding="utf-8") == "new\n"
+    write_report(tmp_path / "fresh.csv", "first\n")
+    assert (tmp_path / "fresh.csv").read_text(encoding="utf-8") == "first\n"
