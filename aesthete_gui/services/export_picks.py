@@ -205,7 +205,17 @@ def export_picks(
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
             break
-        if not _export_unit(profile, item, folder, move, cancel, result):
+        try:
+            finished = _export_unit(profile, item, folder, move, cancel, result)
+        except ExportPicksError as error:
+            # said with what is where: the units before it went (whole), the rest stayed
+            if move and result.copied:
+                adopt_destination(profile, [target for _, target in result.copied])
+            verb = "moved" if move else "copied"
+            raise ExportPicksError(f"{error} — {photographs(len(result.copied))} {verb} before it; "
+                                   f"{photographs(sum(len(u.chosen) for u in units[done:]))} not {verb} "
+                                   "(still where they were)") from error  # fmt: skip
+        if not finished:
             result.cancelled = True
             break
         report(Progress(done + 1, len(units), item.chosen[0]))

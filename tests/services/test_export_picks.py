@@ -182,11 +182,15 @@ def test_a_disk_that_fills_midway_leaves_no_half_copied_file_and_moves_nothing_u
         real = shutil.disk_usage
         shutil.disk_usage = lambda p: real(p)._replace(free=1 << 40)  # type: ignore[assignment]  # a lying free count
         try:
-            with pytest.raises(ExportPicksError, match="destination is full"):
+            with pytest.raises(ExportPicksError, match="destination is full") as raised:
                 export_picks(profile, ids[:2], disk, move=True)
         finally:
             shutil.disk_usage = real  # type: ignore[assignment]
         left = sorted(p.name for p in disk.iterdir())
+        # said with what is where (a fourth attack's half-way failure said only why)
+        moved = 1 if left else 0
+        assert f"{'1 photograph' if moved else '0 photographs'} moved before it" in str(raised.value)
+        assert f"{'1 photograph' if moved else '2 photographs'} not moved (still where they were)" in str(raised.value)
         assert _leftovers(disk) == []
         assert left in ([], ["IMG_0.jpg", "IMG_0.xmp"])  # the first image whole (moved) or nothing
         for n in range(2):
