@@ -164,26 +164,3 @@ def test_a_why_popup_is_rich_text_so_qt_wraps_it_beside_the_cell() -> None:
     from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
 
     assert wrapped_tip("IMG_1 <b>: soft\nnoise σ 28") == "<qt>IMG_1 &lt;b&gt;: soft<br>noise σ 28</qt>"
-
-
-def test_the_filter_bar_gives_its_check_boxes_a_row_of_their_own_when_narrow(qtbot) -> None:
-    # at the window's least width they were cut to "Collap", "Eyes c" and "e filte"
-    from PySide6.QtWidgets import QWidget
-
-    from aesthete_gui.qt.widgets.filter_bar import FilterBar
-
-    holder = QWidget()  # in the window the bar is a child, squeezed by the grid page, not a window
-    qtbot.addWidget(holder)
-    holder.resize(800, 200)
-    bar = FilterBar(holder)
-    bar.setGeometry(0, 0, 790, 80)
-    holder.show()
-    qtbot.waitUntil(lambda: bar.width() == 790)
-    assert not bar._third_row
-    bar.setGeometry(0, 0, 440, 110)
-    qtbot.waitUntil(lambda: bar._third_row)
-    qtbot.wait(50)  # the layout places the moved row
-    for box in (bar.collapse, bar.eyes_closed, bar.save):
-        assert box.width() >= box.sizeHint().width()  # the whole label shows
-    bar.setGeometry(0, 0, 790, 80)
-    qtbot.waitUntil(lambda: not bar._third_row)

@@ -9,7 +9,6 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -123,22 +122,15 @@ class FilterBar(QWidget):
         second.addWidget(QLabel("to", self))
         second.addWidget(self.score_max)
         second.addSpacing(12)
-        self._toggles = QHBoxLayout()  # on the second row, or a third of its own when the bar is narrow
-        self._toggles.setSpacing(6)
-        self._toggles.addWidget(self.collapse)
-        self._toggles.addWidget(self.eyes_closed)
-        self._toggles.addStretch(1)
-        self._toggles.addWidget(self.save)
-        second.addLayout(self._toggles, 1)
-        second.addStretch(0)  # holds the score controls together when the toggles move to a row of their own
-        self._second = second
-        self._third_row = False
+        second.addWidget(self.collapse)
+        second.addWidget(self.eyes_closed)
+        second.addStretch(1)
+        second.addWidget(self.save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(4)
         layout.addLayout(first)
         layout.addLayout(second)
-        self._rows = layout
 
         self.sort.currentIndexChanged.connect(self._emit_sort)
         self.reverse.toggled.connect(self._emit_sort)
@@ -160,24 +152,6 @@ class FilterBar(QWidget):
         self.collapse.clicked.connect(self.control_used)
         self.eyes_closed.clicked.connect(self.control_used)
 
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        """Move the check boxes and Save filter to a third row when the second is too narrow for them
-        (at the window's least width they were cut to "Collap", "Eyes c", "e filte"), and back."""
-        super().resizeEvent(event)
-        hints = [w.sizeHint().width() for w in (self.dimension, self.score_min, self.score_max, self.collapse,
-                                                 self.eyes_closed, self.save)]  # fmt: skip
-        needed = sum(hints) + 120  # the two labels, the spacing between the controls, the margins
-        narrow = event.size().width() < needed
-        if narrow == self._third_row:
-            return
-        self._third_row = narrow
-        if narrow:
-            self._second.removeItem(self._toggles)
-            self._rows.addLayout(self._toggles)
-        else:
-            self._rows.removeItem(self._toggles)
-            self._second.insertLayout(self._second.count() - 1, self._toggles, 1)
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)
         box.setRange(SCORE_MIN, SCORE_MAX)
