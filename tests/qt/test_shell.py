@@ -302,7 +302,9 @@ def test_my_ranking_sort_follows_the_active_adapter_scores(qtbot, window, image_
     for rank, image_id in enumerate(ids):
         profile.scores.put(image_id, scorer, {"overall": 1.0 + rank * 0.25})
     window.context.signals.adapters_changed.emit()
-    qtbot.waitUntil(lambda: window.model.row_for(ids[0]).personal is not None, timeout=10_000)
+    # every row, not the first: the scores arrive one event each, and a fresh clone's run once sorted
+    # when only the first had its score
+    qtbot.waitUntil(lambda: all(window.model.row_for(i).personal is not None for i in ids), timeout=10_000)
     window.filter_bar.sort.setCurrentIndex(window.filter_bar.sort.findData("personal"))
     assert window.model.visible_ids() == ids[::-1]  # best personal score first
 
