@@ -192,6 +192,15 @@ def link_new(temporary: Path, target: Path) -> bool:
     return True
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file or folder (device and inode: a link, a bind mount, another
+    spelling); False when either cannot be examined."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def sync_folder(folder: str | os.PathLike[str]) -> None:
     """Flush a folder's entries (a rename or an unlink) to disk, where the system allows it."""
     with contextlib.suppress(OSError):

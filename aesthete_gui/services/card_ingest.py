@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aesthete_gui.atomic_write import folder_lock, sync_folder
+from aesthete_gui.atomic_write import folder_lock, same_file, sync_folder
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import numbered_stems, stem_key, tail_of
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
@@ -427,14 +427,7 @@ def _within_folder(inner: Path, outer: Path) -> bool:
         return True
     if not os.path.isdir(outer):
         return False
-    for folder in (inner, *inner.parents):
-        if os.path.isdir(folder):
-            try:
-                if os.path.samefile(folder, outer):
-                    return True
-            except OSError:
-                continue
-    return False
+    return any(same_file(folder, outer) for folder in (inner, *inner.parents))
 
 
 def _overlapping(a: Path, b: Path) -> bool:

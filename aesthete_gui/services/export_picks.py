@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aesthete_gui.atomic_write import folder_lock, sync_folder
+from aesthete_gui.atomic_write import folder_lock, same_file, sync_folder
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import (
     PhotoUnit,
@@ -412,7 +412,7 @@ def _marked_copy(path: Path, source: Path, digest: str) -> bool:
     """Whether `path` is a regular file (not a link: its target's attributes would be read), not the
     original itself, carrying this move's mark."""
     try:
-        if path.is_symlink() or not path.is_file() or os.path.samefile(path, source):
+        if path.is_symlink() or not path.is_file() or same_file(path, source):
             return False
         return os.getxattr(path, MOVED_FROM, follow_symlinks=False) == f"{digest} {os.path.abspath(source)}".encode()
     except OSError:
@@ -431,12 +431,9 @@ def _same_folder(a: Path, b: Path) -> bool:
     of one file system or a case-insensitive name reach it by another path), and by a probe: a file
     made in one that shows up in the other (an overlay, FUSE or network mount of the source gives its files
     other devices and inodes; a move through one once removed every original as "already there")."""
-    if a.resolve() == b.resolve():
+    if a.resolve() == b.resolve() or same_file(a, b):
         return True
-    try:
-        if os.path.samefile(a, b):
-            return True
-    except OSError:
+    if not b.is_dir():
         return False  # `b` does not exist yet: a new folder is no other folder
     # both ways: an overlay shows the source's new files in its view, but keeps its own writes apart
     return _shows_up(a, b) or _shows_up(b, a)

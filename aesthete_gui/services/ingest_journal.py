@@ -24,6 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from aesthete_gui.atomic_write import same_file
 from aesthete_gui.imaging.photo_units import stem_key
 from aesthete_gui.services.verified_copy import file_hash
 
@@ -150,7 +151,7 @@ class IngestJournal:
                 continue
             if not stat.S_ISREG(info.st_mode) or not _within(os.path.realpath(path), root):
                 continue  # a linked or mounted folder in the path may lead out of the destination
-            if source is not None and _one_file(source, path):
+            if source is not None and same_file(source, path):
                 continue
             if within is not None:
                 folder, name = os.path.split(recorded.path)
@@ -196,13 +197,6 @@ class IngestJournal:
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _one_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def _inside(relative: str) -> bool:

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aesthete_gui.atomic_write import process_alive, sync_folder
+from aesthete_gui.atomic_write import process_alive, same_file, sync_folder
 from aesthete_gui.services.verified_copy import file_hash
 
 Follow = Callable[[str, str], None]
@@ -132,13 +132,6 @@ def _settle_aside(source: str, digest: str) -> list[str]:
         return [f"{aside}: another program's version of {os.path.basename(source)}, parked by an interrupted move; kept"]
 
 
-def _one_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
 def finish_interrupted(profile_path: str | os.PathLike[str], follow: Follow) -> list[str]:
     """Finish the moves a stopped process left half-done (see the module docstring); one note per file
     whose original was removed now or had to stay."""
@@ -156,7 +149,7 @@ def finish_interrupted(profile_path: str | os.PathLike[str], follow: Follow) -> 
                 if os.path.exists(source):
                     notes.append(f"{source}: an interrupted move left it in place (no copy with the same bytes)")
                 continue
-            if _one_file(source, copy):  # a journal written through an alias of the same folder
+            if same_file(source, copy):  # a journal written through an alias of the same folder
                 notes.append(f"{source}: left in place, its copy {copy} is this same file")
                 continue
             follow(source, copy)

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aesthete_gui.atomic_write import exchange, link_new, sync_folder, write_temporary
+from aesthete_gui.atomic_write import exchange, link_new, same_file, sync_folder, write_temporary
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.photo_units import PHOTO_SUFFIXES
 
@@ -35,13 +35,6 @@ COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".settings.json", ".settings.j
 
 class ProtectedOutputError(AestheteError):
     """The output path names a file Aesthete must never write a report over."""
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def check_report_target(dest: str | os.PathLike[str], profile: Profile | None = None) -> Path:
@@ -104,7 +97,7 @@ def _protected(target: Path, profile: Profile | None) -> str | None:
         base = profile.path
         for suffix in PROFILE_COMPANIONS:
             companion = base.with_name(base.name + suffix)
-            if target == companion or (exists and _same_file(target, companion)):
+            if target == companion or (exists and same_file(target, companion)):
                 return "the profile" if not suffix else f"one of the profile's own files ({companion.name})"
     # any profile's companions, the current one's or another's (rank --output knows no profile)
     name = target.name
