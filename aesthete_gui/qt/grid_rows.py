@@ -16,6 +16,10 @@ from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind, is_builtin
 from aesthete_gui.services.burst_choice import burst_merit
 
+# imported here, not in load_and_arrange: an import in a worker thread while the UI thread shows a
+# window deadlocked twice in PySide6's import hook (a fresh clone's test run hung in show())
+from aesthete_gui.services.scoring import personal_scorer_id
+
 if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
@@ -415,8 +419,6 @@ def load_and_arrange(
     cancel: Any = None,
 ) -> LoadedRows:
     """load_rows + arrange, both off the UI thread (sorting 10,000 rows is not free)."""
-    from aesthete_gui.services.scoring import personal_scorer_id
-
     personal = personal_scorer_id(profile)
     rows = load_rows(profile, scorer_id, personal)
     visible, burst_sizes = arrange(rows, state, sort_key, descending)
