@@ -1,8 +1,9 @@
 """The data the verdict models are fitted on: the fit pool's photographs and graded defects of them.
 
-The fit pool is FIT_SPLITS: the corpus's tune half, and held and held2, which were looked at while
-the checks were tuned in earlier rounds and so are no longer held out (benchmarks/corpus/README.md);
-held3 is never fitted on. For each photograph of a split (benchmarks/corpus.py) this makes, once,
+The fit pool is FIT_SPLITS: every split that has been looked at — the corpus's tune half, held and
+held2 (looked at while the checks were tuned in earlier rounds), and held3, held4 and held5 (each run
+untouched once, then looked at) (benchmarks/corpus/README.md). The newest set, held6, is never fitted
+on: it is judged once, untouched. For each photograph of a split (benchmarks/corpus.py) this makes, once,
 into a cache folder:
 its working copy (at most culling_data.WORK_SIDE, a camera-like JPEG, as the benchmark makes it) and
 copies degraded at several strengths of each defect (milder than, at and beyond issue 21's moderate
@@ -32,8 +33,8 @@ from PIL import Image
 from aesthete_gui.imaging.checks import MEASURE_VERSION, analyse_path
 from aesthete_gui.imaging.judging import values_of
 
-FIT_SPLITS = ("tune", "held", "held2")
-"""The splits the verdict models may be fitted on (never held3, the untouched set)."""
+FIT_SPLITS = ("tune", "held", "held2", "held3", "held4", "held5")
+"""The splits the verdict models may be fitted on (never held6, the untouched set)."""
 
 
 def panned(img: Image.Image, fraction: float = 0.03) -> Image.Image:

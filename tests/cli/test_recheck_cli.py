@@ -26,8 +26,8 @@ def shoot(tmp_path: Path) -> Path:
     folder = tmp_path / "shoot"
     folder.mkdir()
     Image.fromarray(skdata.chelsea()).save(folder / "clean.jpg", quality=92)
-    # grain of sigma 12 at normal viewing size: a warning in general, a reject on a tripod
-    degrade.noise(Image.fromarray(skdata.astronaut()), 13.5).save(folder / "grainy.jpg", quality=95)
+    # grain of sigma 15.6 at normal viewing size: a warning in general, a reject on a tripod
+    degrade.noise(Image.fromarray(skdata.astronaut()), 18.0).save(folder / "grainy.jpg", quality=95)
     degrade.defocus(Image.fromarray(skdata.coffee()), 0.02).save(folder / "soft.jpg", quality=92)
     return folder
 
