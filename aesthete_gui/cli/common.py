@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aesthete_gui.cli import UserError
@@ -22,17 +23,34 @@ if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
 
-def open_cli_profile(args: argparse.Namespace) -> Profile:
+def open_cli_profile(args: argparse.Namespace, *, must_exist: bool = False) -> Profile:
     """The profile `--profile` names (or the default one); a ProfileError says why it cannot be used.
 
-    Marks set through it are attributed to the command line in the mark history."""
-    from aesthete_gui.settings import resolve_profile_path
+    Marks set through it are attributed to the command line in the mark history. `must_exist`: a
+    command that only reads (images, rank, export, bursts) refuses a named profile that is not there
+    or is an empty file, instead of making a new, empty profile at a mistyped path and answering as if
+    the library were empty."""
+    from aesthete_gui.settings import default_profile_path, resolve_profile_path
     from aesthete_gui.store import open_profile
 
+    path = resolve_profile_path(args.profile)
+    if must_exist and path != default_profile_path() and _no_profile_at(path):
+        raise UserError(f"no profile at {path}: nothing was ever imported into it. Check the path, or start "
+                        f"a profile there with: aesthete --profile {path} import FOLDER")
     try:
-        return open_profile(resolve_profile_path(args.profile), actor="cli")
+        return open_profile(path, actor="cli")
     except OSError as error:
         raise UserError(f"cannot open the profile: {error}") from error
+
+
+def _no_profile_at(path: Path) -> bool:
+    """Whether nothing (or an empty file, which SQLite would take as a new database) is at `path`."""
+    try:
+        return path.stat().st_size == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # opening it says what is wrong
 
 
 @contextmanager

@@ -20,7 +20,7 @@ def _rank_images(args: argparse.Namespace) -> int:
     from aesthete_gui.safe_text import terminal_text
     from aesthete_gui.services.taste import rank_images
 
-    profile = open_cli_profile(args)
+    profile = open_cli_profile(args, must_exist=True)
     try:
         ranking = rank_images(profile, args.adapter, args.dimension, progress=progress_printer(args.json))
         paths = image_paths(profile)

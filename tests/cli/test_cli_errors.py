@@ -89,9 +89,26 @@ def test_a_profile_in_a_read_only_folder_gives_one_line_and_exit_2(tmp_path, cap
     folder = tmp_path / "profiles"
     folder.mkdir()
     _profile_with_images(folder / "p.db", 3)
+    photos = tmp_path / "photos"
+    photos.mkdir()
     with read_only_folder(folder) as view:
-        for name in ("p.db", "new.db"):
-            _assert_one_clear_line(_images(view / name), capsys.readouterr().err, "read-only")
+        _assert_one_clear_line(_images(view / "p.db"), capsys.readouterr().err, "read-only")
+        code = main(["--profile", str(view / "new.db"), "import", str(photos), "--quiet"])
+        _assert_one_clear_line(code, capsys.readouterr().err, "read-only")
+
+
+@pytest.mark.parametrize("command", [["images"], ["rank-images"], ["export", "--format", "csv", "--output", "OUT"], ["bursts"]])
+def test_a_reading_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command) -> None:
+    # a mistyped --profile used to become a new, empty profile, and the command answered as if the
+    # library were empty; an empty file (SQLite takes it as a new database) the same
+    missing, empty = tmp_path / "mistyped.db", tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for path in (missing, empty):
+        args = [str(tmp_path / "out.csv") if word == "OUT" else word for word in command]
+        assert main(["--profile", str(path), *args]) == 2
+        err = capsys.readouterr().err
+        assert f"no profile at {path}" in err and "Traceback" not in err
+    assert not missing.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
 
 
 def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path, capsys) -> None:
@@ -139,9 +156,10 @@ def test_a_bug_keeps_its_traceback(tmp_path, monkeypatch) -> None:
     def broken(path, **_options):
         raise sqlite3.ProgrammingError("a misuse of the API is a bug")
 
+    path = _profile_with_images(tmp_path / "p.db", 1)
     monkeypatch.setattr("aesthete_gui.store.open_profile", broken)
     with pytest.raises(sqlite3.ProgrammingError):
-        _images(tmp_path / "p.db")
+        _images(path)
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path) -> None:
