@@ -8,9 +8,9 @@ at during tuning. `held3` is a third, collected from yet other packages after he
 during tuning (the models are fitted on tune, held and held2): collected by someone who never ran the checks
 on it, and run untouched once (2026-11-27); how it was used after that is in corpus/README.md. `held4` is a fourth, collected
 from yet other packages after held3 had been used; `held5` a fifth, collected after held4 had been run and
-looked at, mostly from packages of other Debian releases: nobody has run the checks on it. `held6` is a
-sixth, collected after held5 from yet other packages (of Debian 12 and other releases, and a wheel):
-nobody has run the checks on it either.
+looked at, mostly from packages of other Debian releases (it has since been run, looked at and fitted on).
+`held6` is a sixth, collected from yet other packages (of Debian 12 and other releases, and a wheel):
+nobody has run the checks on it.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
