@@ -172,6 +172,15 @@ class ImageListModel(QAbstractListModel):
         """Where an image is shown, or None when filtered out."""
         return self._index_of.get(image_id)
 
+    def shown_position_of(self, image_id: int) -> int | None:
+        """Where an image is shown, or where its collapsed burst's cover stands in for it; None when
+        neither is shown."""
+        position = self._index_of.get(image_id)
+        row = self._all.get(image_id)
+        if position is not None or row is None or row.burst_id is None or not self.burst_size(row.burst_id):
+            return position
+        return next((i for i, shown in enumerate(self._visible) if shown.burst_id == row.burst_id), None)
+
     def visible_ids(self) -> list[int]:
         """The ids shown, in order."""
         return [r.image_id for r in self._visible]

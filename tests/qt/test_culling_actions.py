@@ -146,6 +146,24 @@ def test_a_collapsed_burst_shows_the_frame_the_user_marked(qtbot, burst_window) 
     assert "shows the technically best frame" in main.grid.explain(index)
 
 
+def test_collapsing_bursts_keeps_a_hidden_frame_selected_as_its_burst(qtbot, burst_window) -> None:
+    # a photographer on the third frame of a burst pressed Alt+B and was thrown back to the first
+    # photograph of the shoot (trial on held6)
+    main, ids = burst_window
+    rows = main.model.all_rows()
+    main.model.set_rows([replace(r, path=r.path.replace("b3", "a3"), name="", sort_name="") for r in rows])  # the single frame first
+    main.model.set_filter(FilterState(collapse_bursts=False))
+    qtbot.waitUntil(lambda: not main.model.loading and ids[2] in main.model.visible_ids(), timeout=10_000)
+    assert main.model.visible_ids()[0] == ids[3]
+    assert main.grid.select_image(ids[2])
+    main.model.set_filter(FilterState(collapse_bursts=True))
+    qtbot.waitUntil(lambda: not main.model.loading and ids[2] not in main.model.visible_ids(), timeout=10_000)
+    assert main.grid.selected_ids() == [ids[1]]  # the burst's cover stands for the frame that was selected
+    main.model.set_filter(FilterState(collapse_bursts=False))
+    qtbot.waitUntil(lambda: not main.model.loading and ids[2] in main.model.visible_ids(), timeout=10_000)
+    assert main.grid.selected_ids() == [ids[1]]
+
+
 def test_copy_picks_to_a_folder_runs_as_a_job(qtbot, app_context, tmp_path: Path) -> None:
     from PIL import Image
 

@@ -396,7 +396,8 @@ class GridView(QListView):
         self._kept_is_refresh = self._model.refreshing
 
     def _restore_selection(self) -> None:
-        positions = [p for p in map(self._model.position_of, self._kept_selection) if p is not None]
+        # a frame hidden by collapsing its burst stays selected as the burst's cover, not the first row
+        positions = [p for p in map(self._model.shown_position_of, self._kept_selection) if p is not None]
         if not positions and self._model.rowCount() > 0:
             positions = [0]
         selection_model = self.selectionModel()
