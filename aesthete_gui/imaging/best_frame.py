@@ -123,7 +123,9 @@ def _value(checks: Sequence[Mapping[str, Any]], name: str, default: float) -> fl
 def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
     """Sort key of a frame from its stored checks and faces, larger is better: not a copy, no blink,
     subject in focus, no clipping, no reject, the sharper verdict (ok before a "soft" warning), eyes
-    not closed even in a laugh, then the most pixels and the least compression.
+    not closed even in a laugh, then the most pixels and the least compression, then the crisper
+    subject (the focus check's edge spread), so that among equals a burst shows the frame its
+    "softer than …, the sharpest frame of its burst" reasons name, not merely the first one.
 
     Rejects order frames first; among frames without one, a soft frame is the one to drop even when
     the sharp one clips a little or scored lower. A score, when there is one, comes after this.
@@ -140,6 +142,7 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
         float(not closed),
         _value(checks, "resolution", 0.0),
         _value(checks, "compression", 100.0),
+        -_value(checks, "focus", math.inf),
     )
 
 

@@ -111,6 +111,17 @@ def test_the_stored_rank_puts_copies_last_and_prefers_more_pixels_among_equals()
     assert stored_culling_rank(checks, []) > stored_culling_rank(checks, laughing) > stored_culling_rank(checks, blinking)
 
 
+def test_among_equal_frames_the_crisper_one_ranks_first() -> None:
+    # trial on held6: a burst's cover was its first frame while the reasons of its rejects named
+    # another "the sharpest frame of its burst"
+    first = [{"name": "focus", "value": 2.6, "verdict": "ok"}, {"name": "resolution", "value": 2400.0, "verdict": "ok"}]
+    crisper = [{"name": "focus", "value": 2.1, "verdict": "ok"}, {"name": "resolution", "value": 2400.0, "verdict": "ok"}]
+    unmeasured = [{"name": "resolution", "value": 2400.0, "verdict": "ok"}]
+    assert stored_culling_rank(crisper, []) > stored_culling_rank(first, []) > stored_culling_rank(unmeasured, [])
+    bigger = [{"name": "focus", "value": 2.6, "verdict": "ok"}, {"name": "resolution", "value": 3000.0, "verdict": "ok"}]
+    assert stored_culling_rank(bigger, []) > stored_culling_rank(crisper, [])  # pixels still come first
+
+
 def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:
     # blurred and hazed until no edge is left, focus reads "not measured": it must not win the burst
     from PIL import ImageFilter
