@@ -230,7 +230,7 @@ def test_bursts_listed_collapsed_and_scoped(qtbot, window, tmp_path) -> None:
     titles = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
     assert "Bursts  (1)" in titles
     section = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).text(0) == "Bursts  (1)")
-    assert section.child(0).text(0) == "frame_0000 – 0003  ·  4 frames"  # named by its frames, not "Burst 1"
+    assert section.child(0).text(0) == "frame_0000–0003  (4)"  # named by its frames, not "Burst 1"
     window.filter_bar.collapse.setChecked(True)
     assert window.model.rowCount() == 3
     assert window.model.burst_size(burst_id) == 4

@@ -78,8 +78,9 @@ class LibraryPanel(QWidget):
             frames = sorted(names.get(burst_id, []))
             first, last = Path(frames[0]).stem, Path(frames[-1]).stem
             prefix = first[: len(first) - len(name_tail(first))]  # "IMG_" of IMG_0006: said once
-            span = first if first == last else f"{first} – {last[len(prefix):] if prefix and last.startswith(prefix) else last}"
-            self._leaf(bursts, f"{span}  ·  {size} frames", "burst", burst_id,
+            span = first if first == last else f"{first}–{last[len(prefix):] if prefix and last.startswith(prefix) else last}"
+            # the count in brackets as the folders have it: "· 4 frames" was cut to "· 4 f…" in a narrow panel
+            self._leaf(bursts, f"{span}  ({size})", "burst", burst_id,
                        tip=f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else ""))  # fmt: skip
 
         saved = self._section("Saved filters")
