@@ -16,7 +16,7 @@ def cmd_bursts(args: argparse.Namespace) -> int:
     from aesthete_gui.services.library_bursts import best_frames
     from aesthete_gui.settings import profile_setting
 
-    profile = open_cli_profile(args, must_exist=True)
+    profile = open_cli_profile(args)
     try:
         scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
         best = best_frames(profile, scorer if isinstance(scorer, str) else None)

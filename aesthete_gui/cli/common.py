@@ -5,6 +5,7 @@ the one filter every line the CLI prints goes through, the progress bar, Ctrl-C 
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
 import sys
 import time
@@ -23,20 +24,20 @@ if TYPE_CHECKING:
     from aesthete_gui.store import Profile
 
 
-def open_cli_profile(args: argparse.Namespace, *, must_exist: bool = False) -> Profile:
+def open_cli_profile(args: argparse.Namespace, *, must_exist: bool = True) -> Profile:
     """The profile `--profile` names (or the default one); a ProfileError says why it cannot be used.
 
-    Marks set through it are attributed to the command line in the mark history. `must_exist`: a
-    command that only reads (images, rank, export, bursts) refuses a named profile that is not there
-    or is an empty file, instead of making a new, empty profile at a mistyped path and answering as if
-    the library were empty."""
+    Marks set through it are attributed to the command line in the mark history. `must_exist`: every
+    command but those that bring photographs in (import, ingest, judge --save) refuses a named
+    profile that is not there or is an empty file, instead of making a new, empty profile at a
+    mistyped path and answering as if the library were empty."""
     from aesthete_gui.settings import default_profile_path, resolve_profile_path
     from aesthete_gui.store import open_profile
 
     path = resolve_profile_path(args.profile)
     if must_exist and path != default_profile_path() and _no_profile_at(path):
         raise UserError(f"no profile at {path}: nothing was ever imported into it. Check the path, or start "
-                        f"a profile there with: aesthete --profile {path} import FOLDER")
+                        f"a profile there with: aesthete --profile {shlex.quote(str(path))} import FOLDER")
     try:
         return open_profile(path, actor="cli")
     except OSError as error:
@@ -59,7 +60,7 @@ def saved_profile(args: argparse.Namespace) -> Iterator[Profile | None]:
     if not args.save:
         yield None
         return
-    profile = open_cli_profile(args)
+    profile = open_cli_profile(args, must_exist=False)  # a judgment of files named on the command line
     try:
         yield profile
     finally:

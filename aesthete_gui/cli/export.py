@@ -16,7 +16,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export the library as CSV, JSON, or XMP sidecars."""
     from aesthete_gui.services.library import export
 
-    profile = open_cli_profile(args, must_exist=True)
+    profile = open_cli_profile(args)
     try:
         result = export(profile, args.format, args.output, naming=args.xmp_naming)
     except OSError as error:

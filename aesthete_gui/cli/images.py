@@ -63,7 +63,7 @@ def _image_row(image: Any, marks: dict[int, Any]) -> dict[str, Any]:
 
 def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
-    profile = open_cli_profile(args, must_exist=True)
+    profile = open_cli_profile(args)
     try:
         use_shoot_type(profile, args.shoot_type)
         marks = profile.marks.all()

@@ -38,7 +38,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Import folders; exit 0 when the import ran (bad files are recorded, not fatal)."""
     from aesthete_gui.services.library import import_folders
 
-    profile = open_cli_profile(args)
+    profile = open_cli_profile(args, must_exist=False)
     token = CancelToken()
     bar = ProgressBar()
     try:

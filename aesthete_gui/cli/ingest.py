@@ -69,7 +69,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     token = CancelToken()
     bar = _FinishingBar()
     progress = None if args.quiet else bar
-    profile = None if args.no_import else open_cli_profile(args)
+    profile = None if args.no_import else open_cli_profile(args, must_exist=False)
     summary = None
     try:
         with ctrl_c_cancels(token):

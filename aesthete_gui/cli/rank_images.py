@@ -20,7 +20,7 @@ def _rank_images(args: argparse.Namespace) -> int:
     from aesthete_gui.safe_text import terminal_text
     from aesthete_gui.services.taste import rank_images
 
-    profile = open_cli_profile(args, must_exist=True)
+    profile = open_cli_profile(args)
     try:
         ranking = rank_images(profile, args.adapter, args.dimension, progress=progress_printer(args.json))
         paths = image_paths(profile)

@@ -171,8 +171,7 @@ def build_context(profile_path: Path, cache_dir: Path | None = None) -> AppConte
     from aesthete_gui.store import open_profile
 
     profile_path = Path(profile_path)
-    profile_path.parent.mkdir(parents=True, exist_ok=True)
-    profile = open_profile(profile_path, actor="window")
+    profile = open_profile(profile_path, actor="window")  # makes its folder, or says in one line why it cannot
     profile.changes.start()  # from now on, other processes' changes are published on its hub
     cache = cache_dir or thumbnail_cache_dir(profile_path)
     cache.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from aesthete_gui.store.connection import ProfileDatabase
 from aesthete_gui.store.errors import (
     NotAProfileError,
     ProfileCannotOpenError,
+    ProfileDamagedError,
     ProfileIsFolderError,
     ProfileTooNewError,
     profile_errors,
@@ -117,14 +119,11 @@ def open_profile(
     not SQLite, another program's database, damaged, read-only, locked, a full disk, too new).
     """
     target = Path(path).expanduser()
-    if target.is_dir():
-        raise ProfileIsFolderError(target)
-    if target.parent.exists() and not target.parent.is_dir():
-        raise ProfileCannotOpenError(
-            target, f"cannot be opened: {target.parent} is a file, not a folder"
-        )
+    with profile_errors(target, os_errors=True):  # a name too long for the file system is said in one line
+        _check_usable_path(target)
     with profile_errors(target, os_errors=True):
         target.parent.mkdir(parents=True, exist_ok=True)
+        _journals_follow_the_profile(target)
     with profile_errors(target, os_errors=True):
         _check_is_ours(target)
     profile = Profile(target, actor, checks_version)
@@ -137,8 +136,52 @@ def open_profile(
     return profile
 
 
+SQLITE_SMALLEST = 512
+"""No SQLite database file is smaller than one page of the smallest page size."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
 """The first bytes of every SQLite file (the import skips another profile's folders by it)."""
+
+
+def _check_usable_path(target: Path) -> None:
+    """Refuse a path no profile can live at: not valid UTF-8 (thumbnail paths stored in the profile
+    are text), a folder, under a file, or a device, pipe or socket (SQLite would put its journal
+    beside /dev/null)."""
+    try:
+        os.fsencode(target).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProfileCannotOpenError(
+            target, "cannot be used: its path is not valid UTF-8", "Rename the file or the folder above it, or choose another path."
+        ) from None
+    if target.is_dir():
+        raise ProfileIsFolderError(target)
+    if target.parent.exists() and not target.parent.is_dir():
+        raise ProfileCannotOpenError(target, f"cannot be opened: {target.parent} is a file, not a folder")
+    if target.exists() and not target.is_file():
+        raise ProfileCannotOpenError(
+            target, "cannot be used: it is a device, a pipe or a socket, not a file", "Give the path of a profile file."
+        )
+
+
+def _journals_follow_the_profile(target: Path) -> None:
+    """Give the profile's -wal and -shm files back the write permission the profile itself has.
+
+    Listing a read-only profile leaves them read-only (SQLite creates them with the profile's mode
+    and cannot remove them without writing); once the profile was writable again, every open then
+    failed with "attempt to write a readonly database" until the user found and deleted them."""
+    try:
+        mode = target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return
+    if not mode & 0o200:
+        return  # the profile itself is read-only: so may its journals be
+    for suffix in ("-wal", "-shm"):
+        journal = target.with_name(target.name + suffix)
+        try:
+            info = journal.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o200 and info.st_uid == os.geteuid():
+            os.chmod(journal, (info.st_mode & 0o777) | (mode & 0o222))
 
 
 def _check_is_ours(target: Path) -> None:
@@ -148,12 +191,22 @@ def _check_is_ours(target: Path) -> None:
     Only SQLite reads the file: closing a descriptor this process opened on it would drop the locks
     that another open profile of this process holds on the same file (store/file_guard.py).
     """
-    if not target.exists() or target.stat().st_size == 0:
+    size = target.stat().st_size if target.exists() else 0
+    if size == 0:
         return  # a new profile
+    if size < SQLITE_SMALLEST:
+        # SQLite takes a file of one byte for an empty database and would make it a profile. No live
+        # database is this small, so reading it here drops no lock this process holds on the file.
+        if target.read_bytes().startswith(SQLITE_MAGIC[:size]):
+            raise ProfileDamagedError(target)  # a profile cut short inside its header
+        raise NotAProfileError(target, f"is not an Aesthete profile: not an SQLite database ({size} byte{'' if size == 1 else 's'})", None)
     conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     try:
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables and "schema_version" not in tables:
+        objects = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+        tables = {name for kind, name in objects if kind == "table"}
+        marked = any(conn.execute(f"PRAGMA {pragma}").fetchone()[0] for pragma in ("application_id", "user_version"))
+        # a database with views or triggers only, or marked as its own by another program, is not ours either
+        if (tables and "schema_version" not in tables) or (not tables and (objects or marked)):
             raise NotAProfileError(
                 target, "is an SQLite database of another program, not an Aesthete profile", None
             )

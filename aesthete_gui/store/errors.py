@@ -209,6 +209,8 @@ def _from_os(error: OSError, path: Path | None) -> ProfileError | None:
         return ProfileReadOnlyError(path, f"cannot be written: {error.strerror} ({error.filename})")
     if number == errno.EIO:
         return ProfileDiskError(path)
+    if number in (errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR):
+        return ProfileCannotOpenError(path, f"cannot be opened: {error.strerror}", "Check the --profile path; choose a shorter one.")
     return None
 
 

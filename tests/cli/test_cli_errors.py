@@ -50,7 +50,7 @@ def test_user_error_is_an_aesthete_error() -> None:
     ("content", "needle"),
     [
         (b"just some text\n" * 50, "not an Aesthete profile"),
-        (b"SQLite format 3\x00" + b"\x10\x00" + b"\x00" * 30, "not an Aesthete profile"),
+        (b"SQLite format 3\x00" + b"\x10\x00" + b"\x00" * 30, "damaged"),  # an SQLite file cut inside its header
     ],
     ids=["not-sqlite", "header-only"],
 )
@@ -97,18 +97,22 @@ def test_a_profile_in_a_read_only_folder_gives_one_line_and_exit_2(tmp_path, cap
         _assert_one_clear_line(code, capsys.readouterr().err, "read-only")
 
 
-@pytest.mark.parametrize("command", [["images"], ["rank-images"], ["export", "--format", "csv", "--output", "OUT"], ["bursts"]])
-def test_a_reading_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command) -> None:
-    # a mistyped --profile used to become a new, empty profile, and the command answered as if the
-    # library were empty; an empty file (SQLite takes it as a new database) the same
-    missing, empty = tmp_path / "mistyped.db", tmp_path / "empty.db"
+@pytest.mark.parametrize("command", [
+    ["images"], ["rank-images"], ["export", "--format", "csv", "--output", "OUT"], ["bursts"], ["recheck"], ["scorers"],
+    ["sync-xmp"], ["taste", "list"], ["copy-picks", "OUT"], ["mark", "--stars", "3", "1"], ["score-profile"],
+])  # fmt: skip
+def test_a_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command) -> None:
+    # a mistyped --profile used to become a new, empty profile (its folders made too), and the command
+    # answered as if the library were empty; an empty file (SQLite takes it as a new database) the same.
+    # Only import, ingest and judge --save start a profile at a new path.
+    missing, empty = tmp_path / "no-folder" / "mistyped.db", tmp_path / "empty.db"
     empty.write_bytes(b"")
     for path in (missing, empty):
         args = [str(tmp_path / "out.csv") if word == "OUT" else word for word in command]
         assert main(["--profile", str(path), *args]) == 2
         err = capsys.readouterr().err
         assert f"no profile at {path}" in err and "Traceback" not in err
-    assert not missing.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
+    assert not missing.parent.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
 
 
 def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path, capsys) -> None:

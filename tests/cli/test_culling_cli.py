@@ -81,6 +81,9 @@ def test_score_model_builtin_scores_the_library(
 
 
 def test_score_of_an_empty_library_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from aesthete_gui.store import open_profile
+
+    open_profile(tmp_path / "p.db").close()  # a profile with nothing imported (a path with none is refused)
     assert _run(tmp_path / "p.db", "score", "--model", "some/model") == 2
     assert "has no images to score: import a folder first" in capsys.readouterr().err
 
@@ -117,8 +120,11 @@ def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
 def test_a_student_name_that_would_leave_the_models_folder_is_refused_before_any_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from aesthete_gui.store import open_profile
+
     victim = tmp_path / "victim.json"
     victim.write_text("{}")
+    open_profile(tmp_path / "profiles" / "p.db").close()
     code = _run(tmp_path / "profiles" / "p.db", "distill", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m",
                 "--student", "../../victim")  # fmt: skip
     err = capsys.readouterr().err

@@ -110,7 +110,10 @@ def test_distill_against_an_unreachable_server_is_one_clear_line(tmp_path: Path,
 
 
 def test_distill_needs_exactly_one_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from aesthete_gui.store import open_profile
+
     profile_path = str(tmp_path / "p.db")
+    open_profile(profile_path).close()
     assert main(["--profile", profile_path, "distill"]) == 2
     assert "--judge" in capsys.readouterr().err
     assert main(["--profile", profile_path, "distill", "--endpoint", "http://localhost:9/v1"]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -61,6 +62,15 @@ def test_screenshot_mode_prints_the_reason_instead_of_a_dialog(qapp, tmp_path: P
     err = capsys.readouterr().err
     assert "aesthete-gui: error: profile" in err and "is a folder" in err and "Traceback" not in err
     assert not (tmp_path / "s.png").exists()
+
+
+@pytest.mark.parametrize("name", ["file.txt/p.db", "n" * 300 + ".db"], ids=["under-a-file", "name-too-long"])
+def test_a_profile_path_that_cannot_exist_is_one_line_not_a_traceback(qapp, tmp_path: Path, capsys, name: str) -> None:
+    (tmp_path / "file.txt").write_text("notes")
+    code = launch.run_app(["--profile", str(tmp_path / name), "--screenshot", str(tmp_path / "s.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and "aesthete-gui: error: profile" in err and "cannot be opened" in err and "Traceback" not in err
+    assert (tmp_path / "file.txt").read_text() == "notes" and sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
 
 
 def test_switching_to_a_damaged_profile_keeps_the_current_window(qtbot, tmp_path: Path) -> None:

@@ -347,7 +347,7 @@ def profile_is_a_jpeg(folder: Path) -> Path:
     return path
 
 
-@profile_case("not an Aesthete profile")
+@profile_case("damaged")  # an SQLite file cut short inside its first page
 def profile_header_only(folder: Path) -> Path:
     (path := folder / "p.db").write_bytes(b"SQLite format 3\x00\x10\x00\x02\x02" + b"\x00" * 80)
     return path

@@ -74,6 +74,63 @@ def test_another_programs_database_is_refused_without_adding_tables(tmp_path: Pa
     conn.close()
 
 
+@pytest.mark.parametrize("content", [b"x", b"\n", b"ab" * 200], ids=["one-byte", "newline", "under-a-page"])
+def test_a_file_too_small_to_be_sqlite_is_refused_and_left_untouched(tmp_path: Path, content: bytes) -> None:
+    # SQLite takes a one-byte file for an empty database: `images` made `echo > n.db` a profile
+    path = tmp_path / "n.db"
+    path.write_bytes(content)
+    with pytest.raises(NotAProfileError, match="not an SQLite database"):
+        open_profile(path)
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("setup", ["CREATE VIEW answer AS SELECT 42", "PRAGMA application_id = 7", "PRAGMA user_version = 3"])
+def test_another_programs_database_without_tables_is_refused_untouched(tmp_path: Path, setup: str) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE scratch (a)")  # makes the file; dropped again below
+    conn.execute(setup)
+    conn.execute("DROP TABLE scratch")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(NotAProfileError, match="another program"):
+        open_profile(path)
+    assert path.read_bytes() == before
+
+
+def test_a_pipe_a_path_that_is_not_utf8_and_a_name_too_long_are_refused_in_one_error(tmp_path: Path) -> None:
+    import os
+
+    pipe = tmp_path / "fifo.db"
+    os.mkfifo(pipe)
+    with pytest.raises(ProfileError, match="a device, a pipe or a socket"):
+        open_profile(pipe)
+    assert not (tmp_path / "fifo.db-journal").exists() and not (tmp_path / "fifo.db-wal").exists()
+    odd = tmp_path / os.fsdecode(b"bad\xff.db")
+    with pytest.raises(ProfileError, match="not valid UTF-8"):
+        open_profile(odd)
+    assert not odd.exists()
+    with pytest.raises(ProfileError):  # the file system's "File name too long", not an OSError traceback
+        open_profile(tmp_path / ("n" * 300 + ".db"))
+
+
+def test_journals_left_read_only_by_listing_a_read_only_profile_follow_it_when_writable_again(tmp_path: Path) -> None:
+    # listing a read-only profile left its -wal and -shm read-only; made writable again, the profile
+    # then failed every open ("attempt to write a readonly database") until they were deleted by hand
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 2)
+    for suffix in ("-wal", "-shm"):
+        journal = tmp_path / f"p.db{suffix}"
+        journal.write_bytes(b"")
+        journal.chmod(0o444)
+    profile = open_profile(path)
+    try:
+        assert _folders(path) and all((tmp_path / f"p.db{s}").stat().st_mode & 0o200 for s in ("-wal", "-shm") if (tmp_path / f"p.db{s}").exists())
+    finally:
+        profile.close()
+
+
 @pytest.mark.parametrize("keep", [50, 4096, 0.5], ids=["inside-header", "first-page", "half"])
 def test_a_truncated_profile_is_reported_damaged_and_left_untouched(
     tmp_path: Path, keep: float
