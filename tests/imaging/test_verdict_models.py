@@ -24,6 +24,7 @@ from aesthete_gui.imaging.verdict_models import (
     read_models,
     verdict_models,
 )
+from aesthete_gui.store import open_profile
 
 
 def _shipped() -> dict:  # type: ignore[type-arg]
@@ -135,6 +136,7 @@ def test_a_broken_rules_file_is_one_line_from_the_cli(tmp_path, monkeypatch, cap
     def broken() -> dict:  # type: ignore[type-arg]
         raise VerdictModelError("checks.toml: [focus] soft_scene_contrast must be a number, not 'eighty'")
 
+    open_profile(tmp_path / "p.db").close()  # recheck needs a profile (a path with none is refused first)
     monkeypatch.setattr(checks, "thresholds", broken)
     assert main(["--profile", str(tmp_path / "p.db"), "recheck"]) == 2
     err = capsys.readouterr().err
@@ -153,6 +155,7 @@ def test_a_malformed_shoot_types_file_is_one_line_and_the_cli_still_starts(monke
     from aesthete_gui.cli import main
     from aesthete_gui.imaging import shoot_types as module
 
+    open_profile(tmp_path / "p.db").close()  # recheck needs a profile (a path with none is refused first)
     monkeypatch.setattr(module, "_data", lambda: data)
     module.shoot_types.cache_clear()
     try:
