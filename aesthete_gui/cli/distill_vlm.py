@@ -6,15 +6,16 @@ import argparse
 import json
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.settings import resolve_profile_path
+from aesthete_gui.cli.common import existing_profile_path
 
 
 def _distill_vlm(args: argparse.Namespace) -> int:
     from aesthete_gui.training.grpo_recipe import config_from_args, train_vlm_student
 
+    profile_path = existing_profile_path(args)  # a mistyped --profile is said, not made
     try:
         config = config_from_args(args)
-        summary = train_vlm_student(resolve_profile_path(args.profile), args.model, args.output, config)
+        summary = train_vlm_student(profile_path, args.model, args.output, config)
     except ImportError as error:
         raise UserError(f"the VLM recipe needs trl, peft and accelerate: pip install 'aesthete-gui[rl]' ({error})") from error
     except ValueError as error:

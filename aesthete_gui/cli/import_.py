@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Import folders; exit 0 when the import ran (bad files are recorded, not fatal)."""
     from aesthete_gui.services.library import import_folders
 
+    absent = [folder for folder in args.dirs if not os.path.isdir(folder)]
+    if absent:  # said before the profile is opened: a failed first import leaves no empty profile behind
+        raise UserError(terminal_text(f"not a folder: {absent[0]}"))
     profile = open_cli_profile(args, must_exist=False)
     token = CancelToken()
     bar = ProgressBar()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from aesthete_gui.store.errors import (
     ProfileCannotOpenError,
     ProfileDamagedError,
     ProfileIsFolderError,
+    ProfileReadOnlyError,
     ProfileTooNewError,
     profile_errors,
 )
@@ -123,8 +124,8 @@ def open_profile(
         _check_usable_path(target)
     with profile_errors(target, os_errors=True):
         target.parent.mkdir(parents=True, exist_ok=True)
-        _journals_follow_the_profile(target)
     with profile_errors(target, os_errors=True):
+        _check_journals_writable(target)  # before SQLite reads the file: a reader writes to the -shm
         _check_is_ours(target)
     profile = Profile(target, actor, checks_version)
     try:
@@ -162,26 +163,24 @@ def _check_usable_path(target: Path) -> None:
         )
 
 
-def _journals_follow_the_profile(target: Path) -> None:
-    """Give the profile's -wal and -shm files back the write permission the profile itself has.
+def _check_journals_writable(target: Path) -> None:
+    """Refuse, naming it, a read-only -wal or -shm file beside a writable profile.
 
-    Listing a read-only profile leaves them read-only (SQLite creates them with the profile's mode
-    and cannot remove them without writing); once the profile was writable again, every open then
-    failed with "attempt to write a readonly database" until the user found and deleted them."""
-    try:
-        mode = target.stat().st_mode & 0o777
-    except FileNotFoundError:
-        return
-    if not mode & 0o200:
-        return  # the profile itself is read-only: so may its journals be
+    Listing a read-only profile leaves them read-only (SQLite makes them with the profile's mode and
+    cannot remove them without writing); once the profile was writable again, every open failed with
+    "make the file and its folder writable", which it already was. They are not changed here: one may
+    be a hard link to another file, or belong to another program, and the -wal may hold committed
+    changes, so deleting it could lose them."""
+    real = target.resolve()  # SQLite keeps them beside the file a link points to
+    if not os.access(real, os.W_OK):
+        return  # a read-only profile: read-only journals are what listing it leaves
     for suffix in ("-wal", "-shm"):
-        journal = target.with_name(target.name + suffix)
-        try:
-            info = journal.lstat()
-        except FileNotFoundError:
-            continue
-        if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o200 and info.st_uid == os.geteuid():
-            os.chmod(journal, (info.st_mode & 0o777) | (mode & 0o222))
+        journal = real.with_name(real.name + suffix)
+        if journal.is_file() and not os.access(journal, os.W_OK):
+            raise ProfileReadOnlyError(
+                target, f"cannot be written: {journal} beside it is read-only (left so by listing the profile while it was read-only)",
+                f"Make it writable (chmod u+w {shlex.quote(str(journal))}); do not delete it, it may hold saved changes.",
+            )
 
 
 def _check_is_ours(target: Path) -> None:
@@ -206,7 +205,10 @@ def _check_is_ours(target: Path) -> None:
         tables = {name for kind, name in objects if kind == "table"}
         marked = any(conn.execute(f"PRAGMA {pragma}").fetchone()[0] for pragma in ("application_id", "user_version"))
         # a database with views or triggers only, or marked as its own by another program, is not ours either
-        if (tables and "schema_version" not in tables) or (not tables and (objects or marked)):
+        ours = "schema_version" in tables and {"version", "applied_at"} <= {
+            row[1] for row in conn.execute("PRAGMA table_info(schema_version)")
+        }  # another tool's schema_version table (Flyway's old default) is not ours
+        if (tables and not ours) or (not tables and (objects or marked)):
             raise NotAProfileError(
                 target, "is an SQLite database of another program, not an Aesthete profile", None
             )

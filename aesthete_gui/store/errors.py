@@ -183,6 +183,13 @@ def _from_sqlite(error: sqlite3.Error, path: Path | None) -> ProfileError | None
 def _cannot_open(path: Path | None, detail: str) -> ProfileError:
     if path is None:
         return ProfileCannotOpenError(path, f"cannot be opened ({detail})")
+    try:
+        return _why_cannot_open(path, detail)
+    except OSError:  # a folder on the way that may not be entered: finding out why fails the same way
+        return ProfileCannotOpenError(path, f"cannot be opened ({detail}): a folder on its path may not be entered")
+
+
+def _why_cannot_open(path: Path, detail: str) -> ProfileError:
     if path.is_dir():
         return ProfileIsFolderError(path)
     if path.exists() and not os.access(path, os.R_OK):

@@ -100,19 +100,33 @@ def test_a_profile_in_a_read_only_folder_gives_one_line_and_exit_2(tmp_path, cap
 @pytest.mark.parametrize("command", [
     ["images"], ["rank-images"], ["export", "--format", "csv", "--output", "OUT"], ["bursts"], ["recheck"], ["scorers"],
     ["sync-xmp"], ["taste", "list"], ["copy-picks", "OUT"], ["mark", "--stars", "3", "1"], ["score-profile"],
+    ["distill-vlm", "--model", "no-model", "--output", "OUT"],
 ])  # fmt: skip
 def test_a_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command) -> None:
     # a mistyped --profile used to become a new, empty profile (its folders made too), and the command
     # answered as if the library were empty; an empty file (SQLite takes it as a new database) the same.
     # Only import, ingest and judge --save start a profile at a new path.
-    missing, empty = tmp_path / "no-folder" / "mistyped.db", tmp_path / "empty.db"
+    missing, empty, blank = tmp_path / "no-folder" / "mistyped.db", tmp_path / "empty.db", tmp_path / "blank.db"
     empty.write_bytes(b"")
-    for path in (missing, empty):
+    conn = sqlite3.connect(blank)  # an SQLite file without a table: a profile copied without its -wal
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("VACUUM")
+    conn.close()
+    blank_bytes = blank.read_bytes()
+    assert len(blank_bytes) == 4096
+    for path in (missing, empty, blank):
         args = [str(tmp_path / "out.csv") if word == "OUT" else word for word in command]
         assert main(["--profile", str(path), *args]) == 2
         err = capsys.readouterr().err
         assert f"no profile at {path}" in err and "Traceback" not in err
     assert not missing.parent.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
+    assert blank.read_bytes() == blank_bytes
+
+
+def test_a_first_import_of_a_folder_that_is_not_there_makes_no_profile(tmp_path, capsys) -> None:
+    profile = tmp_path / "new" / "p.db"
+    assert main(["--profile", str(profile), "import", str(tmp_path / "no-such-card"), "--quiet"]) == 2
+    assert "not a folder" in capsys.readouterr().err and not profile.parent.exists()
 
 
 def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path, capsys) -> None:

@@ -99,6 +99,22 @@ def test_another_programs_database_without_tables_is_refused_untouched(tmp_path:
     assert path.read_bytes() == before
 
 
+def test_another_tools_schema_version_table_is_not_taken_for_ours(tmp_path: Path) -> None:
+    # Flyway's old default table name: the open tried to migrate it, switched the file to WAL mode and
+    # ended in a traceback ("table schema_version has no column named applied_at")
+    path = tmp_path / "flyway.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (installed_rank INT, version TEXT, description TEXT)")
+    conn.execute("INSERT INTO schema_version VALUES (1, '1', 'init')")
+    conn.execute("CREATE TABLE customers (id INT)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(NotAProfileError, match="another program"):
+        open_profile(path)
+    assert path.read_bytes() == before
+
+
 def test_a_pipe_a_path_that_is_not_utf8_and_a_name_too_long_are_refused_in_one_error(tmp_path: Path) -> None:
     import os
 
@@ -115,20 +131,39 @@ def test_a_pipe_a_path_that_is_not_utf8_and_a_name_too_long_are_refused_in_one_e
         open_profile(tmp_path / ("n" * 300 + ".db"))
 
 
-def test_journals_left_read_only_by_listing_a_read_only_profile_follow_it_when_writable_again(tmp_path: Path) -> None:
+def test_a_journal_left_read_only_beside_a_writable_profile_is_named_and_left_alone(tmp_path: Path, monkeypatch) -> None:
     # listing a read-only profile left its -wal and -shm read-only; made writable again, the profile
-    # then failed every open ("attempt to write a readonly database") until they were deleted by hand
+    # failed every open with "make the file and its folder writable", which it already was. They are
+    # named now, not changed: one may be a hard link to another file, and a -wal may hold saved changes.
+    import os
+
+    real_access = os.access
+
+    def as_a_user(path, mode, **kwargs):  # root may write anything: judge by the permission bits
+        if mode == os.W_OK and Path(path).exists():
+            return bool(Path(path).stat().st_mode & 0o200)
+        return real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr("aesthete_gui.store.db.os.access", as_a_user)
     path = tmp_path / "p.db"
     _profile_with_folders(path, 2)
-    for suffix in ("-wal", "-shm"):
-        journal = tmp_path / f"p.db{suffix}"
-        journal.write_bytes(b"")
-        journal.chmod(0o444)
-    profile = open_profile(path)
-    try:
-        assert _folders(path) and all((tmp_path / f"p.db{s}").stat().st_mode & 0o200 for s in ("-wal", "-shm") if (tmp_path / f"p.db{s}").exists())
-    finally:
-        profile.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me\n" * 100)
+    notes.chmod(0o444)
+    os.link(notes, tmp_path / "p.db-shm")  # a read-only file under the journal's name
+    (tmp_path / "p.db-wal").write_bytes(b"")
+    (tmp_path / "p.db-wal").chmod(0o444)
+    link = tmp_path / "link.db"
+    link.symlink_to(path)  # journals live beside the file a link points to
+    for name in (path, link):
+        with pytest.raises(ProfileReadOnlyError, match=r"p\.db-(wal|shm) beside it is read-only"):
+            open_profile(name)
+    assert notes.read_text() == "keep me\n" * 100 and notes.stat().st_mode & 0o777 == 0o444
+    assert (tmp_path / "p.db-wal").stat().st_mode & 0o777 == 0o444
+    (tmp_path / "p.db-shm").unlink()
+    (tmp_path / "p.db-wal").chmod(0o644)  # what the message says to do
+    open_profile(path).close()
+    assert _folders(path) == ["/photos/0", "/photos/1"]
 
 
 @pytest.mark.parametrize("keep", [50, 4096, 0.5], ids=["inside-header", "first-page", "half"])
