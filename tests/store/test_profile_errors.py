@@ -85,34 +85,29 @@ def test_a_file_too_small_to_be_sqlite_is_refused_and_left_untouched(tmp_path: P
 
 
 @pytest.mark.parametrize("setup", ["CREATE VIEW answer AS SELECT 42", "PRAGMA application_id = 7", "PRAGMA user_version = 3"])
-def test_another_programs_database_without_tables_is_refused_untouched(tmp_path: Path, setup: str) -> None:
-    path = tmp_path / "other.db"
+def _refused_untouched(path: Path, *statements: str) -> None:
+    """Another program's database made by `statements` is refused and keeps every byte."""
     conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE scratch (a)")  # makes the file; dropped again below
-    conn.execute(setup)
-    conn.execute("DROP TABLE scratch")
+    for statement in statements:
+        conn.execute(statement)
     conn.commit()
     conn.close()
     before = path.read_bytes()
     with pytest.raises(NotAProfileError, match="another program"):
         open_profile(path)
     assert path.read_bytes() == before
+
+
+def test_another_programs_database_without_tables_is_refused_untouched(tmp_path: Path, setup: str) -> None:
+    # the scratch table makes the file and is dropped again
+    _refused_untouched(tmp_path / "other.db", "CREATE TABLE scratch (a)", setup, "DROP TABLE scratch")
 
 
 def test_another_tools_schema_version_table_is_not_taken_for_ours(tmp_path: Path) -> None:
     # Flyway's old default table name: the open tried to migrate it, switched the file to WAL mode and
     # ended in a traceback ("table schema_version has no column named applied_at")
-    path = tmp_path / "flyway.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE schema_version (installed_rank INT, version TEXT, description TEXT)")
-    conn.execute("INSERT INTO schema_version VALUES (1, '1', 'init')")
-    conn.execute("CREATE TABLE customers (id INT)")
-    conn.commit()
-    conn.close()
-    before = path.read_bytes()
-    with pytest.raises(NotAProfileError, match="another program"):
-        open_profile(path)
-    assert path.read_bytes() == before
+    _refused_untouched(tmp_path / "flyway.db", "CREATE TABLE schema_version (installed_rank INT, version TEXT, description TEXT)",
+                       "INSERT INTO schema_version VALUES (1, '1', 'init')", "CREATE TABLE customers (id INT)")  # fmt: skip
 
 
 def test_a_pipe_a_path_that_is_not_utf8_and_a_name_too_long_are_refused_in_one_error(tmp_path: Path) -> None:
