@@ -84,7 +84,6 @@ def test_a_file_too_small_to_be_sqlite_is_refused_and_left_untouched(tmp_path: P
     assert path.read_bytes() == content
 
 
-@pytest.mark.parametrize("setup", ["CREATE VIEW answer AS SELECT 42", "PRAGMA application_id = 7", "PRAGMA user_version = 3"])
 def _refused_untouched(path: Path, *statements: str) -> None:
     """Another program's database made by `statements` is refused and keeps every byte."""
     conn = sqlite3.connect(path)
@@ -98,6 +97,7 @@ def _refused_untouched(path: Path, *statements: str) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("setup", ["CREATE VIEW answer AS SELECT 42", "PRAGMA application_id = 7", "PRAGMA user_version = 3"])
 def test_another_programs_database_without_tables_is_refused_untouched(tmp_path: Path, setup: str) -> None:
     # the scratch table makes the file and is dropped again
     _refused_untouched(tmp_path / "other.db", "CREATE TABLE scratch (a)", setup, "DROP TABLE scratch")
