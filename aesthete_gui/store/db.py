@@ -161,6 +161,13 @@ def _check_usable_path(target: Path) -> None:
         raise ProfileCannotOpenError(
             target, "cannot be used: it is a device, a pipe or a socket, not a file", "Give the path of a profile file."
         )
+    names = target.stat().st_nlink if target.exists() else 1
+    if names > 1:  # SQLite names its journal after the path: each name had its own, and marks were lost
+        raise ProfileCannotOpenError(
+            target, f"cannot be used: the file has {names} names (hard links)",
+            "Each name gets its own journal, so changes saved through one name are lost when the profile is "
+            "opened through another. Keep one name: copy the file (cp) and use the copy, or remove the other names.",
+        )
 
 
 def _check_journals_writable(target: Path) -> None:

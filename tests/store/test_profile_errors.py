@@ -110,6 +110,24 @@ def test_another_tools_schema_version_table_is_not_taken_for_ours(tmp_path: Path
                        "INSERT INTO schema_version VALUES (1, '1', 'init')", "CREATE TABLE customers (id INT)")  # fmt: skip
 
 
+def test_a_profile_with_two_names_is_refused_before_either_loses_a_change(tmp_path: Path) -> None:
+    # hard links: each name got its own -wal, and a mark made through one name was gone when the
+    # profile was read through the other (an attack this round, with the window open on one name)
+    import os
+
+    path = tmp_path / "p.db"
+    _profile_with_folders(path, 2)
+    os.link(path, tmp_path / "p2.db")
+    before = path.read_bytes()
+    for name in (path, tmp_path / "p2.db"):
+        with pytest.raises(ProfileError, match="2 names"):
+            open_profile(name)
+    assert path.read_bytes() == before and not (tmp_path / "p2.db-wal").exists()
+    (tmp_path / "p2.db").unlink()
+    open_profile(path).close()
+    assert _folders(path) == ["/photos/0", "/photos/1"]
+
+
 def test_a_pipe_a_path_that_is_not_utf8_and_a_name_too_long_are_refused_in_one_error(tmp_path: Path) -> None:
     import os
 
