@@ -145,8 +145,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _check_usable_path(target: Path) -> None:
     """Refuse a path no profile can live at: not valid UTF-8 (thumbnail paths stored in the profile
-    are text), a folder, under a file, or a device, pipe or socket (SQLite would put its journal
-    beside /dev/null)."""
+    are text), a folder, under a file, a device, pipe or socket (SQLite would put its journal beside
+    /dev/null), or a file with several names (hard links)."""
     try:
         os.fsencode(target).decode("utf-8")
     except UnicodeDecodeError:
