@@ -16,6 +16,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -260,6 +261,7 @@ def run_app(argv: list[str]) -> int:
         finally:
             window.close()
             context.close()
+            _settle(context)
         return 0
 
     import qasync
@@ -272,4 +274,16 @@ def run_app(argv: list[str]) -> int:
         await closed.wait()
 
     qasync.run(until_closed())
+    for shown in _open_windows:
+        _settle(shown.context)
     return 0
+
+
+def _settle(context: AppContext) -> None:
+    """At exit, copy the session's changes from the profile's -wal into the file itself: the window
+    keeps its connections open to the end, so the file alone held none of them (a 4 KB profile with
+    everything in its -wal), and a backup copying only the file lost the session."""
+    from aesthete_gui.store.errors import ProfileError
+
+    with suppress(ProfileError):  # the disk gone at exit: the -wal keeps the changes, SQLite replays it
+        context.profile.settle()

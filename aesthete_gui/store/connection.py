@@ -150,6 +150,13 @@ class ProfileDatabase:
         """This thread's raw sqlite3 connection (migrations, tests)."""
         return self.db.conn
 
+    def settle(self) -> bool:
+        """Copy every committed change from the -wal into the profile file itself, where no other
+        process reads it (a passive checkpoint); True when it ran. The window calls it at exit, so
+        that a copy of the file alone holds the session's changes."""
+        with self.using() as conn, profile_errors(self.path), self.guard.writing():
+            return self.guard.checkpoint_if_due(conn, frames=1)
+
     def close(self) -> None:
         """Close every connection this profile opened, in any thread."""
         with self._all_lock:

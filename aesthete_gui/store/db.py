@@ -95,6 +95,10 @@ class Profile:
         """SQLite's own `PRAGMA integrity_check` answer ("ok" when the file is sound)."""
         return self.database.integrity_check()
 
+    def settle(self) -> bool:
+        """Copy committed changes from the -wal into the file itself (ProfileDatabase.settle)."""
+        return self.database.settle()
+
     def close(self) -> None:
         """Close every connection of this profile (the last one in the process checkpoints the WAL)."""
         self.changes.close()

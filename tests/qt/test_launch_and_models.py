@@ -210,3 +210,22 @@ def test_a_screenshot_run_leaves_the_remembered_view_and_window_size_alone(qapp,
     assert run_app(["--profile", str(profile), "--screenshot", str(tmp_path / "b.png"), "--view", "loupe", "--size", "900x600"]) == 0
     assert profile_settings(profile).get("session") == before
     assert not before or before.get("view") != "loupe"
+
+
+def test_the_profile_file_alone_holds_the_session_after_the_window_exits(qapp, tmp_path, image_folder) -> None:
+    # the window kept its connections to the end: the file was 4 KB with everything in its -wal, so a
+    # backup that copied the profile file alone (after closing Aesthete) had an empty library
+    import shutil
+
+    from aesthete_gui.store import open_profile
+
+    profile = tmp_path / "p.db"
+    assert run_app(["--profile", str(profile), "--open", str(image_folder), "--screenshot", str(tmp_path / "a.png")]) == 0
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    shutil.copyfile(profile, backup / "p.db")  # the file only, not its -wal
+    copy = open_profile(backup / "p.db")
+    try:
+        assert copy.catalog.image_count() == len([p for p in image_folder.iterdir() if p.is_file()]) > 0
+    finally:
+        copy.close()
