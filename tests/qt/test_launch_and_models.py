@@ -162,6 +162,10 @@ def test_the_real_event_loop_starts_imports_and_quits(tmp_path, image_folder) ->
     env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+    (tmp_path / "file-alone").mkdir()
+    __import__("shutil").copyfile(profile, tmp_path / "file-alone" / "p.db")  # the file without its -wal
+    with open_profile(tmp_path / "file-alone" / "p.db") as copy:
+        assert copy.catalog.image_count(status="ok") == 12  # the window settled its -wal at exit
     with open_profile(profile) as reopened:
         assert reopened.catalog.image_count(status="ok") == 12
 
