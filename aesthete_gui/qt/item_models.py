@@ -172,14 +172,21 @@ class ImageListModel(QAbstractListModel):
         """Where an image is shown, or None when filtered out."""
         return self._index_of.get(image_id)
 
-    def shown_position_of(self, image_id: int) -> int | None:
-        """Where an image is shown, or where its collapsed burst's cover stands in for it; None when
-        neither is shown."""
-        position = self._index_of.get(image_id)
-        row = self._all.get(image_id)
-        if position is not None or row is None or row.burst_id is None or not self.burst_size(row.burst_id):
-            return position
-        return next((i for i, shown in enumerate(self._visible) if shown.burst_id == row.burst_id), None)
+    def shown_positions(self, image_ids: Iterable[int]) -> list[int]:
+        """Where each image is shown, or where its collapsed burst's cover stands in for it (images
+        shown neither way are left out). One pass over the view, however many images are asked for."""
+        covers: dict[int, int] | None = None
+        positions = []
+        for image_id in image_ids:
+            position = self._index_of.get(image_id)
+            row = self._all.get(image_id)
+            if position is None and row is not None and row.burst_id is not None and self.burst_size(row.burst_id):
+                if covers is None:
+                    covers = {shown.burst_id: i for i, shown in reversed(list(enumerate(self._visible))) if shown.burst_id is not None}
+                position = covers.get(row.burst_id)
+            if position is not None:
+                positions.append(position)
+        return positions
 
     def visible_ids(self) -> list[int]:
         """The ids shown, in order."""

@@ -397,7 +397,7 @@ class GridView(QListView):
 
     def _restore_selection(self) -> None:
         # a frame hidden by collapsing its burst stays selected as the burst's cover, not the first row
-        positions = [p for p in map(self._model.shown_position_of, self._kept_selection) if p is not None]
+        positions = self._model.shown_positions(self._kept_selection)
         if not positions and self._model.rowCount() > 0:
             positions = [0]
         selection_model = self.selectionModel()
