@@ -5,13 +5,11 @@ the one filter every line the CLI prints goes through, the progress bar, Ctrl-C 
 from __future__ import annotations
 
 import argparse
-import shlex
 import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aesthete_gui.cli import UserError
@@ -29,51 +27,16 @@ def open_cli_profile(args: argparse.Namespace, *, must_exist: bool = True) -> Pr
 
     Marks set through it are attributed to the command line in the mark history. `must_exist`: every
     command but those that bring photographs in (import, ingest, judge --save) refuses a named
-    profile that is not there or is an empty file, instead of making a new, empty profile at a
-    mistyped path and answering as if the library were empty."""
-    from aesthete_gui.settings import resolve_profile_path
+    profile that is not there (store.NoProfileError) instead of making a new, empty profile at a
+    mistyped path and answering as if the library were empty; the default profile is made on first use."""
+    from aesthete_gui.settings import default_profile_path, resolve_profile_path
     from aesthete_gui.store import open_profile
 
-    path = existing_profile_path(args) if must_exist else resolve_profile_path(args.profile)
+    path = resolve_profile_path(args.profile)
     try:
-        return open_profile(path, actor="cli")
+        return open_profile(path, actor="cli", create=not must_exist or path == default_profile_path())
     except OSError as error:
         raise UserError(f"cannot open the profile: {error}") from error
-
-
-def existing_profile_path(args: argparse.Namespace) -> Path:
-    """The profile path `--profile` names, or a UserError when a named one is not there (the default
-    profile is made on first use)."""
-    from aesthete_gui.settings import default_profile_path, resolve_profile_path
-
-    path = resolve_profile_path(args.profile)
-    if path != default_profile_path() and _no_profile_at(path):
-        raise UserError(f"no profile at {path}: nothing was ever imported into it. Check the path, or start "
-                        f"a profile there with: aesthete --profile {shlex.quote(str(path))} import FOLDER")
-    return path
-
-
-def _no_profile_at(path: Path) -> bool:
-    """Whether nothing is at `path`: no file, an empty one (SQLite would take it as a new database), or
-    an SQLite file without a single table (a profile's main file copied without the -wal that held
-    everything, or a database nobody wrote)."""
-    import sqlite3
-
-    try:
-        if path.stat().st_size == 0:
-            return True
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False  # opening it says what is wrong
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
-        try:
-            return conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
-        finally:
-            conn.close()
-    except (sqlite3.Error, OSError, ValueError):
-        return False  # not SQLite, damaged, unreadable: opening it says which
 
 
 @contextmanager

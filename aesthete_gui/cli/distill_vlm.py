@@ -6,13 +6,14 @@ import argparse
 import json
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import existing_profile_path
+from aesthete_gui.cli.common import open_cli_profile
 
 
 def _distill_vlm(args: argparse.Namespace) -> int:
     from aesthete_gui.training.grpo_recipe import config_from_args, train_vlm_student
 
-    profile_path = existing_profile_path(args)  # a mistyped --profile is said, not made
+    with open_cli_profile(args) as profile:  # a mistyped --profile is said, not made
+        profile_path = profile.path
     try:
         config = config_from_args(args)
         summary = train_vlm_student(profile_path, args.model, args.output, config)

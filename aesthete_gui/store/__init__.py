@@ -4,6 +4,7 @@ announce every committed change on the profile's event hub."""
 from aesthete_gui.store import events
 from aesthete_gui.store.db import Profile, open_profile
 from aesthete_gui.store.errors import (
+    NoProfileError,
     NotAProfileError,
     ProfileBusyError,
     ProfileCannotOpenError,
@@ -44,6 +45,7 @@ __all__ = [
     "MarkHistoryEntry",
     "MarkRecord",
     "MarkSource",
+    "NoProfileError",
     "NotAProfileError",
     "Profile",
     "ProfileBusyError",

@@ -17,6 +17,7 @@ from aesthete_gui.store.checks import ChecksRepository, current_checks_version
 from aesthete_gui.store.choices import ChoicesRepository
 from aesthete_gui.store.connection import ProfileDatabase
 from aesthete_gui.store.errors import (
+    NoProfileError,
     NotAProfileError,
     ProfileCannotOpenError,
     ProfileDamagedError,
@@ -115,8 +116,11 @@ def open_profile(
     path: str | os.PathLike[str],
     actor: MarkSource = "script",
     checks_version: Callable[[], str] = current_checks_version,
+    *,
+    create: bool = True,
 ) -> Profile:
-    """Open (creating when needed) the profile at `path`, migrated to the latest schema.
+    """Open (creating when needed, unless `create` is False) the profile at `path`, migrated to the
+    latest schema.
 
     `actor` is who marks set through it are attributed to in the mark history ("window", "cli",
     "script"); `checks_version` the technical-checks version its reads answer for (tests pin it).
@@ -127,10 +131,10 @@ def open_profile(
     with profile_errors(target, os_errors=True):  # a name too long for the file system is said in one line
         _check_usable_path(target)
     with profile_errors(target, os_errors=True):
-        target.parent.mkdir(parents=True, exist_ok=True)
-    with profile_errors(target, os_errors=True):
         _check_journals_writable(target)  # before SQLite reads the file: a reader writes to the -shm
-        _check_is_ours(target)
+        if not _check_is_ours(target) and not create:
+            raise NoProfileError(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
     profile = Profile(target, actor, checks_version)
     try:
         with profile_errors(target, os_errors=True), profile.database.using(), profile.database.guard.writing():
@@ -194,16 +198,18 @@ def _check_journals_writable(target: Path) -> None:
             )
 
 
-def _check_is_ours(target: Path) -> None:
+def _check_is_ours(target: Path) -> bool:
     """Refuse, before anything is written, a file that is not SQLite, another program's database,
-    or a profile from a newer Aesthete (a read-only look: the file keeps its journal mode).
+    or a profile from a newer Aesthete (a read-only look: the file keeps its journal mode). True when
+    a profile is there; False when nothing is yet (no file, an empty one, an SQLite file without a
+    table: a profile copied without the -wal that held everything).
 
     Only SQLite reads the file: closing a descriptor this process opened on it would drop the locks
     that another open profile of this process holds on the same file (store/file_guard.py).
     """
     size = target.stat().st_size if target.exists() else 0
     if size == 0:
-        return  # a new profile
+        return False  # a new profile
     if size < SQLITE_SMALLEST:
         # SQLite takes a file of one byte for an empty database and would make it a profile. No live
         # database is this small, so reading it here drops no lock this process holds on the file.
@@ -230,3 +236,4 @@ def _check_is_ours(target: Path) -> None:
         raise ProfileTooNewError(
             target, f"has schema version {current}, newer than this Aesthete knows ({latest_version()})"
         )
+    return bool(tables)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 from typing import Literal
@@ -113,6 +114,18 @@ class ProfileCannotOpenError(ProfileError):
 
     reason = "cannot be opened"
     advice = "Check that the file and its folder exist and that you may read and write them."
+
+
+class NoProfileError(ProfileError):
+    """Nothing is at the path yet (no file, an empty one, an SQLite file without a table) and the caller
+    asked not to start a profile there: a mistyped path must not become an empty profile."""
+
+    reason = "there is no profile here: nothing was ever imported into it"
+
+    def __init__(self, path: Path | str | None, reason: str | None = None, advice: str | None = None) -> None:
+        where = shlex.quote(str(path)) if path is not None else "PROFILE"
+        super().__init__(path, reason, advice if advice is not None else
+                         f"Check the path, or start a profile there with: aesthete --profile {where} import FOLDER")
 
 
 class ProfileTooNewError(ProfileError):

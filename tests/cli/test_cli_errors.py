@@ -118,7 +118,7 @@ def test_a_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command
         args = [str(tmp_path / "out.csv") if word == "OUT" else word for word in command]
         assert main(["--profile", str(path), *args]) == 2
         err = capsys.readouterr().err
-        assert f"no profile at {path}" in err and "Traceback" not in err
+        assert f"profile {path}: there is no profile here" in err and "Traceback" not in err
     assert not missing.parent.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
     assert blank.read_bytes() == blank_bytes
 
