@@ -1,9 +1,9 @@
 """The data the verdict models are fitted on: the fit pool's photographs and graded defects of them.
 
 The fit pool is FIT_SPLITS: every split that has been looked at — the corpus's tune half, held and
-held2 (looked at while the checks were tuned in earlier rounds), and held3, held4 and held5 (each run
-untouched once, then looked at) (benchmarks/corpus/README.md). The newest set, held6, is never fitted
-on: it is judged once, untouched. For each photograph of a split (benchmarks/corpus.py) this makes, once,
+held2 (looked at while the checks were tuned in earlier rounds), and held3, held4, held5 and held6 (each
+run untouched once, then looked at) (benchmarks/corpus/README.md). The newest set, held7, is never
+fitted on: it is judged once, untouched. For each photograph of a split (benchmarks/corpus.py) this makes, once,
 into a cache folder:
 its working copy (at most culling_data.WORK_SIDE, a camera-like JPEG, as the benchmark makes it) and
 copies degraded at several strengths of each defect (milder than, at and beyond issue 21's moderate
@@ -11,7 +11,7 @@ level; smears at several angles so no model learns one direction). Each file is 
 the app's own checks (imaging/checks.py) and the measurements are kept in a JSON-lines table next to
 the files, keyed by the measuring code's version, so refitting costs no decoding.
 
-    python benchmarks/culling_fit_data.py [--split tune|held|held2] [--cache DIR]
+    python benchmarks/culling_fit_data.py [--split tune|held|held2|held3|held4|held5|held6] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from PIL import Image
 from aesthete_gui.imaging.checks import MEASURE_VERSION, analyse_path
 from aesthete_gui.imaging.judging import values_of
 
-FIT_SPLITS = ("tune", "held", "held2", "held3", "held4", "held5")
-"""The splits the verdict models may be fitted on (never held6, the untouched set)."""
+FIT_SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6")
+"""The splits the verdict models may be fitted on (never held7, the untouched set)."""
 
 
 def panned(img: Image.Image, fraction: float = 0.03) -> Image.Image:

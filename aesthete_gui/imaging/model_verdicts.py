@@ -49,6 +49,7 @@ def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, fl
         "noise.whiteness": lambda v, t: f"the grain is pixel-fine, as sensor noise is (it falls to {v:.2f} at half size; texture keeps about {t:.1f})",
         "underexposure": lambda v, t: f"even the brightest tones reach only {pct(v)} of full scale (about {pct(t)} in clean frames)",
         "underexposure.median": lambda v, t: f"midtones at {pct(v)} (about {pct(t)} in clean frames)",
+        "underexposure.p90": lambda v, t: f"the brightest tenth of the frame only from {pct(v)} up (about {pct(t)} in clean frames)",
         "overexposure": lambda v, t: f"{pct(v)} of the frame blown to white (lights left out)",
         "overexposure.colour": lambda v, t: f"{pct(v)} of the frame blown to white or to a clipped colour (clean frames here: {pct(t)})",
         "overexposure.median": lambda v, t: f"midtones pushed up to {pct(v)} (about {pct(t)} in clean frames)",
@@ -61,7 +62,7 @@ def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, fl
 
 
 WORSE_WHEN_LOWER = frozenset({"focus.detail", "focus.edges", "motion_blur.along", "noise.whiteness", "underexposure",
-                               "underexposure.median"})
+                               "underexposure.median", "underexposure.p90"})
 """Measures whose words above describe a low value as the fault; the others describe a high one. A
 model that weighs a measure the other way (the focus model reads edges that do NOT line up as
 defocus) is not described by these words, and the reason leaves that measure out."""
