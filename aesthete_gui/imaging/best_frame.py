@@ -111,6 +111,24 @@ def _sharpness_tier(checks: Sequence[Mapping[str, Any]]) -> float:
     return min(tiers, default=2.0)
 
 
+MIDDLE_GREY = 0.18
+"""Linear light of a well-exposed frame's midtones (18 % grey, about 46 % in sRGB)."""
+
+
+def _bracket_exposure(checks: Sequence[Mapping[str, Any]]) -> float:
+    """For a frame of an exposure bracket, minus how many stops its midtones sit from middle grey (so
+    the bracket shows its middle exposure, not its darkest frame); 0 for any other frame. Measured in
+    linear light, where a bracket's steps are even."""
+    in_bracket = any(c.get("name") == "sequence" and "exposure bracket" in str(c.get("reason", "")) for c in checks)
+    over = next((c for c in checks if c.get("name") == "overexposure"), None)
+    median = (over.get("measures") or {}).get("median") if over is not None else None
+    if not in_bracket or not _measured(median):
+        return 0.0
+    srgb = min(max(float(median), 1.0 / 255.0), 1.0)
+    linear = srgb / 12.92 if srgb <= 0.04045 else ((srgb + 0.055) / 1.055) ** 2.4
+    return -abs(math.log2(linear / MIDDLE_GREY))
+
+
 def _measured(value: Any) -> TypeGuard[float]:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
@@ -122,7 +140,8 @@ def _value(checks: Sequence[Mapping[str, Any]], name: str, default: float) -> fl
 
 def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
     """Sort key of a frame from its stored checks and faces, larger is better: not a copy, no blink,
-    subject in focus, no clipping, no reject, the sharper verdict (ok before a "soft" warning), eyes
+    subject in focus, no clipping, no reject, in an exposure bracket the exposure nearest middle grey,
+    the sharper verdict (ok before a "soft" warning), eyes
     not closed even in a laugh, then the most pixels and the least compression, then the crisper
     subject (the focus check's edge spread), so that among equals a burst shows the frame its
     "softer than …, the sharpest frame of its burst" reasons name, not merely the first one.
@@ -138,12 +157,17 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
         float(not rejected & set(_SHARPNESS_CHECKS)),
         float(not rejected & {"highlights", "overexposure"}),
         float(not rejected),
+        _bracket_exposure(checks),
         _sharpness_tier(checks),
         float(not closed),
         _value(checks, "resolution", 0.0),
         _value(checks, "compression", 100.0),
         -_value(checks, "focus", math.inf),
     )
+
+
+_RANK_LENGTH = len(stored_culling_rank([], []))
+"""How many keys a stored culling rank has (a frame never checked ranks last on each but "not a copy")."""
 
 
 def representative_rank(frame: BurstFrame, copies: Mapping[Hashable, str] | None = None) -> tuple[float, ...]:
@@ -154,7 +178,7 @@ def representative_rank(frame: BurstFrame, copies: Mapping[Hashable, str] | None
     if copies and frame.key in copies:
         checks.append({"name": "copy", "verdict": "warn"})
     faces = [f.as_dict() for f in analysis.faces] if analysis is not None else []
-    verdicts = stored_culling_rank(checks, faces) if analysis is not None else (1.0,) + (0.0,) * 8
+    verdicts = stored_culling_rank(checks, faces) if analysis is not None else (1.0,) + (0.0,) * (_RANK_LENGTH - 1)
     spread = _value(checks, "focus", 4.0)
     return (
         *verdicts,

@@ -199,6 +199,8 @@ def test_the_bursts_list_names_a_bracket_and_recheck_counts_in_words(
     bracket = next(line for line in listing.splitlines() if line.startswith("burst") and "bracket" in line)
     assert bracket.endswith("kept with its set (exposure bracket of 3 frames (-2.5, 0, +2 EV)): never a suggested reject")
     assert "(shown for the set)" in listing and "(best)" in listing  # the rocket and its copy: a burst with a best frame
+    shown = next(line for line in listing.splitlines() if "(shown for the set)" in line)
+    assert "bracket_1.jpg" in shown  # the middle exposure, not the darkest frame (trial on held6)
     assert main(["--profile", str(profile_path), "recheck"]) == 0
     assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in capsys.readouterr().out
 
