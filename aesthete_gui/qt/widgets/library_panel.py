@@ -66,7 +66,10 @@ class LibraryPanel(QWidget):
         self._leaf(profile, "Open or create another…", "profile", None)
 
         library = self._section("Library")
-        self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
+        # the import said "195 imported, 1 unreadable": the count says the same, not 196
+        unreadable = sum(r.status != "ok" for r in rows)
+        self._leaf(library, f"All photographs  ({len(rows) - unreadable}" + (f" + {unreadable} unreadable)" if unreadable else ")"),
+                   "all", None)  # fmt: skip
         for folder in self._context.profile.catalog.folders():
             label = Path(folder.path).name or folder.path
             self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
