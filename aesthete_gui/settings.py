@@ -32,9 +32,20 @@ def default_profile_path() -> Path:
     return user_data_path(APP_NAME, appauthor=False) / PROFILE_FILENAME
 
 
+class EmptyProfilePathError(ValueError):
+    """`--profile ''`: an empty path (an unset shell variable, most often), not a request for the
+    default. The command line and the window show it as a user's error (cli.known_error, launch)."""
+
+
 def resolve_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The profile to use: the explicit path, else $AESTHETE_PROFILE, else the per-user default."""
-    if explicit:
+    """The profile to use: the explicit path, else $AESTHETE_PROFILE, else the per-user default. An
+    explicit path that is empty is refused (EmptyProfilePathError): `--profile "$P"` with P unset
+    must not write into the default profile."""
+    if explicit is not None:
+        if not os.fspath(explicit).strip():
+            raise EmptyProfilePathError(
+                "--profile is empty: give the profile's file (leave --profile out for the default profile)"
+            )
         return Path(explicit).expanduser()
     env = os.environ.get(PROFILE_ENV)
     if env:
@@ -209,7 +220,7 @@ class UserState:
 def gui_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The profile the app opens: the explicit path, else $AESTHETE_PROFILE, else the last profile
     opened (when it still exists), else the per-user default."""
-    if explicit or os.environ.get(PROFILE_ENV):
+    if explicit is not None or os.environ.get(PROFILE_ENV):
         return resolve_profile_path(explicit)
     last = UserState().get("last_profile")
     if isinstance(last, str) and last and Path(last).is_file():

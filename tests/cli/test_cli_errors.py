@@ -123,6 +123,20 @@ def test_a_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command
     assert blank.read_bytes() == blank_bytes
 
 
+@pytest.mark.parametrize("command", [["images"], ["import", "--quiet", "PHOTOS"], ["mark", "--stars", "3", "1"]])
+def test_an_empty_profile_path_is_refused_not_taken_for_the_default(tmp_path, capsys, monkeypatch, command) -> None:
+    # `aesthete --profile "$P" mark …` with P unset used to write into the default profile
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("AESTHETE_PROFILE", raising=False)
+    (tmp_path / "photos").mkdir()
+    for empty in ("", "  "):
+        args = [str(tmp_path / "photos") if word == "PHOTOS" else word for word in command]
+        assert main(["--profile", empty, *args]) == 2
+        err = capsys.readouterr().err
+        assert "--profile is empty" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_first_import_of_a_folder_that_is_not_there_makes_no_profile(tmp_path, capsys) -> None:
     profile = tmp_path / "new" / "p.db"
     assert main(["--profile", str(profile), "import", str(tmp_path / "no-such-card"), "--quiet"]) == 2

@@ -64,6 +64,15 @@ def test_screenshot_mode_prints_the_reason_instead_of_a_dialog(qapp, tmp_path: P
     assert not (tmp_path / "s.png").exists()
 
 
+def test_an_empty_profile_path_is_one_line_not_the_default_profile(qapp, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    code = launch.run_app(["--profile", "", "--screenshot", str(tmp_path / "s.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and "aesthete-gui: error: --profile is empty" in err and "Traceback" not in err
+    assert not (tmp_path / "data").exists() and not (tmp_path / "s.png").exists()
+
+
 @pytest.mark.parametrize("name", ["file.txt/p.db", "n" * 300 + ".db"], ids=["under-a-file", "name-too-long"])
 def test_a_profile_path_that_cannot_exist_is_one_line_not_a_traceback(qapp, tmp_path: Path, capsys, name: str) -> None:
     (tmp_path / "file.txt").write_text("notes")
