@@ -175,3 +175,23 @@ def test_all_photographs_counts_the_readable_ones_and_names_the_unreadable(qtbot
     library = main.library.tree.topLevelItem(1)
     assert library is not None and library.child(0).text(0) == "All photographs  (3 + 1 unreadable)"
     main.marks.close()
+
+
+def test_the_survey_says_which_frames_the_checks_suggest_rejecting(qtbot, window) -> None:
+    """The grid marks a suggested reject with an amber "?"; the survey, where frames are compared
+    side by side, showed only the user's own marks (trial on held6)."""
+    from dataclasses import replace
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, suggested_reject=n == 1, eyes_closed=n == 2) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    _select(window, [0, 1, 2])
+    window.show_view("survey")
+    captions = [cell.caption.text() for cell in window.survey.cells[:3]]
+    assert "suggested reject" not in captions[0] and "? suggested reject" in captions[1]
+    assert "eyes closed" in captions[2] and "eyes closed" not in captions[1]
+    window.survey.set_active(1)
+    qtbot.keyClick(window.survey, Qt.Key.Key_X)  # rejecting it: the user's mark replaces the suggestion
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: "Rejected" in window.survey.cells[1].caption.text())
+    assert "suggested" not in window.survey.cells[1].caption.text()

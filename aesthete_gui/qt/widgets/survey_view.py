@@ -225,5 +225,9 @@ class SurveyView(QWidget):
                 cell.caption.set_caption("", [])
                 continue
             flag = {"pick": "Pick", "reject": "Rejected"}.get(row.flag or "", "")
-            stars = "★" * row.stars or ("" if flag or row.label else "no stars")  # short: room for the name
-            cell.caption.set_caption(row.name, [stars, flag, row.label or ""])
+            # what the grid's amber "?" and closed-eye badges say: frames are compared here, so the
+            # checks' suggestion must show too (the trial's survey showed marks only)
+            suggested = "? suggested reject" if row.suggested_reject and not row.flag else ""
+            eyes = "eyes closed" if row.eyes_closed else ""
+            stars = "★" * row.stars or ("" if flag or row.label or suggested else "no stars")  # short: room for the name
+            cell.caption.set_caption(row.name, [stars, flag, suggested, eyes, row.label or ""])
