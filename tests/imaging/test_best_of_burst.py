@@ -122,6 +122,32 @@ def test_among_equal_frames_the_crisper_one_ranks_first() -> None:
     assert stored_culling_rank(bigger, []) > stored_culling_rank(crisper, [])  # pixels still come first
 
 
+def test_a_frame_with_an_exposure_or_noise_warning_ranks_below_a_clean_one_a_hair_softer() -> None:
+    # trial on held7: a -2.5 EV frame (only warned "dark") and a +2 EV one were shown over their
+    # bursts' clean frames because their edges read 0.02-0.03 px crisper
+    clean = [{"name": "focus", "value": 2.53, "verdict": "ok"}, {"name": "underexposure", "value": 0.98, "verdict": "ok"}]
+    for warned in ("underexposure", "overexposure", "highlights", "shadows", "noise"):
+        dark = [{"name": "focus", "value": 2.51, "verdict": "ok"}, {"name": warned, "value": 0.5, "verdict": "warn"}]
+        assert stored_culling_rank(clean, []) > stored_culling_rank(dark, [])
+    soft = [{"name": "focus", "value": 3.2, "verdict": "warn"}]
+    bright_but_sharp = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "highlights", "value": 0.1, "verdict": "warn"}]
+    assert stored_culling_rank(bright_but_sharp, []) > stored_culling_rank(soft, [])  # softness cannot be fixed later
+
+
+def test_a_bracket_shows_the_frame_without_exposure_warnings_then_the_one_nearest_middle_grey() -> None:
+    # trial on held7: a bracket of a dark scene showed its +2 EV frame (nearest middle grey, but clipped)
+    def frame(median: float, *warned: str) -> list[dict]:
+        return [{"name": "focus", "value": 2.4, "verdict": "ok"},
+                {"name": "overexposure", "value": 0.0, "verdict": "warn" if "overexposure" in warned else "ok", "measures": {"median": median}},
+                *({"name": name, "value": 0.5, "verdict": "warn"} for name in warned if name != "overexposure"),
+                {"name": "sequence", "value": None, "verdict": "ok", "reason": "kept with its set (exposure bracket of 3 frames (-2, 0, +2 EV)): never a suggested reject"}]  # fmt: skip
+
+    minus, zero, plus = frame(0.10, "underexposure"), frame(0.23), frame(0.45, "overexposure", "highlights")
+    ranks = sorted((stored_culling_rank(f, []), name) for f, name in ((minus, "-2"), (zero, "0"), (plus, "+2")))
+    assert ranks[-1][1] == "0"
+    assert stored_culling_rank(frame(0.45), []) > stored_culling_rank(frame(0.20), [])  # alike otherwise: nearer middle grey
+
+
 def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:
     # blurred and hazed until no edge is left, focus reads "not measured": it must not win the burst
     from PIL import ImageFilter
