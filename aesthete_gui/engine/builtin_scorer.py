@@ -81,6 +81,20 @@ def _separate_rejects(unit: np.ndarray, rejected: np.ndarray) -> np.ndarray:
     return np.where(rejected, REJECT_CEILING * 0.999 * unit, REJECT_CEILING + (1.0 - REJECT_CEILING) * unit)
 
 
+COPY_STEP = 0.005
+"""How far (unit scale) a copy stays below its original: enough to sort after it, too little to read."""
+
+
+def _below_originals(unit: np.ndarray, originals: np.ndarray) -> np.ndarray:
+    """`unit` with each copy (originals[i] >= 0) at most COPY_STEP below its original."""
+    if originals.shape != unit.shape:
+        raise ValueError(f"originals has {originals.size} rows for {unit.size} images")
+    out = unit.copy()
+    copies = np.flatnonzero(originals >= 0)
+    out[copies] = np.minimum(unit[copies], unit[originals[copies]] - COPY_STEP).clip(0.0, 1.0)
+    return out
+
+
 def _measure(measures: Sequence[Mapping[str, float] | None] | None, key: str, n: int, default: float) -> np.ndarray:
     """One measurement of every row (default where a row has none or it is not a number)."""
     out = np.full(n, default, dtype=float)
@@ -155,6 +169,7 @@ class BuiltinScorer:
         *,
         rejected: np.ndarray | None = None,
         measures: Sequence[Mapping[str, float] | None] | None = None,
+        originals: np.ndarray | None = None,
     ) -> np.ndarray:
         """(n, 5) scores on 1–5 in DIMENSIONS order; `embeddings` is ignored.
 
@@ -162,7 +177,10 @@ class BuiltinScorer:
         their technique and overall scores fall below those of every row without one. `measures`
         gives each row's checks measurements (judging.values_of of its stored checks; None for a row
         without): technique is read from them where present. Without either, every row counts as
-        passing and technique comes from the image properties.
+        passing and technique comes from the image properties. `originals` gives, for a row that is
+        a resized or recompressed copy of another row, that row's index (-1 for any other row): the
+        copy's technique and overall then stay just below its original's (a smaller copy's edges
+        read crisper, and ranked above its original it would be the one kept).
         """
         index = {name: i for i, name in enumerate(feature_names)}
         missing = [n for n in _USED if n not in index]
@@ -204,6 +222,9 @@ class BuiltinScorer:
         # a technical reject is never a keeper: below every frame that passed the checks
         units["technique"] = _separate_rejects(units["technique"], gate)
         units["overall"] = _separate_rejects(units["overall"], gate)
+        if originals is not None:
+            for dimension in ("technique", "overall"):
+                units[dimension] = _below_originals(units[dimension], np.asarray(originals, dtype=int))
         unit = np.stack([units[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 

@@ -63,15 +63,24 @@ def _one_picture(a: Edition, b: Edition) -> bool:
     return not any(x is not None and y is not None and x != y for x, y in pairs)
 
 
+def originals_of(editions: Sequence[Edition]) -> dict[Hashable, Edition]:
+    """Each copy among one group's frames and its original (the best-ranked edition of the same
+    picture); a frame that is no copy is not listed."""
+    out: dict[Hashable, Edition] = {}
+    for edition in editions:
+        better = [o for o in editions if o.key != edition.key and _one_picture(edition, o) and o.rank() > edition.rank()]
+        if better:
+            out[edition.key] = max(better, key=Edition.rank)
+    return out
+
+
 def find_copies(editions: Sequence[Edition]) -> dict[Hashable, str]:
     """The copies among one group's frames, each with a sentence naming its original; a frame with
     no copy and no original is not listed."""
+    by_key = {e.key: e for e in editions}
     out: dict[Hashable, str] = {}
-    for edition in editions:
-        better = [o for o in editions if o.key != edition.key and _one_picture(edition, o) and o.rank() > edition.rank()]
-        if not better:
-            continue
-        original = max(better, key=Edition.rank)
+    for key, original in originals_of(editions).items():
+        edition = by_key[key]
         smaller = original.pixels > edition.pixels
         kind = "smaller copy" if smaller else "recompressed copy" if original.rank()[3] > edition.rank()[3] else "copy"
         out[edition.key] = (

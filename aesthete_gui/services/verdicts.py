@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
-from aesthete_gui.imaging.best_frame import Edition, find_copies
+from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
 from aesthete_gui.imaging.checks import checks_version, thresholds_version
 from aesthete_gui.imaging.judging import (
     SetContext,
@@ -207,6 +207,20 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
         for image in images
         if image.id in sequences or image.id in copies or image.id in siblings
     }
+
+
+def copy_originals(profile: Profile, stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, int]:
+    """Each resized or recompressed copy's image id and its original's, found within bursts as the
+    verdicts find them (set_contexts), for the built-in scorer to keep copies below their originals."""
+    images = {image.id: image for image in profile.catalog.images(status="ok")}
+    out: dict[int, int] = {}
+    for burst in profile.catalog.bursts():
+        members = [images[i] for i in burst.image_ids if i in images]
+        if len(members) > 1:
+            editions = [edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]
+            out |= {copy: original.key for copy, original in originals_of(editions).items()
+                    if isinstance(copy, int) and isinstance(original.key, int)}  # fmt: skip
+    return out
 
 
 def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, tuple[Sibling, ...]]:

@@ -68,6 +68,29 @@ def test_a_bracket_is_never_suggested_and_a_copy_names_its_original(tmp_path: Pa
     profile.close()
 
 
+def test_a_copy_scores_below_its_original_in_the_builtin_ranking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # trial on held7: 5 of 7 copies scored above their originals (a half-size copy's edges and
+    # grain read cleaner), and rank-images listed a copy 5th and its original 9th
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    grainy = degrade.noise(Image.fromarray(skdata.coffee()), 9.0)
+    grainy.save(folder / "IMG_0001.jpg", quality=95, exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250)))
+    grainy.resize((grainy.width // 2, grainy.height // 2), Image.Resampling.LANCZOS).save(
+        folder / "IMG_0001_small.jpg", quality=85, exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250)))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    ids = {Path(r.path).name: r.id for r in profile.catalog.images()}
+    monkeypatch.setattr(verdicts, "copy_originals", lambda *_: {})
+    _, unaware = score_library(profile, BUILTIN, store=False)
+    assert unaware[ids["IMG_0001_small.jpg"]]["overall"] > unaware[ids["IMG_0001.jpg"]]["overall"]  # the trap
+    monkeypatch.undo()
+    _, scores = score_library(profile, BUILTIN)
+    original, copy = scores[ids["IMG_0001.jpg"]], scores[ids["IMG_0001_small.jpg"]]
+    assert copy["overall"] < original["overall"] and copy["technique"] < original["technique"]
+    assert original["overall"] - copy["overall"] < 0.05  # just below, not pushed to the bottom
+    profile.close()
+
+
 def test_changing_the_shoot_type_judges_again_without_decoding(
     tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
