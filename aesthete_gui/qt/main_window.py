@@ -299,7 +299,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         elif key == "set":
             selected = self.context.selection.image_ids()
             if not MIN_FRAMES <= len(selected) <= MAX_FRAMES:
-                selected = self.survey_frames()[0]  # one frame of a burst: its burst, as the survey does
+                selected = self.survey_frames()[0][:MAX_FRAMES]  # one frame of a burst: its burst, as the survey does
             if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
                 self.set_view.set_images(selected)  # the set is what the user has selected now
             self.set_view.setFocus()
@@ -314,16 +314,17 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         selected = self.context.selection.image_ids()
         current = self.context.selection.current()
         if len(selected) >= MIN_FRAMES:
-            ids = selected[-MAX_FRAMES:]  # the current image is the last one selected: always kept
+            # every selected frame in the grid's order: the survey shows eight of them, those around
+            # the current one, and says how many it left out
             order = {image_id: n for n, image_id in enumerate(self.model.visible_ids())}
-            return sorted(ids, key=lambda i: order.get(i, len(order))), current
+            return sorted(selected, key=lambda i: order.get(i, len(order))), current
         row = self.model.row_for(current) if current is not None else None
         if row is not None and row.burst_id is not None:
             burst = sorted(
                 (r for r in self.model.all_rows() if r.burst_id == row.burst_id),
                 key=lambda r: (r.capture_time or "", r.sort_name),
             )
-            return [r.image_id for r in burst][:MAX_FRAMES], current
+            return [r.image_id for r in burst], current
         return [], None
 
     def key_target(self) -> QWidget | None:

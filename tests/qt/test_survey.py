@@ -81,6 +81,26 @@ def test_survey_without_a_selection_says_what_to_do(qtbot, window) -> None:
     assert window.survey.message.isVisible()
 
 
+def test_more_than_eight_selected_says_how_many_are_left_out_and_keeps_the_selection(qtbot, window) -> None:
+    # trial on held7: ten frames selected, the survey showed eight (leaving out the 1st and 3rd, not
+    # the last two) without a word, and back in the grid only eight were still selected
+    ids = _select(window, list(range(10)))
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    survey = window.survey
+    assert survey.image_ids == ids[:8]  # the first eight in the grid's order (the current one among them)
+    assert survey.message.isVisible() and survey.message.text().startswith("8 of 10 frames shown")
+    qtbot.keyClick(survey, Qt.Key.Key_Right)
+    qtbot.keyClick(survey, Qt.Key.Key_Escape)
+    assert window.current_view == "grid"
+    assert sorted(window.context.selection.image_ids()) == sorted(ids)
+    survey.set_frames(ids, active=ids[9])  # the current frame is the tenth: the eight ending at it
+    assert survey.image_ids == ids[2:10] and survey.active_id == ids[9]
+    _select(window, [0, 1, 2])
+    window.show_view("survey")
+    assert not survey.message.isVisible()
+
+
 def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path) -> None:
     from aesthete_gui.imaging.decode import decode_full_resolution
     from aesthete_gui.qt.full_resolution import qimage_to_array

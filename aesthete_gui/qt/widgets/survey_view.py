@@ -17,6 +17,7 @@ from aesthete_gui.qt.widgets.frame_caption import FrameCaption
 from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView, link_views
 
 MIN_FRAMES, MAX_FRAMES = 2, 8
+EMPTY_MESSAGE = "Select 2–8 frames, or a frame of a burst, then open Survey."
 GRID_SHAPES = {2: (1, 2), 3: (1, 3), 4: (2, 2), 5: (2, 3), 6: (2, 3), 7: (2, 4), 8: (2, 4)}
 """Rows and columns for each number of frames: every frame gets the same size."""
 
@@ -76,7 +77,8 @@ class SurveyView(QWidget):
             cell.view.clicked.connect(lambda _point, i=index: self.set_active(i))
             cell.view.view_changed.connect(self._zoomed)
         self.full_resolution.loaded.connect(self._full_arrived)
-        self.message = QLabel("Select 2–8 frames, or a frame of a burst, then open Survey.", self)
+        self._left_out = 0
+        self.message = QLabel(EMPTY_MESSAGE, self)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.grid = QGridLayout()
         self.grid.setSpacing(4)
@@ -99,8 +101,15 @@ class SurveyView(QWidget):
         return self._ids[self._active] if self._ids else None
 
     def set_frames(self, ids: list[int], active: int | None = None) -> None:
-        """Survey `ids` (at most eight are kept); `active` is the frame the keys act on first."""
-        self._ids = list(dict.fromkeys(ids))[:MAX_FRAMES]
+        """Survey `ids` in their order, at most eight: the first eight, or the eight ending at
+        `active` when it lies further on (the message above the frames says how many were left out);
+        `active` is the frame the keys act on first."""
+        unique = list(dict.fromkeys(ids))
+        start = 0
+        if active in unique and unique.index(active) >= MAX_FRAMES:
+            start = unique.index(active) - MAX_FRAMES + 1
+        self._ids = unique[start : start + MAX_FRAMES]
+        self._left_out = len(unique) - len(self._ids)
         self._active = self._ids.index(active) if active in self._ids else 0
         self._show_cells()
         for cell, image_id in zip(self.cells, self._ids, strict=False):
@@ -122,7 +131,11 @@ class SurveyView(QWidget):
             self.grid.removeWidget(cell)
             cell.hide()
         count = len(self._ids)
-        self.message.setVisible(count < MIN_FRAMES)
+        left_out = getattr(self, "_left_out", 0)
+        self.message.setText(EMPTY_MESSAGE if count < MIN_FRAMES else
+                             f"{count} of {count + left_out} frames shown: the survey compares at most {MAX_FRAMES}; "
+                             "select fewer to see the others.")  # fmt: skip
+        self.message.setVisible(count < MIN_FRAMES or left_out > 0)
         if count < MIN_FRAMES:
             return
         rows, columns = GRID_SHAPES[count]
@@ -182,7 +195,10 @@ class SurveyView(QWidget):
             cell.set_active(position == self._active and position < len(self._ids))
         active = self._ids[self._active]
         others = [i for i in self._ids if i != active]
-        self._context.selection.set_image_ids([*others, active])  # the current image is the last
+        # frames selected but left out of the survey stay selected: back in the grid the selection is
+        # the one the user made (the keys here mark the outlined frame only)
+        left_out = [i for i in self._context.selection.image_ids() if i not in self._ids]
+        self._context.selection.set_image_ids([*left_out, *others, active])  # the current image is the last
 
     def toggle_actual_size(self, factor: float = 1.0) -> None:
         """Fit ↔ `factor` × 100 % in every frame (zoom and pan follow the active frame)."""
