@@ -166,14 +166,16 @@ def test_a_why_popup_is_rich_text_so_qt_wraps_it_beside_the_cell() -> None:
     assert wrapped_tip("IMG_1 <b>: soft\nnoise σ 28") == "<qt>IMG_1 &lt;b&gt;: soft<br>noise σ 28</qt>"
 
 
-def test_all_photographs_counts_the_readable_ones_and_names_the_unreadable(qtbot, app_context, tmp_path) -> None:
-    """The import says "3 imported, 1 unreadable"; the library panel said "All photographs (4)"."""
+def test_the_library_panel_counts_the_unreadable_files_apart(qtbot, app_context, tmp_path) -> None:
+    """The import says "3 imported, 1 unreadable"; the library panel said only "All photographs (4)"."""
     folder = tmp_path / "card"
     write_test_images(folder, 3)
     (folder / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a whole JPEG")
     main = imported_main_window(qtbot, app_context, folder, 4)
     library = main.library.tree.topLevelItem(1)
-    assert library is not None and library.child(0).text(0) == "All photographs  (3 + 1 unreadable)"
+    assert library is not None and library.child(0).text(0) == "All photographs  (4)"  # the grid's tiles
+    assert library.child(1).text(0) == "Unreadable  (1)" and "broken.jpg" in library.child(1).toolTip(0)
+    assert library.child(2).text(0).startswith("card  (")
     main.marks.close()
 
 

@@ -66,10 +66,15 @@ class LibraryPanel(QWidget):
         self._leaf(profile, "Open or create another…", "profile", None)
 
         library = self._section("Library")
-        # the import said "195 imported, 1 unreadable": the count says the same, not 196
-        unreadable = sum(r.status != "ok" for r in rows)
-        self._leaf(library, f"All photographs  ({len(rows) - unreadable}" + (f" + {unreadable} unreadable)" if unreadable else ")"),
-                   "all", None)  # fmt: skip
+        self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
+        # the import said "195 imported, 1 unreadable" and the grid shows 196 tiles: both counts
+        # show (a "(195 + 1 unreadable)" label was cut in a narrow panel)
+        unreadable = sorted(Path(r.path).name for r in rows if r.status != "ok")
+        if unreadable:
+            note = QTreeWidgetItem(library, [f"Unreadable  ({len(unreadable)})"])
+            note.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            note.setToolTip(0, "Shown in the grid with the reason; could not be read:\n" + "\n".join(unreadable[:20])
+                            + ("\n…" if len(unreadable) > 20 else ""))  # fmt: skip
         for folder in self._context.profile.catalog.folders():
             label = Path(folder.path).name or folder.path
             self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
