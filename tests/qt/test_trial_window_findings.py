@@ -87,10 +87,13 @@ def test_each_check_is_one_line_with_its_number_and_unfolds_its_reason(qtbot) ->
         {"name": "noise", "value": 21.3, "verdict": "reject", "reason": "heavy noise (σ 21.3 …)", "measures": {"chroma": 23.9}},
         {"name": "overexposure", "value": 0.0, "verdict": "ok", "reason": "midtones at 62 %, 0 % of the frame blown", "measures": {"median": 0.62}},
         {"name": "copy", "value": float("nan"), "verdict": "warn", "reason": "a resized copy of IMG_0128.JPG", "measures": {}},
+        {"name": "overexposure", "value": 0.37, "verdict": "reject", "reason": "over-exposed: 44 % of the frame blown to white or to a clipped colour",
+         "measures": {"median": 0.93, "colour": 0.44}},  # trial on held7: the line said 37 % beside this reason
     ]
     lines = [check_line(c) for c in stored]
     assert [line.summary for line in lines] == [
         "edge 3.04 px", "none (panning)", "smear 5.8 px", "σ 21.3 · colour 23.9", "0 % blown · mid 62 %", "a resized copy of IMG_0128.JPG",
+        "44 % blown",
     ]
     assert lines[0].text == "⚠ " + reason and lines[2].text.startswith("✖ ") and lines[1].text.startswith("no motion")
     rows = CheckRows()
