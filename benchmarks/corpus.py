@@ -9,9 +9,10 @@ during tuning (the models are fitted on tune, held and held2): collected by some
 on it, and run untouched once (2026-11-27); how it was used after that is in corpus/README.md. `held4` is a fourth, collected
 from yet other packages after held3 had been used; `held5` a fifth, collected after held4 had been run and
 looked at, mostly from packages of other Debian releases (it has since been run, looked at and fitted on).
-`held6` is a sixth, collected from yet other packages (of Debian 12 and other releases, and a wheel).
-`held7` is a seventh, collected from yet other packages (of Debian 12 and other releases, and two sdists) while
-held6 was in use: nobody has run the checks on it.
+`held6` is a sixth, collected from yet other packages (of Debian 12 and other releases, and a wheel): run
+untouched once, looked at and, since the seventh round, fitted on. `held7` is a seventh, collected from yet
+other packages (of Debian 12 and other releases, and two sdists) while held6 was in use: run untouched once
+(2026-11-28), then looked at; not fitted on.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
