@@ -44,7 +44,7 @@ LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
 SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7")
-"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, the untouched one."""
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh (run untouched once, not fitted on)."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
