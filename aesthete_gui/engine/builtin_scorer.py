@@ -28,8 +28,8 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.imaging.checks import LAPLACIAN_NOISE_GAIN
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
-BUILTIN_VERSION = "rules-4"
-"""rules-4: technique from the checks' measurements, smooth rules, calibrated spread over 1-5,
+BUILTIN_VERSION = "rules-5"
+"""rules-5: a copy stays just below its original. rules-4: technique from the checks' measurements, smooth rules, calibrated spread over 1-5,
 noise never rewarded. rules-3: rejects below every frame without one."""
 REJECT_CEILING = 0.15
 """Share of the 1-5 range (unit scale) that frames with a reject verdict are confined to; frames
@@ -85,13 +85,22 @@ COPY_STEP = 0.005
 """How far (unit scale) a copy stays below its original: enough to sort after it, too little to read."""
 
 
-def _below_originals(unit: np.ndarray, originals: np.ndarray) -> np.ndarray:
-    """`unit` with each copy (originals[i] >= 0) at most COPY_STEP below its original."""
+def _below_originals(unit: np.ndarray, originals: np.ndarray, rejected: np.ndarray) -> np.ndarray:
+    """`unit` with each copy (originals[i] >= 0) at most COPY_STEP below its original, down a chain
+    of copies of copies; a copy that passed the checks is never pushed under a rejected original
+    (below it lies the rejects' band: a frame without a reject stays above every frame with one)."""
     if originals.shape != unit.shape:
         raise ValueError(f"originals has {originals.size} rows for {unit.size} images")
-    out = unit.copy()
     copies = np.flatnonzero(originals >= 0)
-    out[copies] = np.minimum(unit[copies], unit[originals[copies]] - COPY_STEP).clip(0.0, 1.0)
+    copies = copies[~(rejected[originals[copies]] & ~rejected[copies])]
+    out = unit.copy()
+    for _ in range(len(copies) + 1):  # a chain settles in as many steps as it is long
+        capped = out.copy()
+        floor = np.where(rejected[copies], 0.0, REJECT_CEILING)  # a passing copy stays out of the rejects' band
+        capped[copies] = np.maximum(np.minimum(unit[copies], out[originals[copies]] - COPY_STEP), floor).clip(0.0, 1.0)
+        if np.array_equal(capped, out):
+            break
+        out = capped
     return out
 
 
@@ -224,7 +233,7 @@ class BuiltinScorer:
         units["overall"] = _separate_rejects(units["overall"], gate)
         if originals is not None:
             for dimension in ("technique", "overall"):
-                units[dimension] = _below_originals(units[dimension], np.asarray(originals, dtype=int))
+                units[dimension] = _below_originals(units[dimension], np.asarray(originals, dtype=int), gate)
         unit = np.stack([units[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 

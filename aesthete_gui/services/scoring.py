@@ -226,6 +226,13 @@ def score_library(
     scores in one transaction (unless `store` is False), with the rubric preset shown; return
     (scorer id, scores)."""
     scorer = load_array_scorer(profile, scorer_name or default_scorer(profile))
+    asked = None if image_ids is None else set(image_ids)
+    if image_ids is not None and scorer.scorer_id == BUILTIN:
+        from aesthete_gui.services.verdicts import with_copies_and_originals
+
+        # a copy is capped below its original: both are scored in one run, or a selection holding
+        # only the copy would store it above the original (and a copy's stale score would stay)
+        image_ids = with_copies_and_originals(profile, image_ids)
     arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
         return scorer.scorer_id, {}
@@ -236,7 +243,7 @@ def score_library(
     }
     if store:
         write_scores(profile, scorer.scorer_id, result.items(), scorer_version=scorer.version, preset=preset)
-    return scorer.scorer_id, result
+    return scorer.scorer_id, result if asked is None else {i: v for i, v in result.items() if i in asked}
 
 
 def base_scores_for(

@@ -223,6 +223,25 @@ def copy_originals(profile: Profile, stored: Mapping[int, tuple[list[dict[str, A
     return out
 
 
+def with_copies_and_originals(profile: Profile, image_ids: Iterable[int]) -> list[int]:
+    """`image_ids` and every copy or original linked to one of them (copy_originals, followed both
+    ways down chains): scored together, a copy is always capped against its original's score of the
+    same run, whatever part of the library was asked for."""
+    links = copy_originals(profile, profile.checks.all())
+    neighbours: dict[int, set[int]] = {}
+    for copy, original in links.items():
+        neighbours.setdefault(copy, set()).add(original)
+        neighbours.setdefault(original, set()).add(copy)
+    wanted = list(dict.fromkeys(image_ids))
+    seen = set(wanted)
+    for image_id in wanted:  # grows while it is walked: the closure
+        for other in sorted(neighbours.get(image_id, ())):
+            if other not in seen:
+                seen.add(other)
+                wanted.append(other)
+    return wanted
+
+
 def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, tuple[Sibling, ...]]:
     """For each frame of one burst, the burst's best frame per compared check when that is another
     frame of the same size (copies and frames of a set left out by the caller). The best frame of a

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, TiffImagePlugin
 from skimage import data as skdata
@@ -88,7 +89,26 @@ def test_a_copy_scores_below_its_original_in_the_builtin_ranking(tmp_path: Path,
     original, copy = scores[ids["IMG_0001.jpg"]], scores[ids["IMG_0001_small.jpg"]]
     assert copy["overall"] < original["overall"] and copy["technique"] < original["technique"]
     assert original["overall"] - copy["overall"] < 0.05  # just below, not pushed to the bottom
+    # scoring only the copy (a selection, `score IMG --save`) scores its original with it: the copy
+    # was stored above its original when the original was not in the batch
+    _, only = score_library(profile, BUILTIN, image_ids=[ids["IMG_0001_small.jpg"]])
+    assert set(only) == {ids["IMG_0001_small.jpg"]}
+    stored = profile.scores.of_scorer(BUILTIN)
+    assert stored[ids["IMG_0001_small.jpg"]]["overall"] < stored[ids["IMG_0001.jpg"]]["overall"]
     profile.close()
+
+
+def test_copies_are_capped_down_a_chain_but_never_into_the_rejects_band() -> None:
+    from aesthete_gui.engine.builtin_scorer import COPY_STEP, REJECT_CEILING, _below_originals
+
+    unit = np.array([0.40, 0.70, 0.90, 0.10, 0.60])
+    originals = np.array([-1, 0, 1, -1, 3])  # 1 copies 0, 2 copies 1 (a copy of a copy), 4 copies 3
+    rejected = np.array([False, False, False, True, False])  # 3 is a rejected original, 4 passed
+    capped = _below_originals(unit, originals, rejected)
+    assert capped[1] == pytest.approx(0.40 - COPY_STEP) and capped[2] == pytest.approx(0.40 - 2 * COPY_STEP)
+    assert capped[4] == 0.60 and capped[4] > REJECT_CEILING > capped[3]  # a passing frame above every reject
+    low = _below_originals(np.array([REJECT_CEILING, 0.5]), np.array([-1, 0]), np.array([False, False]))
+    assert low[1] == REJECT_CEILING  # capped, but not below the rejects' band
 
 
 def test_changing_the_shoot_type_judges_again_without_decoding(
