@@ -43,7 +43,7 @@ from aesthete_gui.qt.widgets.jobs_panel import JobsPanel
 from aesthete_gui.qt.widgets.library_panel import LibraryPanel
 from aesthete_gui.qt.widgets.loupe_view import LoupeView
 from aesthete_gui.qt.widgets.set_view import SetView
-from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView
+from aesthete_gui.qt.widgets.survey_view import MAX_FRAMES, MIN_FRAMES, SurveyView, frames_around
 from aesthete_gui.qt.widgets.welcome import WelcomePage
 from aesthete_gui.qt.window_jobs import JobMenuMixin
 from aesthete_gui.qt.window_review import ReviewMixin
@@ -297,14 +297,20 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             self.compare.setFocus()
             self.inspector.show_image(self.compare.inspected_id())  # the pair, not the grid's frame
         elif key == "set":
-            selected = self.context.selection.image_ids()
-            if not MIN_FRAMES <= len(selected) <= MAX_FRAMES:
-                selected = self.survey_frames()[0][:MAX_FRAMES]  # one frame of a burst: its burst, as the survey does
-            if MIN_FRAMES <= len(selected) <= MAX_FRAMES and sorted(selected) != sorted(self.set_view.image_ids()):
-                self.set_view.set_images(selected)  # the set is what the user has selected now
+            selected, note = self.context.selection.image_ids(), ""
+            if len(selected) < MIN_FRAMES:  # one frame of a burst: its burst, eight at most, that frame among them
+                burst, current = self.survey_frames()
+                selected = frames_around(burst, current, MAX_FRAMES)
+                if len(burst) > len(selected):
+                    note = f" ({len(selected)} of this burst's {len(burst)} frames: those ending at the current one)"
+            if selected and sorted(selected) != sorted(self.set_view.image_ids()):
+                # the set is what the user has selected now; more than eight is refused with the count
+                # (the first eight were taken without a word, the current frame left out)
+                self.set_view.set_images(selected, note)
             self.set_view.setFocus()
         elif key == "survey":
-            self.survey.set_frames(*self.survey_frames())
+            frames, current = self.survey_frames()
+            self.survey.set_frames(frames, current, selected=len(self.context.selection.image_ids()) >= MIN_FRAMES)
             self.survey.setFocus()
         self._update_counts()  # what a key marks depends on the view
         self.view_changed.emit(key)

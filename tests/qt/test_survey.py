@@ -101,6 +101,31 @@ def test_more_than_eight_selected_says_how_many_are_left_out_and_keeps_the_selec
     assert not survey.message.isVisible()
 
 
+def test_surveying_a_long_burst_from_one_frame_leaves_one_frame_selected(qtbot, window) -> None:
+    # attack on ddeb4dc: one frame of a 13-frame burst, N, Esc: the grid had 8 frames selected, and X
+    # back in the grid rejected all 8
+    from dataclasses import replace
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=5 if n < 10 else None) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    (one,) = _select(window, [1])
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    survey = window.survey
+    assert len(survey.image_ids) == 8 and one in survey.image_ids
+    assert survey.message.text().startswith("8 of this burst's 10 frames shown")
+    qtbot.keyClick(survey, Qt.Key.Key_Right)
+    outlined = survey.active_id
+    qtbot.keyClick(survey, Qt.Key.Key_Escape)
+    assert window.current_view == "grid" and window.context.selection.image_ids() == [outlined]
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_X)
+    window.marks.wait_written()
+    rejected = [i for i in window.model.visible_ids() if window.context.profile.marks.get(i).flag == "reject"]
+    assert rejected == [outlined]
+
+
 def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path) -> None:
     from aesthete_gui.imaging.decode import decode_full_resolution
     from aesthete_gui.qt.full_resolution import qimage_to_array
@@ -126,3 +151,22 @@ def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path
     assert survey.cells[0].view.actual_zoom() == pytest.approx(1.0, abs=0.01)
     main.loupe.full_resolution.wait_idle()
     main.marks.close()
+
+
+def test_the_set_view_refuses_more_than_eight_and_keeps_the_current_frame_of_a_long_burst(qtbot, window) -> None:
+    # attack on ddeb4dc: ten selected, Ctrl+4 took the first eight without a word (the current frame
+    # among those left out); from one frame of a long burst, the set left that frame out
+    from dataclasses import replace
+
+    _select(window, list(range(10)))
+    window.show_view("set")
+    assert window.set_view.image_ids() == []
+    assert window.set_view.status_label.text() == "A set needs 2 to 8 images; 10 selected: select fewer."
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=5 if n < 10 else None) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    (last,) = _select(window, [9])
+    window.show_view("set")
+    shown = window.set_view.image_ids()
+    assert len(shown) == 8 and last in shown
+    assert "8 of this burst's 10 frames" in window.set_view.source_label.text()

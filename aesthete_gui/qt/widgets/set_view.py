@@ -150,17 +150,18 @@ class SetView(QWidget):
         """Take the grid selection (2–8 images) as the set."""
         self.set_images(self.context.selection.image_ids())
 
-    def set_images(self, image_ids: Sequence[int]) -> bool:
+    def set_images(self, image_ids: Sequence[int], note: str = "") -> bool:
         """Show these images as the set, by capture time then file name as the grid lists them (not
         in the order they were picked, nor with a renamed or moved file last); False with a message
-        when not 2–8 images."""
+        when not 2–8 images. `note` is added to the line that says what the set is."""
         records = [
             r for r in (self.context.profile.catalog.image_by_id(i) for i in image_ids) if r is not None
         ]
         records.sort(key=lambda r: (r.capture_time or "", Path(r.path).name.casefold(), r.id))
         if not MIN_SET <= len(records) <= MAX_SET:
             self.status_label.setText(
-                f"A set needs {MIN_SET} to {MAX_SET} images; {len(records)} selected."
+                f"A set needs {MIN_SET} to {MAX_SET} images; {len(records)} selected"
+                + (": select fewer." if len(records) > MAX_SET else ".")
             )
             return False
         self.cancel_judge()
@@ -168,7 +169,7 @@ class SetView(QWidget):
         self._outcome = None
         self.cards_scroll.show_records(records, self.context.thumbnails)
         self.source_label.setText(
-            f"Set of {len(records)} images, shown in this order to the judge "
+            f"Set of {len(records)} images{note}, shown in this order to the judge "
             "(it also sees shuffled orderings)."
         )
         self.stage_grid.clear_texts()

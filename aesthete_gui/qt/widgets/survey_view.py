@@ -22,6 +22,13 @@ GRID_SHAPES = {2: (1, 2), 3: (1, 3), 4: (2, 2), 5: (2, 3), 6: (2, 3), 7: (2, 4),
 """Rows and columns for each number of frames: every frame gets the same size."""
 
 
+def frames_around(ids: list[int], active: int | None, limit: int) -> list[int]:
+    """At most `limit` of `ids` in order: the first ones, or those ending at `active` when it lies
+    further on (the frame the user is on is always among them)."""
+    start = ids.index(active) - limit + 1 if active in ids and ids.index(active) >= limit else 0
+    return ids[start : start + limit]
+
+
 class SurveyCell(QFrame):
     """One frame of the survey: its image and a caption with its marks; outlined when active."""
 
@@ -78,6 +85,7 @@ class SurveyView(QWidget):
             cell.view.view_changed.connect(self._zoomed)
         self.full_resolution.loaded.connect(self._full_arrived)
         self._left_out = 0
+        self._from_selection = True
         self.message = QLabel(EMPTY_MESSAGE, self)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.grid = QGridLayout()
@@ -100,15 +108,16 @@ class SurveyView(QWidget):
         """The frame the culling keys act on."""
         return self._ids[self._active] if self._ids else None
 
-    def set_frames(self, ids: list[int], active: int | None = None) -> None:
+    def set_frames(self, ids: list[int], active: int | None = None, selected: bool = True) -> None:
         """Survey `ids` in their order, at most eight: the first eight, or the eight ending at
         `active` when it lies further on (the message above the frames says how many were left out);
-        `active` is the frame the keys act on first."""
+        `active` is the frame the keys act on first. `selected`: the frames are the user's selection
+        (which then stays selected); else they are the burst of the one frame the user was on, and
+        the selection follows the outlined frame alone (back in the grid a key must not mark the
+        whole burst the survey showed)."""
+        self._from_selection = selected
         unique = list(dict.fromkeys(ids))
-        start = 0
-        if active in unique and unique.index(active) >= MAX_FRAMES:
-            start = unique.index(active) - MAX_FRAMES + 1
-        self._ids = unique[start : start + MAX_FRAMES]
+        self._ids = frames_around(unique, active, MAX_FRAMES)
         self._left_out = len(unique) - len(self._ids)
         self._active = self._ids.index(active) if active in self._ids else 0
         self._show_cells()
@@ -131,10 +140,12 @@ class SurveyView(QWidget):
             self.grid.removeWidget(cell)
             cell.hide()
         count = len(self._ids)
-        left_out = getattr(self, "_left_out", 0)
+        left_out = self._left_out
         self.message.setText(EMPTY_MESSAGE if count < MIN_FRAMES else
-                             f"{count} of {count + left_out} frames shown: the survey compares at most {MAX_FRAMES}; "
-                             "select fewer to see the others.")  # fmt: skip
+                             (f"{count} of {count + left_out} frames shown: the survey compares at most {MAX_FRAMES}; "
+                              "select fewer to see the others.") if self._from_selection else
+                             f"{count} of this burst's {count + left_out} frames shown (the survey compares at most "
+                             f"{MAX_FRAMES}): select the frames to compare in the grid.")  # fmt: skip
         self.message.setVisible(count < MIN_FRAMES or left_out > 0)
         if count < MIN_FRAMES:
             return
@@ -197,6 +208,9 @@ class SurveyView(QWidget):
         others = [i for i in self._ids if i != active]
         # frames selected but left out of the survey stay selected: back in the grid the selection is
         # the one the user made (the keys here mark the outlined frame only)
+        if not self._from_selection:
+            self._context.selection.set_image_ids([active])
+            return
         left_out = [i for i in self._context.selection.image_ids() if i not in self._ids]
         self._context.selection.set_image_ids([*left_out, *others, active])  # the current image is the last
 
