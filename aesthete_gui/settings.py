@@ -39,8 +39,8 @@ class EmptyProfilePathError(ValueError):
 
 def resolve_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The profile to use: the explicit path, else $AESTHETE_PROFILE, else the per-user default. An
-    explicit path that is empty is refused (EmptyProfilePathError): `--profile "$P"` with P unset
-    must not write into the default profile."""
+    explicit path or a set variable that is empty or blank is refused (EmptyProfilePathError):
+    `--profile "$P"` with P unset must not write into the default profile."""
     if explicit is not None:
         if not os.fspath(explicit).strip():
             raise EmptyProfilePathError(
@@ -48,7 +48,11 @@ def resolve_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path
             )
         return Path(explicit).expanduser()
     env = os.environ.get(PROFILE_ENV)
-    if env:
+    if env is not None:
+        if not env.strip():  # `export AESTHETE_PROFILE="$P"` with P unset: not the default profile either
+            raise EmptyProfilePathError(
+                f"${PROFILE_ENV} is set but empty: name the profile's file in it, or unset it for the default profile"
+            )
         return Path(env).expanduser()
     return default_profile_path()
 
@@ -220,7 +224,7 @@ class UserState:
 def gui_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The profile the app opens: the explicit path, else $AESTHETE_PROFILE, else the last profile
     opened (when it still exists), else the per-user default."""
-    if explicit is not None or os.environ.get(PROFILE_ENV):
+    if explicit is not None or PROFILE_ENV in os.environ:
         return resolve_profile_path(explicit)
     last = UserState().get("last_profile")
     if isinstance(last, str) and last and Path(last).is_file():

@@ -381,14 +381,19 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             encoded = self.user_state.get(key)
             if isinstance(encoded, str):
                 restore(QByteArray(base64.b64decode(encoded)))
-        if self.context.profile_path is not None:
-            self.user_state.update(last_profile=str(self.context.profile_path))
         view = session.get("view")
         return view if view in VIEWS else None
+
+    def _remember_profile(self) -> None:
+        """The profile to open next time, as an absolute path (a relative one named another file
+        when the app was started from another folder); never from a --screenshot run."""
+        if self.remembers_session and self.context.profile_path is not None:
+            self.user_state.update(last_profile=str(self.context.profile_path.absolute()))
 
     def _remember_session(self, *_args: object) -> None:
         if self._current_view not in VIEWS or not self.remembers_session:
             return
+        self._remember_profile()
         # the library panel's folder / burst is navigation, not a filter: it is not kept
         kept = replace(self.filter_bar.state, folder_id=None, burst_id=None)
         self.context.settings["session"] = {
@@ -405,8 +410,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         """Forget the remembered sort, filters, view and window layout, and show the defaults."""
         self.context.settings.pop("session", None)
         self.user_state.reset()
-        if self.context.profile_path is not None:
-            self.user_state.update(last_profile=str(self.context.profile_path))
+        self._remember_profile()
         self.filter_bar.set_state(FilterState())
         self.filter_bar.set_sort(SORT_KEYS[0], False)
         for dock in (self.library_dock, self.inspector_dock, self.jobs_dock):
@@ -578,6 +582,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.marks.close()
         if self.remembers_session:
             self._remember_layout()
+            self._remember_profile()
         self.key_router.detach()
         self.loupe.full_resolution.stop()
         QTimer.singleShot(0, self.context.close)

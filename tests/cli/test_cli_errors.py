@@ -137,6 +137,20 @@ def test_an_empty_profile_path_is_refused_not_taken_for_the_default(tmp_path, ca
     assert not (tmp_path / "data").exists()
 
 
+@pytest.mark.parametrize("value", ["", "   "])
+def test_an_empty_aesthete_profile_variable_is_refused_too(tmp_path, capsys, monkeypatch, value) -> None:
+    # attack on 97c91d7: AESTHETE_PROFILE="" used the default profile, and "   " made a profile file
+    # named by three spaces in the current folder
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("AESTHETE_PROFILE", value)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "photos").mkdir()
+    assert main(["import", "--quiet", str(tmp_path / "photos")]) == 2
+    err = capsys.readouterr().err
+    assert "$AESTHETE_PROFILE is set but empty" in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
+
+
 def test_a_first_import_of_a_folder_that_is_not_there_makes_no_profile(tmp_path, capsys) -> None:
     profile = tmp_path / "new" / "p.db"
     assert main(["--profile", str(profile), "import", str(tmp_path / "no-such-card"), "--quiet"]) == 2

@@ -73,6 +73,22 @@ def test_an_empty_profile_path_is_one_line_not_the_default_profile(qapp, tmp_pat
     assert not (tmp_path / "data").exists() and not (tmp_path / "s.png").exists()
 
 
+def test_a_screenshot_run_does_not_change_the_remembered_profile_and_it_is_kept_absolute(qapp, tmp_path: Path, monkeypatch) -> None:
+    # attack on 97c91d7: `aesthete-gui --profile rel.db --screenshot x.png` remembered "rel.db", which
+    # named another file when the app was next started from another folder
+    import json
+
+    state = tmp_path / "session.json"
+    monkeypatch.setenv("AESTHETE_STATE_FILE", str(state))
+    monkeypatch.chdir(tmp_path)
+    assert launch.run_app(["--profile", "rel.db", "--screenshot", str(tmp_path / "s.png")]) == 0
+    assert not state.exists() or "last_profile" not in json.loads(state.read_text())
+    window = launch.open_window(Path("rel.db"))
+    window.close()
+    qapp.processEvents()
+    assert json.loads(state.read_text())["last_profile"] == str(tmp_path / "rel.db")
+
+
 @pytest.mark.parametrize("name", ["file.txt/p.db", "n" * 300 + ".db"], ids=["under-a-file", "name-too-long"])
 def test_a_profile_path_that_cannot_exist_is_one_line_not_a_traceback(qapp, tmp_path: Path, capsys, name: str) -> None:
     (tmp_path / "file.txt").write_text("notes")
