@@ -128,6 +128,14 @@ MIDDLE_GREY = 0.18
 """Linear light of a well-exposed frame's midtones (18 % grey, about 46 % in sRGB)."""
 
 
+def _bracket_middle(checks: Sequence[Mapping[str, Any]]) -> float:
+    """For a frame of an exposure bracket whose exposures were recorded, minus its stops from the
+    bracket's middle exposure (the frame the camera metered is the one shown); 0 for any other."""
+    sequence = next((c for c in checks if c.get("name") == "sequence"), None)
+    stops = (sequence.get("measures") or {}).get("stops") if sequence is not None else None
+    return -abs(float(stops)) if _measured(stops) else 0.0
+
+
 def _bracket_exposure(checks: Sequence[Mapping[str, Any]]) -> float:
     """For a frame of an exposure bracket, minus how many stops its midtones sit from middle grey (so
     the bracket shows its middle exposure, not its darkest frame); 0 for any other frame. Measured in
@@ -153,7 +161,8 @@ def _value(checks: Sequence[Mapping[str, Any]], name: str, default: float) -> fl
 
 def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Mapping[str, Any]]) -> tuple[float, ...]:
     """Sort key of a frame from its stored checks and faces, larger is better: not a copy, no blink,
-    subject in focus, no clipping, no reject, the sharper verdict (ok before a "soft" warning), eyes
+    subject in focus, no clipping, no reject, in an exposure bracket the frame of its middle exposure
+    (when the exposures were recorded), the sharper verdict (ok before a "soft" warning), eyes
     not closed even in a laugh, the fewest exposure and noise warnings, in an exposure bracket the
     exposure nearest middle grey, then the most pixels and the least compression, then the crisper
     subject (the focus check's edge spread), so that among equals a burst shows the frame its
@@ -170,6 +179,7 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
         float(not rejected & set(_SHARPNESS_CHECKS)),
         float(not rejected & {"highlights", "overexposure"}),
         float(not rejected),
+        _bracket_middle(checks),
         _sharpness_tier(checks),
         float(not closed),
         -float(sum(c.get("verdict") == "warn" for c in checks if c.get("name") in _EXPOSURE_AND_NOISE)),

@@ -84,9 +84,13 @@ class SetContext:
     """E.g. "a 900 x 1200 copy (JPEG quality 80) of IMG_0001.JPG (1800 x 2400)"; empty when none."""
     siblings: tuple[Sibling, ...] = ()
     """The burst's best frame for focus, motion blur and noise, when it is another frame."""
+    stops_from_middle: float | None = None
+    """In an exposure bracket, how many stops this frame's exposure lies from the bracket's middle
+    one (its exposure bias, else its exposure time); None elsewhere or when not recorded."""
 
     def stamp(self) -> str:
-        return f"{self.sequence}|{self.copy_of}|" + ";".join(s.stamp() for s in self.siblings)
+        stops = "" if self.stops_from_middle is None else f"{self.stops_from_middle:+.2f}"
+        return f"{self.sequence}|{self.copy_of}|{stops}|" + ";".join(s.stamp() for s in self.siblings)
 
 
 def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | None = None) -> str:
@@ -247,7 +251,8 @@ def _with_set(checks: list[Check], context: SetContext | None, judged: str) -> l
             if c.verdict == "reject" else c
             for c in checks
         ]  # fmt: skip
-        out.append(Check("sequence", float("nan"), "ok", f"kept with its set ({context.sequence}): never a suggested reject", {}, judged))
+        stops = {} if context.stops_from_middle is None else {"stops": context.stops_from_middle}
+        out.append(Check("sequence", float("nan"), "ok", f"kept with its set ({context.sequence}): never a suggested reject", stops, judged))
     if context.copy_of:
         out.append(Check("copy", float("nan"), "warn", context.copy_of, {}, judged))
     return out

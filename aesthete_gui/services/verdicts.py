@@ -37,7 +37,7 @@ from aesthete_gui.imaging.judging import (
     values_of,
     worst_verdict,
 )
-from aesthete_gui.imaging.sequences import Shot, find_sets, side_by_side
+from aesthete_gui.imaging.sequences import FrameSet, Shot, find_sets, side_by_side
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
 from aesthete_gui.imaging.verdict_models import verdict_models
 from aesthete_gui.settings import update_settings_file
@@ -193,7 +193,9 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
         return None if first is None or second is None else side_by_side(first, second)
 
     shots = [shot_for(image, stored.get(image.id, ([], []))[0]) for image in images]
-    sequences = {key: frame_set.describe() for frame_set in find_sets(shots, overlaps) for key in frame_set.keys}
+    frame_sets = find_sets(shots, overlaps)
+    sequences = {key: frame_set.describe() for frame_set in frame_sets for key in frame_set.keys}
+    stops = bracket_stops(frame_sets, {shot.key: shot for shot in shots})
     copies: dict[Hashable, str] = {}
     siblings: dict[int, tuple[Sibling, ...]] = {}
     for burst in profile.catalog.bursts():
@@ -203,10 +205,31 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
             alike = [m for m in members if m.id not in copies and m.id not in sequences]
             siblings.update(best_siblings(alike, stored))
     return {
-        image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()))
+        image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()),
+                             stops.get(image.id))
         for image in images
         if image.id in sequences or image.id in copies or image.id in siblings
     }
+
+
+def bracket_stops(frame_sets: Iterable[FrameSet], shots: Mapping[Hashable, Shot]) -> dict[Hashable, float]:
+    """Each exposure-bracket frame's stops from its bracket's middle exposure: by exposure bias when
+    every frame records one, else by exposure time (a bracket shows its middle frame, the one the
+    camera metered, not the darkest or the nearest middle grey)."""
+    out: dict[Hashable, float] = {}
+    for frame_set in frame_sets:
+        if frame_set.kind != "bracket":
+            continue
+        frames = [shots[k] for k in frame_set.keys if k in shots]
+        if frames and all(f.exposure_bias is not None for f in frames):
+            values = {f.key: float(f.exposure_bias or 0.0) for f in frames}
+        elif frames and all(f.exposure_time for f in frames):
+            values = {f.key: math.log2(float(f.exposure_time or 1.0)) for f in frames}
+        else:
+            continue
+        middle = float(np.median(list(values.values())))
+        out |= {key: value - middle for key, value in values.items()}
+    return out
 
 
 def copy_originals(profile: Profile, stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, int]:

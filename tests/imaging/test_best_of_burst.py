@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from skimage import data as skdata
 
@@ -146,6 +147,32 @@ def test_a_bracket_shows_the_frame_without_exposure_warnings_then_the_one_neares
     ranks = sorted((stored_culling_rank(f, []), name) for f, name in ((minus, "-2"), (zero, "0"), (plus, "+2")))
     assert ranks[-1][1] == "0"
     assert stored_culling_rank(frame(0.45), []) > stored_culling_rank(frame(0.20), [])  # alike otherwise: nearer middle grey
+
+
+def test_a_bracket_with_recorded_exposures_shows_its_middle_frame_whatever_its_warnings() -> None:
+    # attack on 47694d0: in a five-frame bracket the 0 EV frame's black area was read as crushed
+    # shadows (a warning) while the -1 EV frame's was called low-key intent: -1 EV was shown
+    def frame(stops: float, *warned: str) -> list[dict]:
+        return [{"name": "focus", "value": 2.4, "verdict": "ok"},
+                *({"name": name, "value": 0.2, "verdict": "warn"} for name in warned),
+                {"name": "sequence", "value": None, "verdict": "ok", "measures": {"stops": stops},
+                 "reason": "kept with its set (exposure bracket of 5 frames (-2, -1, 0, +1, +2 EV)): never a suggested reject"}]  # fmt: skip
+
+    frames = {-2.0: frame(-2.0, "underexposure"), -1.0: frame(-1.0), 0.0: frame(0.0, "shadows"), 1.0: frame(1.0), 2.0: frame(2.0, "highlights")}
+    assert max(frames, key=lambda stops: stored_culling_rank(frames[stops], [])) == 0.0
+
+
+def test_bracket_stops_come_from_the_bias_else_from_the_exposure_time() -> None:
+    from aesthete_gui.imaging.sequences import FrameSet, Shot
+    from aesthete_gui.services.verdicts import bracket_stops
+
+    by_bias = [Shot("a", exposure_bias=-2.0), Shot("b", exposure_bias=0.0), Shot("c", exposure_bias=2.0)]
+    by_time = [Shot("d", exposure_time=1 / 500), Shot("e", exposure_time=1 / 125), Shot("f", exposure_time=1 / 30)]
+    sets = [FrameSet("bracket", ("a", "b", "c")), FrameSet("bracket", ("d", "e", "f")), FrameSet("panorama", ("g", "h"))]
+    stops = bracket_stops(sets, {s.key: s for s in [*by_bias, *by_time, Shot("g"), Shot("h")]})
+    assert stops["a"] == -2.0 and stops["b"] == 0.0 and stops["c"] == 2.0
+    assert stops["d"] == pytest.approx(-2.0) and stops["e"] == 0.0 and stops["f"] == pytest.approx(2.06, abs=0.01)
+    assert "g" not in stops
 
 
 def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:
