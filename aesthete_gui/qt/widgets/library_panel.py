@@ -69,12 +69,12 @@ class LibraryPanel(QWidget):
         self._leaf(library, f"All photographs  ({len(rows)})", "all", None)
         # the import said "195 imported, 1 unreadable" and the grid shows 196 tiles: both counts
         # show (a "(195 + 1 unreadable)" label was cut in a narrow panel)
-        unreadable = sorted(Path(r.path).name for r in rows if r.status != "ok")
+        unreadable = sorted(r.path for r in rows if r.status != "ok")
         if unreadable:
             note = QTreeWidgetItem(library, [f"Unreadable  ({len(unreadable)})"])
             note.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            note.setToolTip(0, "Shown in the grid with the reason; could not be read:\n" + "\n".join(unreadable[:20])
-                            + ("\n…" if len(unreadable) > 20 else ""))  # fmt: skip
+            note.setToolTip(0, "Could not be read, or missing (each is in the grid with its reason):\n"
+                            + "\n".join(unreadable[:20]) + ("\n…" if len(unreadable) > 20 else ""))  # fmt: skip
         for folder in self._context.profile.catalog.folders():
             label = Path(folder.path).name or folder.path
             self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
