@@ -289,6 +289,10 @@ def base_ranking(
 
     scores = current()
     missing = [r.id for r in records if r.id not in scores]
+    if missing and scorer.scorer_id == BUILTIN:
+        from aesthete_gui.services.verdicts import with_copies_and_originals
+
+        missing = with_copies_and_originals(profile, missing)  # a copy is scored with its original (score_library)
     if missing:
         arrays = library_arrays(
             profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name,

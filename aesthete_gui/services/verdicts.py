@@ -221,10 +221,14 @@ def bracket_stops(frame_sets: Iterable[FrameSet], shots: Mapping[Hashable, Shot]
         if frame_set.kind != "bracket":
             continue
         frames = [shots[k] for k in frame_set.keys if k in shots]
-        if frames and all(f.exposure_bias is not None for f in frames):
-            values = {f.key: float(f.exposure_bias or 0.0) for f in frames}
-        elif frames and all(f.exposure_time for f in frames):
-            values = {f.key: math.log2(float(f.exposure_time or 1.0)) for f in frames}
+        biases = {f.key: f.exposure_bias for f in frames}
+        times = {f.key: f.exposure_time for f in frames}
+        # whichever the camera recorded on every frame and varies across them: a manual bracket
+        # writes the same bias (0) on each frame and varies the shutter
+        if frames and all(b is not None for b in biases.values()) and len(set(biases.values())) > 1:
+            values = {k: float(b or 0.0) for k, b in biases.items()}
+        elif frames and all(times.values()) and len(set(times.values())) > 1:
+            values = {k: math.log2(float(t or 1.0)) for k, t in times.items()}
         else:
             continue
         middle = float(np.median(list(values.values())))

@@ -173,6 +173,11 @@ def test_bracket_stops_come_from_the_bias_else_from_the_exposure_time() -> None:
     assert stops["a"] == -2.0 and stops["b"] == 0.0 and stops["c"] == 2.0
     assert stops["d"] == pytest.approx(-2.0) and stops["e"] == 0.0 and stops["f"] == pytest.approx(2.06, abs=0.01)
     assert "g" not in stops
+    # a manual bracket writes the same bias on every frame and varies the shutter (second attack)
+    manual = [Shot("m", exposure_bias=0.0, exposure_time=1 / 500), Shot("n", exposure_bias=0.0, exposure_time=1 / 125),
+              Shot("o", exposure_bias=0.0, exposure_time=1 / 30)]  # fmt: skip
+    stops = bracket_stops([FrameSet("bracket", ("m", "n", "o"))], {s.key: s for s in manual})
+    assert stops["n"] == 0.0 and stops["m"] == pytest.approx(-2.0)
 
 
 def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:

@@ -98,6 +98,28 @@ def test_a_copy_scores_below_its_original_in_the_builtin_ranking(tmp_path: Path,
     profile.close()
 
 
+def test_a_copy_imported_after_its_original_was_scored_is_capped_by_the_taste_ranking(tmp_path: Path) -> None:
+    # second attack on f036756: `taste suggest` (and Compare's pair suggestions) scored only images
+    # without a current score, so a copy imported later was stored above its original
+    from aesthete_gui.services.scoring import base_ranking
+
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    grainy = degrade.noise(Image.fromarray(skdata.coffee()), 9.0)
+    grainy.save(folder / "IMG_0001.jpg", quality=95, exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250)))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    score_library(profile, BUILTIN)
+    grainy.resize((grainy.width // 2, grainy.height // 2), Image.Resampling.LANCZOS).save(
+        folder / "IMG_0001_small.jpg", quality=85, exif=_exif("2024:05:01 11:00:00", 0.0, (1, 250)))
+    import_folders(profile, [folder], workers=1)
+    base_ranking(profile, BUILTIN)
+    ids = {Path(r.path).name: r.id for r in profile.catalog.images()}
+    stored = profile.scores.of_scorer(BUILTIN)
+    assert stored[ids["IMG_0001_small.jpg"]]["overall"] < stored[ids["IMG_0001.jpg"]]["overall"]
+    profile.close()
+
+
 def test_copies_are_capped_down_a_chain_but_never_into_the_rejects_band() -> None:
     from aesthete_gui.engine.builtin_scorer import COPY_STEP, REJECT_CEILING, _below_originals
 
