@@ -32,29 +32,36 @@ def default_profile_path() -> Path:
     return user_data_path(APP_NAME, appauthor=False) / PROFILE_FILENAME
 
 
-class EmptyProfilePathError(ValueError):
-    """`--profile ''`: an empty path (an unset shell variable, most often), not a request for the
-    default. The command line and the window show it as a user's error (cli.known_error, launch)."""
+class ProfilePathTextError(ValueError):
+    """A profile path given as text no profile file can have: empty (`--profile "$P"` with P unset,
+    not a request for the default), or beginning or ending with a space, or holding a control
+    character. The command line and the window show it as a user's error (cli.known_error, launch)."""
 
 
 def resolve_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The profile to use: the explicit path, else $AESTHETE_PROFILE, else the per-user default. An
-    explicit path or a set variable that is empty or blank is refused (EmptyProfilePathError):
-    `--profile "$P"` with P unset must not write into the default profile."""
+    explicit path or a set variable that is empty or blank is refused (ProfilePathTextError):
+    `--profile "$P"` with P unset must not write into the default profile; so is one that begins or
+    ends with a space or holds a control character (a pasted newline, a stray space), which named a
+    new, empty profile beside the real one."""
     if explicit is not None:
-        if not os.fspath(explicit).strip():
-            raise EmptyProfilePathError(
-                "--profile is empty: give the profile's file (leave --profile out for the default profile)"
-            )
-        return Path(explicit).expanduser()
+        return _checked_profile_path(os.fspath(explicit), "--profile", "leave --profile out for the default profile")
     env = os.environ.get(PROFILE_ENV)
     if env is not None:
-        if not env.strip():  # `export AESTHETE_PROFILE="$P"` with P unset: not the default profile either
-            raise EmptyProfilePathError(
-                f"${PROFILE_ENV} is set but empty: name the profile's file in it, or unset it for the default profile"
-            )
-        return Path(env).expanduser()
+        return _checked_profile_path(env, f"${PROFILE_ENV}", "unset it for the default profile")
     return default_profile_path()
+
+
+def _checked_profile_path(text: str | bytes, source: str, default_hint: str) -> Path:
+    name = os.fsdecode(text)
+    if not name.strip():
+        raise ProfilePathTextError(f"{source} is empty: name the profile's file ({default_hint})")
+    if name != name.strip() or any(not c.isprintable() for c in name):
+        raise ProfilePathTextError(
+            f"{source} {name!a} begins or ends with a space or holds a control character: "
+            "a profile's file name has none (check for a stray space or a pasted line break)"
+        )
+    return Path(name).expanduser()
 
 
 def thumbnail_cache_dir(profile_path: Path) -> Path:

@@ -77,11 +77,11 @@ def one_line(text: str) -> str:
 
 def known_error(error: BaseException, profile: str | None) -> AestheteError | None:
     """The user-facing error `error` stands for, or None when it is a bug."""
-    from aesthete_gui.settings import EmptyProfilePathError
+    from aesthete_gui.settings import ProfilePathTextError
 
     if isinstance(error, AestheteError):
         return error
-    if isinstance(error, EmptyProfilePathError):
+    if isinstance(error, ProfilePathTextError):
         return AestheteError(str(error))
     if isinstance(error, sqlite3.Error):
         from aesthete_gui.settings import resolve_profile_path

@@ -219,6 +219,11 @@ class ImageListModel(QAbstractListModel):
 
     # changes -----------------------------------------------------------------------------------
 
+    @property
+    def filter_state(self) -> FilterState:
+        """The filter the rows are shown through."""
+        return self._filter
+
     def set_filter(self, state: FilterState) -> None:
         """Show only rows passing `state`."""
         self._filter = state

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.qt.theme import THEMES, apply_theme
-from aesthete_gui.settings import EmptyProfilePathError, gui_profile_path
+from aesthete_gui.settings import ProfilePathTextError, gui_profile_path
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -248,7 +248,7 @@ def run_app(argv: list[str]) -> int:
     app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     try:
         context, window = create_window(args, app)
-    except (AestheteError, EmptyProfilePathError) as error:
+    except (AestheteError, ProfilePathTextError) as error:
         if args.screenshot:  # no one to click a dialog away: say it on the terminal
             print(f"aesthete-gui: error: {error}", file=sys.stderr)
         else:

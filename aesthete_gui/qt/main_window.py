@@ -326,8 +326,11 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             return sorted(selected, key=lambda i: order.get(i, len(order))), current
         row = self.model.row_for(current) if current is not None else None
         if row is not None and row.burst_id is not None:
+            # the burst's frames the grid's filter lets through (hidden by collapsing is not hidden):
+            # a rejected frame the user hid must not come back, outlined, where a key would mark it
+            state = self.model.filter_state
             burst = sorted(
-                (r for r in self.model.all_rows() if r.burst_id == row.burst_id),
+                (r for r in self.model.all_rows() if r.burst_id == row.burst_id and (r.image_id == current or state.accepts(r))),
                 key=lambda r: (r.capture_time or "", r.sort_name),
             )
             return [r.image_id for r in burst], current

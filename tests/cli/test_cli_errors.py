@@ -137,17 +137,19 @@ def test_an_empty_profile_path_is_refused_not_taken_for_the_default(tmp_path, ca
     assert not (tmp_path / "data").exists()
 
 
-@pytest.mark.parametrize("value", ["", "   "])
+@pytest.mark.parametrize("value", ["", "   ", "p.db ", "p.db\n", " p.db"])
 def test_an_empty_aesthete_profile_variable_is_refused_too(tmp_path, capsys, monkeypatch, value) -> None:
     # attack on 97c91d7: AESTHETE_PROFILE="" used the default profile, and "   " made a profile file
-    # named by three spaces in the current folder
+    # named by three spaces in the current folder; second attack: "p.db " made a new, empty profile
+    # beside the real one
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("AESTHETE_PROFILE", value)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "photos").mkdir()
     assert main(["import", "--quiet", str(tmp_path / "photos")]) == 2
     err = capsys.readouterr().err
-    assert "$AESTHETE_PROFILE is set but empty" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("aesthete: error: $AESTHETE_PROFILE") and len(err.strip().splitlines()) == 1
+    assert ("is empty" in err) if not value.strip() else ("begins or ends with a space or holds a control character" in err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
 
 

@@ -71,6 +71,12 @@ def test_an_empty_profile_path_is_one_line_not_the_default_profile(qapp, tmp_pat
     err = capsys.readouterr().err
     assert code == 2 and "aesthete-gui: error: --profile is empty" in err and "Traceback" not in err
     assert not (tmp_path / "data").exists() and not (tmp_path / "s.png").exists()
+    # second attack: a trailing space in $AESTHETE_PROFILE opened a new, empty profile "p.db "
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AESTHETE_PROFILE", "p.db ")
+    assert launch.run_app(["--screenshot", str(tmp_path / "s.png")]) == 2
+    assert "begins or ends with a space" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_a_screenshot_run_does_not_change_the_remembered_profile_and_it_is_kept_absolute(qapp, tmp_path: Path, monkeypatch) -> None:

@@ -158,10 +158,15 @@ def test_the_set_view_refuses_more_than_eight_and_keeps_the_current_frame_of_a_l
     # among those left out); from one frame of a long burst, the set left that frame out
     from dataclasses import replace
 
+    _select(window, [0, 1, 2])
+    window.show_view("set")
+    assert len(window.set_view.image_ids()) == 3
+    window.show_view("grid")
     _select(window, list(range(10)))
     window.show_view("set")
-    assert window.set_view.image_ids() == []
+    assert window.set_view.image_ids() == []  # the earlier set of three is put away, not judged on
     assert window.set_view.status_label.text() == "A set needs 2 to 8 images; 10 selected: select fewer."
+    assert window.set_view.source_label.text().startswith("No set")
     rows = window.model.all_rows()
     window.model.set_rows([replace(r, burst_id=5 if n < 10 else None) for n, r in enumerate(rows)])
     qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
@@ -170,3 +175,22 @@ def test_the_set_view_refuses_more_than_eight_and_keeps_the_current_frame_of_a_l
     shown = window.set_view.image_ids()
     assert len(shown) == 8 and last in shown
     assert "8 of this burst's 10 frames" in window.set_view.source_label.text()
+
+
+def test_a_survey_opened_from_one_frame_shows_only_the_burst_frames_the_filter_lets_through(qtbot, window) -> None:
+    # second attack on 77bf4c2: with rejects hidden, the survey of a burst brought the hidden rejects
+    # back, one of them outlined, while a key in the grid then marked another frame
+    from dataclasses import replace
+
+    from aesthete_gui.qt.grid_rows import FilterState
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=5 if n < 10 else None, flag="reject" if n in (1, 2, 3, 6) else None)
+                           for n, r in enumerate(rows)])  # fmt: skip
+    window.model.set_filter(FilterState(flag="not_reject"))
+    qtbot.waitUntil(lambda: not window.model.loading and window.model.rowCount() == 8, timeout=10_000)
+    hidden = {rows[n].image_id for n in (1, 2, 3, 6)}
+    _select(window, [0])
+    window.show_view("survey")
+    shown = window.survey.image_ids
+    assert len(shown) == 6 and not hidden & set(shown)

@@ -159,24 +159,28 @@ class SetView(QWidget):
         ]
         records.sort(key=lambda r: (r.capture_time or "", Path(r.path).name.casefold(), r.id))
         if not MIN_SET <= len(records) <= MAX_SET:
+            # the set shown before is put away: a judge run or a choice now would be about frames the
+            # user no longer has selected (second attack on 77bf4c2)
+            self._show([], "No set: select 2 to 8 photographs, or one frame of a burst.")
             self.status_label.setText(
                 f"A set needs {MIN_SET} to {MAX_SET} images; {len(records)} selected"
                 + (": select fewer." if len(records) > MAX_SET else ".")
             )
             return False
+        self._show(records, f"Set of {len(records)} images{note}, shown in this order to the judge "
+                            "(it also sees shuffled orderings).")  # fmt: skip
+        return True
+
+    def _show(self, records: list[ImageRecord], caption: str) -> None:
         self.cancel_judge()
         self._records = records
         self._outcome = None
         self.cards_scroll.show_records(records, self.context.thumbnails)
-        self.source_label.setText(
-            f"Set of {len(records)} images{note}, shown in this order to the judge "
-            "(it also sees shuffled orderings)."
-        )
+        self.source_label.setText(caption)
         self.stage_grid.clear_texts()
         self.verdict_label.setText("")
         self.status_label.setText("")
         self._update_buttons()
-        return True
 
     def use_burst(self, burst_id: int) -> bool:
         """Take the frames of one burst (in capture order) as the set."""
