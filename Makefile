@@ -26,7 +26,7 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m mypy aesthete_gui
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
