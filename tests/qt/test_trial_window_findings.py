@@ -200,3 +200,14 @@ def test_the_survey_says_which_frames_the_checks_suggest_rejecting(qtbot, window
     window.marks.wait_written()
     qtbot.waitUntil(lambda: "Rejected" in window.survey.cells[1].caption.text())
     assert "suggested" not in window.survey.cells[1].caption.text()
+
+
+def test_a_burst_of_an_original_and_its_copy_is_named_by_the_original() -> None:
+    # trial on held7: "IMG_0050–0050_small" and "IMG_0148–0148_web"
+    from aesthete_gui.qt.widgets.library_panel import burst_name
+
+    assert burst_name(["IMG_0050.JPG", "IMG_0050_small.JPG"]) == "IMG_0050"
+    assert burst_name(["IMG_0003.JPG", "IMG_0004.JPG", "IMG_0007.JPG"]) == "IMG_0003–0007"
+    assert burst_name(["astronaut_1.jpg", "astronaut_4.jpg"]) == "astronaut_1–4"
+    assert burst_name(["a.jpg", "b.jpg"]) == "a–b"
+    assert burst_name(["IMG_001.jpg", "IMG_0010.jpg"]) == "IMG_001–0010"  # a longer number, not a copy

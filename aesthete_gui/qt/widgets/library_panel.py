@@ -16,6 +16,16 @@ KIND_ROLE = Qt.ItemDataRole.UserRole + 1
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
+def burst_name(frames: list[str]) -> str:
+    """A burst named by its first and last frames, the shared prefix said once ("IMG_0003–0007"); an
+    original and its copies ("IMG_0050.JPG", "IMG_0050_small.JPG") by the original alone."""
+    first, last = Path(frames[0]).stem, Path(frames[-1]).stem
+    if last.startswith(first) and not last[len(first) : len(first) + 1].isdigit():  # not IMG_001 … IMG_0010
+        return first
+    prefix = first[: len(first) - len(name_tail(first))]  # "IMG_" of IMG_0006: said once
+    return f"{first}–{last[len(prefix):] if prefix and last.startswith(prefix) else last}"
+
+
 class LibraryPanel(QWidget):
     """Tree of profile / folders / bursts / saved filters; clicking one scopes the grid."""
 
@@ -84,9 +94,7 @@ class LibraryPanel(QWidget):
         for position, (burst_id, size) in enumerate(sorted(per_burst.items()), start=1):
             # named by its frames (a list of "Burst N · k frames" rows told one burst from no other)
             frames = sorted(names.get(burst_id, []))
-            first, last = Path(frames[0]).stem, Path(frames[-1]).stem
-            prefix = first[: len(first) - len(name_tail(first))]  # "IMG_" of IMG_0006: said once
-            span = first if first == last else f"{first}–{last[len(prefix):] if prefix and last.startswith(prefix) else last}"
+            span = burst_name(frames)
             # the count in brackets as the folders have it: "· 4 frames" was cut to "· 4 f…" in a narrow panel
             self._leaf(bursts, f"{span}  ({size})", "burst", burst_id,
                        tip=f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else ""))  # fmt: skip
