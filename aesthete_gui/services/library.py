@@ -287,6 +287,7 @@ def _run_import(
     own = own_files(profile.path, [importer.cache_dir])
     work: list[tuple[FoundFile, int]] = []
     unchecked: list[tuple[int, str]] = []
+    changed: set[int] = set()
     folder_ids: dict[str, int] = {}
     videos: list[str] = []
     for root in roots:
@@ -301,6 +302,8 @@ def _run_import(
                 importer.add(found, folder_ids[root], None, found.problem)
                 continue
             state = known.get(path)
+            if state and (state[1], state[2]) != (found.size, found.mtime_ns):
+                changed.add(state[0])  # edited in place: what was measured of it describes other pixels
             if (
                 state
                 and state[3] == "ok"
@@ -314,6 +317,9 @@ def _run_import(
             work.append((found, folder_ids[root]))
     summary.videos = len(videos)
     importer.flush()
+    if changed:  # before they are read again: their properties and scores are measured anew
+        profile.catalog.forget_features(sorted(changed))
+        profile.scores.forget(sorted(changed))
     total = len(work)
     report(Progress(0, total, f"{summary.found} files found, {total} to read"))
     pool = WorkerPool(workers or os.cpu_count() or 1)
@@ -332,7 +338,7 @@ def _run_import(
         summary.browsable_seconds = time.monotonic() - importer.started
         # the catalog announced each batch of images (the grid shows them now), and announces new bursts
         summary.bursts = regroup_bursts(profile, importer.cache_dir, pool=pool)
-        unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks]
+        unchecked += [(image_id, path) for image_id, path in importer.read_ids if image_id not in have_checks or image_id in changed]
         if unchecked:
             report(Progress(0, len(unchecked), f"checking {len(unchecked)} images"))
             check_files(importer, unchecked, pool, report, cancel)

@@ -324,6 +324,17 @@ class CatalogRepository(Repository):
             insert_features(tx.conn, rows)
             tx.announce(FeaturesChanged(tuple(r[0] for r in rows)))
 
+    @writes
+    def forget_features(self, image_ids: Sequence[int]) -> None:
+        """Drop the feature vectors of these images (their files' content changed: they describe
+        pixels that are gone, and a scorer must measure the new ones)."""
+        ids = [int(i) for i in image_ids]
+        if not ids:
+            return
+        with self._db.transaction() as tx:
+            tx.executemany("DELETE FROM features WHERE image_id = ?", [(i,) for i in ids])
+            tx.announce(FeaturesChanged(tuple(ids)))
+
     def feature_image_ids(self, version: str) -> set[int]:
         """Ids of images that have a feature vector of `version`."""
         rows = self._db.rows("SELECT image_id FROM features WHERE version = ?", (str(version),))

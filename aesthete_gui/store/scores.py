@@ -69,6 +69,18 @@ class ScoresRepository(Repository):
             )
             tx.announce(ScoresChanged(scorer_id, tuple(images)))
 
+    @writes
+    def forget(self, image_ids: Iterable[int]) -> None:
+        """Drop every scorer's scores of these images (their files' content changed)."""
+        ids = [int(i) for i in image_ids]
+        if not ids:
+            return
+        with self._db.transaction() as tx:
+            scorers = [r[0] for r in tx.execute("SELECT DISTINCT scorer_id FROM scores")]
+            tx.executemany("DELETE FROM scores WHERE image_id = ?", [(i,) for i in ids])
+            for scorer_id in scorers:
+                tx.announce(ScoresChanged(scorer_id, tuple(ids)))
+
     def of_scorer(self, scorer_id: str) -> dict[int, dict[str, float]]:
         """{image id: {dimension: score}} for one scorer (missing dimensions left out)."""
         rows = self._db.rows("SELECT * FROM scores WHERE scorer_id = ? ORDER BY image_id", (scorer_id,))

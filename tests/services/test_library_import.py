@@ -17,6 +17,36 @@ from aesthete_gui.services.library import import_folders
 from aesthete_gui.store import Profile, open_profile
 from tests.services.library_images import write_bad_inputs, write_jpeg
 
+
+def test_a_photograph_edited_in_place_is_checked_and_scored_again(profile: Profile, tmp_path: Path) -> None:
+    # third attack: a frame blurred in place and imported again kept its old "focus ok" check, its
+    # old properties and its old built-in score (3.67, above sharp frames; a fresh profile gave 1.25)
+    from PIL import Image, ImageFilter
+    from skimage import data as skdata
+
+    from aesthete_gui.services.scoring import BUILTIN, score_library
+
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    Image.fromarray(skdata.astronaut()).save(folder / "a.jpg", quality=92)
+    Image.fromarray(skdata.coffee()).save(folder / "b.jpg", quality=92)
+    import_folders(profile, [folder], workers=1)
+    score_library(profile, BUILTIN)
+    ids = {Path(i.path).name: i.id for i in profile.catalog.images()}
+    before = profile.scores.of_scorer(BUILTIN)[ids["a.jpg"]]["overall"]
+    assert ids["a.jpg"] not in profile.checks.suggested_rejects()
+    with Image.open(folder / "a.jpg") as img:
+        img.convert("RGB").filter(ImageFilter.GaussianBlur(12)).save(folder / "a.jpg", quality=92)
+    os.utime(folder / "a.jpg", ns=(1, 3_000_000_000))
+    again = import_folders(profile, [folder], workers=1)
+    assert (again.imported, again.unchanged) == (1, 1)
+    assert ids["a.jpg"] in profile.checks.suggested_rejects()  # its checks measured the new pixels
+    assert ids["a.jpg"] not in profile.scores.of_scorer(BUILTIN)  # the old score is gone, not kept
+    assert ids["b.jpg"] in profile.scores.of_scorer(BUILTIN)  # the unchanged frame keeps its own
+    score_library(profile, BUILTIN)
+    assert profile.scores.of_scorer(BUILTIN)[ids["a.jpg"]]["overall"] < before - 1.0
+
+
 EXPECTED_ERRORS = {
     "truncated": "truncated",
     "corrupt": "corrupt",
