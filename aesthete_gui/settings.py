@@ -56,12 +56,25 @@ def _checked_profile_path(text: str | bytes, source: str, default_hint: str) -> 
     name = os.fsdecode(text)
     if not name.strip():
         raise ProfilePathTextError(f"{source} is empty: name the profile's file ({default_hint})")
-    if name != name.strip() or any(not c.isprintable() for c in name):
-        raise ProfilePathTextError(
-            f"{source} {name!a} begins or ends with a space or holds a control character: "
-            "a profile's file name has none (check for a stray space or a pasted line break)"
-        )
+    check_profile_path_text(name, source)
     return Path(name).expanduser()
+
+
+_CONTROL = frozenset({"Cc", "Zl", "Zp"})
+"""Character categories no profile name holds: control characters and line or paragraph breaks
+(format characters such as the zero-width non-joiner of Persian words stay allowed)."""
+
+
+def check_profile_path_text(name: str, source: str = "the profile path") -> None:
+    """Raise ProfilePathTextError for a profile path that begins or ends with a space (any Unicode
+    space) or holds a control character or line break; spaces and letters inside are fine."""
+    import unicodedata
+
+    shown = "".join(c.encode("unicode_escape").decode() if unicodedata.category(c) in _CONTROL else c for c in name)
+    if any(unicodedata.category(c) in _CONTROL for c in name):
+        raise ProfilePathTextError(f"{source} '{shown}' holds a control character or a line break (a pasted line?)")
+    if name != name.strip():
+        raise ProfilePathTextError(f"{source} '{shown}' begins or ends with a space: a stray space names another file")
 
 
 def thumbnail_cache_dir(profile_path: Path) -> Path:
@@ -235,5 +248,9 @@ def gui_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
         return resolve_profile_path(explicit)
     last = UserState().get("last_profile")
     if isinstance(last, str) and last and Path(last).is_file():
+        try:
+            check_profile_path_text(last)
+        except ProfilePathTextError:  # remembered by an older version: not opened again
+            return default_profile_path()
         return Path(last)
     return default_profile_path()

@@ -149,8 +149,19 @@ def test_an_empty_aesthete_profile_variable_is_refused_too(tmp_path, capsys, mon
     assert main(["import", "--quiet", str(tmp_path / "photos")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("aesthete: error: $AESTHETE_PROFILE") and len(err.strip().splitlines()) == 1
-    assert ("is empty" in err) if not value.strip() else ("begins or ends with a space or holds a control character" in err)
+    assert ("is empty" in err) if not value.strip() else ("holds a control character" in err) if "\n" in value else ("begins or ends with a space" in err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
+
+
+@pytest.mark.parametrize("name", ["عکس\u200cها/lib.db", "nb\u00a0sp/lib.db", "Fotos/Überblick.db", "my photos /lib.db"])
+def test_ordinary_names_in_any_script_still_open(tmp_path, capsys, monkeypatch, name) -> None:
+    # third attack: the check refused every character Python calls unprintable, so a Persian folder
+    # (its zero-width non-joiner), a no-break space inside a name or an emoji joiner locked users out
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "photos").mkdir()
+    assert main(["--profile", name, "import", "--quiet", str(tmp_path / "photos")]) == 0
+    assert main(["--profile", name, "images"]) == 0 and (tmp_path / name).is_file()
+    capsys.readouterr()
 
 
 def test_a_first_import_of_a_folder_that_is_not_there_makes_no_profile(tmp_path, capsys) -> None:

@@ -79,6 +79,21 @@ def test_an_empty_profile_path_is_one_line_not_the_default_profile(qapp, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_switching_to_a_profile_name_with_a_stray_space_keeps_the_window_and_says_why(qtbot, tmp_path: Path) -> None:
+    # third attack: "Open or create another…" with "real.db " opened a new, empty profile beside the
+    # real one (and remembered it)
+    window = launch.open_window(tmp_path / "real.db")
+    seen: list[str] = []
+    timer = _answer_dialogs(seen)
+    try:
+        assert launch.switch_window(tmp_path / "real.db ", window) is window
+    finally:
+        timer.stop()
+    assert len(seen) == 1 and "begins or ends with a space" in seen[0]
+    assert not (tmp_path / "real.db ").exists()
+    window.close()
+
+
 def test_a_screenshot_run_does_not_change_the_remembered_profile_and_it_is_kept_absolute(qapp, tmp_path: Path, monkeypatch) -> None:
     # attack on 97c91d7: `aesthete-gui --profile rel.db --screenshot x.png` remembered "rel.db", which
     # named another file when the app was next started from another folder
