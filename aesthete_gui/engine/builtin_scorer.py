@@ -28,8 +28,8 @@ from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.imaging.checks import LAPLACIAN_NOISE_GAIN
 from aesthete_gui.jobs import CancelToken, ProgressCallback
 
-BUILTIN_VERSION = "rules-5"
-"""rules-5: a copy stays just below its original. rules-4: technique from the checks' measurements, smooth rules, calibrated spread over 1-5,
+BUILTIN_VERSION = "rules-6"
+"""rules-6: a copy stays just below its original in every dimension (rules-5: technique and overall). rules-4: technique from the checks' measurements, smooth rules, calibrated spread over 1-5,
 noise never rewarded. rules-3: rejects below every frame without one."""
 REJECT_CEILING = 0.15
 """Share of the 1-5 range (unit scale) that frames with a reject verdict are confined to; frames
@@ -85,18 +85,20 @@ COPY_STEP = 0.005
 """How far (unit scale) a copy stays below its original: enough to sort after it, too little to read."""
 
 
-def _below_originals(unit: np.ndarray, originals: np.ndarray, rejected: np.ndarray) -> np.ndarray:
+def _below_originals(unit: np.ndarray, originals: np.ndarray, rejected: np.ndarray | None) -> np.ndarray:
     """`unit` with each copy (originals[i] >= 0) at most COPY_STEP below its original, down a chain
-    of copies of copies; a copy that passed the checks is never pushed under a rejected original
-    (below it lies the rejects' band: a frame without a reject stays above every frame with one)."""
+    of copies of copies. With `rejected` (a dimension that keeps rejects in a band of their own), a
+    copy that passed the checks is never pushed under a rejected original nor into that band."""
     if originals.shape != unit.shape:
         raise ValueError(f"originals has {originals.size} rows for {unit.size} images")
     copies = np.flatnonzero(originals >= 0)
-    copies = copies[~(rejected[originals[copies]] & ~rejected[copies])]
+    if rejected is not None:
+        copies = copies[~(rejected[originals[copies]] & ~rejected[copies])]
     out = unit.copy()
     for _ in range(len(copies) + 1):  # a chain settles in as many steps as it is long
         capped = out.copy()
-        floor = np.where(rejected[copies], 0.0, REJECT_CEILING)  # a passing copy stays out of the rejects' band
+        # a passing copy stays out of the rejects' band
+        floor = np.zeros(len(copies)) if rejected is None else np.where(rejected[copies], 0.0, REJECT_CEILING)
         capped[copies] = np.maximum(np.minimum(unit[copies], out[originals[copies]] - COPY_STEP), floor).clip(0.0, 1.0)
         if np.array_equal(capped, out):
             break
@@ -188,7 +190,7 @@ class BuiltinScorer:
         without): technique is read from them where present. Without either, every row counts as
         passing and technique comes from the image properties. `originals` gives, for a row that is
         a resized or recompressed copy of another row, that row's index (-1 for any other row): the
-        copy's technique and overall then stay just below its original's (a smaller copy's edges
+        copy's scores then stay just below its original's in every dimension (a smaller copy's edges
         read crisper, and ranked above its original it would be the one kept).
         """
         index = {name: i for i, name in enumerate(feature_names)}
@@ -231,9 +233,11 @@ class BuiltinScorer:
         # a technical reject is never a keeper: below every frame that passed the checks
         units["technique"] = _separate_rejects(units["technique"], gate)
         units["overall"] = _separate_rejects(units["overall"], gate)
-        if originals is not None:
-            for dimension in ("technique", "overall"):
-                units[dimension] = _below_originals(units[dimension], np.asarray(originals, dtype=int), gate)
+        if originals is not None:  # every dimension: sorted by coloration or mood, a copy came first too
+            for dimension in DIMENSIONS:
+                # only technique and overall keep rejects in a band of their own
+                banded = gate if dimension in ("technique", "overall") else None
+                units[dimension] = _below_originals(units[dimension], np.asarray(originals, dtype=int), banded)
         unit = np.stack([units[d] for d in DIMENSIONS], axis=1)
         return SCORE_MIN + (SCORE_MAX - SCORE_MIN) * np.nan_to_num(unit, nan=0.5)
 

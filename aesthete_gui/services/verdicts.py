@@ -37,7 +37,7 @@ from aesthete_gui.imaging.judging import (
     values_of,
     worst_verdict,
 )
-from aesthete_gui.imaging.sequences import FrameSet, Shot, find_sets, side_by_side
+from aesthete_gui.imaging.sequences import SAME_EV, FrameSet, Shot, find_sets, side_by_side
 from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
 from aesthete_gui.imaging.verdict_models import verdict_models
 from aesthete_gui.settings import update_settings_file
@@ -225,15 +225,21 @@ def bracket_stops(frame_sets: Iterable[FrameSet], shots: Mapping[Hashable, Shot]
         times = {f.key: f.exposure_time for f in frames}
         # whichever the camera recorded on every frame and varies across them: a manual bracket
         # writes the same bias (0) on each frame and varies the shutter
-        if frames and all(b is not None for b in biases.values()) and len(set(biases.values())) > 1:
-            values = {k: float(b or 0.0) for k, b in biases.items()}
-        elif frames and all(times.values()) and len(set(times.values())) > 1:
-            values = {k: math.log2(float(t or 1.0)) for k, t in times.items()}
+        bias_stops = {k: float(b) for k, b in biases.items() if b is not None}
+        time_stops = {k: math.log2(float(t)) for k, t in times.items() if t}
+        if frames and len(bias_stops) == len(frames) and _spread(bias_stops) > SAME_EV:
+            values = bias_stops
+        elif frames and len(time_stops) == len(frames) and _spread(time_stops) > SAME_EV:
+            values = time_stops  # a jitter of 0.01 EV in the bias is no bracket of biases
         else:
             continue
         middle = float(np.median(list(values.values())))
         out |= {key: value - middle for key, value in values.items()}
     return out
+
+
+def _spread(stops: Mapping[Hashable, float]) -> float:
+    return max(stops.values()) - min(stops.values()) if stops else 0.0
 
 
 def copy_originals(profile: Profile, stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, int]:

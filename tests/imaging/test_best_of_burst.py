@@ -178,6 +178,11 @@ def test_bracket_stops_come_from_the_bias_else_from_the_exposure_time() -> None:
               Shot("o", exposure_bias=0.0, exposure_time=1 / 30)]  # fmt: skip
     stops = bracket_stops([FrameSet("bracket", ("m", "n", "o"))], {s.key: s for s in manual})
     assert stops["n"] == 0.0 and stops["m"] == pytest.approx(-2.0)
+    # third attack: a bias jitter of 0.01 EV hid a real shutter bracket
+    jitter = [Shot("p", exposure_bias=0.0, exposure_time=1 / 125), Shot("q", exposure_bias=0.0, exposure_time=1 / 30),
+              Shot("r", exposure_bias=0.01, exposure_time=1 / 500)]  # fmt: skip
+    stops = bracket_stops([FrameSet("bracket", ("p", "q", "r"))], {s.key: s for s in jitter})
+    assert stops["p"] == 0.0 and stops["r"] == pytest.approx(-2.0)
 
 
 def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path: Path) -> None:

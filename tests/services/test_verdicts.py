@@ -87,7 +87,7 @@ def test_a_copy_scores_below_its_original_in_the_builtin_ranking(tmp_path: Path,
     monkeypatch.undo()
     _, scores = score_library(profile, BUILTIN)
     original, copy = scores[ids["IMG_0001.jpg"]], scores[ids["IMG_0001_small.jpg"]]
-    assert copy["overall"] < original["overall"] and copy["technique"] < original["technique"]
+    assert all(copy[d] < original[d] for d in ("technique", "coloration", "composition", "mood", "overall"))
     assert original["overall"] - copy["overall"] < 0.05  # just below, not pushed to the bottom
     # scoring only the copy (a selection, `score IMG --save`) scores its original with it: the copy
     # was stored above its original when the original was not in the batch
@@ -131,6 +131,8 @@ def test_copies_are_capped_down_a_chain_but_never_into_the_rejects_band() -> Non
     assert capped[4] == 0.60 and capped[4] > REJECT_CEILING > capped[3]  # a passing frame above every reject
     low = _below_originals(np.array([REJECT_CEILING, 0.5]), np.array([-1, 0]), np.array([False, False]))
     assert low[1] == REJECT_CEILING  # capped, but not below the rejects' band
+    colour = _below_originals(np.array([0.05, 0.6]), np.array([-1, 0]), None)  # no band in coloration or mood
+    assert colour[1] == pytest.approx(0.05 - COPY_STEP)
 
 
 def test_changing_the_shoot_type_judges_again_without_decoding(
