@@ -297,12 +297,15 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             self.compare.setFocus()
             self.inspector.show_image(self.compare.inspected_id())  # the pair, not the grid's frame
         elif key == "set":
-            selected, note = self.context.selection.image_ids(), ""
+            chosen = self.context.selection.image_ids()
+            selected, note = chosen, ""
             if len(selected) < MIN_FRAMES:  # one frame of a burst: its burst, eight at most, that frame among them
                 burst, current = self.survey_frames()
-                selected = frames_around(burst, current, MAX_FRAMES)
+                selected = frames_around(burst, current, MAX_FRAMES) or chosen
                 if len(burst) > len(selected):
                     note = f" ({len(selected)} of this burst's {len(burst)} frames: those ending at the current one)"
+            # a selection that makes no set (one frame in no burst) puts the last set away too: a
+            # choice recorded now would be about frames no longer selected (third attack)
             if selected and sorted(selected) != sorted(self.set_view.image_ids()):
                 # the set is what the user has selected now; more than eight is refused with the count
                 # (the first eight were taken without a word, the current frame left out)

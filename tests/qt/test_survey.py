@@ -167,6 +167,12 @@ def test_the_set_view_refuses_more_than_eight_and_keeps_the_current_frame_of_a_l
     assert window.set_view.image_ids() == []  # the earlier set of three is put away, not judged on
     assert window.set_view.status_label.text() == "A set needs 2 to 8 images; 10 selected: select fewer."
     assert window.set_view.source_label.text().startswith("No set")
+    _select(window, [0, 1, 2])
+    window.show_view("set")
+    window.show_view("grid")
+    _select(window, [11])  # one frame in no burst: no set, and the last one is put away
+    window.show_view("set")
+    assert window.set_view.image_ids() == [] and window.set_view.source_label.text().startswith("No set")
     rows = window.model.all_rows()
     window.model.set_rows([replace(r, burst_id=5 if n < 10 else None) for n, r in enumerate(rows)])
     qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
