@@ -318,8 +318,10 @@ def _run_import(
     summary.videos = len(videos)
     importer.flush()
     if changed:  # before they are read again: their properties and scores are measured anew
+        from aesthete_gui.services.scoring import forget_scores
+
         profile.catalog.forget_features(sorted(changed))
-        profile.scores.forget(sorted(changed))
+        forget_scores(profile, sorted(changed))
     total = len(work)
     report(Progress(0, total, f"{summary.found} files found, {total} to read"))
     pool = WorkerPool(workers or os.cpu_count() or 1)

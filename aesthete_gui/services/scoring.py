@@ -213,6 +213,12 @@ def write_scores(
     return len(rows)
 
 
+def forget_scores(profile: Profile, image_ids: Sequence[int]) -> None:
+    """The single writer's other half: drop every scorer's stored scores of these images (their
+    files' content changed, so the scores describe pixels that are gone)."""
+    profile.scores.forget(image_ids)
+
+
 def score_library(
     profile: Profile,
     scorer_name: str | None = None,
