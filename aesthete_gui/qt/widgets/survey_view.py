@@ -206,13 +206,13 @@ class SurveyView(QWidget):
             cell.set_active(position == self._active and position < len(self._ids))
         active = self._ids[self._active]
         others = [i for i in self._ids if i != active]
-        # frames selected but left out of the survey stay selected: back in the grid the selection is
-        # the one the user made (the keys here mark the outlined frame only)
+        # back in the grid a key marks the selection: it holds only frames the survey showed (with more
+        # than eight selected, frames never shown were marked by the next key: photographer's re-check),
+        # and only the outlined one when the survey showed a burst from one frame
         if not self._from_selection:
             self._context.selection.set_image_ids([active])
             return
-        left_out = [i for i in self._context.selection.image_ids() if i not in self._ids]
-        self._context.selection.set_image_ids([*left_out, *others, active])  # the current image is the last
+        self._context.selection.set_image_ids([*others, active])  # the current image is the last
 
     def toggle_actual_size(self, factor: float = 1.0) -> None:
         """Fit ↔ `factor` × 100 % in every frame (zoom and pan follow the active frame)."""
