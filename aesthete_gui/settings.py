@@ -33,30 +33,28 @@ def default_profile_path() -> Path:
 
 
 class ProfilePathTextError(ValueError):
-    """A profile path given as text no profile file can have: empty (`--profile "$P"` with P unset,
-    not a request for the default), or beginning or ending with a space, or holding a control
-    character. The command line and the window show it as a user's error (cli.known_error, launch)."""
+    """A profile path given empty (`--profile "$P"` with P unset), which is not a request for the
+    default profile. The command line and the window show it as a user's error (cli.known_error,
+    launch)."""
 
 
 def resolve_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The profile to use: the explicit path, else $AESTHETE_PROFILE, else the per-user default. An
     explicit path or a set variable that is empty or blank is refused (ProfilePathTextError):
-    `--profile "$P"` with P unset must not write into the default profile; so is one that begins or
-    ends with a space or holds a control character (a pasted newline, a stray space), which named a
-    new, empty profile beside the real one."""
+    `--profile "$P"` with P unset must not write into the default profile. (A name with a stray space
+    or a control character is refused where every route meets, when the profile is opened.)"""
     if explicit is not None:
-        return _checked_profile_path(os.fspath(explicit), "--profile", "leave --profile out for the default profile")
+        return _not_empty(os.fspath(explicit), "--profile", "leave --profile out for the default profile")
     env = os.environ.get(PROFILE_ENV)
     if env is not None:
-        return _checked_profile_path(env, f"${PROFILE_ENV}", "unset it for the default profile")
+        return _not_empty(env, f"${PROFILE_ENV}", "unset it for the default profile")
     return default_profile_path()
 
 
-def _checked_profile_path(text: str | bytes, source: str, default_hint: str) -> Path:
+def _not_empty(text: str | bytes, source: str, default_hint: str) -> Path:
     name = os.fsdecode(text)
     if not name.strip():
         raise ProfilePathTextError(f"{source} is empty: name the profile's file ({default_hint})")
-    check_profile_path_text(name, source)
     return Path(name).expanduser()
 
 
@@ -65,16 +63,17 @@ _CONTROL = frozenset({"Cc", "Zl", "Zp"})
 (format characters such as the zero-width non-joiner of Persian words stay allowed)."""
 
 
-def check_profile_path_text(name: str, source: str = "the profile path") -> None:
-    """Raise ProfilePathTextError for a profile path that begins or ends with a space (any Unicode
-    space) or holds a control character or line break; spaces and letters inside are fine."""
+def profile_path_text_problem(name: str) -> str | None:
+    """What is wrong with a profile path as text, or None: it begins or ends with a space (any
+    Unicode space: a stray space names another, new file) or holds a control character or line
+    break (a pasted line); spaces and letters of any script inside are fine."""
     import unicodedata
 
-    shown = "".join(c.encode("unicode_escape").decode() if unicodedata.category(c) in _CONTROL else c for c in name)
     if any(unicodedata.category(c) in _CONTROL for c in name):
-        raise ProfilePathTextError(f"{source} '{shown}' holds a control character or a line break (a pasted line?)")
+        return "its name holds a control character or a line break (a pasted line?)"
     if name != name.strip():
-        raise ProfilePathTextError(f"{source} '{shown}' begins or ends with a space: a stray space names another file")
+        return "its name begins or ends with a space: a stray space names another, new file"
+    return None
 
 
 def thumbnail_cache_dir(profile_path: Path) -> Path:
@@ -248,9 +247,7 @@ def gui_profile_path(explicit: str | os.PathLike[str] | None = None) -> Path:
         return resolve_profile_path(explicit)
     last = UserState().get("last_profile")
     if isinstance(last, str) and last and Path(last).is_file():
-        try:
-            check_profile_path_text(last)
-        except ProfilePathTextError:  # remembered by an older version: not opened again
+        if profile_path_text_problem(last):  # remembered by an older version: not opened again
             return default_profile_path()
         return Path(last)
     return default_profile_path()

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.qt.theme import THEMES, apply_theme
-from aesthete_gui.settings import ProfilePathTextError, check_profile_path_text, gui_profile_path
+from aesthete_gui.settings import ProfilePathTextError, gui_profile_path
 
 if TYPE_CHECKING:
     from aesthete_gui.qt.context import AppContext
@@ -96,14 +96,9 @@ _open_windows: list[MainWindow] = []
 
 
 def switch_window(profile_path: Path, current: MainWindow) -> MainWindow:
-    """Replace `current` by a window on `profile_path`; keep it (and say why) when that fails, or
-    when the name has a stray space or a control character (it would be a new, empty profile)."""
+    """Replace `current` by a window on `profile_path`; keep it (and say why) when that fails."""
     try:
-        check_profile_path_text(str(profile_path))
         return open_window(profile_path, current)
-    except ProfilePathTextError as text_error:
-        show_error(AestheteError(str(text_error)), current, title="Cannot open this profile")
-        return current
     except AestheteError as error:
         show_error(error, current, title="Cannot open this profile")
         return current

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from aesthete_gui.settings import profile_path_text_problem
 from aesthete_gui.store.adapters import AdaptersRepository
 from aesthete_gui.store.catalog import CatalogRepository
 from aesthete_gui.store.change_feed import ChangeFeed
@@ -153,7 +154,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _check_usable_path(target: Path) -> None:
     """Refuse a path no profile can live at: not valid UTF-8 (thumbnail paths stored in the profile
-    are text), a folder, under a file, a device, pipe or socket (SQLite would put its journal beside
+    are text), a name with a stray space or a control character, a folder, under a file, a device, pipe or socket (SQLite would put its journal beside
     /dev/null), or a file with several names (hard links)."""
     try:
         os.fsencode(target).decode("utf-8")
@@ -161,6 +162,11 @@ def _check_usable_path(target: Path) -> None:
         raise ProfileCannotOpenError(
             target, "cannot be used: its path is not valid UTF-8", "Rename the file or the folder above it, or choose another path."
         ) from None
+    # every route meets here (--profile, $AESTHETE_PROFILE, the window's dialog, a remembered path):
+    # "p.db " opened a new, empty profile beside the real one
+    problem = profile_path_text_problem(str(target))
+    if problem:
+        raise ProfileCannotOpenError(target, f"cannot be used ('{target}'): {problem}", "Check the name for a stray space or a pasted line break.")
     if target.is_dir():
         raise ProfileIsFolderError(target)
     if target.parent.exists() and not target.parent.is_dir():

@@ -148,8 +148,8 @@ def test_an_empty_aesthete_profile_variable_is_refused_too(tmp_path, capsys, mon
     (tmp_path / "photos").mkdir()
     assert main(["import", "--quiet", str(tmp_path / "photos")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("aesthete: error: $AESTHETE_PROFILE") and len(err.strip().splitlines()) == 1
-    assert ("is empty" in err) if not value.strip() else ("holds a control character" in err) if "\n" in value else ("begins or ends with a space" in err)
+    assert err.startswith("aesthete: error: ") and len(err.strip().splitlines()) == 1
+    assert ("$AESTHETE_PROFILE is empty" in err) if not value.strip() else ("holds a control character" in err) if "\n" in value else ("begins or ends with a space" in err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
 
 

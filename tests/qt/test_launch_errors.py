@@ -183,3 +183,17 @@ def test_a_read_only_profile_opens_with_a_warning_in_the_status_bar(qtbot, tmp_p
         window.marks.close()
         window.close()
         window.context.close()
+
+
+def test_a_remembered_profile_name_with_a_stray_space_is_not_opened_again(tmp_path: Path, monkeypatch) -> None:
+    # third attack: the dialog once remembered "real.db ", and the next start opened it again
+    import json
+
+    from aesthete_gui.settings import default_profile_path, gui_profile_path
+
+    (tmp_path / "real.db ").write_bytes(b"")
+    state = tmp_path / "session.json"
+    state.write_text(json.dumps({"last_profile": str(tmp_path / "real.db ")}))
+    monkeypatch.setenv("AESTHETE_STATE_FILE", str(state))
+    monkeypatch.delenv("AESTHETE_PROFILE", raising=False)
+    assert gui_profile_path(None) == default_profile_path()
