@@ -94,11 +94,11 @@ def _below_originals(unit: np.ndarray, originals: np.ndarray, rejected: np.ndarr
     copies = np.flatnonzero(originals >= 0)
     if rejected is not None:
         copies = copies[~(rejected[originals[copies]] & ~rejected[copies])]
+    # a passing copy stays out of the rejects' band
+    floor = np.zeros(len(copies)) if rejected is None else np.where(rejected[copies], 0.0, REJECT_CEILING)
     out = unit.copy()
     for _ in range(len(copies) + 1):  # a chain settles in as many steps as it is long
         capped = out.copy()
-        # a passing copy stays out of the rejects' band
-        floor = np.zeros(len(copies)) if rejected is None else np.where(rejected[copies], 0.0, REJECT_CEILING)
         capped[copies] = np.maximum(np.minimum(unit[copies], out[originals[copies]] - COPY_STEP), floor).clip(0.0, 1.0)
         if np.array_equal(capped, out):
             break

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -219,6 +219,17 @@ def forget_scores(profile: Profile, image_ids: Sequence[int]) -> None:
     profile.scores.forget(image_ids)
 
 
+def _copy_links(profile: Profile, scorer: Any) -> tuple[Any, dict[int, int] | None]:
+    """For the built-in scorer, the stored checks and each copy's original (read once per run and
+    handed on to scoring_arguments); (None, None) for any other scorer."""
+    if scorer.scorer_id != BUILTIN:
+        return None, None
+    from aesthete_gui.services.verdicts import copy_originals
+
+    stored = profile.checks.all()
+    return stored, copy_originals(profile, stored)
+
+
 def score_library(
     profile: Profile,
     scorer_name: str | None = None,
@@ -233,16 +244,18 @@ def score_library(
     (scorer id, scores)."""
     scorer = load_array_scorer(profile, scorer_name or default_scorer(profile))
     asked = None if image_ids is None else set(image_ids)
-    if image_ids is not None and scorer.scorer_id == BUILTIN:
+    checks, links = _copy_links(profile, scorer)
+    if image_ids is not None and links is not None:
         from aesthete_gui.services.verdicts import with_copies_and_originals
 
         # a copy is capped below its original: both are scored in one run, or a selection holding
         # only the copy would store it above the original (and a copy's stale score would stay)
-        image_ids = with_copies_and_originals(profile, image_ids)
+        image_ids = with_copies_and_originals(links, image_ids)
     arrays = library_arrays(profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name, progress=progress, cancel=cancel, image_ids=image_ids)
     if not arrays.images:
         return scorer.scorer_id, {}
-    values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features, **scoring_arguments(profile, scorer, arrays.images))
+    values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features,
+                                 **scoring_arguments(profile, scorer, arrays.images, checks, links))  # fmt: skip
     result = {
         record.id: {d: float(v) for d, v in zip(DIMENSIONS, row, strict=True)}
         for record, row in zip(arrays.images, values, strict=True)
@@ -253,7 +266,7 @@ def score_library(
 
 
 def base_scores_for(
-    profile: Profile, arrays: LibraryArrays, scorer_name: str
+    profile: Profile, arrays: LibraryArrays, scorer_name: str, checks: Any = None, links: Any = None
 ) -> np.ndarray:
     """(n, 5) scores of `scorer_name` for the rows of `arrays`, scoring what is not stored yet or was
     stored by another version of the scorer (e.g. built-in rules-2 scores after the rules changed)."""
@@ -264,7 +277,8 @@ def base_scores_for(
         r.id not in stored or len(stored[r.id]) < len(DIMENSIONS) or versions.get(r.id, "") != scorer.version
         for r in arrays.images
     ):
-        values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features, **scoring_arguments(profile, scorer, arrays.images))
+        values = scorer.score_arrays(arrays.embeddings, arrays.feature_names, arrays.features,
+                                     **scoring_arguments(profile, scorer, arrays.images, checks, links))  # fmt: skip
         rows = ((r.id, dict(zip(DIMENSIONS, map(float, v), strict=True))) for r, v in zip(arrays.images, values, strict=True))
         write_scores(profile, scorer.scorer_id, rows, scorer_version=scorer.version)
         return np.asarray(values, dtype=float)
@@ -295,17 +309,18 @@ def base_ranking(
 
     scores = current()
     missing = [r.id for r in records if r.id not in scores]
-    if missing and scorer.scorer_id == BUILTIN:
+    checks, links = _copy_links(profile, scorer) if missing else (None, None)
+    if missing and links is not None:
         from aesthete_gui.services.verdicts import with_copies_and_originals
 
-        missing = with_copies_and_originals(profile, missing)  # a copy is scored with its original (score_library)
+        missing = with_copies_and_originals(links, missing)  # a copy is scored with its original (score_library)
     if missing:
         arrays = library_arrays(
             profile, with_embeddings=scorer.needs_embeddings, encoder_name=scorer.encoder_name,
             progress=progress, cancel=cancel, image_ids=missing,
         )  # fmt: skip
         if arrays.images:
-            base_scores_for(profile, arrays, scorer_name)  # scores and stores them
+            base_scores_for(profile, arrays, scorer_name, checks, links)  # scores and stores them
         scores = current()
     images = [r for r in records if r.id in scores]
     base = np.array([scores[r.id] for r in images], dtype=float).reshape(len(images), len(DIMENSIONS))

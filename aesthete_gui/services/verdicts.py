@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -198,12 +198,10 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
     stops = bracket_stops(frame_sets, {shot.key: shot for shot in shots})
     copies: dict[Hashable, str] = {}
     siblings: dict[int, tuple[Sibling, ...]] = {}
-    for burst in profile.catalog.bursts():
-        members = [by_id[i] for i in burst.image_ids if i in by_id]
-        if len(members) > 1:
-            copies.update(find_copies([edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]))
-            alike = [m for m in members if m.id not in copies and m.id not in sequences]
-            siblings.update(best_siblings(alike, stored))
+    for members in _bursts_of(profile, by_id):
+        copies.update(find_copies(_editions(members, stored)))
+        alike = [m for m in members if m.id not in copies and m.id not in sequences]
+        siblings.update(best_siblings(alike, stored))
     return {
         image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()),
                              stops.get(image.id))
@@ -242,25 +240,33 @@ def _spread(stops: Mapping[Hashable, float]) -> float:
     return max(stops.values()) - min(stops.values()) if stops else 0.0
 
 
+def _bursts_of(profile: Profile, by_id: Mapping[int, ImageRecord]) -> Iterator[list[ImageRecord]]:
+    """The frames of each burst of two or more among `by_id`."""
+    for burst in profile.catalog.bursts():
+        members = [by_id[i] for i in burst.image_ids if i in by_id]
+        if len(members) > 1:
+            yield members
+
+
+def _editions(members: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[Edition]:
+    return [edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]
+
+
 def copy_originals(profile: Profile, stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, int]:
     """Each resized or recompressed copy's image id and its original's, found within bursts as the
     verdicts find them (set_contexts), for the built-in scorer to keep copies below their originals."""
     images = {image.id: image for image in profile.catalog.images(status="ok")}
     out: dict[int, int] = {}
-    for burst in profile.catalog.bursts():
-        members = [images[i] for i in burst.image_ids if i in images]
-        if len(members) > 1:
-            editions = [edition_for(m, stored.get(m.id, ([], []))[0]) for m in members]
-            out |= {copy: original.key for copy, original in originals_of(editions).items()
-                    if isinstance(copy, int) and isinstance(original.key, int)}  # fmt: skip
+    for members in _bursts_of(profile, images):
+        out |= {copy: original.key for copy, original in originals_of(_editions(members, stored)).items()
+                if isinstance(copy, int) and isinstance(original.key, int)}  # fmt: skip
     return out
 
 
-def with_copies_and_originals(profile: Profile, image_ids: Iterable[int]) -> list[int]:
-    """`image_ids` and every copy or original linked to one of them (copy_originals, followed both
-    ways down chains): scored together, a copy is always capped against its original's score of the
-    same run, whatever part of the library was asked for."""
-    links = copy_originals(profile, profile.checks.all())
+def with_copies_and_originals(links: Mapping[int, int], image_ids: Iterable[int]) -> list[int]:
+    """`image_ids` and every copy or original linked to one of them by `links` (copy_originals),
+    followed both ways down chains: scored together, a copy is always capped against its original's
+    score of the same run, whatever part of the library was asked for."""
     neighbours: dict[int, set[int]] = {}
     for copy, original in links.items():
         neighbours.setdefault(copy, set()).add(original)
