@@ -112,9 +112,9 @@ class SurveyView(QWidget):
         """Survey `ids` in their order, at most eight: the first eight, or the eight ending at
         `active` when it lies further on (the message above the frames says how many were left out);
         `active` is the frame the keys act on first. `selected`: the frames are the user's selection
-        (which then stays selected); else they are the burst of the one frame the user was on, and
-        the selection follows the outlined frame alone (back in the grid a key must not mark the
-        whole burst the survey showed)."""
+        (the frames shown stay selected, never the ones left out); else they are the burst of the one
+        frame the user was on, and the selection follows the outlined frame alone (back in the grid a
+        key must not mark the whole burst the survey showed)."""
         self._from_selection = selected
         unique = list(dict.fromkeys(ids))
         self._ids = frames_around(unique, active, MAX_FRAMES)
