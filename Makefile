@@ -10,10 +10,11 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	sh packaging/system-deps.sh
+	sh packaging/disk-space.sh $(VENV)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --isolated -q --upgrade pip
 	# torch and torchvision must be a matching pair from the package index (see docs/architecture.md).
-	$(PY) -m pip install --isolated -q "torch==2.13.0" "torchvision==0.28.0"
+	$(PY) -m pip install --isolated -q --no-cache-dir "torch==2.13.0" "torchvision==0.28.0"
 	$(PY) -m pip install --isolated -q -e ".[dev]"
 	touch $(STAMP)
 
