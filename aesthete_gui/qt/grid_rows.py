@@ -79,6 +79,7 @@ class FilterState:
     captured_to: str | None = None  # ISO capture time, exclusive
     folder_id: int | None = None
     burst_id: int | None = None
+    unreadable: bool = False  # only files that could not be read or are missing (library panel)
     score_dimension: str = "overall"
     score_min: float | None = None
     score_max: float | None = None
@@ -99,7 +100,7 @@ class FilterState:
     def accepts_everything(self) -> bool:
         """True when no part of the filter can turn a row away."""
         return (self.min_stars <= 0 and self.flag is None and self.label is None and self.folder_id is None
-                and self.burst_id is None and self.score_min is None and self.score_max is None
+                and self.burst_id is None and not self.unreadable and self.score_min is None and self.score_max is None
                 and not self.eyes_closed and not self.text and not self.unrated
                 and self.captured_from is None and self.captured_to is None)  # fmt: skip
 
@@ -131,6 +132,8 @@ class FilterState:
         if self.folder_id is not None and row.folder_id != self.folder_id:
             return False
         if self.burst_id is not None and row.burst_id != self.burst_id:
+            return False
+        if self.unreadable and row.status == "ok":
             return False
         if self.score_min is not None or self.score_max is not None:
             value = row.scores.get(self.score_dimension)

@@ -144,6 +144,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.filter_bar.control_used.connect(self.focus_current_view)
         self.key_router = CullingKeyRouter(self, self.key_target)
         self.library.scope_selected.connect(self._scope_selected)
+        self.library.unreadable_selected.connect(self._unreadable_selected)
         self.library.saved_filter_selected.connect(self.apply_saved_filter)
         self.library.profile_switch_requested.connect(self.switch_profile)
         self.library.profile_selected.connect(self.open_profile)
@@ -401,7 +402,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             return
         self._remember_profile()
         # the library panel's folder / burst is navigation, not a filter: it is not kept
-        kept = replace(self.filter_bar.state, folder_id=None, burst_id=None)
+        kept = replace(self.filter_bar.state, folder_id=None, burst_id=None, unreadable=False)
         self.context.settings["session"] = {
             "filter": kept.to_dict(), "sort": list(self.filter_bar.sort_order), "view": self._current_view,
         }  # fmt: skip
@@ -471,6 +472,10 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.filter_bar.set_scope(folder_id, burst_id)
         if self._current_view not in ("grid", "loupe"):
             self.show_view("grid")
+
+    def _unreadable_selected(self) -> None:
+        self.filter_bar.set_scope(unreadable=True)
+        self.show_view("grid")  # each tile says why its file could not be read
 
     def save_filter(self) -> None:
         """Ask for a name and keep the current filter under it (shown in the library panel)."""

@@ -179,6 +179,12 @@ def test_the_library_panel_counts_the_unreadable_files_apart(qtbot, app_context,
     assert library is not None and library.child(0).text(0) == "All photographs  (4)"  # the grid's tiles
     assert library.child(1).text(0) == "Unreadable  (1)" and "broken.jpg" in library.child(1).toolTip(0)
     assert library.child(2).text(0).startswith("card  (")
+    # clicking it shows those files alone (it did nothing); "All photographs" shows every file again
+    main.library._clicked(library.child(1))
+    qtbot.waitUntil(lambda: main.model.rowCount() == 1, timeout=10_000)
+    assert main.current_view == "grid" and main.model.row_at(0).name == "broken.jpg"
+    main.library._clicked(library.child(0))
+    qtbot.waitUntil(lambda: main.model.rowCount() == 4, timeout=10_000)
     main.marks.close()
 
 

@@ -166,9 +166,10 @@ class FilterBar(QWidget):
         """The filter shown (library panel parts such as folder and burst included)."""
         return self._state
 
-    def set_scope(self, folder_id: int | None = None, burst_id: int | None = None) -> None:
-        """Restrict to one folder or burst (chosen in the library panel); None = everything."""
-        self._state = replace(self._state, folder_id=folder_id, burst_id=burst_id)
+    def set_scope(self, folder_id: int | None = None, burst_id: int | None = None, unreadable: bool = False) -> None:
+        """Restrict to one folder, one burst or the unreadable files (chosen in the library panel);
+        None and False = everything."""
+        self._state = replace(self._state, folder_id=folder_id, burst_id=burst_id, unreadable=unreadable)
         self.filter_changed.emit(self._state)
 
     def set_state(self, state: FilterState) -> None:

@@ -31,6 +31,7 @@ class LibraryPanel(QWidget):
 
     scope_selected = Signal(object, object)  # folder_id | None, burst_id | None
     saved_filter_selected = Signal(str)
+    unreadable_selected = Signal()  # show only the files that could not be read
     profile_switch_requested = Signal()  # "Open or create another profile…"
     profile_selected = Signal(object)  # Path of another listed profile
 
@@ -81,10 +82,9 @@ class LibraryPanel(QWidget):
         # show (a "(195 + 1 unreadable)" label was cut in a narrow panel)
         unreadable = sorted(r.path for r in rows if r.status != "ok")
         if unreadable:
-            note = QTreeWidgetItem(library, [f"Unreadable  ({len(unreadable)})"])
-            note.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            note.setToolTip(0, "Could not be read, or missing (each is in the grid with its reason):\n"
-                            + "\n".join(unreadable[:20]) + ("\n…" if len(unreadable) > 20 else ""))  # fmt: skip
+            self._leaf(library, f"Unreadable  ({len(unreadable)})", "unreadable", None,
+                       tip="Could not be read, or missing; click to show them in the grid, each with its reason:\n"
+                       + "\n".join(unreadable[:20]) + ("\n…" if len(unreadable) > 20 else ""))  # fmt: skip
         for folder in self._context.profile.catalog.folders():
             label = Path(folder.path).name or folder.path
             self._leaf(library, f"{label}  ({per_folder.get(folder.id, 0)})", "folder", folder.id,
@@ -140,6 +140,8 @@ class LibraryPanel(QWidget):
             self.scope_selected.emit(value, None)
         elif kind == "burst":
             self.scope_selected.emit(None, value)
+        elif kind == "unreadable":
+            self.unreadable_selected.emit()
         elif kind == "saved":
             self.saved_filter_selected.emit(str(value))
         elif kind == "profile" and value:
