@@ -136,22 +136,36 @@ def write_progress(stream: TextIO, text: str) -> None:
     target.flush()
 
 
+def pass_name(message: str) -> str:
+    """The pass a progress message names, without the file or count after it: "reading IMG_1.JPG"
+    gives "reading", "student epoch 3/50" "student epoch", "image properties and embeddings" all of it."""
+    words = []
+    for word in message.split():
+        if any(c.isdigit() or c in "/.\\" for c in word):
+            break
+        words.append(word)
+    return " ".join(words).rstrip(":,;") or message.split(" ", 1)[0]
+
+
 class ProgressBar:
     """A one-line progress bar on stderr (redrawn at most ten times a second)."""
 
-    def __init__(self, stream: Any = None) -> None:
+    def __init__(self, stream: Any = None, silent: bool = False) -> None:
         self.stream = stream or sys.stderr
+        self.silent = silent  # --json: stderr carries errors only
         self.last = 0.0
         self.drawn = False
         self.last_line = ""
 
     def __call__(self, progress: Progress) -> None:
+        if self.silent:
+            return
         now = time.monotonic()
         final = progress.total is not None and progress.done >= progress.total
         if not self._terminal():
             # a log file or a pipe: no redrawn line (one enormous line of carriage returns), only
             # each pass's end, on a line of its own
-            line = f"{progress.done}/{progress.total} {terminal_text(progress.message.split(' ', 1)[0])}\n"
+            line = f"{progress.done}/{progress.total} {terminal_text(pass_name(progress.message))}\n"
             if final and progress.total and line != self.last_line:
                 self.stream.write(line)
                 self.stream.flush()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
@@ -28,21 +27,20 @@ def _distill(args: argparse.Namespace) -> int:
         raise UserError("give either --judge MODEL_DIR (a local model) or --endpoint URL (with --model)")
     profile = open_cli_profile(args)
     token = CancelToken()
+    bar = progress_printer(args.json)
     try:
         judge = make_judge(args.judge, args.endpoint, args.model, args.preset, args.api_key_env, args.max_new_tokens)
         options = DistillOptions(pool=args.pool, refs=args.refs, adaptive=args.adaptive, seed=args.seed, student=None if args.no_student else args.student, preset=args.preset)
-        distilled = distill_profile(profile, judge, options, progress=progress_printer(args.json), cancel=token)
+        distilled = distill_profile(profile, judge, options, progress=bar, cancel=token)
         summary = distill_json(distilled, image_paths(profile))
     except DistillError as error:
-        if not args.json:
-            sys.stderr.write("\n")  # end the progress line so the error is a line of its own
         raise UserError(str(error)) from error
     finally:
+        bar.close()  # the error or the results start on a line of their own
         profile.close()
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
     else:
-        sys.stderr.write("\n")
         for key, value in summary.items():
             print(f"{key}: {value}")
     return 0

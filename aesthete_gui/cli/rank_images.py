@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from aesthete_gui.cli import UserError
 from aesthete_gui.cli.common import open_cli_profile
@@ -21,12 +20,14 @@ def _rank_images(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import rank_images
 
     profile = open_cli_profile(args)
+    bar = progress_printer(args.json)
     try:
-        ranking = rank_images(profile, args.adapter, args.dimension, progress=progress_printer(args.json))
+        ranking = rank_images(profile, args.adapter, args.dimension, progress=bar)
         paths = image_paths(profile)
     except taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
+        bar.close()
         profile.close()
     ranked = ranking_json(ranking, paths)
     if args.limit:
@@ -34,7 +35,6 @@ def _rank_images(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(ranked, indent=2))
     else:
-        sys.stderr.write("\n")
         for rank, item in enumerate(ranked, start=1):
             print(f"{rank:5d}  {item['score']:.3f}  {terminal_text(item['path'])}")
     return 0

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import open_cli_profile, write_progress
+from aesthete_gui.cli.common import ProgressBar, open_cli_profile
 from aesthete_gui.cli.taste_json import (
     adapter_json,
     image_paths,
@@ -16,22 +15,14 @@ from aesthete_gui.cli.taste_json import (
     suggestions_json,
 )
 from aesthete_gui.engine.dimensions import DIMENSIONS
-from aesthete_gui.jobs import Progress
 
 if TYPE_CHECKING:
     from aesthete_gui.services.taste import Agreement, TasteReport
 
 
-def progress_printer(quiet: bool) -> Any:
-    last = {"message": ""}
-
-    def report(progress: Progress) -> None:
-        if quiet or progress.message == last["message"]:
-            return
-        last["message"] = progress.message
-        write_progress(sys.stderr, progress.message[:100].ljust(100))
-
-    return report
+def progress_printer(quiet: bool) -> ProgressBar:
+    """The progress line on stderr (nothing with --json); close() ends it before the results print."""
+    return ProgressBar(silent=quiet)
 
 
 def taste_errors() -> tuple[type[Exception], ...]:
@@ -65,14 +56,14 @@ def _taste_train(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import train_taste
 
     profile = open_cli_profile(args)
+    bar = progress_printer(args.json)
     try:
-        report = train_taste(profile, args.name, args.base, progress=progress_printer(args.json))
+        report = train_taste(profile, args.name, args.base, progress=bar)
     except taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
+        bar.close()
         profile.close()
-    if not args.json:
-        sys.stderr.write("\n")
     if args.json:
         print(json.dumps(report_json(report), indent=2))
     else:
@@ -91,11 +82,13 @@ def _taste_eval(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import evaluate_taste
 
     profile = open_cli_profile(args)
+    bar = progress_printer(args.json)
     try:
-        report = evaluate_taste(profile, args.base, progress=progress_printer(args.json), name="(evaluation)")
+        report = evaluate_taste(profile, args.base, progress=bar, name="(evaluation)")
     except taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
+        bar.close()
         profile.close()
     from aesthete_gui.services.taste_guard import may_activate
 
@@ -105,7 +98,6 @@ def _taste_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        sys.stderr.write("\n")
         _print_report(report)
         print("an adapter trained now " + ("would" if result["would_activate"] else "would NOT") + " become active")
     return 0
@@ -115,18 +107,18 @@ def _taste_suggest(args: argparse.Namespace) -> int:
     from aesthete_gui.services.taste import suggest_next_pairs
 
     profile = open_cli_profile(args)
+    bar = progress_printer(args.json)
     try:
-        pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=progress_printer(args.json),
-                                   include_rejects=args.include_rejects)
+        pairs = suggest_next_pairs(profile, args.count, args.dimension, progress=bar, include_rejects=args.include_rejects)
         paths = image_paths(profile)
     except taste_errors() as error:
         raise UserError(str(error)) from error
     finally:
+        bar.close()
         profile.close()
     if args.json:
         print(json.dumps(suggestions_json(pairs, paths), indent=2))
     else:
-        sys.stderr.write("\n")
         for pair in pairs:
             print(f"{paths[pair.a]}\t{paths[pair.b]}\t(expected information {pair.information:.4f})")
     return 0

@@ -141,3 +141,28 @@ def test_suggest_skips_rejects_unless_asked(profile_path: str, capsys: pytest.Ca
     assert main(["--profile", profile_path, "taste", "suggest", "--count", "10", "--include-rejects", "--json"]) == 0
     offered = {p for pair in json.loads(capsys.readouterr().out) for p in (pair["a"], pair["b"])}
     assert offered & rejected_paths  # 10 pairs of 20 images: the rejects are back
+
+
+
+def test_taste_progress_into_a_log_is_one_line_per_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped into a file, rank-images left stray "\rimage properties and embeddings …" lines above
+    its ranking: the redrawn line is for a terminal; a log gets each pass's end on a line of its own."""
+    import io
+    import sys
+
+    from aesthete_gui.cli.taste import progress_printer
+    from aesthete_gui.jobs import Progress
+
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    bar = progress_printer(quiet=False)
+    for done in range(4):
+        bar(Progress(done, 3, "image properties and embeddings"))
+    for epoch in range(1, 3):
+        bar(Progress(epoch, 2, f"student epoch {epoch}/2"))
+    bar.close()
+    assert log.getvalue() == "3/3 image properties and embeddings\n2/2 student epoch\n"
+    silent = progress_printer(quiet=True)  # --json: stderr carries errors only
+    silent(Progress(1, 1, "embeddings"))
+    silent.close()
+    assert log.getvalue().count("\n") == 2
