@@ -142,9 +142,9 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
                 partners[shown.image_id] = frame[1:]
             if best in frame:
                 kept.insert(0, shown)
-            elif any(marked_by_user(r) or r.in_set for r in frame):
+            elif any(marked_by_user(r) or r.set_kind for r in frame):
                 kept.append(shown)
-            elif not any(judged_by_user(r) or r.in_set for r in frame):
+            elif not any(judged_by_user(r) or r.set_kind for r in frame):
                 rejected.append(shown)
         if rejected:
             out.append(BurstToThin(burst_id, kept, rejected, partners, pairs_as_one))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind, is_builtin
+from aesthete_gui.imaging.sequences import KIND_NAMES
 from aesthete_gui.services.burst_choice import burst_merit
 
 # imported here, not in load_and_arrange: an import in a worker thread while the UI thread shows a
@@ -55,7 +56,7 @@ class ImageRow:
     culling_rank: tuple[float, ...] = ()  # imaging.best_frame.stored_culling_rank: larger is better
     checked: bool = True  # False while the import's second pass has not measured its checks yet
     check_notes: tuple[str, ...] = ()  # "✖ focus: …" / "⚠ noise: …": the checks that did not pass, why
-    in_set: bool = False  # one frame of a bracket, panorama or focus stack (services/verdicts.py): never culled
+    set_kind: str = ""  # "exposure bracket", "panorama", "focus stack" (services/verdicts.py): never culled; "" for none
     name: str = ""  # the file name shown under the thumbnail (filled from path)
     sort_name: str = ""  # the name folded for sorting and searching
 
@@ -349,15 +350,15 @@ def load_rows(
                 ScoreValues(values) if values else _NO_SCORES, mine[overall] if mine else None,
                 image_id in suggested, image_id in closed, ranks.get(image_id, ()),
                 status != "ok" or image_id in checked,
-                check_notes(found) if found else (), in_a_set(found) if found else False,
+                check_notes(found) if found else (), set_kind(found) if found else "",
             )
         )  # fmt: skip
     return rows
 
 
-CheckState = tuple[bool, bool, tuple[float, ...], bool, tuple[str, ...], bool]
+CheckState = tuple[bool, bool, tuple[float, ...], bool, tuple[str, ...], str]
 """What the checks decide about a row: (suggested_reject, eyes_closed, culling_rank, checked,
-check_notes, in_set)."""
+check_notes, set_kind)."""
 
 
 def load_check_states(profile: Profile, image_ids: Iterable[int], progress: Any = None, cancel: Any = None) -> dict[int, CheckState]:
@@ -369,20 +370,24 @@ def load_check_states(profile: Profile, image_ids: Iterable[int], progress: Any 
     for image_id in image_ids:
         stored = profile.checks.get(image_id)
         if stored is None:
-            states[image_id] = (False, False, (), False, (), False)
+            states[image_id] = (False, False, (), False, (), "")
             continue
         closed = any(f.get("eyes") == "closed" for f in stored[1])
         states[image_id] = (image_id in suggested, closed, stored_culling_rank(*stored), True,
-                            check_notes(stored[0]), in_a_set(stored[0]))  # fmt: skip
+                            check_notes(stored[0]), set_kind(stored[0]))  # fmt: skip
     return states
 
 
 VERDICT_SIGNS = {"reject": "✖", "warn": "⚠"}
 
 
-def in_a_set(checks: Iterable[Mapping[str, Any]]) -> bool:
-    """True when the stored checks say the frame belongs to a bracket, panorama or focus stack."""
-    return any(c.get("name") == "sequence" for c in checks)
+def set_kind(checks: Iterable[Mapping[str, Any]]) -> str:
+    """The kind of set the stored checks say the frame belongs to ("exposure bracket", "panorama",
+    "focus stack"; "set" for a reason in no known words), or "" when it belongs to none."""
+    reason = next((str(c.get("reason", "")) for c in checks if c.get("name") == "sequence"), None)
+    if reason is None:
+        return ""
+    return next((kind for kind in KIND_NAMES.values() if kind in reason), "set")
 
 
 def check_notes(checks: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:

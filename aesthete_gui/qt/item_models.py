@@ -283,12 +283,12 @@ class ImageListModel(QAbstractListModel):
 
     def update_checks(self, states: Mapping[int, CheckState]) -> None:
         """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""
-        for image_id, (suggested, closed, rank, checked, notes, in_set) in states.items():
+        for image_id, (suggested, closed, rank, checked, notes, kind) in states.items():
             row = self._all.get(image_id)
             if row is None:
                 continue
             self._all[image_id] = replace(row, suggested_reject=suggested, eyes_closed=closed, culling_rank=rank,
-                                          checked=checked, check_notes=notes, in_set=in_set)  # fmt: skip
+                                          checked=checked, check_notes=notes, set_kind=kind)  # fmt: skip
             position = self._index_of.get(image_id)
             if position is not None:
                 self._visible[position] = self._all[image_id]

@@ -88,7 +88,7 @@ def test_a_pair_whose_raw_the_user_starred_stays_whole(pair_burst) -> None:
 def test_a_frame_kept_for_its_set_is_not_called_yours(qtbot, pair_burst) -> None:
     main, ids, folder = pair_burst
     rows = _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})
-    rows = [replace(r, in_set=True) if r.name == "IMG_3.JPG" else r for r in rows]  # a panorama frame, unmarked
+    rows = [replace(r, set_kind="panorama") if r.name == "IMG_3.JPG" else r for r in rows]  # a panorama frame, unmarked
     main.model.set_rows(rows)
     qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
     dialog = main._keep_best_of_bursts()

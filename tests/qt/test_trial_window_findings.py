@@ -217,3 +217,30 @@ def test_a_burst_of_an_original_and_its_copy_is_named_by_the_original() -> None:
     assert burst_name(["astronaut_1.jpg", "astronaut_4.jpg"]) == "astronaut_1–4"
     assert burst_name(["a.jpg", "b.jpg"]) == "a–b"
     assert burst_name(["IMG_001.jpg", "IMG_0010.jpg"]) == "IMG_001–0010"  # a longer number, not a copy
+
+
+def test_the_library_panel_says_which_bursts_are_sets(qtbot, window) -> None:
+    """A bracket was listed as a plain burst: nothing said its frames are kept together (held7 trial)."""
+    from dataclasses import replace
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=7 if n < 3 else 8 if n < 5 else None,
+                                   set_kind="exposure bracket" if n < 3 else "")
+                           for n, r in enumerate(rows)])  # fmt: skip
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    window.library.refresh()
+    bursts = window.library.tree.topLevelItem(2)
+    assert bursts is not None and bursts.text(0) == "Bursts  (2)"
+    bracket, plain = bursts.child(0), bursts.child(1)
+    assert bracket.text(0).endswith("(3)  exposure bracket") and "never suggested as rejects" in bracket.toolTip(0)
+    assert plain.text(0).endswith("(2)") and "exposure bracket" not in plain.toolTip(0)
+
+
+def test_a_set_kind_is_read_from_the_stored_sequence_check() -> None:
+    from aesthete_gui.qt.grid_rows import set_kind
+
+    reason = "kept with its set (exposure bracket of 3 frames (-2, 0, +2 EV)): never a suggested reject"
+    assert set_kind([{"name": "focus", "verdict": "ok"}, {"name": "sequence", "reason": reason}]) == "exposure bracket"
+    assert set_kind([{"name": "sequence", "reason": "kept with its set (panorama of 4 frames)"}]) == "panorama"
+    assert set_kind([{"name": "sequence", "reason": "something new"}]) == "set"
+    assert set_kind([{"name": "focus", "verdict": "ok"}]) == ""

@@ -56,7 +56,7 @@ class FrameTile(QFrame):
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
-        in_set = kept and not best and not judged_by_user(row) and row.in_set  # kept for its set, not for a mark
+        in_set = kept and not best and not judged_by_user(row) and bool(row.set_kind)  # kept for its set, not for a mark
         word = "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
         caption = QLabel()
         why = ("the best frame of the burst" if best

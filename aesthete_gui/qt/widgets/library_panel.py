@@ -59,9 +59,12 @@ class LibraryPanel(QWidget):
         per_folder = Counter(r.folder_id for r in rows)
         per_burst = Counter(r.burst_id for r in rows if r.burst_id is not None)
         names: dict[int, list[str]] = {}
+        set_kinds: dict[int, str] = {}  # a burst that is a bracket, panorama or focus stack: never culled
         for r in rows:
             if r.burst_id is not None:
                 names.setdefault(r.burst_id, []).append(r.name)
+                if r.set_kind:
+                    set_kinds.setdefault(r.burst_id, r.set_kind)
         expanded = {item.text(0).split(" ")[0] for item in self._sections() if not item.isExpanded()}
         self.tree.clear()
 
@@ -96,8 +99,13 @@ class LibraryPanel(QWidget):
             frames = sorted(names.get(burst_id, []))
             span = burst_name(frames)
             # the count in brackets as the folders have it: "· 4 frames" was cut to "· 4 f…" in a narrow panel
-            self._leaf(bursts, f"{span}  ({size})", "burst", burst_id,
-                       tip=f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else ""))  # fmt: skip
+            kind = set_kinds.get(burst_id, "")
+            # the kind after the count: a narrow panel cuts the end of the line, and the count matters more
+            label = f"{span}  ({size})" + (f"  {kind}" if kind else "")
+            tip = f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else "")
+            if kind:
+                tip += f"\nA {kind}: kept as a set, its frames never suggested as rejects"
+            self._leaf(bursts, label, "burst", burst_id, tip=tip)
 
         saved = self._section("Saved filters")
         filters = self._context.settings.get("saved_filters") or {}
