@@ -223,8 +223,11 @@ def judge(
         if rule.get("cap") == "off":
             out.append(Check(name, value, "ok", "not judged for this shoot type", measures, judged))
             continue
-        if math.isnan(value) and name not in ("brightened", "compression"):
-            verdict: Verdict = "ok"
+        lost = _edges_lost(name, values, rule, context)
+        if lost is not None:
+            verdict, reason = lost
+        elif math.isnan(value) and name not in ("brightened", "compression"):
+            verdict = "ok"
             reason = "not measured"
         elif name in MODELLED:
             verdict, reason = modelled.judge(name, value, rule)
@@ -237,6 +240,20 @@ def judge(
             verdict, reason = "warn", f"{reason} (a warning only for this shoot type)"
         out.append(Check(name, value, verdict, reason, measures, judged))
     return _with_set(out, context, judged)
+
+
+def _edges_lost(name: str, values: Mapping[str, float], rule: Mapping[str, Any], context: SetContext | None) -> tuple[Verdict, str] | None:
+    """Focus: a reject when the frame has too few edges to measure (under `few_edges`) while a frame of
+    its burst has at least `burst_edges`: the same scene was caught with its detail, so this frame lost
+    it (blurred past measuring, or focus missed it entirely); None otherwise."""
+    sibling = next((s for s in (context.siblings if context else ()) if s.check == "edges"), None)
+    if name != "focus" or sibling is None:
+        return None
+    own, theirs = float(values.get("focus.edge_density", math.nan)), dict(sibling.values).get("focus.edge_density", math.nan)
+    if not (own < float(rule.get("few_edges", -1.0)) and theirs >= float(rule.get("burst_edges", math.inf))):
+        return None
+    return "reject", (f"blurred past measuring, or focus missed: edges on {pct(own)} of the frame against {pct(theirs)} "
+                      f"on {sibling.name}, the frame of its burst with the most detail")
 
 
 def _with_set(checks: list[Check], context: SetContext | None, judged: str) -> list[Check]:

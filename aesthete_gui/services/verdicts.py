@@ -28,7 +28,7 @@ import numpy as np
 from PIL import Image
 
 from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
-from aesthete_gui.imaging.checks import checks_version, thresholds_version
+from aesthete_gui.imaging.checks import checks_version, thresholds, thresholds_version
 from aesthete_gui.imaging.judging import (
     SetContext,
     Sibling,
@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 SHOOT_TYPE_SETTING = "shoot_type"
 _OVERLAP_SIDE = (64, 48)
 MIDTONES = "overexposure.median"
+EDGE_DENSITY = "focus.edge_density"
 EXPOSURE_STOPS = 0.5
 """Frames of a burst whose midtones differ by more than this many stops are not compared for
 sharpness or noise (brightening alone makes edges measure crisper)."""
@@ -311,7 +312,26 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
                 if model.score(values[best.id]) < model.score(values[frame.id]):
                     measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
                     out.setdefault(frame.id, []).append(Sibling(check, Path(best.path).name, measures))
+        for frame_id, sibling in _edges_lost(frames, clean, values).items():
+            out.setdefault(frame_id, []).append(sibling)
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+def _edges_lost(frames: Sequence[ImageRecord], clean: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]]) -> dict[int, Sibling]:
+    """For each frame with too few edges to measure its sharpness, the clean frame of the burst exposed
+    alike with the most edges (an "edges" sibling; judging decides whether the loss is a reject). Only
+    frames exposed alike: an under-exposed frame loses its edges in the dark, not to a blur."""
+    few = float(thresholds()["focus"].get("few_edges", -1.0))  # type: ignore[arg-type]
+    out: dict[int, Sibling] = {}
+    for frame in frames:
+        own = values[frame.id].get(EDGE_DENSITY, math.nan)
+        others = [c for c in clean if c.id != frame.id and values[c.id].get(EDGE_DENSITY, math.nan) >= few
+                  and _exposed_alike(values[frame.id], values[c.id])]  # fmt: skip
+        if not own < few or not others:
+            continue
+        best = max(others, key=lambda c: (values[c.id][EDGE_DENSITY], -c.id))
+        out[frame.id] = Sibling("edges", Path(best.path).name, ((EDGE_DENSITY, values[best.id][EDGE_DENSITY]),))
+    return out
 
 
 def _exposed_alike(first: Mapping[str, float], second: Mapping[str, float]) -> bool:

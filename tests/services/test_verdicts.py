@@ -285,3 +285,31 @@ def test_two_checks_reading_one_measure_do_not_both_name_it() -> None:
     assert checks["focus"].reason.startswith("soft: the subject's detail is spread (edge spread 4.00")
     assert checks["motion_blur"].verdict == "reject" and checks["motion_blur"].reason.startswith("motion blur: the edges are")
     assert "edge spread" not in checks["motion_blur"].reason
+
+
+def test_a_burst_frame_blurred_past_measuring_is_a_reject_beside_its_detailed_sibling(tmp_path: Path) -> None:
+    """A low-contrast scene smeared until under 0.4 % of it is near an edge read "not measured" and was
+    shown as its burst's cover (held7 trial, a wood close-up): its sibling kept 5.6 % edges."""
+    hazy = Image.blend(Image.fromarray(skdata.coffee()), Image.new("RGB", (600, 400), (180, 180, 180)), 0.8)
+    profile = _imported_burst(tmp_path, (hazy, degrade.motion_blur(hazy, 18), hazy.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    lost = _checks(profile, "burst_1.jpg")["focus"]
+    assert lost["verdict"] == "reject"
+    assert lost["reason"].startswith("blurred past measuring, or focus missed: edges on 0.3 % of the frame against")
+    assert "the frame of its burst with the most detail" in lost["reason"]
+    assert _suggested(profile) == {"burst_1.jpg"}
+    profile.close()
+
+
+def test_a_scene_without_edges_in_any_frame_and_a_dark_frame_are_not_called_blurred(tmp_path: Path) -> None:
+    # every frame of a fog-grey scene has too few edges: none is held against another
+    (tmp_path / "fog").mkdir()
+    (tmp_path / "dark").mkdir()
+    fog = Image.blend(Image.fromarray(skdata.chelsea()), Image.new("RGB", (451, 300), (180, 180, 180)), 0.8)
+    profile = _imported_burst(tmp_path / "fog", (fog, degrade.motion_blur(fog, 14), fog.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    assert all("blurred past measuring" not in c["reason"] for c in _checks(profile, "burst_1.jpg").values())
+    profile.close()
+    # a frame 2.5 EV darker loses its edges in the dark, not to a blur: not compared by its edges
+    hazy = Image.blend(Image.fromarray(skdata.coffee()), Image.new("RGB", (600, 400), (180, 180, 180)), 0.8)
+    profile = _imported_burst(tmp_path / "dark", (hazy, degrade.exposure(hazy, 2**-2.5), hazy.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    assert all("blurred past measuring" not in c["reason"] for c in _checks(profile, "burst_1.jpg").values())
+    profile.close()
