@@ -119,10 +119,11 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
     """What keeping the best of each burst does, burst by burst (in capture order): every frame but
     the best is rejected, never a frame the user already judged (a flag, stars or a colour label:
     a five-star frame is not thrown away) nor a frame of a bracket, panorama or focus stack (its
-    frames are used together). The halves of a RAW+JPEG pair are one frame: kept together when
+    frames are used together). A frame the user picked is the best of its burst: the technically
+    best frame goes with the rest unless the user marked it too. The halves of a RAW+JPEG pair are one frame: kept together when
     either is the best or was judged, rejected together only when `pairs_as_one`."""
     from aesthete_gui.imaging.photo_units import exposures
-    from aesthete_gui.qt.grid_rows import best_of_burst, judged_by_user, marked_by_user
+    from aesthete_gui.qt.grid_rows import best_of_burst, burst_cover, judged_by_user, marked_by_user
 
     by_burst: dict[int, list[ImageRow]] = {}
     for row in sorted(rows, key=lambda r: (r.capture_time or "", r.sort_name)):
@@ -132,7 +133,8 @@ def thin_bursts(rows: Sequence[ImageRow], pairs_as_one: bool = False) -> list[Bu
     for burst_id, group in by_burst.items():
         by_path = {r.path: r for r in group}
         frames = [[by_path[p] for p in paths] for paths in exposures(list(by_path))]
-        best = best_of_burst(group)
+        # the user's pick over the checks' choice (a trial kept both an over-exposed "best" and the pick)
+        best = burst_cover(group) if any(r.flag == "pick" for r in group) else best_of_burst(group)
         kept: list[ImageRow] = []
         rejected: list[ImageRow] = []
         partners: dict[int, list[ImageRow]] = {}

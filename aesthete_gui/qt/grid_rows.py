@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.scorers import ScorerId, ScorerIdError, ScorerKind, is_builtin
 from aesthete_gui.imaging.sequences import KIND_NAMES
-from aesthete_gui.services.burst_choice import burst_merit
+from aesthete_gui.services.burst_choice import burst_merit, cover_merit
 
 # imported here, not in load_and_arrange: an import in a worker thread while the UI thread shows a
 # window deadlocked twice in PySide6's import hook (a fresh clone's test run hung in show())
@@ -212,12 +212,7 @@ def marked_by_user(row: ImageRow) -> bool:
 def burst_cover(rows: Iterable[ImageRow]) -> ImageRow:
     """The frame a collapsed burst shows: the one the user marked (a pick first, then the most stars,
     then a colour label; ties go to the technically better frame), else best_of_burst."""
-    candidates = list(rows)
-    marked = [r for r in candidates if marked_by_user(r)]
-    if not marked:
-        return best_of_burst(candidates)
-    return max(marked, key=lambda r: (r.flag == "pick", r.stars, r.label is not None,
-                                      burst_merit(r.flag, r.culling_rank, r.scores.get("overall"), r.stars)))  # fmt: skip
+    return max(rows, key=lambda r: cover_merit(r.flag, r.culling_rank, r.scores.get("overall"), r.stars, r.label))
 
 
 def cover_reason(cover: ImageRow, frames: int) -> str:

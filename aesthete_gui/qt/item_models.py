@@ -280,6 +280,20 @@ class ImageListModel(QAbstractListModel):
                 self._visible[position] = self._all[image_id]
                 self._changed_ids.add(image_id)
         self._flush.start()
+        if self._covers_changed({r.burst_id for i in marks if (r := self._all.get(i)) is not None and r.burst_id is not None}):
+            self._rearrange.start()  # a pick on a hidden frame of a collapsed burst makes it the cover
+
+    def _covers_changed(self, burst_ids: set[int | None]) -> bool:
+        """Whether a collapsed burst among these would now show another frame than it does."""
+        if not self._filter.collapse_bursts or self._filter.burst_id is not None:
+            return False
+        groups: dict[int | None, list[ImageRow]] = {b: [] for b in burst_ids if b in self._burst_sizes}
+        if not groups:
+            return False
+        for row in self._all.values():
+            if row.burst_id in groups and self._filter.accepts(row):
+                groups[row.burst_id].append(row)
+        return any(group and self._index_of.get(burst_cover(group).image_id) is None for group in groups.values())
 
     def update_checks(self, states: Mapping[int, CheckState]) -> None:
         """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""

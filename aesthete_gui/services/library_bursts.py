@@ -18,7 +18,7 @@ from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
 from aesthete_gui.imaging.crop_match import COLOUR_BINS, LUMA_BINS, Thumb, load_thumb
 from aesthete_gui.imaging.photo_units import exposures
 from aesthete_gui.imaging.thumbnails import ensure_thumbnail
-from aesthete_gui.services.burst_choice import burst_merit
+from aesthete_gui.services.burst_choice import cover_merit
 from aesthete_gui.store import ImageRecord, Profile
 
 
@@ -181,8 +181,8 @@ def group_profile(profile_path: str, cache_dir: str | os.PathLike[str] | None) -
 
 
 def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
-    """The best frame (burst_merit, the overall score of `scorer_id`) of every burst, by burst id;
-    ties go to the first frame by path, as in the grid."""
+    """The frame each burst shows, by burst id: the one the user marked, else the best (cover_merit,
+    with the overall score of `scorer_id`); ties go to the first frame by path, as in the grid."""
     from aesthete_gui.imaging.best_frame import stored_culling_rank
 
     marks = profile.marks.all()
@@ -194,8 +194,8 @@ def best_frames(profile: Profile, scorer_id: str | None) -> dict[int, int]:
         def merit(image_id: int) -> tuple:
             mark = marks.get(image_id)
             rank = stored_culling_rank(*checks[image_id]) if image_id in checks else ()
-            return burst_merit(mark.flag if mark else None, rank, (scores.get(image_id) or {}).get("overall"),
-                               mark.stars if mark else 0)  # fmt: skip
+            return cover_merit(mark.flag if mark else None, rank, (scores.get(image_id) or {}).get("overall"),
+                               mark.stars if mark else 0, mark.label if mark else None)  # fmt: skip
 
         frames = sorted(burst.image_ids, key=lambda i: paths.get(i, ""))
         if frames:

@@ -55,6 +55,15 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     [burst] = _bursts(profile_path, capsys)
     assert burst["best"] == ids["B_0.jpg"] and _grid_best(profile_path) == {ids["B_0.jpg"]}
 
+    # a pick on a frame the checks rank lower: the grid shows it, and so does `aesthete bursts` (it
+    # kept starring the checks' choice in a trial)
+    assert main(["--profile", str(profile_path), "mark", str(shoot / "B_2.jpg"), "--pick"]) == 0
+    capsys.readouterr()
+    [burst] = _bursts(profile_path, capsys)
+    assert burst["best"] == ids["B_2.jpg"] and _grid_best(profile_path) == {ids["B_2.jpg"]}
+    assert main(["--profile", str(profile_path), "mark", str(shoot / "B_2.jpg"), "--unflag"]) == 0
+    capsys.readouterr()
+
     assert main(["--profile", str(profile_path), "bursts"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("burst ") and "3 frames" in lines[0]

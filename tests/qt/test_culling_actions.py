@@ -240,3 +240,15 @@ def test_ctrl_z_in_the_file_name_box_with_nothing_typed_undoes_the_last_mark(qtb
     qtbot.keyClick(main.filter_bar.search, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     main.marks.wait_written()
     assert app_context.profile.marks.get(ids[3]).stars == 0
+
+
+def test_a_pick_on_a_hidden_frame_becomes_the_collapsed_bursts_frame(qtbot, burst_window, app_context) -> None:
+    """A trial picked a frame in the survey; back in the grid the collapsed burst still showed the
+    over-exposed frame it had shown, without a P, and Enter opened that frame."""
+    main, ids = burst_window
+    assert main.grid.select_image(ids[1])  # the burst's cover, its technically best frame
+    main.marks.mark([ids[2]], flag="pick")  # picked elsewhere (the survey): a frame the grid hides
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: ids[2] in main.model.visible_ids(), timeout=5_000)
+    assert ids[1] not in main.model.visible_ids()
+    assert main.grid.selected_ids() == [ids[2]]  # the selection follows the burst to its new frame

@@ -97,6 +97,25 @@ def test_a_frame_kept_for_its_set_is_not_called_yours(qtbot, pair_burst) -> None
     assert "yours" not in tile.caption.text()
 
 
+def test_a_pick_is_the_frame_a_burst_keeps(qtbot, pair_burst) -> None:
+    """A trial picked IMG_0078 in a burst whose technically best frame was an over-exposed IMG_0080:
+    "keep the best" kept both ("best" and "yours"). The pick is the best; the other frames go."""
+    main, ids, folder = pair_burst
+    rows = _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})
+    rows = [replace(r, flag="pick") if r.name == "IMG_3.JPG" else r for r in rows]
+    (burst,) = thin_bursts(rows)
+    assert [r.name for r in burst.kept] == ["IMG_3.JPG"]
+    assert sorted(r.name for r in burst.rejected) == ["IMG_1.JPG", "IMG_2.JPG"]
+    main.model.set_rows(rows)
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    dialog = main._keep_best_of_bursts()
+    tile = next(t for t in dialog.tiles if t.row.name == "IMG_3.JPG")
+    assert tile.caption.text().startswith("✔ your pick") and "your pick" in tile.caption.toolTip()
+    # stars alone are no choice of the one frame: the technically best stays beside a starred frame
+    starred = [replace(r, stars=3) if r.name == "IMG_3.JPG" else r for r in _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})]
+    (burst,) = thin_bursts(starred)
+    assert [r.name for r in burst.kept] == ["IMG_1.JPG", "IMG_3.JPG"]
+
 def test_a_tile_keeps_the_frame_number_and_copy_suffix_of_a_long_name(qtbot) -> None:
     # a trial read "✔ best  I…4_small.JPG": the verdict took the line and the name lost its start
     from aesthete_gui.qt.dialogs.keep_best import FrameTile

@@ -57,9 +57,10 @@ class FrameTile(QFrame):
         extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
         in_set = kept and not best and not judged_by_user(row) and bool(row.set_kind)  # kept for its set, not for a mark
-        word = "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
+        picked = best and row.flag == "pick"
+        word = "✔ your pick  " if picked else "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
         caption = QLabel()
-        why = ("the best frame of the burst" if best
+        why = ("your pick: the frame this burst keeps" if picked else "the best frame of the burst" if best
                else "part of a bracket, panorama or focus stack: kept with its set" if in_set
                else "marked by you: kept" if kept else "not the best, not marked by you")  # fmt: skip
         caption.setToolTip("\n".join([row.path, why, *([self.partner_note] if self.partner_note else []), *row.check_notes]))
