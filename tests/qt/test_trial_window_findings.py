@@ -232,8 +232,9 @@ def test_the_library_panel_says_which_bursts_are_sets(qtbot, window) -> None:
     bursts = window.library.tree.topLevelItem(2)
     assert bursts is not None and bursts.text(0) == "Bursts  (2)"
     bracket, plain = bursts.child(0), bursts.child(1)
-    assert bracket.text(0).endswith("(3)  exposure bracket") and "never suggested as rejects" in bracket.toolTip(0)
-    assert plain.text(0).endswith("(2)") and "exposure bracket" not in plain.toolTip(0)
+    assert bracket.text(0).startswith("± ") and bracket.text(0).endswith("(3)")
+    assert "exposure bracket: kept as a set" in bracket.toolTip(0)
+    assert plain.text(0).startswith("2026") and "exposure bracket" not in plain.toolTip(0)
 
 
 def test_a_set_kind_is_read_from_the_stored_sequence_check() -> None:
@@ -244,3 +245,13 @@ def test_a_set_kind_is_read_from_the_stored_sequence_check() -> None:
     assert set_kind([{"name": "sequence", "reason": "kept with its set (panorama of 4 frames)"}]) == "panorama"
     assert set_kind([{"name": "sequence", "reason": "something new"}]) == "set"
     assert set_kind([{"name": "focus", "verdict": "ok"}]) == ""
+
+
+def test_the_highlights_line_gives_the_share_its_reason_gives() -> None:
+    """A +2 EV frame warned for 85 % clipped in smooth areas read "⚠ Blown highlights 0 % clipped" (held8 trial)."""
+    smooth = check_line({"name": "highlights", "value": 0.0, "verdict": "warn", "measures": {"smooth": 0.85, "frame": 0.86},
+                         "reason": "clipped on 85 % of the frame in smooth areas (sky or backdrop, or a plain bright surface burnt out)"})  # fmt: skip
+    assert smooth.summary == "85 % clipped (smooth)"
+    detail = check_line({"name": "highlights", "value": 0.12, "verdict": "reject", "measures": {"smooth": 0.3},
+                         "reason": "highlights with detail clipped on 12 % of the frame"})  # fmt: skip
+    assert detail.summary == "12 % clipped"

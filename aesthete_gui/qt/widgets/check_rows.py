@@ -52,7 +52,10 @@ def check_summary(name: str, value: float, measures: Mapping[str, float], reason
         "focus": lambda: f"edge {value:.2f} px" + (" (face)" if "face" in reason else ""),
         # the smear across the motion, the number the reason gives (the value is the widest edge width)
         "motion_blur": lambda: f"smear {_first_finite(get('across'), value):.1f} px" if verdict != "ok" else ("none (panning)" if "panning" in reason else "none"),
-        "highlights": lambda: f"{_pct(value)} clipped",
+        # the value is the share with detail lost; a frame warned for smooth areas only (a sky, a
+        # backdrop) read "0 % clipped" beside a reason saying 85 %: the smooth share then
+        "highlights": lambda: (f"{_pct(get('smooth', 0.0))} clipped (smooth)" if value < 0.005 <= get("smooth", 0.0)
+                               else f"{_pct(value)} clipped"),
         "shadows": lambda: f"{_pct(value)} crushed",
         "underexposure": lambda: f"peak {_pct(value)}",
         # blown to white or to a clipped colour: the share the reasons give (white alone read 37 %

@@ -13,6 +13,9 @@ from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.widgets.frame_caption import name_tail
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1
+# a set's sign goes before its name: after the count, "exposure bracket" was cut to "e…" at the
+# panel's default width (the tooltip names the kind in words)
+SET_SIGNS = {"exposure bracket": "±", "panorama": "↔", "focus stack": "≡"}
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
@@ -100,8 +103,7 @@ class LibraryPanel(QWidget):
             span = burst_name(frames)
             # the count in brackets as the folders have it: "· 4 frames" was cut to "· 4 f…" in a narrow panel
             kind = set_kinds.get(burst_id, "")
-            # the kind after the count: a narrow panel cuts the end of the line, and the count matters more
-            label = f"{span}  ({size})" + (f"  {kind}" if kind else "")
+            label = (f"{SET_SIGNS.get(kind, '◇')} " if kind else "") + f"{span}  ({size})"
             tip = f"Burst {position}: " + ", ".join(frames[:12]) + (" …" if len(frames) > 12 else "")
             if kind:
                 tip += f"\nA {kind}: kept as a set, its frames never suggested as rejects"
