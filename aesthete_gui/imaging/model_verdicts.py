@@ -77,6 +77,10 @@ def _owner(measure: str) -> str:
     return measure.split(".", 1)[0]
 
 
+SECOND_MEASURE_SHARE = 0.25
+"""A reason names a second measure only when it pushed the score at least this share as far as the first."""
+
+
 LABELS: dict[str, tuple[str, str]] = {
     "focus": ("soft", "slightly soft"),
     "motion_blur": ("motion blur", "some motion blur"),
@@ -123,7 +127,11 @@ class ModelJudge:
         # a measure another check owns (the subject's edge spread, read by the motion-blur model too)
         # is that check's to name, so a frame's reasons side by side never say one thing twice
         own = [t for t in worded if _owner(t.measure) == name] or worded
-        said = [self.words[t.measure](t.read(self.values), t.typical) for t in own[:most]]
+        # a second measure only when it adds a real share of the first's push: a trial read "the
+        # sharpest edges of the subject are 2.8 px wide; crisp frames here are about 2.8"
+        lead = own[0].push(self.values) if own else 0.0
+        own = own[:1] + [t for t in own[1:most] if t.push(self.values) >= SECOND_MEASURE_SHARE * lead]
+        said = [self.words[t.measure](t.read(self.values), t.typical) for t in own]
         return f"{label}: {'; '.join(said)}" if said else label
 
     def against(self, name: str, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
