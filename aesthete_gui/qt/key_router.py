@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
 ARROWS = frozenset({Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down})
 CULLING_KEYS = ARROWS | frozenset(
     {getattr(Qt.Key, f"Key_{n}") for n in range(10)}
-    | {Qt.Key.Key_P, Qt.Key.Key_X, Qt.Key.Key_U, Qt.Key.Key_Z, Qt.Key.Key_E}
+    | {Qt.Key.Key_P, Qt.Key.Key_X, Qt.Key.Key_U, Qt.Key.Key_Z, Qt.Key.Key_E, Qt.Key.Key_W, Qt.Key.Key_N}
 )
-"""Arrows, 0-5 stars, 6-9 labels, P / X / U flags, Z zoom, E focus peaking (Ctrl+Z is a window shortcut)."""
+"""Arrows, 0-5 stars, 6-9 labels, P / X / U flags, Z zoom, E focus peaking, W why, N survey (Ctrl+Z is
+a window shortcut). W and N too: a trial's first W went to the library tree, focused at start, and
+did nothing until a thumbnail was clicked."""
 
 
 def is_text_input(widget: QWidget | None) -> bool:

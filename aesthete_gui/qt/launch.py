@@ -166,6 +166,7 @@ def create_window(args: argparse.Namespace, app: QApplication) -> tuple[AppConte
         window.import_folders([path])
     if args.view:
         window.show_view(args.view)
+    window.focus_current_view()  # the keys go to the photographs, not to the first panel in tab order
     return context, window
 
 

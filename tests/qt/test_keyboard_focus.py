@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from aesthete_gui.qt.main_window import MainWindow
 from aesthete_gui.qt.task_runner import JobState
@@ -93,3 +93,18 @@ def test_loupe_steps_then_escape_leave_grid_and_inspector_on_the_same_frame(qtbo
     assert window.context.profile.marks.get(first).stars == 0
     _press(qtbot, Qt.Key.Key_Right)  # the grid moves on from the frame the loupe left
     assert window.grid.selected_ids() == [window.model.row_at(4).image_id]
+
+
+def test_w_and_n_pressed_on_the_library_tree_reach_the_grid(qtbot, window) -> None:
+    """A trial's W went to the library tree (focused at start) and did nothing; N opens the survey."""
+    tree = window.library.tree
+    tree.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tree)
+    QToolTip.hideText()
+    assert QToolTip.text() == ""
+    qtbot.keyClick(tree, Qt.Key.Key_W)
+    assert QApplication.focusWidget() is window.grid
+    assert QToolTip.text()  # the grid's explanation of the current frame
+    tree.setFocus()
+    qtbot.keyClick(tree, Qt.Key.Key_N)
+    assert window.current_view == "survey"
