@@ -33,7 +33,7 @@ MODELLED: dict[str, frozenset[str]] = {
                         "resolution", "motion_blur"}),
     "motion_blur": frozenset({"motion_blur", "motion_blur.narrow", "motion_blur.across", "motion_blur.along",
                               "motion_blur.coherence", "focus.subject"}),
-    "noise": frozenset({"noise", "noise.chroma", "noise.whiteness"}),
+    "noise": frozenset({"noise", "noise.chroma", "noise.whiteness", "underexposure.median"}),
     "underexposure": frozenset({"underexposure", "underexposure.median", "underexposure.p90"}),
     "overexposure": frozenset({"overexposure", "overexposure.colour", "overexposure.median", "overexposure.p1",
                                "overexposure.p10", "overexposure.unblown_median", "highlights.frame", "highlights"}),
