@@ -59,6 +59,9 @@ _RENAME_EXCHANGE = 2
 _exchange_unsupported: set[int] = set()  # devices whose file system refused RENAME_EXCHANGE
 TEMP_PREFIX = ".aesthete-"
 _LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
+# a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
+# it holds the file displaced from the sidecar's name, which may be another program's newer edit
+_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-[A-Za-z0-9_]+\.xmp\.tmp")
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,21 @@ def write_temporary(folder: Path, data: bytes, mode: int, group: int | None = No
             os.unlink(name)
         raise
     return Path(name)
+
+
+def name_key(name: str) -> str:
+    """12 hex digits standing for a file name inside a swap file's name (any name fits the limit)."""
+    return hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+
+
+def swap_name(temporary: Path, target: Path) -> Path:
+    """Rename our temporary file, right before it is swapped with `target`, to a name that says so:
+    a run killed after the swap leaves the displaced file there, and the next run puts it back
+    (remove_leftovers) instead of deleting it as a temporary file of ours."""
+    tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{os.getpid()}-").removesuffix(".xmp.tmp")
+    named = temporary.with_name(f"{TEMP_PREFIX}swap-{os.getpid()}-{name_key(target.name)}-{tail}.xmp.tmp")
+    os.rename(temporary, named)
+    return named
 
 
 def _renameat2() -> Any:
@@ -246,16 +264,20 @@ def process_alive(pid: int) -> bool:
 
 
 def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[Path]:
-    """Delete this program's temporary files left in `folder` by a run that was killed: named
-    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last changed before `older_than` (a
-    time.time() value) and whose writing process is gone. Returns what was removed."""
+    """Clear this program's temporary files left in `folder` by a run that was killed: named
+    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last
+    changed before `older_than` (a time.time() value) and whose writing process is gone; they are
+    deleted. A swap file (`.aesthete-swap-…`, see swap_name) may hold what stood under a sidecar's
+    name before a killed swap, another program's edit among it: it goes back under that name, and
+    the file it displaces (our write, whose marks the profile keeps) is deleted; one whose sidecar
+    is gone is kept. Returns the temporary files cleared."""
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return removed
     for entry in entries:
-        match = _LEFTOVER.fullmatch(entry.name)
+        match = _LEFTOVER.fullmatch(entry.name) or _SWAPPING.fullmatch(entry.name)
         if match is None:
             continue
         try:
@@ -266,7 +288,31 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
             continue
         if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
+        if match.re is _SWAPPING and not _put_displaced_back(Path(entry.path), match.group(2), entries):
+            continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
             removed.append(Path(entry.path))
     return removed
+
+
+def _put_displaced_back(leftover: Path, key: str, entries: list[os.DirEntry[str]]) -> bool:
+    """Put a killed swap's displaced file back under its sidecar's name (the name `key` stands for);
+    True when `leftover` may now be deleted: it holds our write, or the same bytes as the sidecar."""
+    target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
+    if target is None:
+        return False  # the sidecar is gone: keep what may be the only copy of another program's edit
+    try:
+        with open(leftover, "rb") as handle:
+            kept = handle.read()
+        with open(target, "rb") as handle:
+            if handle.read() == kept:
+                return True
+        if not exchange(leftover, target):
+            os.replace(leftover, target)
+            sync_folder(target.parent)
+            return False  # already gone: renamed over the sidecar
+        sync_folder(target.parent)
+        return True
+    except OSError:
+        return False

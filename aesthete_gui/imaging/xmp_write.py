@@ -31,6 +31,7 @@ from aesthete_gui.atomic_write import (
     exchange,
     link_new,
     read_snapshot,
+    swap_name,
     sync_folder,
     write_temporary,
 )
@@ -113,6 +114,7 @@ def swap_file(
                     ours_in_place = None
                 current = now
                 continue
+            temporary = swap_name(temporary, target)  # a kill after the swap leaves it to be put back
             if not exchange(temporary, target):
                 now = read_snapshot(target, limit)
                 if now is None or not now.same_as(expected):

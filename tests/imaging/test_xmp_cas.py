@@ -199,3 +199,53 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
     removed = atomic_write.remove_leftovers(tmp_path, older_than=1.9e9)
     assert sorted(removed) == sorted([ours, older_style])
     assert all(p.exists() for p in [alive, young, *others])
+
+
+def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(tmp_path: Path) -> None:
+    """An attack: another program saved the sidecar in the instant before our swap, and our process
+    was killed (kill -9) right after it. The other program's file sat at our temporary name, and the
+    next run deleted it as a leftover: its edit was lost. Now the next run puts it back."""
+    from aesthete_gui.imaging import xmp_write
+
+    image, sidecar = _shoot(tmp_path)
+    child = os.fork()
+    if child == 0:  # the killed writer: the other program writes, we swap, then kill -9
+        real = xmp_write.exchange
+
+        def racing_exchange(first: Path, second: Path) -> bool:
+            write_by_rename(second, sidecar_text(1, "old", "darktable-edit"))
+            swapped = real(first, second)
+            os.kill(os.getpid(), 9)
+            return swapped
+
+        xmp_write.exchange = racing_exchange  # type: ignore[assignment]
+        try:
+            write_marks(image, 1, None, "Red", fields={"label"})
+        finally:
+            os._exit(3)  # never reached when the swap happened
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status), "the writer was not killed after its swap (no swap on this file system?)"
+    assert "darktable-edit" not in sidecar.read_text(encoding="utf-8")  # our stale-built bytes stand there
+    (left,) = [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-swap-")]
+    assert "darktable-edit" in left.read_text(encoding="utf-8")
+    os.utime(left, (1e9, 1e9))
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == [left]
+    assert "<rdf:li>darktable-edit</rdf:li>" in sidecar.read_text(encoding="utf-8")  # their edit is back
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
+    # the label the killed write carried is the profile's to write again; written now, both stand
+    write_marks(image, 1, None, "Red", fields={"label"})
+    assert "darktable-edit" in sidecar.read_text(encoding="utf-8") and read_sidecar(image) == XmpMarks(stars=1, label="Red")
+
+
+def test_a_killed_swaps_file_is_kept_when_its_sidecar_is_gone_and_dropped_when_it_matches(tmp_path: Path) -> None:
+    gone = a_pid_no_process_has()
+    sidecar = tmp_path / "IMG_0002.xmp"
+    sidecar.write_text("same", encoding="utf-8")
+    twin = tmp_path / f".aesthete-swap-{gone}-{atomic_write.name_key(sidecar.name)}-abcd1234.xmp.tmp"
+    twin.write_text("same", encoding="utf-8")
+    orphan = tmp_path / f".aesthete-swap-{gone}-{atomic_write.name_key('IMG_0003.xmp')}-efgh5678.xmp.tmp"
+    orphan.write_text("another program's only copy", encoding="utf-8")
+    for path in (twin, orphan):
+        os.utime(path, (1e9, 1e9))
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == [twin]
+    assert orphan.exists() and sidecar.read_text(encoding="utf-8") == "same"
