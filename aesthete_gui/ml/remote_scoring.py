@@ -56,9 +56,17 @@ class ServerCannotScore(JudgeUnavailable):
     """The server answers, but not in a way that gives scores (no log-probabilities, no continuation)."""
 
 
+MIN_DIGIT_SHARE = 1e-3
+"""The least probability the digits 1..5 must hold together at the answer's position, as a share of
+the likeliest token there: a reply whose model put almost none on them (a digit at 1e-35 beside
+"the" at 0.9999) gives no score; it is not renormalised into a confident 5. A share, not a
+probability: a small model spreads its probability thin over a large vocabulary."""
+
+
 def digit_expectation(top_logprobs: Any) -> float | None:
     """Σ k·p(k) over the digits 1..5 among `top_logprobs` ([{"token", "logprob"}, …]), p renormalised
-    over them; None when none is there or the entries are not of that shape."""
+    over them; None when none is there, when together they hold under MIN_DIGIT_SHARE of the likeliest
+    token's probability, or the entries are not of that shape."""
     if not isinstance(top_logprobs, list):
         return None
     seen: dict[str, float] = {}
@@ -77,15 +85,18 @@ def digit_expectation(top_logprobs: Any) -> float | None:
         if digit is not None:
             mass[digit - 1] += math.exp(logprob)
     total = sum(mass)
-    if total <= 0.0:
+    likeliest = math.exp(max(seen.values())) if seen else 0.0
+    if total <= 0.0 or total < MIN_DIGIT_SHARE * likeliest:
         return None
     return sum((k + 1) * p for k, p in enumerate(mass)) / total
 
 
 def _score_digit(token: str) -> int | None:
-    """1..5 for a token that is that digit (spaces around it, or punctuation after it, allowed)."""
+    """1..5 for a token that is that digit (spaces around it, or punctuation after it, allowed; not
+    "1e308", "1st" or "4.5")."""
     text = token.strip()
-    if text and text[0] in "12345" and not text[1:2].isdigit():
+    rest = text[1:]
+    if text and text[0] in "12345" and not any(c.isalnum() for c in rest) and not rest.startswith("."):
         return int(text[0])
     return None
 

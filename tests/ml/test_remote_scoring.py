@@ -195,6 +195,11 @@ def test_unreadable_images_get_no_score(photo_paths: list[str], tmp_path: Path) 
         ("3", None),
         (None, None),
         ([None, 5, "x", [], {"token": "5", "logprob": -0.1}], 5.0),
+        # an attack's server: almost no weight on any digit was renormalised into a confident 5.00
+        ([{"token": "the", "logprob": -0.0001}, {"token": "5", "logprob": -80.0}], None),
+        ([{"token": "1e308", "logprob": -0.01}], None),
+        ([{"token": "1st", "logprob": -0.01}, {"token": "4.5", "logprob": -0.01}], None),
+        ([{"token": "4,", "logprob": -0.01}, {"token": ' 2"', "logprob": -0.01}], 3.0),
     ],
 )
 def test_digit_expectation_reads_only_well_formed_digit_entries(top: object, expected: float | None) -> None:
