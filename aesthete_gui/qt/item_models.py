@@ -34,6 +34,7 @@ from aesthete_gui.qt.grid_rows import (
     cover_reason,
     load_and_arrange,
     load_check_states,
+    marked_by_user,
     score_source,
     scorer_title,
 )
@@ -280,20 +281,26 @@ class ImageListModel(QAbstractListModel):
                 self._visible[position] = self._all[image_id]
                 self._changed_ids.add(image_id)
         self._flush.start()
-        if self._covers_changed({r.burst_id for i in marks if (r := self._all.get(i)) is not None and r.burst_id is not None}):
+        if self._hidden_frame_promoted(marks):
             self._rearrange.start()  # a pick on a hidden frame of a collapsed burst makes it the cover
 
-    def _covers_changed(self, burst_ids: set[int | None]) -> bool:
-        """Whether a collapsed burst among these would now show another frame than it does."""
+    def _hidden_frame_promoted(self, marks: Mapping[int, tuple[int, str | None, str | None]]) -> bool:
+        """Whether a mark made a frame a collapsed burst hides (a pick in the survey) the frame it now
+        shows. Only a promotion moves the view: a reject of the frame shown leaves it in place until the
+        next arrangement (an attack's second X, after the view had moved on by itself, rejected a frame
+        never looked at)."""
         if not self._filter.collapse_bursts or self._filter.burst_id is not None:
             return False
-        groups: dict[int | None, list[ImageRow]] = {b: [] for b in burst_ids if b in self._burst_sizes}
-        if not groups:
+        promoted = {row.image_id: row.burst_id for i in marks
+                    if (row := self._all.get(i)) is not None and row.burst_id in self._burst_sizes
+                    and i not in self._index_of and marked_by_user(row)}  # fmt: skip
+        if not promoted:
             return False
+        groups: dict[int | None, list[ImageRow]] = {b: [] for b in promoted.values()}
         for row in self._all.values():
             if row.burst_id in groups and self._filter.accepts(row):
                 groups[row.burst_id].append(row)
-        return any(group and self._index_of.get(burst_cover(group).image_id) is None for group in groups.values())
+        return any(group and burst_cover(group).image_id in promoted for group in groups.values())
 
     def update_checks(self, states: Mapping[int, CheckState]) -> None:
         """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""

@@ -252,3 +252,17 @@ def test_a_pick_on_a_hidden_frame_becomes_the_collapsed_bursts_frame(qtbot, burs
     qtbot.waitUntil(lambda: ids[2] in main.model.visible_ids(), timeout=5_000)
     assert ids[1] not in main.model.visible_ids()
     assert main.grid.selected_ids() == [ids[2]]  # the selection follows the burst to its new frame
+
+
+def test_a_reject_of_the_frame_a_collapsed_burst_shows_leaves_it_in_view(qtbot, burst_window, app_context) -> None:
+    """An attack: X on the burst's frame, and a second later the view moved to another frame of the
+    burst by itself; a second X, pressed because the first seemed lost, rejected a frame never seen."""
+    main, ids = burst_window
+    assert main.grid.select_image(ids[1])
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)
+    main.marks.wait_written()
+    qtbot.wait(1_500)  # past the re-arrangement a pick would start
+    assert ids[1] in main.model.visible_ids() and main.grid.selected_ids() == [ids[1]]
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)  # again: still the same frame, nothing else rejected
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == [None, "reject", None, None]
