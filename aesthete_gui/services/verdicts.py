@@ -319,19 +319,37 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
 
 def _edges_lost(frames: Sequence[ImageRecord], clean: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]]) -> dict[int, Sibling]:
     """For each frame with too few edges to measure its sharpness, the clean frame of the burst exposed
-    alike with the most edges (an "edges" sibling; judging decides whether the loss is a reject). Only
-    frames exposed alike: an under-exposed frame loses its edges in the dark, not to a blur."""
+    alike and of the same view with the most edges (an "edges" sibling; judging decides whether the
+    loss is a reject). Only frames exposed alike: an under-exposed frame loses its edges in the dark,
+    not to a blur. Only the same view (their 64 x 48 thumbnails alike: a blur leaves them so): a
+    burst that tilts from the shore to a bare sky lost no detail (an attack's sky-only frame was
+    called "blurred past measuring")."""
     few = float(thresholds()["focus"].get("few_edges", -1.0))  # type: ignore[arg-type]
     out: dict[int, Sibling] = {}
     for frame in frames:
         own = values[frame.id].get(EDGE_DENSITY, math.nan)
+        if not own < few:
+            continue
         others = [c for c in clean if c.id != frame.id and values[c.id].get(EDGE_DENSITY, math.nan) >= few
-                  and _exposed_alike(values[frame.id], values[c.id])]  # fmt: skip
-        if not own < few or not others:
+                  and _exposed_alike(values[frame.id], values[c.id]) and _same_view(frame, c)]  # fmt: skip
+        if not others:
             continue
         best = max(others, key=lambda c: (values[c.id][EDGE_DENSITY], -c.id))
         out[frame.id] = Sibling("edges", Path(best.path).name, ((EDGE_DENSITY, values[best.id][EDGE_DENSITY]),))
     return out
+
+
+SAME_VIEW = 0.9
+"""Least correlation of two frames' 64 x 48 grey thumbnails for one to be the other blurred: a blur
+of a few percent of the width moves a thumbnail pixel little; another view moves it a lot."""
+
+
+def _same_view(first: ImageRecord, second: ImageRecord) -> bool:
+    """True when two frames' thumbnails show the same view (False when either cannot be read)."""
+    a, b = _grey_thumb(first.thumb_path), _grey_thumb(second.thumb_path)
+    if a is None or b is None or a.std() < 1e-6 or b.std() < 1e-6:
+        return False
+    return float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) >= SAME_VIEW
 
 
 def _exposed_alike(first: Mapping[str, float], second: Mapping[str, float]) -> bool:

@@ -313,3 +313,28 @@ def test_a_scene_without_edges_in_any_frame_and_a_dark_frame_are_not_called_blur
     profile = _imported_burst(tmp_path / "dark", (hazy, degrade.exposure(hazy, 2**-2.5), hazy.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
     assert all("blurred past measuring" not in c["reason"] for c in _checks(profile, "burst_1.jpg").values())
     profile.close()
+
+
+def test_a_frame_that_turned_to_a_bare_sky_is_not_held_against_the_burst_frame_with_the_shore(tmp_path: Path) -> None:
+    """An attack: a burst tilting from the shore to a bare sky; the sky frame (no edges) was called
+    "blurred past measuring" beside the frame with the shore. Only the same view, blurred, is."""
+    from PIL import ImageFilter
+
+    from aesthete_gui.store import ImageRecord
+
+    scene = Image.blend(Image.fromarray(skdata.coffee()), Image.new("RGB", (600, 400), (180, 180, 180)), 0.8)
+    sky = Image.linear_gradient("L").resize((600, 400)).convert("RGB")
+    thumbs = {"shore": scene, "blurred": scene.filter(ImageFilter.GaussianBlur(6)), "sky": sky}
+    for name, picture in thumbs.items():
+        picture.resize((160, 120)).save(tmp_path / f"{name}.jpg")
+
+    def stored(density: float) -> tuple[list[dict], list[dict]]:  # type: ignore[type-arg]
+        return ([{"name": "focus", "value": None, "verdict": "ok", "measures": {"edge_density": density}},
+                 {"name": "overexposure", "value": 0.0, "verdict": "ok", "measures": {"median": 0.45}}], [])  # fmt: skip
+
+    for lost in ("blurred", "sky"):
+        members = [ImageRecord(1, "/shoot/shore.jpg", width=600, height=400, thumb_path=str(tmp_path / "shore.jpg")),
+                   ImageRecord(2, f"/shoot/{lost}.jpg", width=600, height=400, thumb_path=str(tmp_path / f"{lost}.jpg"))]  # fmt: skip
+        siblings = verdicts.best_siblings(members, {1: stored(0.09), 2: stored(0.001)})
+        edges = [s for s in siblings.get(2, ()) if s.check == "edges"]
+        assert [s.name for s in edges] == (["shore.jpg"] if lost == "blurred" else []), lost
