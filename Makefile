@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	sh packaging/system-deps.sh
-	sh packaging/disk-space.sh $(VENV)
+	sh packaging/disk-space.sh $(VENV) $(PYTHON)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --isolated -q --upgrade pip
 	# torch and torchvision must be a matching pair from the package index (see docs/architecture.md).

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "packaging" / "disk-space.sh"
 
 
-def run_check(tmp_path: Path, free_kb: int) -> subprocess.CompletedProcess[str]:
-    """Runs the check on tmp_path/.venv with a `df` that reports `free_kb` kilobytes available."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    fake_df = bin_dir / "df"
-    fake_df.write_text(
-        "#!/bin/sh\n"
-        "echo 'Filesystem 1024-blocks Used Available Capacity Mounted on'\n"
-        f"echo '/dev/test 999999999 1 {free_kb} 1% /'\n"
-    )
-    fake_df.chmod(0o755)
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
-    return subprocess.run(["sh", str(SCRIPT), str(tmp_path / ".venv")], capture_output=True, text=True, env=env)
+def run_check(tmp_path: Path, free_kb: int | None, venv: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the check on `venv` (tmp_path/.venv) with a Python that reports `free_kb` kilobytes free
+    (None: the real interpreter, which reads the real disk)."""
+    python = sys.executable
+    if free_kb is not None:
+        fake = tmp_path / "fake-python"
+        fake.write_text(f"#!/bin/sh\necho {free_kb}\n")
+        fake.chmod(0o755)
+        python = str(fake)
+    return subprocess.run(["sh", str(SCRIPT), str(venv or tmp_path / ".venv"), python], capture_output=True, text=True)
 
 
 def test_refuses_in_one_line_when_the_disk_cannot_hold_the_install(tmp_path: Path) -> None:
@@ -42,3 +40,18 @@ def test_an_environment_that_already_has_torch_needs_no_room(tmp_path: Path) -> 
     (torch_dir / "__init__.py").write_text("")
     result = run_check(tmp_path, free_kb=1024)
     assert result.returncode == 0 and not result.stderr
+
+
+def test_the_free_space_is_read_by_python_on_the_real_disk_even_under_a_folder_with_spaces(tmp_path: Path) -> None:
+    """An attack: df's columns shift when a file system's name holds a space (a network share), and the
+    check read "0.0 GB free" on a share with 920 GB free. Python's disk_usage has no columns to misread."""
+    import shutil
+
+    folder = tmp_path / "Photo Share" / "aesthete"
+    folder.mkdir(parents=True)
+    result = run_check(tmp_path, None, venv=folder / ".venv")
+    enough = shutil.disk_usage(folder).free >= 8 * 1024**3
+    assert result.returncode == (0 if enough else 1), result.stderr
+    assert ("GB free where" in result.stderr) == (not enough)
+    missing = subprocess.run(["sh", str(SCRIPT)], capture_output=True, text=True)
+    assert missing.returncode != 0 and "usage: disk-space.sh VENV_DIR" in missing.stderr
