@@ -47,7 +47,8 @@ def cmd_bursts(args: argparse.Namespace) -> int:
             own = f"  [{terminal_text(image['set'])}]" if image["set"] and not burst["set"] else ""
             print(f"  {marker}{terminal_text(image['path'])}{note}{own}")
     if bursts:
-        print(f"* the best frame of each burst: eyes open, in focus, no clipping, then the highest score ({scorer or 'no scorer'})")
+        print(f"* the frame each burst shows: the one you picked (else starred or labelled), else eyes open, in focus, "
+              f"no clipping, then the highest score ({scorer or 'no scorer'})")
     else:
         print("no bursts")
     return 0

@@ -6,6 +6,7 @@ import base64
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -361,6 +362,8 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.loupe.show_image(image_id)
 
     def _library_loaded(self) -> None:
+        if self.filter_bar.state.unreadable and not any(r.status != "ok" for r in self.model.all_rows()):
+            self.filter_bar.set_scope()  # the last unreadable file was read again: its list is gone, so is the scope
         self._update_counts()
         self._picks_shown = self.model.flag_count("pick")
         self.filter_bar.set_capture_times(r.capture_time for r in self.model.all_rows())
@@ -482,8 +485,13 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         name, ok = QInputDialog.getText(self, "Save filter", "Name of this filter:")
         if ok and name.strip():
             saved = dict(self.context.settings.get("saved_filters") or {})
-            saved[name.strip()] = self.filter_bar.state.to_dict()
+            saved[name.strip()] = self.filter_to_save()
             self.context.set_setting("saved_filters", saved)
+
+    def filter_to_save(self) -> dict[str, Any]:
+        """The filter shown, as a saved filter keeps it: the unreadable files are a place to look, not
+        a filter (a saved one showed nothing once none was left)."""
+        return replace(self.filter_bar.state, unreadable=False).to_dict()
 
     def apply_saved_filter(self, name: str) -> None:
         """Show the grid through a saved filter."""

@@ -69,7 +69,7 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     assert lines[0].startswith("burst ") and "3 frames" in lines[0]
     assert [line.endswith("(best)") for line in lines[1:4]] == [True, False, False]
     assert lines[1].lstrip().startswith("* ") and "B_0.jpg" in lines[1]
-    assert "best frame of each burst" in lines[-1]
+    assert "the frame each burst shows: the one you picked" in lines[-1]
 
 
 def test_a_burst_holding_a_set_beside_ordinary_frames_keeps_its_best_frame(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -111,6 +111,14 @@ def test_a_pick_is_the_frame_a_burst_keeps(qtbot, pair_burst) -> None:
     dialog = main._keep_best_of_bursts()
     tile = next(t for t in dialog.tiles if t.row.name == "IMG_3.JPG")
     assert tile.caption.text().startswith("✔ your pick") and "your pick" in tile.caption.toolTip()
+    # the pick on the RAW half of a pair: the pair is the burst's frame, and its tile says so (an attack
+    # read "✔ best" there)
+    raw_pick = [replace(r, flag="pick") if r.name == "IMG_2.DNG" else r for r in _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})]
+    main.model.set_rows(raw_pick)
+    qtbot.waitUntil(lambda: not main.model.loading, timeout=10_000)
+    dialog = main._keep_best_of_bursts()
+    tile = next(t for t in dialog.tiles if t.row.name == "IMG_2.JPG")
+    assert tile.kept and tile.caption.text().startswith("✔ your pick")
     # stars alone are no choice of the one frame: the technically best stays beside a starred frame
     starred = [replace(r, stars=3) if r.name == "IMG_3.JPG" else r for r in _rows(ids, folder, {"IMG_1.JPG": 4.5, "IMG_2.JPG": 3.0, "IMG_2.DNG": 3.2, "IMG_3.JPG": 2.0})]
     (burst,) = thin_bursts(starred)

@@ -57,7 +57,7 @@ class FrameTile(QFrame):
         extra = "".join(f" + {p.name.rpartition('.')[2]}" for p in self.partners)
         self.partner_note = partner_note(row, self.partners, kept, pairs_as_one)
         in_set = kept and not best and not judged_by_user(row) and bool(row.set_kind)  # kept for its set, not for a mark
-        picked = best and row.flag == "pick"
+        picked = best and any(r.flag == "pick" for r in (row, *self.partners))  # the RAW half's pick too
         word = "✔ your pick  " if picked else "✔ best  " if best else "✔ set  " if in_set else "✔ yours  " if kept else "✖ reject  "
         caption = QLabel()
         why = ("your pick: the frame this burst keeps" if picked else "the best frame of the burst" if best
