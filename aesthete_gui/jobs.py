@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,21 @@ class CancelToken:
         """Raise Cancelled when cancel() was called."""
         if self._event.is_set():
             raise Cancelled()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`, waking at once on cancel(); True when cancelled."""
+        return self._event.wait(seconds)
+
+
+def finished_or_cancelled(pending: Iterable[Future[Any]], cancel: CancelToken | None, poll_s: float = 0.2) -> set[Future[Any]]:
+    """The futures of `pending` done so far, waiting for at least one; Cancelled as soon as `cancel`
+    is set (a wait for the first to finish would sit out a server that never answers)."""
+    while True:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        done, _ = wait(pending, timeout=poll_s, return_when=FIRST_COMPLETED)
+        if done:
+            return done
 
 
 def no_progress(_: Progress) -> None:

@@ -208,7 +208,11 @@ class ChatClient:
                     delay = self.backoff_s * (2**attempt)
                     if error.retry_after is not None:
                         delay = max(delay, min(error.retry_after, MAX_RETRY_AFTER_S))
-                    self._sleep(delay)
+                    if cancel is not None and self._sleep is time.sleep:
+                        if cancel.wait(delay):  # a Retry-After of minutes is no reason to ignore a cancel
+                            raise RequestFailed("cancelled") from None
+                    else:
+                        self._sleep(delay)
         if refused:
             raise JudgeUnavailable(f"{last} (tried {self.max_retries + 1} times)")
         raise RequestFailed(f"{last} ({self.max_retries + 1} attempts)")

@@ -13,11 +13,11 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
-from aesthete_gui.jobs import CancelToken
+from aesthete_gui.jobs import CancelToken, finished_or_cancelled
 from aesthete_gui.ml.chat_client import (
     DEFAULT_API_KEY_ENV,
     KEYRING_SERVICE,
@@ -147,22 +147,23 @@ class RemoteJudge(PromptJudge):
         replies: list[Reply | None] = [None] * len(requests)
         pending: dict[Future[Reply], int] = {}
         queue = list(enumerate(requests))
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            try:
-                while queue or pending:
-                    while queue and len(pending) < self.max_concurrency:
-                        if cancel is not None:
-                            cancel.raise_if_cancelled()
-                        index, request = queue.pop(0)
-                        pending[pool.submit(self._ask, request, self._calls, cancel)] = index
-                        self._calls += 1
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        replies[pending.pop(future)] = future.result()
-                        advance(1)
-            finally:
-                for future in pending:
-                    future.cancel()
+        pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
+        finished = False
+        try:
+            while queue or pending:
+                while queue and len(pending) < self.max_concurrency:
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    index, request = queue.pop(0)
+                    pending[pool.submit(self._ask, request, self._calls, cancel)] = index
+                    self._calls += 1
+                for future in finished_or_cancelled(pending, cancel):
+                    replies[pending.pop(future)] = future.result()
+                    advance(1)
+            finished = True
+        finally:
+            # stopped (a cancel, an error): requests still in flight are left to end on their own
+            pool.shutdown(wait=finished, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()
         return [r if r is not None else Reply(None, "not run") for r in replies]

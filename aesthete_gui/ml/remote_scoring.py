@@ -30,14 +30,14 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
-from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
+from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback, finished_or_cancelled
 from aesthete_gui.ml.chat_client import ChatClient, RequestFailed
 from aesthete_gui.ml.images import ImageUnreadable
 from aesthete_gui.ml.prompt_judge import JudgeUnavailable
@@ -274,46 +274,47 @@ class RemoteScorer:
         done_images = 0
         continued_without_digit = 0
         pending: dict[Future[_Outcome], str | None] = {}
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="server-scores") as pool:
-            try:
-                while queue or pending:
-                    while queue and len(pending) < self.concurrency:
-                        if cancel is not None:
-                            cancel.raise_if_cancelled()
-                        index, dimension, parts = queue.popleft()
-                        future = pool.submit(self._request, index, paths[index], dimension, parts, cancel)
-                        pending[future] = dimension
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        dimension = pending.pop(future)
-                        outcome = future.result()
-                        index = outcome.index
-                        if outcome.image_unreadable:
-                            left[index] = 0
-                        else:
-                            self.stats.requests += 1
-                            left[index] -= 1
-                            if outcome.failed:
-                                self.stats.failed_requests += 1
-                                self.stats.note(outcome.failed)
-                            for name, value in outcome.values.items():
-                                if value is None:
-                                    self.stats.unreadable_replies += 1
-                                else:
-                                    results[index][name] = value
-                            if dimension is not None and not outcome.failed:
-                                continued_without_digit = self._check_continuation(
-                                    continued_without_digit, outcome.values.get(dimension))
-                            if dimension == first and first is not None:
-                                # the rest of this image next, while its prefix is in the server's cache
-                                queue.extendleft((index, d, outcome.parts) for d in reversed(DIMENSIONS[1:]))
-                        if left[index] == 0:
-                            done_images += 1
-                            if progress is not None:
-                                progress(Progress(done_images, len(paths), "server scores"))
-            finally:
-                for future in pending:
-                    future.cancel()
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="server-scores")
+        completed = False
+        try:
+            while queue or pending:
+                while queue and len(pending) < self.concurrency:
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    index, dimension, parts = queue.popleft()
+                    future = pool.submit(self._request, index, paths[index], dimension, parts, cancel)
+                    pending[future] = dimension
+                for future in finished_or_cancelled(pending, cancel):
+                    dimension = pending.pop(future)
+                    outcome = future.result()
+                    index = outcome.index
+                    if outcome.image_unreadable:
+                        left[index] = 0
+                    else:
+                        self.stats.requests += 1
+                        left[index] -= 1
+                        if outcome.failed:
+                            self.stats.failed_requests += 1
+                            self.stats.note(outcome.failed)
+                        for name, value in outcome.values.items():
+                            if value is None:
+                                self.stats.unreadable_replies += 1
+                            else:
+                                results[index][name] = value
+                        if dimension is not None and not outcome.failed:
+                            continued_without_digit = self._check_continuation(
+                                continued_without_digit, outcome.values.get(dimension))
+                        if dimension == first and first is not None:
+                            # the rest of this image next, while its prefix is in the server's cache
+                            queue.extendleft((index, d, outcome.parts) for d in reversed(DIMENSIONS[1:]))
+                    if left[index] == 0:
+                        done_images += 1
+                        if progress is not None:
+                            progress(Progress(done_images, len(paths), "server scores"))
+            completed = True
+        finally:
+            # stopped (a cancel, an error): requests still in flight are left to end on their own
+            pool.shutdown(wait=completed, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()
         return [{d: r[d] for d in DIMENSIONS if d in r} for r in results]

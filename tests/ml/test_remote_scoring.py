@@ -211,3 +211,41 @@ def test_answer_digits_are_found_after_the_reasoning() -> None:
     tokens = [{"token": t} for t in ['"technique": 2', "<answer>", '{"', "technique", '": ', "4", ".", "5",
                                      ', "mood": "', "3", '"}', 7]]  # fmt: skip
     assert answer_digit_tokens(tokens) == {"technique": 5, "mood": 9}
+
+
+def test_a_cancel_ends_scoring_against_a_server_that_never_answers_at_once(photo_paths: list[str]) -> None:
+    """An attack: Ctrl-C against a server that accepts and never answers took 484 s, the run sitting out
+    every retry of the requests in flight. A cancel now ends the run within a poll; the requests in
+    flight end on their own, in the background."""
+    import socket
+    import threading
+    import time
+
+    from aesthete_gui.jobs import CancelToken, Cancelled
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept_and_say_nothing() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            held.append(connection)
+
+    threading.Thread(target=accept_and_say_nothing, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    scorer = RemoteScorer(url, "m", timeout_s=5.0, max_retries=3, concurrency=2)
+    token = CancelToken()
+    threading.Timer(0.5, token.cancel).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(Cancelled):
+            scorer.score_paths(photo_paths[:3], cancel=token)
+        elapsed = time.monotonic() - started
+    finally:
+        listener.close()
+        for connection in held:
+            connection.close()
+    assert elapsed < 3.0, elapsed  # one request's timeout is 5 s; its four attempts with backoff took 27 s
