@@ -149,20 +149,24 @@ class RemoteJudge(PromptJudge):
         queue = list(enumerate(requests))
         pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
         finished = False
+        stop = CancelToken()  # the requests' own: set when the run stops for any reason (Ctrl-C included)
         try:
             while queue or pending:
                 while queue and len(pending) < self.max_concurrency:
                     if cancel is not None:
                         cancel.raise_if_cancelled()
                     index, request = queue.pop(0)
-                    pending[pool.submit(self._ask, request, self._calls, cancel)] = index
+                    pending[pool.submit(self._ask, request, self._calls, stop)] = index
                     self._calls += 1
                 for future in finished_or_cancelled(pending, cancel):
                     replies[pending.pop(future)] = future.result()
                     advance(1)
             finished = True
         finally:
-            # stopped (a cancel, an error): requests still in flight are left to end on their own
+            # stopped (a cancel, an error, Ctrl-C): requests in flight end after their current attempt,
+            # in the background (the process's exit waits for that attempt, not for every retry)
+            if not finished:
+                stop.cancel()
             pool.shutdown(wait=finished, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()

@@ -276,13 +276,14 @@ class RemoteScorer:
         pending: dict[Future[_Outcome], str | None] = {}
         pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="server-scores")
         completed = False
+        stop = CancelToken()  # the requests' own: set when the run stops for any reason (Ctrl-C included)
         try:
             while queue or pending:
                 while queue and len(pending) < self.concurrency:
                     if cancel is not None:
                         cancel.raise_if_cancelled()
                     index, dimension, parts = queue.popleft()
-                    future = pool.submit(self._request, index, paths[index], dimension, parts, cancel)
+                    future = pool.submit(self._request, index, paths[index], dimension, parts, stop)
                     pending[future] = dimension
                 for future in finished_or_cancelled(pending, cancel):
                     dimension = pending.pop(future)
@@ -313,7 +314,10 @@ class RemoteScorer:
                             progress(Progress(done_images, len(paths), "server scores"))
             completed = True
         finally:
-            # stopped (a cancel, an error): requests still in flight are left to end on their own
+            # stopped (a cancel, an error, Ctrl-C): requests in flight end after their current attempt,
+            # in the background (the process's exit waits for that attempt, not for every retry)
+            if not completed:
+                stop.cancel()
             pool.shutdown(wait=completed, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()

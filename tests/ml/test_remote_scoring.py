@@ -221,7 +221,7 @@ def test_a_cancel_ends_scoring_against_a_server_that_never_answers_at_once(photo
     import threading
     import time
 
-    from aesthete_gui.jobs import CancelToken, Cancelled
+    from aesthete_gui.jobs import Cancelled, CancelToken
 
     listener = socket.create_server(("127.0.0.1", 0))
     held: list[socket.socket] = []
