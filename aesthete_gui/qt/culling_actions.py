@@ -20,17 +20,38 @@ if TYPE_CHECKING:
 
 
 def suggested_in_view(model: ImageListModel) -> list[int]:
-    """Ids of the shown images that are suggested rejects, in view order."""
-    rows = (model.row_for(i) for i in model.visible_ids())
-    return [row.image_id for row in rows if row is not None and row.suggested_reject]
+    """Ids of the shown images that are suggested rejects, in view order, with the frames a collapsed
+    burst's tile stands for (those the filter lets through): a trial's Ctrl+Shift+X left the 27
+    suggestions behind burst covers alone, without a word."""
+    out: dict[int, None] = {}
+    for image_id in model.visible_ids():
+        row = model.row_for(image_id)
+        if row is None:
+            continue
+        frames = model.burst_frames(row.burst_id) if row.burst_id is not None and model.burst_size(row.burst_id) > 0 else [image_id]
+        for frame in frames:
+            shown = model.row_for(frame)
+            if shown is not None and shown.suggested_reject:
+                out[frame] = None
+    return list(out)
 
 
-def accept_suggestions_in_view(model: ImageListModel, marks: MarkController) -> int:
-    """Flag every suggested reject in view as rejected, as one undoable step; return how many."""
+def accept_suggestions_in_view(model: ImageListModel, marks: MarkController) -> tuple[int, int]:
+    """Flag every suggested reject in view as rejected (collapsed bursts' frames included), as one
+    undoable step; (how many, how many of them hidden in collapsed bursts)."""
     ids = suggested_in_view(model)
     if ids:
         marks.mark(ids, flag="reject")
-    return len(ids)
+    visible = set(model.visible_ids())
+    return len(ids), sum(1 for i in ids if i not in visible)
+
+
+def accepted_note(count: int, hidden: int) -> str:
+    """The status line after accepting suggested rejects."""
+    if not count:
+        return "No suggested reject in view."
+    behind = f" ({hidden} hidden in collapsed bursts)" if hidden else ""
+    return f"Rejected {count} suggested frame{'s' if count != 1 else ''}{behind}. Ctrl+Z undoes."
 
 
 class _DismissCommand(QUndoCommand):

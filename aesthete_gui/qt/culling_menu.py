@@ -13,6 +13,7 @@ from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, shoot_types
 from aesthete_gui.qt.culling_actions import (
     BURST_MARKS_SETTING,
     accept_suggestions_in_view,
+    accepted_note,
     copy_files_job,
     describe_copy,
     dismiss_suggestions,
@@ -46,18 +47,25 @@ class CullingMenuMixin(WindowParts):
             file_menu.insertAction(before, copy)
         # a keyboard-driven cull reaches these without the mouse (X rejects, U unflags: with Ctrl+Shift
         # they act on the suggestions)
-        action(edit_menu, "Accept suggested rejects in view", lambda: accept_suggestions_in_view(self.model, self.marks), "Ctrl+Shift+X")
+        self.accept_suggestions_action = action(edit_menu, "Accept suggested rejects in view", self._accept_suggestions, "Ctrl+Shift+X")
         action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()),
                "Ctrl+Shift+U")  # fmt: skip
-        action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
+        self.keep_best_action = action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
         self.burst_marks_action = action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
         self.burst_marks_action.setCheckable(True)
         self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, False)))
         self._add_shoot_type_menu()
 
+    def _accept_suggestions(self) -> None:
+        self.show_message(accepted_note(*accept_suggestions_in_view(self.model, self.marks)))
+
     def _add_shoot_type_menu(self) -> None:
         """Culling ▸ Shoot type: one radio entry per shoot type (resources/culling/shoot_types.toml)."""
         culling_menu = self.menuBar().addMenu("&Culling")
+        # the culling commands here too: a trial looked for Keep the best in this menu, not in Edit
+        culling_menu.addAction(self.keep_best_action)
+        culling_menu.addAction(self.accept_suggestions_action)
+        culling_menu.addSeparator()
         menu = culling_menu.addMenu("Shoot &type")
         group = QActionGroup(menu)
         group.setExclusive(True)

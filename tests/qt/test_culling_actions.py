@@ -41,7 +41,7 @@ def window(qtbot, app_context, tmp_path: Path):
 def test_accept_all_in_view_rejects_them_and_undo_restores_the_suggestions(window, app_context) -> None:
     main, ids = window
     assert suggested_in_view(main.model) == ids[:3]
-    assert accept_suggestions_in_view(main.model, main.marks) == 3
+    assert accept_suggestions_in_view(main.model, main.marks) == (3, 0)
     main.marks.wait_written()
     assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", "reject", "reject", None]
     assert app_context.profile.checks.suggested_rejects() == set()
@@ -266,3 +266,20 @@ def test_a_reject_of_the_frame_a_collapsed_burst_shows_leaves_it_in_view(qtbot, 
     qtbot.keyClick(main.grid, Qt.Key.Key_X)  # again: still the same frame, nothing else rejected
     main.marks.wait_written()
     assert [app_context.profile.marks.get(i).flag for i in ids] == [None, "reject", None, None]
+
+
+def test_accepting_suggestions_takes_the_frames_behind_a_collapsed_bursts_tile_and_says_so(qtbot, burst_window, app_context) -> None:
+    """A trial: with bursts collapsed, Ctrl+Shift+X rejected the 38 tiles shown and left the 27
+    suggestions behind them, without a word."""
+    main, ids = burst_window
+    rows = {r.image_id: r for r in main.model.all_rows()}
+    main.model.set_rows([replace(r, suggested_reject=r.image_id in (ids[0], ids[2])) for r in rows.values()])
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.burst_size(7) == 3, timeout=10_000)
+    assert ids[0] not in main.model.visible_ids() and ids[2] not in main.model.visible_ids()
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_X, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["reject", None, "reject", None]
+    assert "Rejected 2 suggested frames (2 hidden in collapsed bursts)" in main.statusBar().currentMessage()
+    culling = next(a.menu() for a in main.menuBar().actions() if a.text() == "&Culling")
+    assert main.keep_best_action in culling.actions() and main.accept_suggestions_action in culling.actions()
