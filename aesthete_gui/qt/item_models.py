@@ -67,6 +67,7 @@ class ImageListModel(QAbstractListModel):
 
     loaded = Signal()  # rows were (re)loaded and arranged
     arranged = Signal()  # filter or sort changed
+    sets_changed = Signal()  # checks measured later named a frame's set (bracket, panorama, focus stack)
 
     def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -304,10 +305,12 @@ class ImageListModel(QAbstractListModel):
 
     def update_checks(self, states: Mapping[int, CheckState]) -> None:
         """Apply check-derived fields measured after the rows were loaded (the import's second pass)."""
+        sets_changed = False
         for image_id, (suggested, closed, rank, checked, notes, kind) in states.items():
             row = self._all.get(image_id)
             if row is None:
                 continue
+            sets_changed = sets_changed or row.set_kind != kind
             self._all[image_id] = replace(row, suggested_reject=suggested, eyes_closed=closed, culling_rank=rank,
                                           checked=checked, check_notes=notes, set_kind=kind)  # fmt: skip
             position = self._index_of.get(image_id)
@@ -315,6 +318,8 @@ class ImageListModel(QAbstractListModel):
                 self._visible[position] = self._all[image_id]
                 self._changed_ids.add(image_id)
         self._flush.start()
+        if sets_changed:
+            self.sets_changed.emit()
         f = self._filter
         shown_by_checks = f.collapse_bursts or f.flag == "suggested" or f.eyes_closed  # what is shown may change
         if shown_by_checks and not self._rearrange.isActive():

@@ -265,3 +265,19 @@ def test_the_highlights_line_gives_the_share_its_reason_gives() -> None:
     detail = check_line({"name": "highlights", "value": 0.12, "verdict": "reject", "measures": {"smooth": 0.3},
                          "reason": "highlights with detail clipped on 12 % of the frame"})  # fmt: skip
     assert detail.summary == "12 % clipped"
+
+
+def test_a_set_found_by_the_checks_after_loading_shows_in_the_library_panel_at_once(qtbot, window) -> None:
+    """A trial: the bracket's ± appeared only after scoring, not when the import's checks found it."""
+    rows = window.model.all_rows()
+    from dataclasses import replace
+
+    window.model.set_rows([replace(r, burst_id=5 if n < 3 else None) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    window.library.refresh()
+    bursts = window.library.tree.topLevelItem(2)
+    assert bursts is not None and not bursts.child(0).text(0).startswith("±")
+    state = (False, False, (), True, (), "exposure bracket")
+    window.model.update_checks({r.image_id: state for r in rows[:3]})
+    bursts = window.library.tree.topLevelItem(2)
+    assert bursts is not None and bursts.child(0).text(0).startswith("± ")

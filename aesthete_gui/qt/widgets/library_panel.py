@@ -53,6 +53,7 @@ class LibraryPanel(QWidget):
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(self._clicked)
         model.loaded.connect(self.refresh)
+        model.sets_changed.connect(self.refresh)  # a bracket's sign appeared only after a later reload
         context.signals.settings_changed.connect(self._setting_changed)
         self.refresh()
 
