@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,3 +74,21 @@ def no_progress(_: Progress) -> None:
 
 
 NEVER_CANCELLED = CancelToken()
+
+
+@contextmanager
+def request_pool(workers: int, name: str = "") -> Iterator[tuple[ThreadPoolExecutor, CancelToken]]:
+    """A thread pool for requests to a server, and a token of the run's own to hand them: when the
+    block ends early (a cancel, an error, Ctrl-C) the token is set, so requests in flight stop after
+    their current attempt, and the block does not wait for them (a server that never answers held a
+    Ctrl-C for every retry of every request in flight)."""
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+    stop = CancelToken()
+    finished = False
+    try:
+        yield pool, stop
+        finished = True
+    finally:
+        if not finished:
+            stop.cancel()
+        pool.shutdown(wait=finished, cancel_futures=True)

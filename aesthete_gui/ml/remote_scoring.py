@@ -30,14 +30,20 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 from aesthete_gui.engine.dimensions import DIMENSIONS
 from aesthete_gui.engine.prompts import DEFAULT_PRESET, PromptBook
 from aesthete_gui.engine.scorers import ScorerKind, scorer_id
-from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback, finished_or_cancelled
+from aesthete_gui.jobs import (
+    CancelToken,
+    Progress,
+    ProgressCallback,
+    finished_or_cancelled,
+    request_pool,
+)
 from aesthete_gui.ml.chat_client import ChatClient, RequestFailed
 from aesthete_gui.ml.images import ImageUnreadable
 from aesthete_gui.ml.prompt_judge import JudgeUnavailable
@@ -274,10 +280,7 @@ class RemoteScorer:
         done_images = 0
         continued_without_digit = 0
         pending: dict[Future[_Outcome], str | None] = {}
-        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="server-scores")
-        completed = False
-        stop = CancelToken()  # the requests' own: set when the run stops for any reason (Ctrl-C included)
-        try:
+        with request_pool(self.concurrency, "server-scores") as (pool, stop):
             while queue or pending:
                 while queue and len(pending) < self.concurrency:
                     if cancel is not None:
@@ -312,13 +315,6 @@ class RemoteScorer:
                         done_images += 1
                         if progress is not None:
                             progress(Progress(done_images, len(paths), "server scores"))
-            completed = True
-        finally:
-            # stopped (a cancel, an error, Ctrl-C): requests in flight end after their current attempt,
-            # in the background (the process's exit waits for that attempt, not for every retry)
-            if not completed:
-                stop.cancel()
-            pool.shutdown(wait=completed, cancel_futures=True)
         if cancel is not None:
             cancel.raise_if_cancelled()
         return [{d: r[d] for d in DIMENSIONS if d in r} for r in results]
