@@ -25,7 +25,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     finally:
         profile.close()
     if result.text is not None:
-        sys.stdout.write(result.text)
+        # data, not messages: into a file or a pipe it goes as it is (a path with a carriage return was
+        # written as the text "\x0d", a path no program can open); a terminal still gets it escaped
+        target = sys.stdout if sys.stdout.isatty() else getattr(sys.stdout, "unfiltered", sys.stdout)
+        target.write(result.text)
     elif args.format == "xmp":
         print(f"{result.count} sidecars written")
     else:

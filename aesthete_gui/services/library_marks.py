@@ -336,7 +336,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     score_columns = [f"{s}:{d}" for s in scorers for d in DIMENSIONS]
     base = [k for k in (rows[0] if rows else {"id": 0}) if k != "scores"] or ["id"]
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180; and a name holding a bare \r is quoted
     writer.writerow(base + score_columns)
     for row in rows:
         values = ["" if row.get(k) is None else spreadsheet_cell(row[k]) for k in base]

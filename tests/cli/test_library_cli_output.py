@@ -117,3 +117,21 @@ def test_decoder_warnings_never_reach_the_terminal(tmp_path: Path) -> None:
         assert done.returncode == 0 and done.stderr == "", done.stderr
         assert "3 files found: 2 imported" in done.stdout
         assert "scrambled.tif: corrupt TIFF file: header not readable (decoder: More samples per pixel" in done.stdout
+
+
+def test_a_csv_export_into_a_file_keeps_the_real_paths(tmp_path: Path) -> None:
+    """An attack: `export --format csv > out.csv` wrote a name holding a carriage return as the text
+    "\\x0d": a path no program can open (--output and JSON kept it). Data into a file goes as it is."""
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    photo((64, 48)).save(shoot / "ret\rname.jpg", "JPEG")
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", "--workers", "1", str(shoot)) == 0
+    out = tmp_path / "out.csv"
+    with open(out, "w", encoding="utf-8") as handle:
+        done = subprocess.run([*CLI, "--profile", str(profile), "export", "--format", "csv"], stdout=handle,
+                              stderr=subprocess.PIPE, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with open(out, encoding="utf-8", newline="") as handle:
+        paths = [row["path"] for row in csv.DictReader(handle)]
+    assert paths == [str(shoot / "ret\rname.jpg")] and Path(paths[0]).exists()
