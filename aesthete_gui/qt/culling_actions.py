@@ -31,7 +31,9 @@ def suggested_in_view(model: ImageListModel) -> list[int]:
         frames = model.burst_frames(row.burst_id) if row.burst_id is not None and model.burst_size(row.burst_id) > 0 else [image_id]
         for frame in frames:
             shown = model.row_for(frame)
-            if shown is not None and shown.suggested_reject:
+            # a frame the user flagged is no suggestion, whatever the row still says (an attack: a pick
+            # made on a hidden frame, in the window or from the command line, became a reject)
+            if shown is not None and shown.suggested_reject and shown.flag is None:
                 out[frame] = None
     return list(out)
 

@@ -283,3 +283,18 @@ def test_accepting_suggestions_takes_the_frames_behind_a_collapsed_bursts_tile_a
     assert "Rejected 2 suggested frames (2 hidden in collapsed bursts)" in main.statusBar().currentMessage()
     culling = next(a.menu() for a in main.menuBar().actions() if a.text() == "&Culling")
     assert main.keep_best_action in culling.actions() and main.accept_suggestions_action in culling.actions()
+
+
+def test_accepting_suggestions_never_rejects_a_frame_the_user_picked(qtbot, burst_window, app_context) -> None:
+    """An attack: a pick on a hidden frame that the checks had suggested (the row still said so) became a
+    reject under Ctrl+Shift+X, out of sight."""
+    main, ids = burst_window
+    rows = {r.image_id: r for r in main.model.all_rows()}
+    main.model.set_rows([replace(r, suggested_reject=r.image_id in (ids[0], ids[2])) for r in rows.values()])
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.burst_size(7) == 3, timeout=10_000)
+    main.marks.mark([ids[2]], flag="pick")
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[2]).flag == "pick", timeout=5_000)
+    assert accept_suggestions_in_view(main.model, main.marks)[0] == 1
+    main.marks.wait_written()
+    assert app_context.profile.marks.get(ids[2]).flag == "pick" and app_context.profile.marks.get(ids[0]).flag == "reject"
