@@ -61,7 +61,7 @@ TEMP_PREFIX = ".aesthete-"
 _LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
-_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-[A-Za-z0-9_]+\.xmp\.tmp")
+_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-[A-Za-z0-9_]+\.xmp\.tmp")
 
 
 @dataclass(frozen=True)
@@ -150,12 +150,19 @@ def name_key(name: str) -> str:
     return hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
 
 
-def swap_name(temporary: Path, target: Path) -> Path:
-    """Rename our temporary file, right before it is swapped with `target`, to a name that says so:
-    a run killed after the swap leaves the displaced file there, and the next run puts it back
-    (remove_leftovers) instead of deleting it as a temporary file of ours."""
+def content_key(data: bytes) -> str:
+    """12 hex digits standing for a file's bytes inside a swap file's name."""
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def swap_name(temporary: Path, target: Path, expected: bytes, ours: bytes) -> Path:
+    """Rename our temporary file, right before it is swapped with `target`, to a name that says so and
+    holds keys of the sidecar's name, of the bytes we expect to displace and of our own: a run killed
+    after the swap leaves the displaced file there, and the next run can tell (remove_leftovers)
+    whether it is safe to put back, drop or keep, instead of deleting it as a temporary file."""
     tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{os.getpid()}-").removesuffix(".xmp.tmp")
-    named = temporary.with_name(f"{TEMP_PREFIX}swap-{os.getpid()}-{name_key(target.name)}-{tail}.xmp.tmp")
+    keys = f"{name_key(target.name)}-{content_key(expected)}-{content_key(ours)}"
+    named = temporary.with_name(f"{TEMP_PREFIX}swap-{os.getpid()}-{keys}-{tail}.xmp.tmp")
     os.rename(temporary, named)
     return named
 
@@ -288,7 +295,7 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
             continue
         if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
-        if match.re is _SWAPPING and not _put_displaced_back(Path(entry.path), match.group(2), entries):
+        if match.re is _SWAPPING and not _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), entries):
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
@@ -296,20 +303,31 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
     return removed
 
 
-def _put_displaced_back(leftover: Path, key: str, entries: list[os.DirEntry[str]]) -> bool:
-    """Put a killed swap's displaced file back under its sidecar's name (the name `key` stands for);
-    True when `leftover` may now be deleted: it holds our write, or the same bytes as the sidecar."""
+def _settle_swap(leftover: Path, key: str, expected: str, ours: str, entries: list[os.DirEntry[str]]) -> bool:
+    """What a killed swap left, settled by the keys in its name; True when `leftover` may be deleted.
+
+    - It holds our bytes (killed before the swap): our write never happened; delete it.
+    - The sidecar still holds exactly our bytes (killed after the swap, nothing written since):
+      the leftover is what we displaced. What we expected: delete it. Anything else is another
+      program's save that landed just before the swap: it goes back under the sidecar's name, and our
+      bytes (whose marks the profile keeps, for the next sync to write) are deleted.
+    - Otherwise (the sidecar gone, or written since), keep it: putting it back would undo a later edit
+      (a re-check attack), and deleting it might lose the other program's."""
     target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
-    if target is None:
-        return False  # the sidecar is gone: keep what may be the only copy of another program's edit
     try:
         with open(leftover, "rb") as handle:
-            kept = handle.read()
+            held = content_key(handle.read())
+        if held == ours:
+            return True
+        if target is None:
+            return False
         with open(target, "rb") as handle:
-            if handle.read() == kept:
-                return True
+            if content_key(handle.read()) != ours:
+                return False
+        if held == expected:
+            return True
         if not exchange(leftover, target):
-            os.replace(leftover, target)
+            os.replace(leftover, target)  # the sidecar is exactly our write a moment ago
             sync_folder(target.parent)
             return False  # already gone: renamed over the sidecar
         sync_folder(target.parent)

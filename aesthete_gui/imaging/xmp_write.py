@@ -114,7 +114,8 @@ def swap_file(
                     ours_in_place = None
                 current = now
                 continue
-            temporary = swap_name(temporary, target)  # a kill after the swap leaves it to be put back
+            # a kill after the swap leaves the displaced file to be put back (atomic_write.remove_leftovers)
+            temporary = swap_name(temporary, target, expected.data, data)
             if not exchange(temporary, target):
                 now = read_snapshot(target, limit)
                 if now is None or not now.same_as(expected):

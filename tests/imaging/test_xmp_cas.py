@@ -237,15 +237,40 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
     assert "darktable-edit" in sidecar.read_text(encoding="utf-8") and read_sidecar(image) == XmpMarks(stars=1, label="Red")
 
 
-def test_a_killed_swaps_file_is_kept_when_its_sidecar_is_gone_and_dropped_when_it_matches(tmp_path: Path) -> None:
-    gone = a_pid_no_process_has()
-    sidecar = tmp_path / "IMG_0002.xmp"
-    sidecar.write_text("same", encoding="utf-8")
-    twin = tmp_path / f".aesthete-swap-{gone}-{atomic_write.name_key(sidecar.name)}-abcd1234.xmp.tmp"
-    twin.write_text("same", encoding="utf-8")
-    orphan = tmp_path / f".aesthete-swap-{gone}-{atomic_write.name_key('IMG_0003.xmp')}-efgh5678.xmp.tmp"
-    orphan.write_text("another program's only copy", encoding="utf-8")
-    for path in (twin, orphan):
-        os.utime(path, (1e9, 1e9))
-    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == [twin]
-    assert orphan.exists() and sidecar.read_text(encoding="utf-8") == "same"
+def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: bytes, holds: bytes, tail: str) -> Path:
+    """A swap file as a run killed at its swap leaves it (see atomic_write.swap_name), holding `holds`."""
+    keys = f"{atomic_write.name_key(sidecar)}-{atomic_write.content_key(expected)}-{atomic_write.content_key(ours)}"
+    left = folder / f".aesthete-swap-{a_pid_no_process_has()}-{keys}-{tail}.xmp.tmp"
+    left.write_bytes(holds)
+    os.utime(left, (1e9, 1e9))
+    return left
+
+
+@pytest.mark.parametrize(
+    ("case", "sidecar_now", "left_holds", "cleared", "sidecar_after"),
+    [
+        # killed before the swap: the leftover is our write that never happened; the sidecar, even one
+        # written since, stays (an attack saw it put back days later over a newer edit)
+        ("before the swap", b"theirs, newer", b"ours", True, b"theirs, newer"),
+        # killed after the swap, nothing else happened: what we displaced is what we expected
+        ("after the swap, no race", b"ours", b"expected", True, b"ours"),
+        # killed after the swap, another program's save had landed just before it: back it goes
+        ("after the swap, a race", b"ours", b"theirs, raced", True, b"theirs, raced"),
+        # killed after the swap, and the sidecar written again since: neither undone nor deleted
+        ("after the swap, edited since", b"a later edit", b"theirs, raced", False, b"a later edit"),
+    ],
+)
+def test_a_killed_swap_is_settled_by_the_keys_in_its_name(tmp_path: Path, case: str, sidecar_now: bytes, left_holds: bytes,
+                                                          cleared: bool, sidecar_after: bytes) -> None:  # fmt: skip
+    sidecar = tmp_path / "IMG_0004.xmp"
+    sidecar.write_bytes(sidecar_now)
+    left = _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", b"ours", left_holds, "abcd1234")
+    removed = atomic_write.remove_leftovers(tmp_path, older_than=1.5e9)
+    assert (removed == [left]) == cleared and left.exists() != cleared, case
+    assert sidecar.read_bytes() == sidecar_after, case
+
+
+def test_a_killed_swaps_file_is_kept_when_its_sidecar_is_gone(tmp_path: Path) -> None:
+    orphan = _left_by_a_killed_swap(tmp_path, "IMG_0003.xmp", b"expected", b"ours", b"another program's only copy", "efgh5678")
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == []
+    assert orphan.read_bytes() == b"another program's only copy"
