@@ -25,6 +25,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from aesthete_gui.errors import AestheteError
+from aesthete_gui.qt.gc_guard import collect_on_gui_thread
 from aesthete_gui.qt.theme import THEMES, apply_theme
 from aesthete_gui.settings import ProfilePathTextError, gui_profile_path
 
@@ -247,6 +248,7 @@ def run_app(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     running = QApplication.instance()
     app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
+    collect_on_gui_thread(app)  # Qt objects in reference cycles die on the GUI thread, never a worker's
     try:
         context, window = create_window(args, app)
     except (AestheteError, ProfilePathTextError) as error:

@@ -114,6 +114,22 @@ def app_context(qapp, tmp_path: Path):
 
 
 @pytest.fixture(autouse=True)
+def cycles_collected_on_the_gui_thread(qapp) -> Iterator[None]:
+    """As in the app (qt/gc_guard.py): during a Qt test no worker thread runs the cycle collector, which
+    once destroyed a window's Qt objects on a worker while the GUI thread waited (a deadlock); the
+    test's garbage is collected here, on the GUI thread, when it ends."""
+    import gc
+
+    from aesthete_gui.qt.gc_guard import GuiThreadCollector
+
+    collector = GuiThreadCollector()
+    yield
+    collector.deleteLater()
+    gc.collect()
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
 def remembered_state_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The window layout and last profile are remembered in tmp_path, never in the user's config."""
     path = tmp_path / "session.json"
