@@ -31,8 +31,8 @@ def suggested_in_view(model: ImageListModel) -> list[int]:
         frames = model.burst_frames(row.burst_id) if row.burst_id is not None and model.burst_size(row.burst_id) > 0 else [image_id]
         for frame in frames:
             shown = model.row_for(frame)
-            # a frame the user flagged is no suggestion, whatever the row still says (an attack: a pick
-            # made on a hidden frame, in the window or from the command line, became a reject)
+            # the flag check covers a row a mark made elsewhere (the command line) reaches only with the
+            # next reload; the window's own marks clear the suggestion at once (update_marks)
             if shown is not None and shown.suggested_reject and shown.flag is None:
                 out[frame] = None
     return list(out)

@@ -276,7 +276,10 @@ class ImageListModel(QAbstractListModel):
             row = self._all.get(image_id)
             if row is None:
                 continue
-            self._all[image_id] = replace(row, stars=stars, flag=flag, label=label)
+            # a flagged frame is no suggestion (as the profile's suggested_rejects() has it): every view
+            # read the stale field, and Ctrl+Shift+X rejected a frame the user had just picked
+            suggested = row.suggested_reject and flag is None
+            self._all[image_id] = replace(row, stars=stars, flag=flag, label=label, suggested_reject=suggested)
             position = self._index_of.get(image_id)
             if position is not None:
                 self._visible[position] = self._all[image_id]

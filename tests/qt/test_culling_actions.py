@@ -295,6 +295,7 @@ def test_accepting_suggestions_never_rejects_a_frame_the_user_picked(qtbot, burs
     main.marks.mark([ids[2]], flag="pick")
     main.marks.wait_written()
     qtbot.waitUntil(lambda: main.model.row_for(ids[2]).flag == "pick", timeout=5_000)
+    assert not main.model.row_for(ids[2]).suggested_reject  # the row itself says so now, for every view
     assert accept_suggestions_in_view(main.model, main.marks)[0] == 1
     main.marks.wait_written()
     assert app_context.profile.marks.get(ids[2]).flag == "pick" and app_context.profile.marks.get(ids[0]).flag == "reject"
