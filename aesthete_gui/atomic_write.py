@@ -12,15 +12,19 @@ import contextlib
 import ctypes
 import errno
 import hashlib
+import logging
 import os
 import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:
@@ -270,14 +274,17 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[Path]:
+def remove_leftovers(
+    folder: str | os.PathLike[str], older_than: float, merge: Callable[[bytes, bytes], bytes | None] | None = None
+) -> list[Path]:
     """Clear this program's temporary files left in `folder` by a run that was killed: named
     `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last
     changed before `older_than` (a time.time() value) and whose writing process is gone; they are
     deleted. A swap file (`.aesthete-swap-…`, see swap_name) may hold what stood under a sidecar's
-    name before a killed swap, another program's edit among it: it goes back under that name, and
-    the file it displaces (our write, whose marks the profile keeps) is deleted; one whose sidecar
-    is gone is kept. Returns the temporary files cleared."""
+    name before a killed swap, another program's edit among it: `merge(theirs, ours)` puts our
+    fields on top of it, as the killed write would have, and that goes under the sidecar's name; a
+    swap file that cannot be settled so is kept under a visible name of its own (keep_aside).
+    Returns the temporary files cleared."""
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
@@ -295,7 +302,8 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
             continue
         if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
-        if match.re is _SWAPPING and not _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), entries):
+        if match.re is _SWAPPING and not _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), entries, merge):
+            keep_aside(Path(entry.path))
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
@@ -303,34 +311,57 @@ def remove_leftovers(folder: str | os.PathLike[str], older_than: float) -> list[
     return removed
 
 
-def _settle_swap(leftover: Path, key: str, expected: str, ours: str, entries: list[os.DirEntry[str]]) -> bool:
+def _settle_swap(leftover: Path, key: str, expected: str, ours: str, entries: list[os.DirEntry[str]],
+                 merge: Callable[[bytes, bytes], bytes | None] | None) -> bool:
     """What a killed swap left, settled by the keys in its name; True when `leftover` may be deleted.
 
     - It holds our bytes (killed before the swap): our write never happened; delete it.
-    - The sidecar still holds exactly our bytes (killed after the swap, nothing written since):
-      the leftover is what we displaced. What we expected: delete it. Anything else is another
-      program's save that landed just before the swap: it goes back under the sidecar's name, and our
-      bytes (whose marks the profile keeps, for the next sync to write) are deleted.
-    - Otherwise (the sidecar gone, or written since), keep it: putting it back would undo a later edit
-      (a re-check attack), and deleting it might lose the other program's."""
+    - The sidecar still holds exactly our bytes (killed after the swap, nothing written since): the
+      leftover is what we displaced. What we expected: delete it. Anything else is another program's
+      save that landed just before the swap: our fields go on top of it (`merge`), as the killed
+      write would have done, and that stands under the sidecar's name. (Put back as it was, its older
+      rating won the next sync over the user's newer mark: an attack.)
+    - Otherwise (the sidecar gone or written since, or no merge): False, for the caller to keep it."""
     target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
     try:
         with open(leftover, "rb") as handle:
-            held = content_key(handle.read())
-        if held == ours:
+            theirs = handle.read()
+        if content_key(theirs) == ours:
             return True
         if target is None:
             return False
         with open(target, "rb") as handle:
-            if content_key(handle.read()) != ours:
-                return False
-        if held == expected:
+            now = handle.read()
+        if content_key(now) != ours:
+            return False
+        if content_key(theirs) == expected:
             return True
-        if not exchange(leftover, target):
-            os.replace(leftover, target)  # the sidecar is exactly our write a moment ago
-            sync_folder(target.parent)
-            return False  # already gone: renamed over the sidecar
+        merged = merge(theirs, now) if merge is not None else None
+        if merged is None:
+            return False
+        temporary = write_temporary(target.parent, merged, stat.S_IMODE(os.stat(target).st_mode))
+        with open(target, "rb") as handle:
+            if handle.read() != now:  # written meanwhile: leave it, keep theirs aside
+                os.unlink(temporary)
+                return False
+        os.replace(temporary, target)
         sync_folder(target.parent)
         return True
     except OSError:
         return False
+
+
+def keep_aside(leftover: Path) -> Path | None:
+    """A swap file that could not be settled, renamed to `aesthete-kept-<time>-….xmp` beside the photos:
+    it may hold another program's edit that is nowhere else, so it is never deleted, never put back
+    later (a kept file once resurrected stale bytes when the sidecar came to hold our bytes again),
+    and the user can see it. The new path, or None when it could not be renamed."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
+    target = leftover.with_name(f"aesthete-kept-{stamp}-{content_key(leftover.name.encode())[:8]}.xmp")
+    try:
+        os.rename(leftover, target)
+    except OSError:
+        return None
+    log.warning("kept %s: what a sidecar held when an interrupted write of ours was killed (another "
+                "program's edit may be in it)", target)
+    return target

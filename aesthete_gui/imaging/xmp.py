@@ -511,6 +511,23 @@ def write_sidecar(
     return write_marks(image_path, stars, flag, label, ALL_FIELDS, naming, pairs_as_one).path
 
 
+def our_marks_on_top(theirs: bytes, ours: bytes) -> bytes | None:
+    """`theirs` (another program's sidecar) with the mark fields of `ours` (a sidecar we wrote) set on
+    top: what an interrupted write of ours would have made of their file (atomic_write.remove_leftovers
+    finishes it so). None when either cannot be read."""
+    try:
+        packet, mine = scan(theirs), scan(ours)
+    except PacketError:
+        return None
+    marks = _marks_of(mine)
+    if marks.unreadable or (marks.stars is None and marks.flag is None and marks.label is None):
+        return None
+    try:
+        return edit(packet, sidecar_fields(marks.stars or 0, marks.flag, marks.label))
+    except PacketError:
+        return None
+
+
 def restore_sidecar(path: str | os.PathLike[str], before: bytes | None, written: FileState) -> bool:
     """Undo one write: put `before` back (delete the sidecar when None) if the file is still exactly
     what that write left (`written`); False, nothing changed, when another program edited it since."""

@@ -32,6 +32,7 @@ from aesthete_gui.imaging.xmp import (
     XmpMarks,
     find_sidecar,
     folders_listed_once,
+    our_marks_on_top,
     read_sidecar_bytes,
     read_xmp_bytes,
     write_sidecar,
@@ -74,7 +75,7 @@ def sidecar_rules(profile: Profile) -> SidecarRules:
 def clean_leftovers(folders: Iterable[str | os.PathLike[str]], started: float) -> int:
     """Remove temporary sidecar files an earlier, killed run of ours left in `folders`; how many."""
     distinct = {os.fspath(folder) for folder in folders}
-    return sum(len(remove_leftovers(folder, started)) for folder in distinct)
+    return sum(len(remove_leftovers(folder, started, merge=our_marks_on_top)) for folder in distinct)
 
 
 @dataclass(frozen=True)

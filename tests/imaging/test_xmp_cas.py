@@ -229,12 +229,12 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
     (left,) = [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-swap-")]
     assert "darktable-edit" in left.read_text(encoding="utf-8")
     os.utime(left, (1e9, 1e9))
-    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == [left]
-    assert "<rdf:li>darktable-edit</rdf:li>" in sidecar.read_text(encoding="utf-8")  # their edit is back
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=xmp.our_marks_on_top) == [left]
+    # their edit is back, with the killed write's label on top of it, as the write would have made it
+    # (put back as it was, their older marks won the next sync over the user's: a later attack)
+    assert "<rdf:li>darktable-edit</rdf:li>" in sidecar.read_text(encoding="utf-8")
+    assert read_sidecar(image) == XmpMarks(stars=1, label="Red")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
-    # the label the killed write carried is the profile's to write again; written now, both stand
-    write_marks(image, 1, None, "Red", fields={"label"})
-    assert "darktable-edit" in sidecar.read_text(encoding="utf-8") and read_sidecar(image) == XmpMarks(stars=1, label="Red")
 
 
 def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: bytes, holds: bytes, tail: str) -> Path:
@@ -246,6 +246,11 @@ def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: by
     return left
 
 
+def _joined(theirs: bytes, ours: bytes) -> bytes:
+    """A stand-in merge for the settling rules: theirs with ours on top, plainly."""
+    return theirs + b" + " + ours
+
+
 @pytest.mark.parametrize(
     ("case", "sidecar_now", "left_holds", "cleared", "sidecar_after"),
     [
@@ -254,8 +259,8 @@ def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: by
         ("before the swap", b"theirs, newer", b"ours", True, b"theirs, newer"),
         # killed after the swap, nothing else happened: what we displaced is what we expected
         ("after the swap, no race", b"ours", b"expected", True, b"ours"),
-        # killed after the swap, another program's save had landed just before it: back it goes
-        ("after the swap, a race", b"ours", b"theirs, raced", True, b"theirs, raced"),
+        # killed after the swap, another program's save had landed just before it: ours on top of it
+        ("after the swap, a race", b"ours", b"theirs, raced", True, b"theirs, raced + ours"),
         # killed after the swap, and the sidecar written again since: neither undone nor deleted
         ("after the swap, edited since", b"a later edit", b"theirs, raced", False, b"a later edit"),
     ],
@@ -265,12 +270,21 @@ def test_a_killed_swap_is_settled_by_the_keys_in_its_name(tmp_path: Path, case: 
     sidecar = tmp_path / "IMG_0004.xmp"
     sidecar.write_bytes(sidecar_now)
     left = _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", b"ours", left_holds, "abcd1234")
-    removed = atomic_write.remove_leftovers(tmp_path, older_than=1.5e9)
-    assert (removed == [left]) == cleared and left.exists() != cleared, case
+    removed = atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined)
+    assert (removed == [left]) == cleared and not left.exists(), case
     assert sidecar.read_bytes() == sidecar_after, case
+    kept = sorted(tmp_path.glob("aesthete-kept-*.xmp"))
+    assert [k.read_bytes() for k in kept] == ([] if cleared else [left_holds]), case
 
 
-def test_a_killed_swaps_file_is_kept_when_its_sidecar_is_gone(tmp_path: Path) -> None:
+def test_a_killed_swaps_file_is_kept_aside_visibly_and_never_put_back_later(tmp_path: Path) -> None:
+    """An attack: a swap file kept because its sidecar was gone came back days later, once the sidecar
+    held our bytes again, and its stale marks won the next sync. A kept file is now renamed aside,
+    visibly, and never looked at again."""
     orphan = _left_by_a_killed_swap(tmp_path, "IMG_0003.xmp", b"expected", b"ours", b"another program's only copy", "efgh5678")
-    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9) == []
-    assert orphan.read_bytes() == b"another program's only copy"
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    (kept,) = tmp_path.glob("aesthete-kept-*.xmp")
+    assert kept.read_bytes() == b"another program's only copy" and not orphan.exists()
+    (tmp_path / "IMG_0003.xmp").write_bytes(b"ours")  # the sidecar holds our bytes again
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    assert (tmp_path / "IMG_0003.xmp").read_bytes() == b"ours" and kept.exists()
