@@ -201,3 +201,33 @@ def test_a_survey_opened_from_one_frame_shows_only_the_burst_frames_the_filter_l
     window.show_view("survey")
     shown = window.survey.image_ids
     assert len(shown) == 6 and not hidden & set(shown)
+
+
+def test_arrows_past_the_edge_slide_a_long_burst_along_so_every_frame_can_be_reached(qtbot, window) -> None:
+    # trial on held8: a 10-frame burst surveyed from one frame showed eight, and the last two could
+    # never be seen or marked there
+    from dataclasses import replace
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=5 if n < 10 else None) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    _select(window, [0])
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    survey = window.survey
+    burst = list(survey._all)
+    assert len(burst) == 10 and survey.image_ids == burst[:8]
+    assert "(frames 1–8;" in survey.message.text()
+    for _ in range(9):
+        qtbot.keyClick(survey, Qt.Key.Key_Right)
+    assert survey.active_id == burst[9] and survey.image_ids == burst[2:10]
+    assert "(frames 3–10;" in survey.message.text()
+    qtbot.keyClick(survey, Qt.Key.Key_X)  # the tenth frame, never shown before, is marked
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(burst[9]).flag == "reject")
+    qtbot.keyClick(survey, Qt.Key.Key_Right)  # the last frame: nothing further
+    assert survey.active_id == burst[9]
+    for _ in range(9):
+        qtbot.keyClick(survey, Qt.Key.Key_Left)
+    assert survey.active_id == burst[0] and survey.image_ids == burst[:8]
+    assert window.context.selection.image_ids() == [burst[0]]  # a burst from one frame: the outlined one alone

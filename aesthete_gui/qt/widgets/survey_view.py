@@ -1,5 +1,6 @@
 """Survey: 2–8 frames (a selection or a burst) side by side at equal size, zoom and pan synchronised,
-marks per frame with the usual keys; ←/→ (or a click) choose the frame the keys act on. Previews
+marks per frame with the usual keys; ←/→ (or a click) choose the frame the keys act on, and past the
+edge slide a longer run along. Previews
 first; once the user zooms in, the originals are decoded at full resolution (shared with the loupe)."""
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class SurveyView(QWidget):
             cell.view.clicked.connect(lambda _point, i=index: self.set_active(i))
             cell.view.view_changed.connect(self._zoomed)
         self.full_resolution.loaded.connect(self._full_arrived)
+        self._all: list[int] = []
         self._left_out = 0
         self._from_selection = True
         self.message = QLabel(EMPTY_MESSAGE, self)
@@ -109,17 +111,21 @@ class SurveyView(QWidget):
         return self._ids[self._active] if self._ids else None
 
     def set_frames(self, ids: list[int], active: int | None = None, selected: bool = True) -> None:
-        """Survey `ids` in their order, at most eight: the first eight, or the eight ending at
-        `active` when it lies further on (the message above the frames says how many were left out);
-        `active` is the frame the keys act on first. `selected`: the frames are the user's selection
-        (the frames shown stay selected, never the ones left out); else they are the burst of the one
-        frame the user was on, and the selection follows the outlined frame alone (back in the grid a
-        key must not mark the whole burst the survey showed)."""
+        """Survey `ids` in their order, at most eight at a time: the first eight, or the eight ending at
+        `active` when it lies further on (the message above the frames says which; ← and → past the
+        edge slide the eight along); `active` is the frame the keys act on first. `selected`: the
+        frames are the user's selection (the frames shown stay selected, never the ones left out);
+        else they are the burst of the one frame the user was on, and the selection follows the
+        outlined frame alone (back in the grid a key must not mark the whole burst the survey showed)."""
         self._from_selection = selected
-        unique = list(dict.fromkeys(ids))
-        self._ids = frames_around(unique, active, MAX_FRAMES)
-        self._left_out = len(unique) - len(self._ids)
-        self._active = self._ids.index(active) if active in self._ids else 0
+        self._all = list(dict.fromkeys(ids))
+        self._show_window(frames_around(self._all, active, MAX_FRAMES), active)
+
+    def _show_window(self, shown: list[int], active: int | None) -> None:
+        """Show these frames (a run of `_all`), `active` outlined."""
+        self._ids = shown
+        self._left_out = len(self._all) - len(shown)
+        self._active = shown.index(active) if active in shown else 0
         self._show_cells()
         for cell, image_id in zip(self.cells, self._ids, strict=False):
             cell.image_id = image_id
@@ -131,6 +137,21 @@ class SurveyView(QWidget):
         self._update_captions()
         self.set_active(self._active)
 
+    def step(self, step: int) -> None:
+        """Outline the next (+1) or previous (-1) frame; past the edge of the eight shown, the eight
+        slide along by one so that every frame of a longer burst or selection can be reached (a trial
+        surveyed a 10-frame burst and could never see two of its frames)."""
+        if not self._ids:
+            return
+        if 0 <= self._active + step < len(self._ids):
+            self.set_active(self._active + step)
+            return
+        position = self._all.index(self._ids[self._active]) + step
+        if not 0 <= position < len(self._all):
+            return
+        start = position - len(self._ids) + 1 if step > 0 else position
+        self._show_window(self._all[start : start + len(self._ids)], self._all[position])
+
     def _source_width(self, image_id: int) -> int:
         record = self._context.profile.catalog.image_by_id(image_id)
         return int(record.width or 0) if record is not None else 0
@@ -141,11 +162,13 @@ class SurveyView(QWidget):
             cell.hide()
         count = len(self._ids)
         left_out = self._left_out
+        first = self._all.index(self._ids[0]) + 1 if self._ids else 0
+        shown = f"frames {first}–{first + count - 1}; ← and → past the edge bring the others in"
         self.message.setText(EMPTY_MESSAGE if count < MIN_FRAMES else
-                             (f"{count} of {count + left_out} frames shown: the survey compares at most {MAX_FRAMES}; "
-                              "select fewer to see the others.") if self._from_selection else
-                             f"{count} of this burst's {count + left_out} frames shown (the survey compares at most "
-                             f"{MAX_FRAMES}): select the frames to compare in the grid.")  # fmt: skip
+                             f"{count} of {count + left_out} frames shown ({shown}): the survey compares at most {MAX_FRAMES}."
+                             if self._from_selection else
+                             f"{count} of this burst's {count + left_out} frames shown ({shown}): the survey compares at "
+                             f"most {MAX_FRAMES}; select the frames to compare in the grid.")  # fmt: skip
         self.message.setVisible(count < MIN_FRAMES or left_out > 0)
         if count < MIN_FRAMES:
             return
@@ -230,9 +253,9 @@ class SurveyView(QWidget):
         if marks is not None and self.active_id is not None:
             self._marks.mark([self.active_id], **marks)
         elif key in (Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Tab):
-            self.set_active(self._active + 1)
+            self.step(1)
         elif key in (Qt.Key.Key_Left, Qt.Key.Key_Up, Qt.Key.Key_Backtab):
-            self.set_active(self._active - 1)
+            self.step(-1)
         elif key == Qt.Key.Key_Z and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.toggle_actual_size(2.0 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 1.0)
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.active_id is not None:
