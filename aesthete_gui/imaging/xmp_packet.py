@@ -14,6 +14,11 @@ When a field occurs more than once, the last occurrence in document order is the
 exiftool reads it, and a write sets every occurrence. A field whose value cannot be read (a list,
 a resource, a rating outside -1..5, a label Aesthete does not know) is reported, and a write that
 would change it is refused with the reason.
+
+Bytes after the packet's trailer (`<?xpacket end="w"?>`: NULs, junk another program appended) are
+not part of the packet (XMP part 1, 7.3): the packet is read and edited and they are kept verbatim.
+A second packet there is refused: exiftool reads both and the later one wins, so a mark set in the
+first would not be what other programs show.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ _BY_NAME = {f"{ns} {local}": key for key, (ns, local, _) in FIELDS.items()}
 _RDF_VALUE, _RDF_DESC = f"{RDF} value", f"{RDF} Description"
 _START_TAG = re.compile(rb"<([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 _ATTRIBUTE = re.compile(rb"(\s+)([^\s=/>]+)\s*=\s*(\"([^\"]*)\"|'([^']*)')")
+_SECOND_PACKET = re.compile(rb"<\?xpacket|xmpmeta|RDF|Rating|PickLabel|Label")
 _RATING_TEXT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{1,6})?")  # ASCII digits: exiftool reads "２" as no number
 
 
@@ -119,7 +125,9 @@ class _Scanner:
         self.parser.CharacterDataHandler = self.characters
         self.parser.StartNamespaceDeclHandler = self.namespace
         self.parser.CommentHandler = self.comment
-        self.parser.ProcessingInstructionHandler = lambda *_: self.comment("")
+        self.parser.ProcessingInstructionHandler = self.instruction
+        self.root_seen = False
+        self.packet_end: int | None = None  # first byte after the trailer that follows the root
         self.parser.StartDoctypeDeclHandler = self.doctype
         if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]:
             self.packet.editable = "not UTF-8 (written as UTF-16 or UTF-32)"
@@ -139,6 +147,12 @@ class _Scanner:
         if self.stack and self.stack[-1].kind in ("field", "field-value"):
             self.stack[-1].inner_comment = True  # inside the bytes a new value would replace
 
+    def instruction(self, target: str, text: str) -> None:
+        self.comment("")
+        after_root = self.root_seen and not self.stack and self.packet_end is None
+        if after_root and target == "xpacket" and text.lstrip().startswith("end"):
+            self.packet_end = self.packet.data.find(b"?>", self.parser.CurrentByteIndex) + 2
+
     def characters(self, text: str) -> None:
         if self.stack and self.stack[-1].kind in ("field", "field-value"):
             self.stack[-1].text.append(text)
@@ -148,6 +162,7 @@ class _Scanner:
             raise PacketError(f"elements nested more than {MAX_XML_DEPTH} deep")
         self.scopes.append({**self.scopes[-1], **self.pending})
         self.pending = {}
+        self.root_seen = True
         start = self.parser.CurrentByteIndex
         tag = _START_TAG.match(self.packet.data, start) if self.packet.editable is None else None
         if tag is None and self.packet.editable is None:
@@ -270,9 +285,29 @@ class _Scanner:
 
 
 def scan(data: bytes) -> Packet:
-    """Scan a packet; PacketError with the reason when it is not XML Aesthete can read."""
+    """Scan a packet; PacketError with the reason when it is not XML Aesthete can read.
+
+    Bytes after the packet's trailer are kept in `data` (edits never reach them) unless they look
+    like another packet, which is refused."""
+    scanner = _Scanner(data)
     try:
-        return _Scanner(data).run()
+        return _parsed(scanner)
+    except PacketError:
+        if scanner.packet_end is None or scanner.packet_end <= 1:
+            raise
+    tail = data[scanner.packet_end :]
+    found = _SECOND_PACKET.search(tail)
+    if found is not None:
+        raise PacketError(f"more XMP follows the packet's end ({_shown(found.group().decode())} at byte "
+                          f"{scanner.packet_end + found.start()}), which other programs may read instead")  # fmt: skip
+    packet = _parsed(_Scanner(data[: scanner.packet_end]))
+    packet.data = data  # offsets are the same; the bytes after the trailer stay as they are
+    return packet
+
+
+def _parsed(scanner: _Scanner) -> Packet:
+    try:
+        return scanner.run()
     except expat.ExpatError as error:
         raise PacketError(f"not valid XML ({expat.ErrorString(error.code)}: line {error.lineno}, "
                           f"column {error.offset})") from None  # fmt: skip
