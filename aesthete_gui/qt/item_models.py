@@ -93,6 +93,7 @@ class ImageListModel(QAbstractListModel):
         context.signals.adapters_changed.connect(self.reload)
         context.signals.checks_changed.connect(self._checks_measured)
         self._checks_waiting: set[int] = set()
+        self._unflagged: set[int] = set()
         self._checks_loading = False
         self._rearrange = QTimer(self, singleShot=True, interval=1000)
         self._rearrange.timeout.connect(self._arrange_keeping_view)
@@ -279,6 +280,8 @@ class ImageListModel(QAbstractListModel):
             # a flagged frame is no suggestion (as the profile's suggested_rejects() has it): every view
             # read the stale field, and Ctrl+Shift+X rejected a frame the user had just picked
             suggested = row.suggested_reject and flag is None
+            if row.flag is not None and flag is None:
+                self._unflagged.add(image_id)  # the checks' suggestion may stand again: read once written
             self._all[image_id] = replace(row, stars=stars, flag=flag, label=label, suggested_reject=suggested)
             position = self._index_of.get(image_id)
             if position is not None:
@@ -287,6 +290,14 @@ class ImageListModel(QAbstractListModel):
         self._flush.start()
         if self._hidden_frame_promoted(marks):
             self._rearrange.start()  # a pick on a hidden frame of a collapsed burst makes it the cover
+
+    def marks_written(self, image_ids: list[int]) -> None:
+        """Marks reached the profile: a frame whose flag was cleared (U, or undo of X) shows the checks'
+        suggestion again where they still reject it (a trial's unflagged frame lost its "?" until reload)."""
+        cleared = [i for i in image_ids if i in self._unflagged]
+        if cleared:
+            self._unflagged.difference_update(cleared)
+            self._checks_measured(cleared)
 
     def _hidden_frame_promoted(self, marks: Mapping[int, tuple[int, str | None, str | None]]) -> bool:
         """Whether a mark made a frame a collapsed burst hides (a pick in the survey) the frame it now

@@ -225,3 +225,35 @@ def test_the_set_view_takes_the_burst_of_the_one_frame_selected(qtbot, day) -> N
     main.grid.select_image(ids[1])
     main.show_view("set")
     assert sorted(main.set_view.image_ids()) == sorted(ids[:3])
+
+
+def test_clearing_a_flag_brings_the_checks_suggestion_back_without_a_reload(qtbot, day) -> None:
+    # review: X on a suggested reject cleared its "?", and U (or undo) left it cleared until the next
+    # reload, though the checks still rejected the frame
+    main, ids = day
+    checks = [{"name": "focus", "value": 0.4, "verdict": "reject", "reason": "soft all over"}]
+    main.context.profile.checks.put_many([(ids[5], checks_version(), checks, [], "reject")])
+    main.context.signals.library_changed.emit()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[5]).suggested_reject, timeout=10_000)
+    main.grid.select_image(ids[5])
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)
+    assert not main.model.row_for(ids[5]).suggested_reject
+    main.marks.wait_written()
+    qtbot.keyClick(main.grid, Qt.Key.Key_U)
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[5]).suggested_reject, timeout=10_000)
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)  # a pick clears it again, and undo brings it back
+    assert not main.model.row_for(ids[5]).suggested_reject
+    main.marks.wait_written()
+    qtbot.keyClick(main.grid, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[5]).suggested_reject and main.model.row_for(ids[5]).flag is None, timeout=10_000)
+    # a frame without a reject verdict gets no suggestion from being unflagged
+    main.grid.select_image(ids[4])
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)
+    main.marks.wait_written()
+    qtbot.keyClick(main.grid, Qt.Key.Key_U)
+    main.marks.wait_written()
+    qtbot.wait(300)
+    assert not main.model.row_for(ids[4]).suggested_reject

@@ -233,6 +233,7 @@ class GridView(QListView):
         model.modelAboutToBeReset.connect(self._remember_selection)
         model.modelReset.connect(self._restore_selection)
         marks.applied.connect(model.update_marks)
+        marks.written.connect(model.marks_written)
         self._kept_selection: list[int] = []
         self._kept_scroll = 0
         self._kept_is_refresh = False
