@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -223,6 +223,27 @@ def cover_reason(cover: ImageRow, frames: int) -> str:
     if cover.flag == "reject":
         return f"Burst of {frames}: every frame is rejected; shows the best of them."
     return f"Burst of {frames}: shows the technically best frame (eyes, focus, clipping, then score)."
+
+
+def burst_others(cover: ImageRow, others: Sequence[ImageRow]) -> str:
+    """What the rest of a collapsed burst is like beside its cover, in one line (the "why" popup: a
+    trial's W said "the technically best frame" but not what the others lacked)."""
+    if not others:
+        return ""
+    kinds = (
+        ("rejected by you", lambda r: r.flag == "reject"),
+        ("suggested rejects", lambda r: r.suggested_reject),
+        ("with eyes closed", lambda r: r.eyes_closed),
+        ("with warnings", lambda r: bool(r.check_notes)),
+    )
+    counts = dict.fromkeys([k for k, _ in kinds] + ["passing every check"], 0)
+    for row in others:
+        counts[next((k for k, test in kinds if test(row)), "passing every check")] += 1
+    parts = [f"{n} {kind.replace('rejects', 'reject') if n == 1 else kind}" for kind, n in counts.items() if n]
+    cover_clean = not (cover.check_notes or cover.suggested_reject or cover.eyes_closed)
+    if counts["passing every check"] and cover_clean and not marked_by_user(cover):
+        parts[-1] += " (ranked below this one by score)"
+    return f"The other {len(others)}: {', '.join(parts)}." + (" This frame passed every check." if cover_clean else "")
 
 
 def arrange(

@@ -30,6 +30,7 @@ from aesthete_gui.qt.grid_rows import (
     arrange,
     best_of_burst,
     burst_cover,
+    burst_others,
     cell_score,
     cover_reason,
     load_and_arrange,
@@ -141,8 +142,11 @@ class ImageListModel(QAbstractListModel):
         if row.eyes_closed:
             lines.append("✖ eyes: a face has both eyes closed")
         size = self.burst_size(row.burst_id)
-        if size:
+        if size and row.burst_id is not None:
             lines.append(cover_reason(row, size))
+            others = [r for i in self.burst_frames(row.burst_id) if i != row.image_id and (r := self._all.get(i)) is not None]
+            if summary := burst_others(row, others):
+                lines.append(summary)
         return "\n".join(lines)
 
     def score_label(self) -> str:

@@ -39,3 +39,25 @@ def test_rows_without_checks_fall_back_to_the_score() -> None:
     a = ImageRow(1, "a.jpg", burst_id=1, scores={"overall": 2.0})
     b = ImageRow(2, "b.jpg", burst_id=1, scores={"overall": 4.0})
     assert best_of_burst([a, b]).image_id == 2
+
+
+def test_why_of_a_burst_tile_says_what_the_other_frames_lack() -> None:
+    # trial on held9: W on a burst's tile said "the technically best frame" but not why this one
+    from aesthete_gui.qt.grid_rows import burst_others
+
+    cover = ImageRow(1, "/s/1.jpg", burst_id=7)
+    others = [
+        ImageRow(2, "/s/2.jpg", burst_id=7, suggested_reject=True, check_notes=("✖ focus: soft",)),
+        ImageRow(3, "/s/3.jpg", burst_id=7, suggested_reject=True, check_notes=("✖ motion blur: smeared",)),
+        ImageRow(4, "/s/4.jpg", burst_id=7, eyes_closed=True),
+        ImageRow(5, "/s/5.jpg", burst_id=7, check_notes=("⚠ noise: grainy",)),
+        ImageRow(6, "/s/6.jpg", burst_id=7, flag="reject"),
+        ImageRow(7, "/s/7.jpg", burst_id=7),
+    ]
+    assert burst_others(cover, others) == (
+        "The other 6: 1 rejected by you, 2 suggested rejects, 1 with eyes closed, 1 with warnings, "
+        "1 passing every check (ranked below this one by score). This frame passed every check."
+    )
+    warned = ImageRow(1, "/s/1.jpg", burst_id=7, check_notes=("⚠ noise: grainy",))
+    assert burst_others(warned, others[:2]) == "The other 2: 2 suggested rejects."
+    assert burst_others(cover, []) == ""

@@ -257,3 +257,19 @@ def test_clearing_a_flag_brings_the_checks_suggestion_back_without_a_reload(qtbo
     main.marks.wait_written()
     qtbot.wait(300)
     assert not main.model.row_for(ids[4]).suggested_reject
+
+
+def test_w_on_a_collapsed_burst_says_what_its_other_frames_lack(qtbot, day) -> None:
+    main, ids = day
+    soft = [{"name": "focus", "value": 0.4, "verdict": "reject", "reason": "soft all over"}]
+    main.context.profile.checks.put_many([(ids[1], checks_version(), soft, [], "reject")])
+    main.context.signals.library_changed.emit()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[1]).suggested_reject, timeout=10_000)
+    main.model.set_filter(FilterState(collapse_bursts=True))
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.burst_size(main.model.row_for(ids[0]).burst_id) == 3, timeout=10_000)
+    cover = next(i for i in ids[:3] if main.model.position_of(i) is not None)
+    assert cover != ids[1]
+    main.grid.select_image(cover)
+    qtbot.keyClick(main.grid, Qt.Key.Key_W)
+    assert "Burst of 3" in QToolTip.text() and "The other 2: 1 suggested reject," in QToolTip.text()
+    QToolTip.hideText()
