@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from aesthete_gui.qt.culling_actions import (
     BURST_MARKS_SETTING,
@@ -201,6 +202,13 @@ def test_the_loupe_outlines_stored_faces_and_names_their_eyes(qtbot, app_context
     assert outline.rect().getRect() == (50.0, 20.0, 40.0, 40.0)
     assert "1 face (eyes open)" in main.loupe.caption.text()
     assert "Suggested reject" in main.loupe.caption.text()
+    # a trial read "1 face100%": a long caption is cut at its own edge, never run into the zoom
+    main.show_view("loupe")
+    main.resize(420, 480)
+    qtbot.waitUntil(lambda: main.loupe.zoom_label.text() != "")
+    QApplication.processEvents()
+    assert main.loupe.zoom_label.geometry().left() - main.loupe.caption.geometry().right() >= 12
+    assert main.loupe.caption.toolTip() == main.loupe.caption.text()
     main.marks.close()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from aesthete_gui.imaging.loupe_analysis import Histogram
 from aesthete_gui.qt.context import AppContext
@@ -59,8 +59,12 @@ class LoupeView(QWidget):
         self.zoom_label = QLabel(self)
         self.zoom_label.setObjectName("loupeZoom")
         self.histogram = HistogramWidget(self)
+        # a long caption is cut at its own edge, whole in its tooltip, never run into the zoom (a trial
+        # read "1 face100%")
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bottom = QHBoxLayout()
         bottom.setContentsMargins(6, 2, 6, 2)
+        bottom.setSpacing(16)
         bottom.addWidget(self.caption, 1)
         bottom.addWidget(self.zoom_label)
         bottom.addWidget(self.histogram)
@@ -303,3 +307,4 @@ class LoupeView(QWidget):
         suggested = "Suggested reject (W: why)" if row.suggested_reject else ""
         parts = [row.name, place, "★" * row.stars or "no stars", flag, suggested, row.label or "", faces_text]
         self.caption.setText("   ·   ".join(p for p in parts if p))
+        self.caption.setToolTip(self.caption.text())
