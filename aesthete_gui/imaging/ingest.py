@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -27,6 +30,10 @@ from aesthete_gui.imaging.thumbnails import (
     build_thumbnails,
     thumb_paths,
 )
+
+DISK_FULL = "disk_full"
+"""`IngestResult.error_kind` when the thumbnail cache's disk is full: no fault of the photograph."""
+_JPEG_END = b"\xff\xd9"
 
 
 @dataclass
@@ -81,7 +88,13 @@ def ingest_file(
     except DecodeError as exc:
         result.error, result.error_kind = exc.reason, exc.kind
     except Exception as exc:  # an unexpected failure must not stop an import of thousands of files
-        result.error, result.error_kind = f"unexpected error ({type(exc).__name__}: {exc})", "internal"
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            where = exc.filename or os.fspath(cache_dir)
+            result.error = f"the disk holding the thumbnail cache is full ({where})"
+            result.error_kind = DISK_FULL
+        else:
+            result.error = f"unexpected error ({type(exc).__name__}: {exc})"
+            result.error_kind = "internal"
     return result
 
 
@@ -102,7 +115,7 @@ def _ingest(
     result.content_hash = content_hash_bytes(data)
     name = os.fsdecode(path)
     cached = thumb_paths(result.content_hash, cache_dir)
-    have_cached = cached.exist() if with_preview else cached.thumb_path.is_file()
+    have_cached = all(whole_jpeg(p) for p in _cache_files(cached, with_preview))
     if have_cached and not with_features:
         # Same bytes seen before (moved, renamed, duplicated): headers + cached thumbnail suffice.
         result.metadata = metadata_from_bytes(data, name)
@@ -134,6 +147,7 @@ def _ingest(
     result.thumbs, small = build_thumbnails(
         decoded.image, result.content_hash, cache_dir, preview=with_preview
     )
+    _check_written(_cache_files(result.thumbs, with_preview))
     result.phash = perceptual_hash(small)
     result.signature = _signature(small)
     if with_checks:
@@ -142,3 +156,30 @@ def _ingest(
         from aesthete_gui.imaging.features import decoded_features
 
         result.features = decoded_features(decoded)
+
+
+def whole_jpeg(path: str | os.PathLike[str]) -> bool:
+    """Whether a JPEG file is there and ends with its end-of-image marker (a short write does not)."""
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(-len(_JPEG_END), os.SEEK_END)
+            return stream.read() == _JPEG_END
+    except OSError:
+        return False
+
+
+def _cache_files(thumbs: Thumbs, with_preview: bool) -> list[Path]:
+    return [thumbs.thumb_path, thumbs.preview_path] if with_preview else [thumbs.thumb_path]
+
+
+def _check_written(paths: list[Path]) -> None:
+    """Remove cache files written short and raise ENOSPC: on a nearly full disk a write can store
+    part of its bytes without an error, which left a truncated thumbnail that the next import
+    trusted (and then called the photograph unreadable)."""
+    short = [path for path in paths if not whole_jpeg(path)]
+    for path in short:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    if short:
+        reason = "a thumbnail was written short (the disk is full)"
+        raise OSError(errno.ENOSPC, reason, os.fspath(short[0]))

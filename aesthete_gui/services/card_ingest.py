@@ -543,7 +543,9 @@ def ingest_and_import(
 ) -> IngestSummary:
     """ingest_card, then import the destination into the profile (unless cancelled): one job."""
     from aesthete_gui.services.library import import_folders
+    from aesthete_gui.store.runs import lay_reserve
 
+    lay_reserve(profile.path)  # before the copies can fill the disk: the import run can always end
     summary = ingest_card(source, destination, template, backup, progress, cancel)
     if not summary.cancelled:
         imported = import_folders(

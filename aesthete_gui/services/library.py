@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aesthete_gui.errors import AestheteError
+from aesthete_gui.imaging.ingest import DISK_FULL
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.library_checks import check_row
@@ -91,6 +93,14 @@ class ImportSummary:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
+class CacheDiskFullError(AestheteError):
+    """The disk holding the thumbnail cache is full: the import stops (the run ends "failed")."""
+
+
+def _disk_full(outcome: FileOutcome) -> bool:
+    return outcome.ingest.error_kind == DISK_FULL
+
+
 class _Importer:
     """State of one import run: the batch being collected and the running counts."""
 
@@ -125,6 +135,17 @@ class _Importer:
         if not self.batch:
             return
         batch, self.batch = self.batch, []
+        # the photograph is fine and the disk is not: no error row, the import stops, a rerun reads it
+        full = [o.ingest.error for _, _, o, _ in batch if o is not None and _disk_full(o)]
+        batch = [item for item in batch if item[2] is None or not _disk_full(item[2])]
+        if batch:
+            self._write(batch)
+        if full:
+            raise CacheDiskFullError(f"import stopped: {full[0]}; free some space there and import again "
+                                     "(every photograph read so far is kept)")  # fmt: skip
+
+    def _write(self, batch: list[tuple[FoundFile, int, FileOutcome | None, str | None]]) -> None:
+        """Write results in one transaction (images, their features, checks and signatures)."""
         updates: list[ImageUpdate] = []
         for found, folder_id, outcome, problem in batch:
             update = self._update(found, folder_id, outcome, problem)

@@ -1,18 +1,68 @@
-"""Runs of long jobs (import, bridge, distillation, …): parameters, progress, status and result."""
+"""Runs of long jobs (import, bridge, distillation, …): parameters, progress, status and result.
+
+A run never stays "running" because the disk filled: starting one lays down `<profile>.reserve`
+(RESERVE_BYTES beside the profile, best effort), and when the write of how a run ended finds the
+disk full, that file is removed and the write tried once more, so the run ends "failed" with its
+reason. The next run lays the reserve down again. A run this process started and no longer runs
+(its end could not be written even so) is closed "interrupted" by the next close_interrupted here,
+as one of a process that is gone is.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from aesthete_gui.atomic_write import process_alive
+from aesthete_gui.store.errors import ProfileDiskFullError
 from aesthete_gui.store.events import RunChanged
 from aesthete_gui.store.records import RunRecord
 from aesthete_gui.store.repository import Repository, writes
 
 ENDED = ("done", "failed", "cancelled", "interrupted")
+RESERVE_SUFFIX = ".reserve"
+RESERVE_BYTES = 256 * 1024
+"""Room freed to record a run's end on a full disk (a few WAL frames; SQLite may need more)."""
+_ACTIVE: set[tuple[str, int]] = set()
+"""(profile path, run id) of the runs this process is running now."""
+
+
+def reserve_path(profile_path: str | os.PathLike[str]) -> Path:
+    """The file that keeps room on the profile's disk to record how a run ended."""
+    return Path(os.fspath(profile_path) + RESERVE_SUFFIX)
+
+
+def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
+    """Make sure the reserve is there at its full size; False (and none left) when it cannot be."""
+    path = reserve_path(profile_path)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == RESERVE_BYTES:
+            return True
+    try:
+        with open(path, "wb") as stream:
+            # not zeros: a compressing file system would keep no room for them
+            stream.write(os.urandom(RESERVE_BYTES))
+            stream.flush()
+            os.fsync(stream.fileno())
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return False
+
+
+def release_reserve(profile_path: str | os.PathLike[str]) -> bool:
+    """Remove the reserve to free its room; False when there was none."""
+    try:
+        reserve_path(profile_path).unlink()
+        return True
+    except OSError:
+        return False
 
 
 def _run(row: dict[str, Any]) -> RunRecord:
@@ -39,6 +89,8 @@ class RunsRepository(Repository):
                 or 0
             )
             tx.announce(RunChanged(run_id, kind, "running"))
+        _ACTIVE.add((str(self._db.path), run_id))
+        lay_reserve(self._db.path)  # after the commit: no file beside a profile that refuses writes
         return run_id
 
     @writes
@@ -50,7 +102,26 @@ class RunsRepository(Repository):
         total: int | None = None,
         result: Any = None,
     ) -> None:
-        """Update a run's status, progress and/or result (arguments left None stay unchanged)."""
+        """Update a run's status, progress and/or result (arguments left None stay unchanged).
+
+        An ended status that finds the disk full frees the reserve and is written again."""
+        if status not in ENDED:
+            self._update(run_id, status, done, total, result)
+            if status == "running":
+                _ACTIVE.add((str(self._db.path), run_id))
+            return
+        _ACTIVE.discard((str(self._db.path), run_id))
+        try:
+            self._update(run_id, status, done, total, result)
+        except ProfileDiskFullError:
+            if not release_reserve(self._db.path):
+                raise
+            self._update(run_id, status, done, total, result)
+
+    @writes
+    def _update(
+        self, run_id: int, status: str | None, done: int | None, total: int | None, result: Any
+    ) -> None:
         sets, params = ["updated_at = ?"], list[Any]([time.time()])
         for column, value in (("status", status), ("done", done), ("total", total)):
             if value is not None:
@@ -70,11 +141,14 @@ class RunsRepository(Repository):
 
     @writes
     def close_interrupted(self, kind: str) -> int:
-        """Mark runs of `kind` still 'running' whose process is gone (kill -9, crash) 'interrupted'."""
+        """Mark runs of `kind` still 'running' whose process is gone (kill -9, crash), or that this
+        process started and no longer runs, 'interrupted'."""
         stale = []
-        for row in self._db.rows("SELECT id, params FROM runs WHERE kind = ? AND status = 'running'", (kind,)):
+        running = "SELECT id, params FROM runs WHERE kind = ? AND status = 'running'"
+        for row in self._db.rows(running, (kind,)):
             pid = json.loads(row["params"] or "{}").get("pid")
-            if not isinstance(pid, int) or not process_alive(pid):
+            ours_ended = pid == os.getpid() and (str(self._db.path), row["id"]) not in _ACTIVE
+            if not isinstance(pid, int) or not process_alive(pid) or ours_ended:
                 stale.append(row["id"])
         for run_id in stale:
             self.update(run_id, status="interrupted")
