@@ -37,9 +37,15 @@ from aesthete_gui.imaging.judging import (
     values_of,
     worst_verdict,
 )
+from aesthete_gui.imaging.model_verdicts import ModelJudge
 from aesthete_gui.imaging.sequences import SAME_EV, FrameSet, Shot, find_sets, side_by_side
-from aesthete_gui.imaging.shoot_types import DEFAULT_SHOOT_TYPE, UnknownShootTypeError, shoot_type
-from aesthete_gui.imaging.verdict_models import verdict_models
+from aesthete_gui.imaging.shoot_types import (
+    DEFAULT_SHOOT_TYPE,
+    UnknownShootTypeError,
+    limits_for,
+    shoot_type,
+)
+from aesthete_gui.imaging.verdict_models import VerdictModel, verdict_models
 from aesthete_gui.settings import update_settings_file
 
 if TYPE_CHECKING:
@@ -56,6 +62,10 @@ sharpness or noise (brightening alone makes edges measure crisper)."""
 COMPARED_CHECKS = ("focus", "motion_blur", "noise")
 """Checks on which a burst's frames are compared with its best frame (a photographer culls a burst
 against its sharpest, steadiest, cleanest frame)."""
+SHARPNESS_BLIND = ("noise",)
+"""Checks whose measure a blur lowers: a burst frame is held against a cleaner one only when that one
+is not clearly softer (a held10 trial: a sharp frame of feathers was "noisier than" its smeared
+sibling, whose blur had wiped out texture and grain alike, and the smeared frame became the cover)."""
 
 
 def settings_path(profile_path: str | Path) -> Path:
@@ -301,20 +311,42 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         # only a frame no model rejects for its sharpness or noise can be the one the others are held
         # against (a noisy frame's grain reads as crisp edges), and only one exposed alike (a
         # brightened frame's edges read as crisper: sharpness is compared at one exposure)
-        clean = [f for f in frames if all(models[c].score(values[f.id]) < 0 for c in COMPARED_CHECKS)]
+        clean = [f for f in frames if _fit_to_compare(values[f.id], models)]
         for frame in frames:
             alike = [c for c in clean if c.id != frame.id and _exposed_alike(values[frame.id], values[c.id])]
             if not alike:
                 continue
             for check in COMPARED_CHECKS:
                 model = models[check]
-                best = min(alike, key=lambda f: (model.score(values[f.id]), f.id))
+                candidates = alike if check not in SHARPNESS_BLIND else [c for c in alike if not _clearly_softer(values[c.id], values[frame.id], models)]
+                if not candidates:
+                    continue
+                best = min(candidates, key=lambda f: (model.score(values[f.id]), f.id))
                 if model.score(values[best.id]) < model.score(values[frame.id]):
                     measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
                     out.setdefault(frame.id, []).append(Sibling(check, Path(best.path).name, measures))
         for frame_id, sibling in _edges_lost(frames, clean, values).items():
             out.setdefault(frame_id, []).append(sibling)
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+def _fit_to_compare(values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:
+    """Whether a frame may be the one its burst is held against: no model rejects its sharpness, and
+    its noise is under the reject point or is texture by the noise check's own rule (grain in
+    brightness only that keeps its strength at half size: a held10 trial's sharp frame of feathers
+    was no reference, and its smeared sibling was held against nothing)."""
+    if any(models[c].score(values) >= 0 for c in ("focus", "motion_blur")):
+        return False
+    if models["noise"].score(values) < 0:
+        return True
+    rule = limits_for(DEFAULT_SHOOT_TYPE, thresholds())["noise"]
+    return ModelJudge(values, models).judge("noise", float(values.get("noise", math.nan)), rule)[0] != "reject"
+
+
+def _clearly_softer(theirs: Mapping[str, float], own: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:
+    """Whether a frame is clearly softer or more smeared than another: its focus or motion-blur score
+    lies beyond that model's burst margin (`group`) above the other's."""
+    return any(models[c].score(theirs) - models[c].score(own) > (models[c].group or 0.0) for c in ("focus", "motion_blur"))
 
 
 def _edges_lost(frames: Sequence[ImageRecord], clean: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]]) -> dict[int, Sibling]:

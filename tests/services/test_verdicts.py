@@ -231,6 +231,22 @@ def test_a_real_bursts_original_is_held_against_no_noisy_or_brightened_copy() ->
     assert not held_against & {"IMG_0064.JPG", "IMG_0065.JPG"}, held_against
 
 
+def test_a_sharp_textured_frame_is_not_held_against_its_smeared_sibling_for_noise() -> None:
+    # held10 trial: the sharp feather frame was "noisier than IMG_0043.JPG, the cleanest frame of its
+    # burst (noise σ 27.5 against 8.4)", a suggested reject, and the smeared frame became the cover
+    from aesthete_gui.store import ImageRecord
+
+    frames = json.loads((Path(__file__).parent / "data" / "feather_burst_checks.json").read_text(encoding="utf-8"))["frames"]
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
+    stored = {i: (frames[n]["checks"], []) for i, n in enumerate(names)}
+    siblings = verdicts.best_siblings(members, stored)
+    sharp = names.index("IMG_0042.JPG")
+    assert [s.check for s in siblings.get(sharp, ())] == []  # held against nothing: it is the sharp one
+    smeared = {s.check: s.name for s in siblings.get(names.index("IMG_0043.JPG"), ())}
+    assert smeared.get("motion_blur") == "IMG_0042.JPG"  # the smeared frame is still held against the sharp one
+
+
 def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judged(
     tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
