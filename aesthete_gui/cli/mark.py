@@ -13,6 +13,12 @@ from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.store import COLOR_LABELS
 
 
+def describe_marks(stars: int, flag: str | None, label: str | None) -> str:
+    """A photograph's marks in words: "★★★ · pick · blue label", "no marks"."""
+    parts = ["★" * stars if stars else "", {"pick": "pick", "reject": "rejected"}.get(flag or "", ""), f"{label} label" if label else ""]
+    return " · ".join(p for p in parts if p) or "no marks"
+
+
 def cmd_mark(args: argparse.Namespace) -> int:
     """Set stars, pick/reject and colour label on images, in the profile and their XMP sidecars."""
     from aesthete_gui.services.library_marks import mark_images
@@ -40,10 +46,16 @@ def cmd_mark(args: argparse.Namespace) -> int:
                                  naming=args.xmp_naming, pairs_as_one=args.pairs)  # fmt: skip
         except ValueError as error:
             raise UserError(str(error)) from error
+        paths = {m.image_id: record.path for m in result.marks if (record := profile.catalog.image_by_id(m.image_id)) is not None}
     finally:
         profile.close()
-    rows = [{"id": m.image_id, "stars": m.stars, "flag": m.flag, "label": m.label} for m in result.marks]
-    print(json.dumps(rows[0] if len(args.images) == 1 and len(rows) == 1 else rows))
+    if args.json:
+        rows = [{"id": m.image_id, "path": paths.get(m.image_id), "stars": m.stars, "flag": m.flag, "label": m.label}
+                for m in result.marks]  # fmt: skip
+        print(json.dumps(rows[0] if len(args.images) == 1 and len(rows) == 1 else rows))
+    else:
+        for m in result.marks:
+            print(terminal_text(f"{paths.get(m.image_id, f'image {m.image_id}')}: {describe_marks(m.stars, m.flag, m.label)}"))
     for problem in result.problems:
         print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
     return 1 if result.problems else 0
@@ -80,4 +92,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="this time, mark both halves of a RAW+JPEG pair")  # fmt: skip
     pairs.add_argument("--pairs-separate", dest="pairs", action="store_false",
                        help="this time, mark only the half named")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print the marks as JSON (id, path, stars, flag, label) for scripts")
     p.set_defaults(func=cmd_mark)

@@ -85,8 +85,11 @@ def test_bursts_mark_and_export(tmp_path: Path, shoot: Path, capsys: pytest.Capt
     assert [Path(i["path"]).name for i in burst["images"]] == ["B_0.jpg", "B_1.jpg", "B_2.jpg"]
     target = shoot / "B_1.jpg"
     assert _run(profile, "mark", str(target), "--stars", "4", "--pick", "--label", "blue", "--xmp") == 0
+    # a held10 trial: mark printed raw JSON ids; it names the file and its marks in words
+    assert capsys.readouterr().out == f"{target}: ★★★★ · pick · Blue label\n"
+    assert _run(profile, "mark", str(target), "--stars", "4", "--pick", "--label", "blue", "--json") == 0
     marked = json.loads(capsys.readouterr().out)
-    assert (marked["stars"], marked["flag"], marked["label"]) == (4, "pick", "Blue")
+    assert (marked["path"], marked["stars"], marked["flag"], marked["label"]) == (str(target), 4, "pick", "Blue")
     assert read_sidecar(target).stars == 4 and read_sidecar(target).flag == "pick"
     assert _run(profile, "mark", str(target), "--reject", "--label", "none") == 0
     capsys.readouterr()

@@ -40,8 +40,8 @@ def test_mark_writes_the_sidecar_by_default_and_not_with_no_xmp_or_the_setting_o
 ) -> None:
     profile = tmp_path / "p.db"
     capsys.readouterr()
-    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--stars", "4") == 0
-    assert json.loads(capsys.readouterr().out) == {"id": 1, "stars": 4, "flag": None, "label": None}
+    assert _run(profile, "mark", str(shoot / "IMG_0.jpg"), "--stars", "4", "--json") == 0
+    assert json.loads(capsys.readouterr().out) == {"id": 1, "path": str(shoot / "IMG_0.jpg"), "stars": 4, "flag": None, "label": None}
     assert read_sidecar(shoot / "IMG_0.jpg") == XmpMarks(stars=4)
     assert _run(profile, "mark", str(shoot / "IMG_1.jpg"), "--pick", "--no-xmp") == 0
     assert find_sidecar(shoot / "IMG_1.jpg") is None
@@ -56,6 +56,8 @@ def test_several_images_in_one_command(tmp_path: Path, shoot: Path, capsys: pyte
     capsys.readouterr()
     images = [str(shoot / f"IMG_{n}.jpg") for n in range(3)]
     assert _run(tmp_path / "p.db", "mark", *images, "--reject") == 0
+    assert capsys.readouterr().out.splitlines() == [f"{path}: rejected" for path in images]
+    assert _run(tmp_path / "p.db", "mark", *images, "--reject", "--json") == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["flag"] for r in rows] == ["reject"] * 3
     assert all(read_sidecar(path).flag == "reject" for path in images)

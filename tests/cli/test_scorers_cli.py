@@ -78,7 +78,7 @@ def test_every_scoring_command_escapes_hostile_file_names(tmp_path: Path, capsys
     captured = capsys.readouterr()
     shown = captured.out + captured.err
     assert not any(c in shown for c in ("\x1b", "\u202e", "\x07"))
-    assert shown.count("evil\\x1b[2J\\u202egpj.jpg") == 2  # score and score-profile
+    assert shown.count("evil\\x1b[2J\\u202egpj.jpg") == 3  # mark, score and score-profile
     assert "copied to " + str(tmp_path / "out\\x07\\u202e") in shown  # copy-picks
     last_line = captured.out.strip().splitlines()[-1]
     assert json.loads(last_line)[0]["path"].endswith(hostile)  # the JSON still decodes to the real name
