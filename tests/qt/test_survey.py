@@ -231,3 +231,39 @@ def test_arrows_past_the_edge_slide_a_long_burst_along_so_every_frame_can_be_rea
         qtbot.keyClick(survey, Qt.Key.Key_Left)
     assert survey.active_id == burst[0] and survey.image_ids == burst[:8]
     assert window.context.selection.image_ids() == [burst[0]]  # a burst from one frame: the outlined one alone
+
+
+def test_a_pick_in_the_survey_that_rearranges_the_grid_leaves_the_outlined_frame_current(qtbot, window) -> None:
+    # held10 trial: with bursts collapsed, ← P → X in the survey: the outline and "Rejected" were on
+    # the next frame while the inspector (and the shared current frame) went back to the picked one
+    from dataclasses import replace
+
+    from aesthete_gui.qt.grid_rows import FilterState
+
+    rows = window.model.all_rows()
+    window.model.set_rows([replace(r, burst_id=5 if n < 4 else None) for n, r in enumerate(rows)])
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    window.model.set_filter(FilterState(collapse_bursts=True))
+    qtbot.waitUntil(lambda: not window.model.loading and window.model.burst_size(5) == 4, timeout=10_000)
+    cover = next(r.image_id for r in window.model.all_rows() if r.burst_id == 5 and window.model.position_of(r.image_id) is not None)
+    window.grid.select_image(cover)
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    survey = window.survey
+    at = survey.image_ids.index(cover)
+    step = 1 if at + 1 < len(survey.image_ids) else -1
+    picked = survey.image_ids[at + step]
+    survey.set_active(at + step)
+    qtbot.keyClick(survey, Qt.Key.Key_P)  # a pick on a hidden frame: it becomes the burst's tile
+    qtbot.keyClick(survey, Qt.Key.Key_Left if step == 1 else Qt.Key.Key_Right)  # back to the old cover, now hidden
+    outlined = survey.active_id
+    assert outlined == cover
+    window.marks.wait_written()
+    qtbot.wait(1500)  # the grid re-arranges behind the survey (a second after the pick)
+    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
+    assert window.context.selection.current() == outlined
+    qtbot.waitUntil(lambda: window.inspector.image_id == outlined, timeout=5_000)
+    qtbot.keyClick(survey, Qt.Key.Key_X)
+    window.marks.wait_written()
+    assert window.context.profile.marks.get(outlined).flag == "reject"
+    assert window.context.profile.marks.get(picked).flag == "pick"

@@ -392,7 +392,10 @@ class GridView(QListView):
 
     def _remember_selection(self) -> None:
         QToolTip.hideText()  # the cell an explanation pointed at may move or vanish
-        self._kept_selection = self.selected_ids()
+        # behind another view (the survey, the loupe), the shared selection, not the grid's own: that
+        # view may have made a frame current that a collapsed burst hides, which the grid cannot select
+        shared = [] if self.isVisible() else self._context.selection.image_ids()
+        self._kept_selection = shared or self.selected_ids()
         self._kept_scroll = self.verticalScrollBar().value()
         self._kept_is_refresh = self._model.refreshing
 
@@ -418,7 +421,19 @@ class GridView(QListView):
         elif positions:  # a new filter or order: keep the current image in view
             self.scrollTo(self.currentIndex())
         self.viewport().update()
-        self._publish_selection()
+        if self.isVisible() or not self._still_shown(self._kept_selection):
+            self._publish_selection()
+
+    def _still_shown(self, image_ids: list[int]) -> bool:
+        """Whether every one of these images is still in the view, on its own or behind its burst's
+        tile: then, while another view is shown, the shared selection stands as it is (a held10 trial's
+        pick in the survey re-arranged the grid, which put the picked tile back as the current frame
+        under the survey's outline)."""
+        state = self._model.filter_state
+        return bool(image_ids) and all(
+            (row := self._model.row_for(i)) is not None and (self._model.position_of(i) is not None or state.accepts(row))
+            for i in image_ids
+        )
 
     def _row_ranges(self, positions: list[int]) -> QItemSelection:
         """The rows at `positions` as one selection of contiguous ranges."""
