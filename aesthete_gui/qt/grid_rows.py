@@ -105,6 +105,11 @@ class FilterState:
                 and not self.eyes_closed and not self.text and not self.unrated
                 and self.captured_from is None and self.captured_to is None)  # fmt: skip
 
+    def reads_marks(self) -> bool:
+        """True when a change of stars, flag or label can let a row in or turn it away (or move the
+        frame a collapsed burst shows)."""
+        return self.min_stars > 0 or self.unrated or self.flag is not None or self.label is not None or self.collapse_bursts
+
     def accepts(self, row: ImageRow) -> bool:
         """True when the row passes every part of the filter."""
         if row.stars < self.min_stars or (self.unrated and row.stars):

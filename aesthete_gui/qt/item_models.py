@@ -295,6 +295,14 @@ class ImageListModel(QAbstractListModel):
         if self._hidden_frame_promoted(marks):
             self._rearrange.start()  # a pick on a hidden frame of a collapsed burst makes it the cover
 
+    def marks_changed_elsewhere(self, marks: Mapping[int, tuple[int, str | None, str | None]]) -> None:
+        """Marks another program made (the command line, a sidecar) are shown through the filter soon:
+        a held10 trial's `aesthete mark --pick` left "picks only" showing 5 of the 7 picks the status
+        bar and the export counted. The window's own marks leave the view in place until the next
+        arrangement (a reject in "picks only" must not pull the frame from under the cursor)."""
+        if marks and self._filter.reads_marks() and not self._rearrange.isActive():
+            self._rearrange.start()
+
     def marks_written(self, image_ids: list[int]) -> None:
         """Marks reached the profile: a frame whose flag was cleared (U, or undo of X) shows the checks'
         suggestion again where they still reject it (a trial's unflagged frame lost its "?" until reload)."""

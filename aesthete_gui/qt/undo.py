@@ -122,6 +122,7 @@ class MarkController(QObject):
 
     applied = Signal(object)  # dict: image id -> Marks, emitted at once in the UI thread
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
+    changed_elsewhere = Signal(object)  # dict: image id -> Marks, changed by another program (after `applied`)
     failed = Signal(str)  # a write failed: the reason, for the status bar
     notice = Signal(str)  # something the user should know about a finished write or undo
     _done = Signal(list, str, str)  # worker -> UI: ids, errors, notice
@@ -165,6 +166,7 @@ class MarkController(QObject):
         changed = {i: marks for i, marks in fresh.items() if self.marks_of(i) != marks}
         if changed:
             self.applied.emit(changed)
+            self.changed_elsewhere.emit(changed)
 
     def with_pair_halves(self, image_ids: Iterable[int]) -> list[int]:
         """The images a mark applies to: with "Treat RAW+JPEG pairs as one", each pair's other half too."""

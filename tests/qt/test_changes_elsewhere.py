@@ -70,3 +70,20 @@ def test_a_sidecar_edited_elsewhere_is_never_written_over_from_the_window(
     assert (mark.stars, mark.label) == (5, "Yellow")
     qtbot.waitUntil(lambda: window.model.row_for(target).stars == 5, timeout=1000)  # and it shows
     window.marks.close()
+
+
+def test_a_command_line_pick_under_picks_only_appears_in_the_grid(qtbot, app_context, tmp_path: Path) -> None:
+    # held10 trial: `aesthete mark … --pick` with "picks only" on: the status bar counted 7 picks, the
+    # grid kept showing 5 for more than 4 s (and the export said 7)
+    from aesthete_gui.qt.grid_rows import FilterState
+
+    window, ids, _ = _window_on_images(qtbot, app_context, tmp_path, xmp=False)
+    window.model.set_filter(FilterState(flag="pick"))
+    qtbot.waitUntil(lambda: not window.model.loading and window.model.visible_ids() == [], timeout=10_000)
+    done = subprocess.run([*CLI, "--profile", str(app_context.profile_path), "mark", str(ids[2]), "--pick"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    committed = time.monotonic()
+    qtbot.waitUntil(lambda: window.model.visible_ids() == [ids[2]], timeout=4000)
+    assert time.monotonic() - committed < 2.5
+    window.marks.close()

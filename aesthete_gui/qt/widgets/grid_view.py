@@ -234,6 +234,7 @@ class GridView(QListView):
         model.modelReset.connect(self._restore_selection)
         marks.applied.connect(model.update_marks)
         marks.written.connect(model.marks_written)
+        marks.changed_elsewhere.connect(model.marks_changed_elsewhere)
         self._kept_selection: list[int] = []
         self._kept_scroll = 0
         self._kept_is_refresh = False
