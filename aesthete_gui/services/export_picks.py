@@ -201,6 +201,8 @@ def export_picks(
     if problem is not None:
         raise ExportPicksError(problem)
     result.cleaned = clean_own_temps(folder, started)
+    # counted in photographs, as the job's title is: a RAW+JPEG pair is one unit and two photographs
+    total, reached = sum(len(u.unit.photos) for u in units), 0
     for done, item in enumerate(units):
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
@@ -218,7 +220,8 @@ def export_picks(
         if not finished:
             result.cancelled = True
             break
-        report(Progress(done + 1, len(units), item.chosen[0]))
+        reached += len(item.unit.photos)
+        report(Progress(reached, total, item.chosen[0]))
     if move and result.copied:
         adopt_destination(profile, [target for _, target in result.copied])
     return result

@@ -341,7 +341,9 @@ def test_a_raw_jpeg_pair_moves_together_and_the_library_follows_both(tmp_path: P
         ids = profile.catalog.write_images([ImageUpdate(path=str(p), folder_id=None, status="ok") for p in (jpeg, raw)])
         profile.marks.set(ids[0], stars=5, flag="pick")
         profile.marks.set(ids[1], stars=2)
-        result = export_picks(profile, [ids[0]], tmp_path / "picks", move=True)
+        seen: list[tuple[int, int]] = []
+        result = export_picks(profile, [ids[0]], tmp_path / "picks", move=True, progress=lambda p: seen.append((p.done, p.total)))
+        assert seen == [(2, 2)]  # counted in photographs, as the job's title (a held10 trial read "Copy 8" over "7 / 7")
         assert sorted(p.name for p in (tmp_path / "picks").iterdir()) == [
             "IMG_0001.CR2", "IMG_0001.JPG", "IMG_0001.JPG.xmp", "IMG_0001.xmp"]  # fmt: skip
         assert list((tmp_path / "shoot").iterdir()) == []
