@@ -33,6 +33,11 @@ NEW_VIEW_HAMMING = 12
 MIN_PANORAMA = 3
 """Frames of a panorama recognised from metadata alone; 2 when the thumbnails show the overlap."""
 MIN_STACK = 3
+STACK_VIEW_HAMMING = 4
+"""pHash bits within which neighbours of a focus stack show one view: a stack is shot from a tripod,
+where refocusing moves the picture little, while a hand-held burst's frames drift 2-16 bits apart (a
+held10 trial's burst of sharp frames, its sharpest tile hopping one way by chance, was called a stack
+and left out of culling)."""
 MIN_FOCUS_SHIFT = 0.2
 """The sharp region of a focus stack moves by at least this share of the frame across the set ..."""
 STACK_STRAIGHTNESS = 0.7
@@ -172,7 +177,7 @@ def _panoramas(shots: Sequence[Shot], overlaps: OverlapTest | None) -> list[Fram
 
 def _focus_stacks(shots: Sequence[Shot]) -> list[FrameSet]:
     def linked(a: Shot, b: Shot) -> bool:
-        return _same_optics(a, b) and _same_exposure(a, b) and _same_view(a, b, NEW_VIEW_HAMMING)
+        return _same_optics(a, b) and _same_exposure(a, b) and _same_view(a, b, STACK_VIEW_HAMMING)
 
     out = []
     for run in _runs(shots, linked):

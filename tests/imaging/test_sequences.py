@@ -63,6 +63,18 @@ def test_a_focus_stack_is_the_same_view_sharp_in_moving_places() -> None:
     assert find_sets(wandering) == []  # back and forth: a burst whose sharpest tile hops, not a stack
 
 
+def test_a_hand_held_burst_whose_sharpest_tile_hops_one_way_is_no_stack() -> None:
+    # held10 trial: five sharp frames of a hand-held burst, 8, 6, 2 and 8 pHash bits apart, were called a
+    # focus stack (their sharpest tiles happened to move one way) and left out of culling
+    base = 0x5A5A_0F0F_3C3C_9696
+    views = [base, base ^ 0xFF, base ^ 0xFF ^ 0x3F00, base ^ 0xFF ^ 0x3F00 ^ 0x3_0000, base ^ 0xFF ^ 0x3F00 ^ 0x3_0000 ^ 0xFF00_0000]
+    spots = ((0.2, 0.5), (0.3, 0.5), (0.45, 0.5), (0.6, 0.5), (0.7, 0.5))
+    burst = [_shot(f"h{i}", i * 0.125, sharp_at=spot, phash=view) for i, (spot, view) in enumerate(zip(spots, views, strict=True))]
+    assert find_sets(burst) == []
+    tripod = [_shot(f"t{i}", i * 0.5, sharp_at=spot, phash=base ^ (1 << i)) for i, spot in enumerate(spots)]
+    assert [(s.kind, len(s.keys)) for s in find_sets(tripod)] == [("focus_stack", 5)]  # refocusing moves a bit or two
+
+
 def test_a_panorama_needs_overlapping_views_when_the_thumbnails_can_tell() -> None:
     pano = [_shot(f"p{i}", i * 2.0, phash=view) for i, view in enumerate(OTHER_VIEWS)]
     assert [(s.kind, len(s.keys)) for s in find_sets(pano)] == [("panorama", 3)]  # metadata alone: 3 frames
