@@ -28,22 +28,44 @@ def cmd_recheck(args: argparse.Namespace) -> int:
             raise UserError(f"could not remember the shoot type beside the profile: {error}") from error
         reasons = suggested_reject_reasons(profile)
         paths = {image.id: image.path for image in profile.catalog.images()}
+        problems = _accept(profile, sorted(reasons)) if args.accept and reasons else []
     finally:
         profile.close()
     rows: list[dict[str, Any]] = sorted(({"id": i, "path": paths.get(i), "reasons": r} for i, r in reasons.items()),
                                         key=lambda row: (str(row["path"]).casefold(), str(row["path"])))  # A-Z, case aside
+    copies = sorted(({"id": i, "path": paths.get(i), "copy_of": what} for i, what in result.copy_of.items()),
+                    key=lambda row: (str(row["path"]).casefold(), str(row["path"])))  # fmt: skip
     if args.json:
         print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
-                          "copies": result.copies, "suggested_rejects": rows}, indent=2, ensure_ascii=False))  # fmt: skip
-        return 0
+                          "copies": result.copies, "copy_list": copies, "suggested_rejects": rows,
+                          "accepted": len(rows) if args.accept else 0}, indent=2, ensure_ascii=False))  # fmt: skip
+        return 1 if problems else 0
     label = shoot_types()[result.shoot_type].label
     print(f"shoot type: {label}; {result.judged} verdicts judged again; {len(rows)} suggested rejects; "
           f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame")  # fmt: skip
     for name in result.sets:
         print(f"  set: {terminal_text(name)}")
+    for copy in copies:  # a held10 trial could not tell from the command line which files were copies
+        print(f"  copy: {terminal_text(str(copy['path']))} is {terminal_text(copy['copy_of'])}")
     for row in rows:
         print(f"{terminal_text(str(row['path']))}: {terminal_text('; '.join(row['reasons']))}")
-    return 0
+    if args.accept:
+        print(f"rejected the {_count(len(rows), 'suggested frame')} (flag 'reject'; `aesthete mark … --unflag` takes one back)" if rows
+              else "nothing to accept: no suggested rejects")  # fmt: skip
+    for problem in problems:
+        print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _accept(profile: Profile, image_ids: list[int]) -> list[str]:
+    """Flag the suggested rejects as rejected, in the profile and their sidecars as `mark` does (the
+    window's Accept suggested rejects); the sidecar problems, if any."""
+    from aesthete_gui.services.library_marks import mark_images
+    from aesthete_gui.services.sidecar_sync import sidecar_rules
+    from aesthete_gui.store.records import UNSET
+
+    result = mark_images(profile, image_ids, UNSET, "reject", UNSET, write_xmp=sidecar_rules(profile).write, naming="auto", pairs_as_one=None)
+    return list(result.problems)
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -78,4 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_shoot_type_option(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--accept", action="store_true",
+                   help="then flag every suggested reject listed as rejected (and write their sidecars, as `mark` does), "
+                        "like the window's Accept suggested rejects")  # fmt: skip
     p.set_defaults(func=cmd_recheck)

@@ -119,6 +119,8 @@ class Rejudged:
     judged: int = 0
     sets: list[str] = field(default_factory=list)
     copies: int = 0
+    copy_of: dict[int, str] = field(default_factory=dict)
+    """Each copy's image id, and what it is a copy of (SetContext.copy_of)."""
 
 
 def _seconds(capture_time: str | None) -> float | None:
@@ -423,8 +425,9 @@ def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
     stored = profile.checks.all()
     images = [image for image in profile.catalog.images(status="ok") if image.id in stored]
     contexts = set_contexts(profile, images, stored)
+    copy_of = {image_id: c.copy_of for image_id, c in contexts.items() if c.copy_of}
     result = Rejudged(chosen, sets=sorted({c.sequence for c in contexts.values() if c.sequence}),
-                      copies=sum(bool(c.copy_of) for c in contexts.values()))  # fmt: skip
+                      copies=len(copy_of), copy_of=copy_of)  # fmt: skip
     rows = []
     flipped = []  # images whose reject verdict came or went: their built-in scores are out of date
     thresholds = thresholds_version()

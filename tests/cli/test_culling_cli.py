@@ -131,3 +131,22 @@ def test_a_student_name_that_would_leave_the_models_folder_is_refused_before_any
     assert code == 2 and err.count("\n") == 1
     assert "student name '../../victim' cannot be used as a file name: it contains a folder separator" in err
     assert victim.read_text() == "{}" and not list(tmp_path.rglob("victim.safetensors"))
+
+
+def test_recheck_accept_rejects_the_suggested_frames_and_writes_their_sidecars(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # held10 trial: no command-line way to accept the suggested rejects (the window's Ctrl+Shift+X)
+    from aesthete_gui.imaging.xmp import read_sidecar
+
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    assert _run(profile, "recheck", "--accept") == 0
+    out = capsys.readouterr().out
+    assert "rejected the 2 suggested frames" in out
+    rows = _images(profile, capsys)
+    assert {name: row["flag"] for name, row in rows.items()} == {"clean.jpg": None, "bright.jpg": "reject", "tiny.png": "reject"}
+    assert read_sidecar(shoot / "bright.jpg").flag == "reject" and read_sidecar(shoot / "clean.jpg") is None
+    assert _run(profile, "recheck", "--accept") == 0  # a flagged frame is no suggestion: nothing left
+    assert "nothing to accept" in capsys.readouterr().out

@@ -285,7 +285,14 @@ def test_the_bursts_list_names_a_bracket_and_recheck_counts_in_words(
     shown = next(line for line in listing.splitlines() if "(shown for the set)" in line)
     assert "bracket_1.jpg" in shown  # the middle exposure, not the darkest frame (trial on held6)
     assert main(["--profile", str(profile_path), "recheck"]) == 0
-    assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in out
+    # which file is the copy, and of what (a held10 trial could not tell from the command line)
+    (copy_line,) = [line for line in out.splitlines() if line.startswith("  copy: ")]
+    assert "rocket" in copy_line and " is a " in copy_line and "copy" in copy_line.split(" is ", 1)[1]
+    assert main(["--profile", str(profile_path), "recheck", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["copy_list"]
+    assert copy_line == f"  copy: {listed['path']} is {listed['copy_of']}"
 
 
 
