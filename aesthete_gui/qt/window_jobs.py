@@ -112,7 +112,11 @@ class JobMenuMixin(WindowParts):
 
     def _import_done(self, summary: object) -> None:
         # the import service announced the new images (signals.library_changed)
-        self.show_message(actions.describe_import(summary))
+        text = actions.describe_import(summary)
+        if getattr(summary, "imported", 0):
+            # import checks but does not score: a held10 trial waited for scores that never came
+            text += " · scores: Scoring ▸ Score library (Ctrl+Shift+R)"
+        self.show_message(text)
 
     def score_selection(self) -> JobHandle | None:
         """Score the selected images with the chosen scorer."""

@@ -273,3 +273,10 @@ def test_w_on_a_collapsed_burst_says_what_its_other_frames_lack(qtbot, day) -> N
     qtbot.keyClick(main.grid, Qt.Key.Key_W)
     assert "Burst of 3" in QToolTip.text() and "The other 2: 1 suggested reject," in QToolTip.text()
     QToolTip.hideText()
+
+
+def test_the_import_message_says_where_the_scores_come_from(qtbot, day) -> None:
+    # held10 trial: import checks but does not score, and the summary did not say so
+    main, _ = day
+    message = main.statusBar().currentMessage()
+    assert message.startswith("Import done: 8 imported, 1 could not be read") and message.endswith("scores: Scoring ▸ Score library (Ctrl+Shift+R)")
