@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,34 +33,67 @@ _ACTIVE: set[tuple[str, int]] = set()
 """(profile path, run id) of the runs this process is running now."""
 
 
+RESERVE_MAGIC = b"Aesthete run reserve 1\n"
+"""How a reserve file of ours begins: only such a regular file is ever reused or removed."""
+
+
 def reserve_path(profile_path: str | os.PathLike[str]) -> Path:
-    """The file that keeps room on the profile's disk to record how a run ended."""
-    return Path(os.fspath(profile_path) + RESERVE_SUFFIX)
+    """The file that keeps room on the profile's disk to record how a run ended (beside the profile
+    itself when its path is a link: the room must be on the disk the profile is on)."""
+    return Path(os.path.realpath(profile_path) + RESERVE_SUFFIX)
+
+
+def _ours(path: Path, complete: bool) -> bool:
+    """Whether `path` is a reserve file of ours (a regular file, not a link, beginning with
+    RESERVE_MAGIC; `complete`: at its full size). Nothing else at that name is ever opened for
+    writing, truncated or removed (an attack: a profile named `wedding.reserve`, a link to a
+    precious file and a FIFO were there; the first two were overwritten, the FIFO hung the import)."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > RESERVE_BYTES or (complete and info.st_size != RESERVE_BYTES):
+            return False
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            return os.read(descriptor, len(RESERVE_MAGIC)) == RESERVE_MAGIC
+        finally:
+            os.close(descriptor)
+    except OSError:
+        return False
 
 
 def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
-    """Make sure the reserve is there at its full size; False (and none left) when it cannot be."""
+    """Make sure our reserve is there at its full size; False when it cannot be, or when something
+    that is not ours stands at its name (left alone)."""
     path = reserve_path(profile_path)
-    with contextlib.suppress(OSError):
-        if path.stat().st_size == RESERVE_BYTES:
-            return True
+    if _ours(path, complete=True):
+        return True
+    if _ours(path, complete=False):  # a reserve of ours cut short (a kill, a full disk): laid again
+        with contextlib.suppress(OSError):
+            path.unlink()
     try:
-        with open(path, "wb") as stream:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return False  # the disk is full, or something else is there: nothing of it is touched
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
             # not zeros: a compressing file system would keep no room for them
-            stream.write(os.urandom(RESERVE_BYTES))
+            stream.write(RESERVE_MAGIC + os.urandom(RESERVE_BYTES - len(RESERVE_MAGIC)))
             stream.flush()
             os.fsync(stream.fileno())
         return True
     except OSError:
         with contextlib.suppress(OSError):
-            path.unlink()
+            path.unlink()  # ours: made just now with O_EXCL
         return False
 
 
 def release_reserve(profile_path: str | os.PathLike[str]) -> bool:
-    """Remove the reserve to free its room; False when there was none."""
+    """Remove our reserve to free its room; False when there was none of ours."""
+    path = reserve_path(profile_path)
+    if not _ours(path, complete=False):
+        return False
     try:
-        reserve_path(profile_path).unlink()
+        path.unlink()
         return True
     except OSError:
         return False

@@ -1,0 +1,75 @@
+"""The run reserve beside a profile: laid, reused and removed only when it is our own file; whatever
+else stands at its name (another profile, a link, a FIFO, a directory) is never touched."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from aesthete_gui.store import open_profile
+from aesthete_gui.store.runs import (
+    RESERVE_BYTES,
+    RESERVE_MAGIC,
+    lay_reserve,
+    release_reserve,
+    reserve_path,
+)
+
+
+def test_our_reserve_is_laid_reused_and_released(tmp_path: Path) -> None:
+    profile = tmp_path / "p.db"
+    assert lay_reserve(profile) and lay_reserve(profile)
+    reserve = reserve_path(profile)
+    assert reserve.stat().st_size == RESERVE_BYTES and reserve.read_bytes().startswith(RESERVE_MAGIC)
+    assert release_reserve(profile) and not reserve.exists()
+    assert not release_reserve(profile)  # none left
+
+
+def test_a_reserve_of_ours_cut_short_is_laid_again(tmp_path: Path) -> None:
+    profile = tmp_path / "p.db"
+    reserve_path(profile).write_bytes(RESERVE_MAGIC + b"cut short by a kill")
+    assert lay_reserve(profile) and reserve_path(profile).stat().st_size == RESERVE_BYTES
+
+
+def test_another_profile_at_the_reserve_name_is_never_overwritten_or_removed(tmp_path: Path) -> None:
+    # an attack: a profile named wedding.reserve was overwritten by `aesthete --profile wedding import`
+    wedding = open_profile(tmp_path / "wedding.reserve")
+    wedding.close()
+    before = (tmp_path / "wedding.reserve").read_bytes()
+    assert not lay_reserve(tmp_path / "wedding")
+    assert not release_reserve(tmp_path / "wedding")
+    assert (tmp_path / "wedding.reserve").read_bytes() == before
+    same_size = tmp_path / "other.reserve"
+    same_size.write_bytes(os.urandom(RESERVE_BYTES))  # a foreign file of exactly the reserve's size
+    assert not lay_reserve(tmp_path / "other") and not release_reserve(tmp_path / "other") and same_size.exists()
+
+
+def test_a_link_at_the_reserve_name_leaves_its_target_alone(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("the only copy")
+    os.symlink(precious, reserve_path(tmp_path / "p.db"))
+    assert not lay_reserve(tmp_path / "p.db") and not release_reserve(tmp_path / "p.db")
+    assert precious.read_text() == "the only copy" and reserve_path(tmp_path / "p.db").is_symlink()
+
+
+def test_a_fifo_or_a_directory_at_the_reserve_name_neither_hangs_nor_is_touched(tmp_path: Path) -> None:
+    os.mkfifo(reserve_path(tmp_path / "a.db"))
+    outcome: list[bool] = []
+    worker = threading.Thread(target=lambda: outcome.append(lay_reserve(tmp_path / "a.db")), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert outcome == [False]  # answered at once: an open of the FIFO hung the import
+    assert not release_reserve(tmp_path / "a.db") and reserve_path(tmp_path / "a.db").exists()
+    reserve_path(tmp_path / "b.db").mkdir()
+    assert not lay_reserve(tmp_path / "b.db") and reserve_path(tmp_path / "b.db").is_dir()
+
+
+def test_the_reserve_of_a_linked_profile_lies_beside_the_profile_itself(tmp_path: Path) -> None:
+    (tmp_path / "disk").mkdir()
+    real = tmp_path / "disk" / "p.db"
+    real.write_bytes(b"")
+    link = tmp_path / "p.db"
+    os.symlink(real, link)
+    assert lay_reserve(link)
+    assert (tmp_path / "disk" / "p.db.reserve").is_file() and not (tmp_path / "p.db.reserve").exists()
