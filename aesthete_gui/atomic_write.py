@@ -65,7 +65,7 @@ TEMP_PREFIX = ".aesthete-"
 _LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
-_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-[A-Za-z0-9_]+\.xmp\.tmp")
+_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-(?:([a-z]{1,8})-)?[A-Za-z0-9_]+\.xmp\.tmp")
 
 
 @dataclass(frozen=True)
@@ -159,13 +159,14 @@ def content_key(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-def swap_name(temporary: Path, target: Path, expected: bytes, ours: bytes) -> Path:
+def swap_name(temporary: Path, target: Path, expected: bytes, ours: bytes, tag: str = "") -> Path:
     """Rename our temporary file, right before it is swapped with `target`, to a name that says so and
-    holds keys of the sidecar's name, of the bytes we expect to displace and of our own: a run killed
+    holds keys of the sidecar's name, of the bytes we expect to displace and of our own, and `tag`
+    (up to 8 lowercase letters: which of its fields the write set, for the merge): a run killed
     after the swap leaves the displaced file there, and the next run can tell (remove_leftovers)
     whether it is safe to put back, drop or keep, instead of deleting it as a temporary file."""
     tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{os.getpid()}-").removesuffix(".xmp.tmp")
-    keys = f"{name_key(target.name)}-{content_key(expected)}-{content_key(ours)}"
+    keys = f"{name_key(target.name)}-{content_key(expected)}-{content_key(ours)}" + (f"-{tag}" if tag else "")
     named = temporary.with_name(f"{TEMP_PREFIX}swap-{os.getpid()}-{keys}-{tail}.xmp.tmp")
     os.rename(temporary, named)
     return named
@@ -275,16 +276,18 @@ def process_alive(pid: int) -> bool:
 
 
 def remove_leftovers(
-    folder: str | os.PathLike[str], older_than: float, merge: Callable[[bytes, bytes], bytes | None] | None = None
+    folder: str | os.PathLike[str], older_than: float, merge: Callable[[bytes, bytes, str | None], bytes | None] | None = None
 ) -> list[Path]:
     """Clear this program's temporary files left in `folder` by a run that was killed: named
     `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last
     changed before `older_than` (a time.time() value) and whose writing process is gone; they are
     deleted. A swap file (`.aesthete-swap-…`, see swap_name) may hold what stood under a sidecar's
-    name before a killed swap, another program's edit among it: `merge(theirs, ours)` puts our
-    fields on top of it, as the killed write would have, and that goes under the sidecar's name; a
-    swap file that cannot be settled so is kept under a visible name of its own (keep_aside).
-    Returns the temporary files cleared."""
+    name before a killed swap, another program's edit among it: `merge(theirs, ours, tag)` puts the
+    fields the killed write set (its name's tag; None for a name without one) on top of it, as that
+    write would have, and that goes under the sidecar's name; a swap file that cannot be settled so
+    is kept under a visible name of its own (keep_aside). A swap file is judged however new it looks:
+    the displaced file keeps the other program's time, which may lie ahead (a file synced from a
+    device whose clock runs fast stayed hidden). Returns the temporary files cleared."""
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
@@ -298,30 +301,37 @@ def remove_leftovers(
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mtime >= older_than:
+        swapping = match.re is _SWAPPING
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or (info.st_mtime >= older_than and not swapping):
             continue
         if match.group(1) is not None and process_alive(int(match.group(1))):
             continue
-        if match.re is _SWAPPING and not _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), entries, merge):
-            keep_aside(Path(entry.path))
-            continue
+        if swapping:
+            settled = _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), match.group(5), entries, merge)
+            if settled is not True:
+                keep_aside(Path(entry.path), settled)
+                continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
             removed.append(Path(entry.path))
     return removed
 
 
-def _settle_swap(leftover: Path, key: str, expected: str, ours: str, entries: list[os.DirEntry[str]],
-                 merge: Callable[[bytes, bytes], bytes | None] | None) -> bool:
+def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | None, entries: list[os.DirEntry[str]],
+                 merge: Callable[[bytes, bytes, str | None], bytes | None] | None) -> bool | Path | None:
     """What a killed swap left, settled by the keys in its name; True when `leftover` may be deleted.
 
     - It holds our bytes (killed before the swap): our write never happened; delete it.
     - The sidecar still holds exactly our bytes (killed after the swap, nothing written since): the
       leftover is what we displaced. What we expected: delete it. Anything else is another program's
-      save that landed just before the swap: our fields go on top of it (`merge`), as the killed
-      write would have done, and that stands under the sidecar's name. (Put back as it was, its older
-      rating won the next sync over the user's newer mark: an attack.)
-    - Otherwise (the sidecar gone or written since, or no merge): False, for the caller to keep it."""
+      save that landed just before the swap: the fields the write set (`tag`) go on top of it
+      (`merge`), as the killed write would have done, and that stands under the sidecar's name. (Put
+      back as it was, its older rating won the next sync over the user's newer mark; with all our
+      fields on top, its own newer rating or label was lost: two attacks.)
+    - The sidecar written since, and it already holds everything of the leftover with our fields on
+      top (a second round of the same write, say): nothing of theirs is lost; delete it.
+    - Otherwise (the sidecar gone or written since, or no merge): the sidecar's path (None when it is
+      gone), for the caller to keep the leftover aside under a name that says whose it was."""
     target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
     try:
         with open(leftover, "rb") as handle:
@@ -329,39 +339,43 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, entries: li
         if content_key(theirs) == ours:
             return True
         if target is None:
-            return False
+            return None
         with open(target, "rb") as handle:
             now = handle.read()
+        merged = merge(theirs, now, tag) if merge is not None else None
         if content_key(now) != ours:
-            return False
+            return True if merged is not None and merged == now else target
         if content_key(theirs) == expected:
             return True
-        merged = merge(theirs, now) if merge is not None else None
         if merged is None:
-            return False
+            return target
         temporary = write_temporary(target.parent, merged, stat.S_IMODE(os.stat(target).st_mode))
         with open(target, "rb") as handle:
             if handle.read() != now:  # written meanwhile: leave it, keep theirs aside
                 os.unlink(temporary)
-                return False
+                return target
         os.replace(temporary, target)
         sync_folder(target.parent)
         return True
     except OSError:
-        return False
+        return target
 
 
-def keep_aside(leftover: Path) -> Path | None:
-    """A swap file that could not be settled, renamed to `aesthete-kept-<time>-….xmp` beside the photos:
-    it may hold another program's edit that is nowhere else, so it is never deleted, never put back
-    later (a kept file once resurrected stale bytes when the sidecar came to hold our bytes again),
-    and the user can see it. The new path, or None when it could not be renamed."""
+def keep_aside(leftover: Path, sidecar: Path | None = None) -> Path | None:
+    """A swap file that could not be settled, renamed to `aesthete-kept-<time>-<sidecar>.xmp` beside the
+    photos (its sidecar's name in it when known): it may hold another program's edit that is nowhere
+    else, so it is never deleted, never put back later (a kept file once resurrected stale bytes
+    when the sidecar came to hold our bytes again), and the user can see it. The new path, or None
+    when it could not be renamed."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
-    target = leftover.with_name(f"aesthete-kept-{stamp}-{content_key(leftover.name.encode())[:8]}.xmp")
+    whose = sidecar.stem[:80] if sidecar is not None else content_key(leftover.name.encode())[:8]
+    target = leftover.with_name(f"aesthete-kept-{stamp}-{whose}.xmp")
+    if target.exists():
+        target = leftover.with_name(f"aesthete-kept-{stamp}-{whose}-{content_key(leftover.name.encode())[:8]}.xmp")
     try:
         os.rename(leftover, target)
     except OSError:
         return None
-    log.warning("kept %s: what a sidecar held when an interrupted write of ours was killed (another "
-                "program's edit may be in it)", target)
+    log.warning("kept %s: what %s held when an interrupted write of ours was killed (another program's "
+                "edit may be in it)", target, sidecar if sidecar is not None else "a sidecar now gone")
     return target

@@ -485,7 +485,7 @@ def write_marks(
     if problem is not None:
         raise SidecarWriteError(target, problem)
     try:
-        result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE)
+        result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE, fields_tag(insisted & fields))
     except FileChanged as error:
         raise SidecarWriteError(target, str(error)) from None
     except OSError as error:
@@ -511,19 +511,37 @@ def write_sidecar(
     return write_marks(image_path, stars, flag, label, ALL_FIELDS, naming, pairs_as_one).path
 
 
-def our_marks_on_top(theirs: bytes, ours: bytes) -> bytes | None:
-    """`theirs` (another program's sidecar) with the mark fields of `ours` (a sidecar we wrote) set on
-    top: what an interrupted write of ours would have made of their file (atomic_write.remove_leftovers
-    finishes it so). None when either cannot be read."""
+FIELD_TAGS = {"stars": "s", "flag": "f", "label": "l"}
+"""The letter of each mark field in a swap file's tag (atomic_write.swap_name)."""
+
+
+def fields_tag(fields: Iterable[str]) -> str:
+    """The tag of the mark fields a write sets on top of whatever else the sidecar holds ("n": none)."""
+    return "".join(letter for name, letter in FIELD_TAGS.items() if name in set(fields)) or "n"
+
+
+def our_marks_on_top(theirs: bytes, ours: bytes, tag: str | None = None) -> bytes | None:
+    """`theirs` (another program's sidecar) with the mark fields a killed write of ours set (`tag`, see
+    fields_tag; None: all three) taken from `ours` (the sidecar it wrote) and put on top: what that
+    write would have made of their file (atomic_write.remove_leftovers finishes it so). The other
+    fields stay theirs (an attack: with all three put on top, their newer rating was lost under a
+    label the user set). None when either cannot be read."""
+    set_fields = set(FIELD_TAGS) if tag is None else {name for name, letter in FIELD_TAGS.items() if letter in tag}
     try:
         packet, mine = scan(theirs), scan(ours)
     except PacketError:
         return None
     marks = _marks_of(mine)
-    if marks.unreadable or (marks.stars is None and marks.flag is None and marks.label is None):
+    if marks.unreadable:
         return None
+    keys = {key for key, made_by in _PRODUCED_BY.items() if made_by & set_fields}
+    if "stars" not in set_fields and marks.flag != "reject" and _meanings(packet)["Rating"] != -1:
+        keys.discard("Rating")  # as write_marks: a pick or unflag leaves a rating that is no reject alone
+    values = {key: value for key, value in sidecar_fields(marks.stars or 0, marks.flag, marks.label, set_fields).items() if key in keys}
+    if not values:
+        return theirs
     try:
-        return edit(packet, sidecar_fields(marks.stars or 0, marks.flag, marks.label))
+        return edit(packet, values)
     except PacketError:
         return None
 

@@ -45,7 +45,10 @@ _BY_NAME = {f"{ns} {local}": key for key, (ns, local, _) in FIELDS.items()}
 _RDF_VALUE, _RDF_DESC = f"{RDF} value", f"{RDF} Description"
 _START_TAG = re.compile(rb"<([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 _ATTRIBUTE = re.compile(rb"(\s+)([^\s=/>]+)\s*=\s*(\"([^\"]*)\"|'([^']*)')")
-_SECOND_PACKET = re.compile(rb"<\?xpacket|xmpmeta|RDF|Rating|PickLabel|Label")
+_SECOND_PACKET = re.compile(rb"<\?xpacket|<[\w.-]*:?xmpmeta\b|<[\w.-]*:RDF\b|<[\w.-]*:Description\b"
+                            rb"|[\w.-]+:(?:Rating|PickLabel|Label)\s*=|<[\w.-]+:(?:Rating|PickLabel|Label)\b")
+"""Markup of another packet after the trailer (bare words such as "Label printer log" are plain text:
+an attack saw one refused as more XMP, where exiftool read the sidecar)."""
 _RATING_TEXT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{1,6})?")  # ASCII digits: exiftool reads "２" as no number
 
 

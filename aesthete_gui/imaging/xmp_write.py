@@ -74,8 +74,10 @@ def swap_file(
     build: Callable[[Snapshot | None], bytes | None],
     limit: int,
     new_mode: int = 0o644,
+    tag: str = "",
 ) -> SwapResult:
     """Write `build(current)` over `target` only while `target` is still `current` (see the module).
+    `tag` goes into the swap file's name (atomic_write.swap_name): which fields the write sets.
 
     `build` gets the file as it is now (None when absent) and returns our bytes, or None when
     nothing needs to change; whatever it raises stops the write. OSError when the file system
@@ -115,7 +117,7 @@ def swap_file(
                 current = now
                 continue
             # a kill after the swap leaves the displaced file to be put back (atomic_write.remove_leftovers)
-            temporary = swap_name(temporary, target, expected.data, data)
+            temporary = swap_name(temporary, target, expected.data, data, tag)
             if not exchange(temporary, target):
                 now = read_snapshot(target, limit)
                 if now is None or not now.same_as(expected):

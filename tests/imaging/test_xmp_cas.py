@@ -201,10 +201,14 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
     assert all(p.exists() for p in [alive, young, *others])
 
 
-def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("their_rating", "future"), [(1, False), (5, False), (5, True)])
+def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(tmp_path: Path, their_rating: int, future: bool) -> None:
     """An attack: another program saved the sidecar in the instant before our swap, and our process
     was killed (kill -9) right after it. The other program's file sat at our temporary name, and the
-    next run deleted it as a leftover: its edit was lost. Now the next run puts it back."""
+    next run deleted it as a leftover: its edit was lost. Now the next run puts it back, with only the
+    field the killed write set on top: a later attack saw the other program's new rating (5) lost
+    under our stale one (1) when all three fields went on top, and its file stay hidden when its time
+    lay ahead of ours (synced from a device whose clock runs fast)."""
     from aesthete_gui.imaging import xmp_write
 
     image, sidecar = _shoot(tmp_path)
@@ -213,7 +217,7 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
         real = xmp_write.exchange
 
         def racing_exchange(first: Path, second: Path) -> bool:
-            write_by_rename(second, sidecar_text(1, "old", "darktable-edit"))
+            write_by_rename(second, sidecar_text(their_rating, "old", "darktable-edit"))
             swapped = real(first, second)
             os.kill(os.getpid(), 9)
             return swapped
@@ -228,12 +232,13 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
     assert "darktable-edit" not in sidecar.read_text(encoding="utf-8")  # our stale-built bytes stand there
     (left,) = [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-swap-")]
     assert "darktable-edit" in left.read_text(encoding="utf-8")
-    os.utime(left, (1e9, 1e9))
+    assert "-l-" in left.name  # the swap file's name says the write set the label alone
+    os.utime(left, (2.5e9, 2.5e9) if future else (1e9, 1e9))
     assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=xmp.our_marks_on_top) == [left]
     # their edit is back, with the killed write's label on top of it, as the write would have made it
     # (put back as it was, their older marks won the next sync over the user's: a later attack)
     assert "<rdf:li>darktable-edit</rdf:li>" in sidecar.read_text(encoding="utf-8")
-    assert read_sidecar(image) == XmpMarks(stars=1, label="Red")
+    assert read_sidecar(image) == XmpMarks(stars=their_rating, label="Red")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
 
 
@@ -246,9 +251,9 @@ def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: by
     return left
 
 
-def _joined(theirs: bytes, ours: bytes) -> bytes:
+def _joined(theirs: bytes, ours: bytes, _tag: str | None = None) -> bytes:
     """A stand-in merge for the settling rules: theirs with ours on top, plainly."""
-    return theirs + b" + " + ours
+    return ours if ours.startswith(theirs + b" + ") else theirs + b" + " + ours
 
 
 @pytest.mark.parametrize(
@@ -263,6 +268,9 @@ def _joined(theirs: bytes, ours: bytes) -> bytes:
         ("after the swap, a race", b"ours", b"theirs, raced", True, b"theirs, raced + ours"),
         # killed after the swap, and the sidecar written again since: neither undone nor deleted
         ("after the swap, edited since", b"a later edit", b"theirs, raced", False, b"a later edit"),
+        # written since by a second round of the same write, which holds theirs with ours on top: nothing
+        # of theirs is lost, so nothing is kept aside (an attack saw a needless kept file)
+        ("after the swap, a second round", b"theirs, raced + ours", b"theirs, raced", True, b"theirs, raced + ours"),
     ],
 )
 def test_a_killed_swap_is_settled_by_the_keys_in_its_name(tmp_path: Path, case: str, sidecar_now: bytes, left_holds: bytes,
@@ -275,6 +283,7 @@ def test_a_killed_swap_is_settled_by_the_keys_in_its_name(tmp_path: Path, case: 
     assert sidecar.read_bytes() == sidecar_after, case
     kept = sorted(tmp_path.glob("aesthete-kept-*.xmp"))
     assert [k.read_bytes() for k in kept] == ([] if cleared else [left_holds]), case
+    assert all(k.name.endswith("-IMG_0004.xmp") for k in kept), kept  # whose it was, in its name
 
 
 def test_a_killed_swaps_file_is_kept_aside_visibly_and_never_put_back_later(tmp_path: Path) -> None:

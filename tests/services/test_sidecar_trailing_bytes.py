@@ -30,6 +30,8 @@ TAILS = {
     "nuls": b"\x00" * 200,
     "junk": b"\nappended by another program \xff\xfe\x01 <not xml",
     "text": b"\n-- end of file --\n",
+    # plain words that are also XMP names: refused as "more XMP" until an attack (exiftool reads it)
+    "words": b"\nLabel printer log: Rating sheet, RDF export\n",
 }
 
 
