@@ -31,7 +31,9 @@ SQLITE_NOTADB = 26
 FULL_DISK_BYTES = 1 << 20
 """Below this much free space an I/O error is reported as a full disk (SQLite gives no errno)."""
 
-KEEP_SAFE = "Nothing was changed by this action and everything saved before is kept."
+KEEP_SAFE = "The change that failed was not made; everything saved before it is kept."
+"""Said after a profile error: true of one action and of a long job alike (an import that filled the
+disk had saved its first photographs: an attack read \"Nothing was changed by this action\" after 60)."""
 
 
 class ProfileError(AestheteError):

@@ -271,7 +271,7 @@ def test_a_lock_held_past_the_busy_timeout_is_reported_busy(tmp_path: Path, monk
 def _fill_until_full(profile: Profile) -> int:
     """Add folders until the profile reports a full disk; returns how many were committed."""
     committed = 0
-    with pytest.raises(ProfileDiskFullError, match=r"full.*everything saved before is kept"):
+    with pytest.raises(ProfileDiskFullError, match=r"full.*everything saved before it is kept"):
         for n in range(100_000):
             profile.catalog.add_folder(f"/photos/{n:06d}/" + "x" * 400)
             committed += 1
