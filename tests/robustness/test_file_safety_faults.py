@@ -271,3 +271,27 @@ def test_a_spawned_pool_ends_with_its_parent(tmp_path: Path) -> None:
     finally:
         end_processes(marker)
     assert digest(path)  # the script is still there: nothing else touched
+
+
+def test_three_ingests_of_one_card_at_once_account_for_every_photograph(tmp_path: Path) -> None:
+    # an attack: three ingests of a 30-photograph card into one folder each said "10 copied and verified,
+    # 0 already there", leaving 20 unaccounted for (the files themselves were right)
+    import re
+
+    card = make_card(tmp_path / "card", 6, seed=5)
+    dest = tmp_path / "library"
+    env = cli_env()
+    try:
+        runs = [start_cli(["ingest", "--quiet", "--no-import", str(card.folder), str(dest)], env) for _ in range(3)]
+        outputs = [r.communicate(timeout=120) for r in runs]
+    finally:
+        end_processes(env["AESTHETE_HARNESS_RUN"])
+    assert [r.returncode for r in runs] == [0, 0, 0], outputs
+    counts = []
+    for out, err in outputs:
+        found = re.search(r"(\d+) copied and verified, (\d+) already there", out)
+        assert found is not None, out + err
+        counts.append((int(found.group(1)), int(found.group(2))))
+    assert all(copied + there == 8 for copied, there in counts), counts  # 6 JPEGs and 2 RAW partners, each run
+    assert sum(copied for copied, _ in counts) == 8, counts
+    assert all(n == 1 for n in every_hash([dest]).values()) and temp_files(dest) == []
