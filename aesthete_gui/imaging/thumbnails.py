@@ -4,6 +4,7 @@ kept under a size limit (least recently used dropped first; files of content no 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import tempfile
@@ -52,12 +53,19 @@ def thumb_paths(content_hash: str, cache_dir: str | os.PathLike[str]) -> Thumbs:
 
 
 def save_jpeg_atomic(img: Image.Image, path: Path, quality: int) -> None:
-    """Write a JPEG to a temp file in the same folder, then rename over the target."""
+    """Write a JPEG to a temp file in the same folder, then rename over the target (only when all of it
+    was stored: OSError ENOSPC otherwise, nothing left behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    encoded = io.BytesIO()
+    (img if img.mode == "RGB" else img.convert("RGB")).save(encoded, "JPEG", quality=quality)
+    data = encoded.getvalue()
     handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
     try:
         with os.fdopen(handle, "wb") as out:
-            (img if img.mode == "RGB" else img.convert("RGB")).save(out, "JPEG", quality=quality)
+            out.write(data)
+        # a nearly full disk can keep less than was written without an error: never rename a short file
+        if os.stat(tmp_name).st_size != len(data):
+            raise OSError(errno.ENOSPC, f"only part of the thumbnail was stored ({path.name})", str(path))
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -3,6 +3,7 @@ is left half-written, the photographs are untouched, and a rerun with space comp
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -106,3 +107,25 @@ def test_a_thumbnail_written_short_on_a_full_disk_is_removed_and_never_trusted(
         (disk / "filler").unlink()
         again = ingest_file(photo, disk / "cache", with_checks=False, with_preview=False)
         assert again.ok and whole_jpeg(again.thumbs.thumb_path)
+
+
+def test_a_thumbnail_the_disk_stored_only_in_part_is_never_renamed_into_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # helper's note on ab8aba1: save_jpeg_atomic itself renamed whatever the disk kept
+    import os as real_os
+
+    from aesthete_gui.imaging import thumbnails
+
+    stat = real_os.stat
+
+    class Short:
+        def __init__(self, result: os.stat_result) -> None:
+            self._result = result
+
+        def __getattr__(self, name: str) -> object:
+            return self._result.st_size - 100 if name == "st_size" else getattr(self._result, name)
+
+    monkeypatch.setattr(thumbnails.os, "stat", lambda p, *a, **k: Short(stat(p, *a, **k)) if ".tmp-" in str(p) else stat(p, *a, **k))
+    target = tmp_path / "cache" / "thumb.jpg"
+    with pytest.raises(OSError, match="only part of the thumbnail"):
+        thumbnails.save_jpeg_atomic(Image.new("RGB", (64, 48), (10, 20, 30)), target, 85)
+    assert not target.exists() and list((tmp_path / "cache").iterdir()) == []
