@@ -14,9 +14,9 @@ untouched once, looked at and, since the seventh round, fitted on. `held7` is a 
 other packages (of Debian 12 and other releases, and two sdists) while held6 was in use: run untouched once
 (2026-11-28), then looked at; not fitted on. `held8` is an eighth, collected from yet other packages (of Debian 12,
 sid and trixie, and PyPI sdists) while held7 was in use: run once and looked at; not fitted on. `held9` is a ninth,
-collected from npm packages that no other split uses while held8 was in use; nobody has run the checks on it.
-`held10` is a tenth, collected from yet other npm packages while held9 was in use; nobody has run the checks on it.
-`held11` is an eleventh, collected from yet other npm packages while held10 was in use; nobody has run the checks on it.
+collected from npm packages that no other split uses while held8 was in use: run once (2026-11-28) and looked at; not fitted on.
+`held10` is a tenth, collected from yet other npm packages while held9 was in use: run once (2026-11-28) and looked at; not fitted on.
+`held11` is an eleventh, collected from yet other npm packages while held10 was in use: run untouched once (2026-11-28), at the end of the round.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -48,7 +48,7 @@ LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
 SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11")
-"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, held10, a tenth, and held11, an eleventh (none of them run yet)."""
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, and held10, a tenth (each run untouched once, not fitted on); held11, an eleventh (run untouched once at the end of its round)."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""

@@ -5,7 +5,7 @@ regression: positives are the pool's copies degraded at issue 21's moderate leve
 (benchmarks/culling_fit_data.py), negatives the clean photographs as shipped and their working
 copies. The pool is culling_fit_data.FIT_SPLITS (tune, held, held2, held3, held4, held5, held6: every
 split looked at so far, from 104 packages); held7 and held8 (each run once, untouched, then looked
-at) are not fitted on, and held9 (the untouched set) never is. The score is shifted so that 0 is the
+at) are not fitted on, nor are held9, held10 and held11 (each run once, untouched, this round or the last). The score is shifted so that 0 is the
 reject point: above the `quantile` of the clean photographs' scores that no intent rule holds back (the highest one
 was an outlier once the pool held star fields, clouds and textures: it pushed every reject point
 past most defects), by a margin, or halfway to the lowest moderate defects where they stand apart.

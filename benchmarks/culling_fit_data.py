@@ -3,7 +3,7 @@
 The fit pool is FIT_SPLITS: every split that has been looked at — the corpus's tune half, held and
 held2 (looked at while the checks were tuned in earlier rounds), and held3, held4, held5 and held6 (each
 run untouched once, then looked at) (benchmarks/corpus/README.md). held7 and held8 were each judged once,
-untouched, then looked at, and are not fitted on; the newest set, held9, is never fitted on: it is judged once, untouched. For each photograph of a split (benchmarks/corpus.py) this makes, once,
+untouched, then looked at, and are not fitted on, nor are held9, held10 and held11 (each judged once, untouched). For each photograph of a split (benchmarks/corpus.py) this makes, once,
 into a cache folder:
 its working copy (at most culling_data.WORK_SIDE, a camera-like JPEG, as the benchmark makes it) and
 copies degraded at several strengths of each defect (milder than, at and beyond issue 21's moderate
@@ -35,7 +35,7 @@ from aesthete_gui.imaging.judging import values_of
 
 FIT_SPLITS = ("tune", "held", "held2", "held3", "held4", "held5", "held6")
 """The splits the verdict models may be fitted on (not held7 or held8, each run once and looked at: the
-models are those they measured; never held9, the untouched set)."""
+models are those they measured; nor held9, held10 or held11, each judged once untouched)."""
 
 
 def panned(img: Image.Image, fraction: float = 0.03) -> Image.Image:
