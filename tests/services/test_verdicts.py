@@ -217,34 +217,31 @@ def test_a_noisy_or_brightened_frame_is_not_the_one_its_burst_is_held_against(tm
     profile.close()
 
 
+def _stored_burst_siblings(data_file: str) -> dict[str, dict[str, str]]:
+    """best_siblings over a burst's stored measurements (tests/services/data): for each frame's name,
+    the frame it is held against per check."""
+    from aesthete_gui.store import ImageRecord
+
+    frames = json.loads((Path(__file__).parent / "data" / data_file).read_text(encoding="utf-8"))["frames"]
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
+    siblings = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    return {names[i]: {s.check: s.name for s in found} for i, found in siblings.items()}
+
+
 def test_a_real_bursts_original_is_held_against_no_noisy_or_brightened_copy() -> None:
     # measurements stored for a real night photograph and its copies: the noise copy's grain and the
     # +2 EV copy's brighter edges both measure crisper than the original
-    from aesthete_gui.store import ImageRecord
-
-    frames = json.loads((Path(__file__).parent / "data" / "lake_burst_checks.json").read_text(encoding="utf-8"))["frames"]
-    names = sorted(frames)
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
-    stored = {i: (frames[n]["checks"], []) for i, n in enumerate(names)}
-    siblings = verdicts.best_siblings(members, stored)
-    held_against = {s.name for s in siblings.get(names.index("IMG_0063.JPG"), ())}
+    held_against = set(_stored_burst_siblings("lake_burst_checks.json").get("IMG_0063.JPG", {}).values())
     assert not held_against & {"IMG_0064.JPG", "IMG_0065.JPG"}, held_against
 
 
 def test_a_sharp_textured_frame_is_not_held_against_its_smeared_sibling_for_noise() -> None:
     # held10 trial: the sharp feather frame was "noisier than IMG_0043.JPG, the cleanest frame of its
     # burst (noise σ 27.5 against 8.4)", a suggested reject, and the smeared frame became the cover
-    from aesthete_gui.store import ImageRecord
-
-    frames = json.loads((Path(__file__).parent / "data" / "feather_burst_checks.json").read_text(encoding="utf-8"))["frames"]
-    names = sorted(frames)
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
-    stored = {i: (frames[n]["checks"], []) for i, n in enumerate(names)}
-    siblings = verdicts.best_siblings(members, stored)
-    sharp = names.index("IMG_0042.JPG")
-    assert [s.check for s in siblings.get(sharp, ())] == []  # held against nothing: it is the sharp one
-    smeared = {s.check: s.name for s in siblings.get(names.index("IMG_0043.JPG"), ())}
-    assert smeared.get("motion_blur") == "IMG_0042.JPG"  # the smeared frame is still held against the sharp one
+    siblings = _stored_burst_siblings("feather_burst_checks.json")
+    assert siblings.get("IMG_0042.JPG", {}) == {}  # held against nothing: it is the sharp one
+    assert siblings["IMG_0043.JPG"].get("motion_blur") == "IMG_0042.JPG"  # the smeared frame is held against the sharp one
 
 
 def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judged(
