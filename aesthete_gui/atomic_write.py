@@ -65,7 +65,7 @@ TEMP_PREFIX = ".aesthete-"
 _LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
-_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-(?:([a-z]{1,8})-)?[A-Za-z0-9_]+\.xmp\.tmp")
+_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-(?:([a-z0-9]{1,32})-)?[A-Za-z0-9_]+\.xmp\.tmp")
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def content_key(data: bytes) -> str:
 def swap_name(temporary: Path, target: Path, expected: bytes, ours: bytes, tag: str = "") -> Path:
     """Rename our temporary file, right before it is swapped with `target`, to a name that says so and
     holds keys of the sidecar's name, of the bytes we expect to displace and of our own, and `tag`
-    (up to 8 lowercase letters: which of its fields the write set, for the merge): a run killed
+    (up to 32 lowercase letters and digits: what the write set, for the merge): a run killed
     after the swap leaves the displaced file there, and the next run can tell (remove_leftovers)
     whether it is safe to put back, drop or keep, instead of deleting it as a temporary file."""
     tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{os.getpid()}-").removesuffix(".xmp.tmp")
@@ -308,6 +308,8 @@ def remove_leftovers(
             continue
         if swapping:
             settled = _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), match.group(5), entries, merge)
+            if settled is LEAVE:
+                continue  # the next run tries again (a full disk while merging: an attack saw it kept aside for good)
             if settled is not True:
                 keep_aside(Path(entry.path), settled)
                 continue
@@ -317,8 +319,12 @@ def remove_leftovers(
     return removed
 
 
+LEAVE = object()
+"""_settle_swap's answer when the file system failed while settling: leave the swap file for the next run."""
+
+
 def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | None, entries: list[os.DirEntry[str]],
-                 merge: Callable[[bytes, bytes, str | None], bytes | None] | None) -> bool | Path | None:
+                 merge: Callable[[bytes, bytes, str | None], bytes | None] | None) -> object:
     """What a killed swap left, settled by the keys in its name; True when `leftover` may be deleted.
 
     - It holds our bytes (killed before the swap): our write never happened; delete it.
@@ -331,7 +337,8 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
     - The sidecar written since, and it already holds everything of the leftover with our fields on
       top (a second round of the same write, say): nothing of theirs is lost; delete it.
     - Otherwise (the sidecar gone or written since, or no merge): the sidecar's path (None when it is
-      gone), for the caller to keep the leftover aside under a name that says whose it was."""
+      gone), for the caller to keep the leftover aside under a name that says whose it was.
+    - The file system failing on the way (a full disk): LEAVE, for the next run to try again."""
     target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
     try:
         with open(leftover, "rb") as handle:
@@ -358,24 +365,36 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
         sync_folder(target.parent)
         return True
     except OSError:
-        return target
+        return LEAVE
 
 
 def keep_aside(leftover: Path, sidecar: Path | None = None) -> Path | None:
     """A swap file that could not be settled, renamed to `aesthete-kept-<time>-<sidecar>.xmp` beside the
-    photos (its sidecar's name in it when known): it may hold another program's edit that is nowhere
-    else, so it is never deleted, never put back later (a kept file once resurrected stale bytes
-    when the sidecar came to hold our bytes again), and the user can see it. The new path, or None
-    when it could not be renamed."""
+    photos (its sidecar's name in it when known, cut to fit a file name's bytes): it may hold another
+    program's edit that is nowhere else, so it is never deleted, never put back later (a kept file
+    once resurrected stale bytes when the sidecar came to hold our bytes again), and the user can
+    see it. The new path, or None when it could not be renamed (it stays as it is; never an error:
+    an attack's 80-character CJK name, too long once kept, stopped every mark in its folder)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime())
-    whose = sidecar.stem[:80] if sidecar is not None else content_key(leftover.name.encode())[:8]
-    target = leftover.with_name(f"aesthete-kept-{stamp}-{whose}.xmp")
-    if target.exists():
-        target = leftover.with_name(f"aesthete-kept-{stamp}-{whose}-{content_key(leftover.name.encode())[:8]}.xmp")
-    try:
-        os.rename(leftover, target)
-    except OSError:
-        return None
-    log.warning("kept %s: what %s held when an interrupted write of ours was killed (another program's "
-                "edit may be in it)", target, sidecar if sidecar is not None else "a sidecar now gone")
-    return target
+    unique = content_key(leftover.name.encode())[:8]
+    whose = _cut_to_bytes(sidecar.stem, 120) if sidecar is not None else unique
+    for name in (f"aesthete-kept-{stamp}-{whose}.xmp", f"aesthete-kept-{stamp}-{whose}-{unique}.xmp"):
+        target = leftover.with_name(name)
+        try:
+            if os.path.lexists(target):
+                continue
+            os.rename(leftover, target)
+        except OSError:
+            continue
+        log.warning("kept %s: what %s held when an interrupted write of ours was killed (another program's "
+                    "edit may be in it)", target, sidecar if sidecar is not None else "a sidecar now gone")
+        return target
+    return None
+
+
+def _cut_to_bytes(text: str, limit: int) -> str:
+    """`text` cut at a character boundary so that its UTF-8 (file system) form takes at most `limit` bytes."""
+    encoded = os.fsencode(text)
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode(sys.getfilesystemencoding(), errors="ignore")

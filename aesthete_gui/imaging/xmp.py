@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -485,7 +486,8 @@ def write_marks(
     if problem is not None:
         raise SidecarWriteError(target, problem)
     try:
-        result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE, fields_tag(insisted & fields))
+        result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE,
+                           lambda: swap_tag(insisted & fields, wanted, first[0] if first else None))  # fmt: skip
     except FileChanged as error:
         raise SidecarWriteError(target, str(error)) from None
     except OSError as error:
@@ -513,20 +515,54 @@ def write_sidecar(
 
 FIELD_TAGS = {"stars": "s", "flag": "f", "label": "l"}
 """The letter of each mark field in a swap file's tag (atomic_write.swap_name)."""
+KEY_TAGS = {"Rating": "r", "Label": "m", "PickLabel": "k"}
+"""The letter of each sidecar field in a swap file's tag, before the first read's hash."""
 
 
-def fields_tag(fields: Iterable[str]) -> str:
-    """The tag of the mark fields a write sets on top of whatever else the sidecar holds ("n": none)."""
-    return "".join(letter for name, letter in FIELD_TAGS.items() if name in set(fields)) or "n"
+def _meaning_hash(key: str, meaning: object) -> str:
+    return hashlib.sha256(repr(_comparable(key, meaning)).encode()).hexdigest()[:3]
+
+
+def swap_tag(insisted: Iterable[str], wanted: Mapping[str, object], first: Mapping[str, object] | None) -> str:
+    """What a killed write needs to be finished as it would have finished (atomic_write.swap_name): the
+    mark fields it sets whatever the sidecar holds (letters of FIELD_TAGS; "n": none), then each other
+    sidecar field it sets only where the other program left it as first read (a letter of KEY_TAGS
+    and three hex digits of that first meaning). An attack: with the insisted fields alone, a killed
+    `export --format xmp` lost the stars the profile held."""
+    insisted = set(insisted)
+    out = "".join(letter for name, letter in FIELD_TAGS.items() if name in insisted) or "n"
+    produced = {key for key, made_by in _PRODUCED_BY.items() if made_by & insisted}
+    for key, letter in KEY_TAGS.items():
+        if key in wanted and key not in produced and first is not None and not isinstance(first.get(key), tuple):
+            out += letter + _meaning_hash(key, first.get(key))
+    return out
+
+
+def _read_tag(tag: str) -> tuple[set[str], dict[str, str]]:
+    """The insisted mark fields and the {sidecar key: first-read hash} of a swap tag."""
+    insisted: set[str] = set()
+    unless: dict[str, str] = {}
+    keys = {letter: key for key, letter in KEY_TAGS.items()}
+    at = 0
+    while at < len(tag):
+        if tag[at] in keys:
+            unless[keys[tag[at]]] = tag[at + 1 : at + 4]
+            at += 4
+            continue
+        insisted |= {name for name, letter in FIELD_TAGS.items() if letter == tag[at]}
+        at += 1
+    return insisted, unless
 
 
 def our_marks_on_top(theirs: bytes, ours: bytes, tag: str | None = None) -> bytes | None:
-    """`theirs` (another program's sidecar) with the mark fields a killed write of ours set (`tag`, see
-    fields_tag; None: all three) taken from `ours` (the sidecar it wrote) and put on top: what that
-    write would have made of their file (atomic_write.remove_leftovers finishes it so). The other
-    fields stay theirs (an attack: with all three put on top, their newer rating was lost under a
-    label the user set). None when either cannot be read."""
-    set_fields = set(FIELD_TAGS) if tag is None else {name for name, letter in FIELD_TAGS.items() if letter in tag}
+    """`theirs` (another program's sidecar) with what a killed write of ours set, taken from `ours`
+    (the sidecar it wrote) and put on top as that write would have (atomic_write.remove_leftovers
+    finishes it so): the fields it insisted on, and each other field it set where `theirs` still
+    holds what the write first read (see swap_tag). None when either cannot be read, or for a swap
+    file of an older version without a tag (kept aside: its fields cannot be told apart)."""
+    if tag is None:
+        return None
+    insisted, unless = _read_tag(tag)
     try:
         packet, mine = scan(theirs), scan(ours)
     except PacketError:
@@ -534,10 +570,12 @@ def our_marks_on_top(theirs: bytes, ours: bytes, tag: str | None = None) -> byte
     marks = _marks_of(mine)
     if marks.unreadable:
         return None
-    keys = {key for key, made_by in _PRODUCED_BY.items() if made_by & set_fields}
-    if "stars" not in set_fields and marks.flag != "reject" and _meanings(packet)["Rating"] != -1:
+    meanings = _meanings(packet)
+    keys = {key for key, made_by in _PRODUCED_BY.items() if made_by & insisted}
+    if "stars" not in insisted and marks.flag != "reject" and meanings["Rating"] != -1:
         keys.discard("Rating")  # as write_marks: a pick or unflag leaves a rating that is no reject alone
-    values = {key: value for key, value in sidecar_fields(marks.stars or 0, marks.flag, marks.label, set_fields).items() if key in keys}
+    keys |= {key for key, first in unless.items() if not isinstance(meanings[key], tuple) and _meaning_hash(key, meanings[key]) == first}
+    values = {key: value for key, value in sidecar_fields(marks.stars or 0, marks.flag, marks.label).items() if key in keys}
     if not values:
         return theirs
     try:

@@ -74,10 +74,11 @@ def swap_file(
     build: Callable[[Snapshot | None], bytes | None],
     limit: int,
     new_mode: int = 0o644,
-    tag: str = "",
+    tag: Callable[[], str] | str = "",
 ) -> SwapResult:
     """Write `build(current)` over `target` only while `target` is still `current` (see the module).
-    `tag` goes into the swap file's name (atomic_write.swap_name): which fields the write sets.
+    `tag` (or what it returns, asked after each build) goes into the swap file's name
+    (atomic_write.swap_name): what the write sets, for finishing it after a kill.
 
     `build` gets the file as it is now (None when absent) and returns our bytes, or None when
     nothing needs to change; whatever it raises stops the write. OSError when the file system
@@ -117,7 +118,7 @@ def swap_file(
                 current = now
                 continue
             # a kill after the swap leaves the displaced file to be put back (atomic_write.remove_leftovers)
-            temporary = swap_name(temporary, target, expected.data, data, tag)
+            temporary = swap_name(temporary, target, expected.data, data, tag() if callable(tag) else tag)
             if not exchange(temporary, target):
                 now = read_snapshot(target, limit)
                 if now is None or not now.same_as(expected):
@@ -129,7 +130,18 @@ def swap_file(
                 sync_folder(target.parent)
                 return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
             displaced = read_snapshot(temporary, limit)
-            if displaced is not None and displaced.same_as(expected):
+            if displaced is None:
+                # the file we displaced is gone: another Aesthete whose process table does not show ours
+                # (a container, another computer on the share) settled it as a leftover, which it does
+                # only by keeping what it held. Ours stands; building anew from "no sidecar" would have
+                # written a bare packet over the sidecar (an attack lost a keyword and a headline so).
+                temporary = None
+                if held is not None:
+                    os.unlink(held)
+                    held = None
+                sync_folder(target.parent)
+                return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
+            if displaced.same_as(expected):
                 os.unlink(temporary)
                 temporary = None
                 if held is not None:

@@ -63,15 +63,19 @@ def _ours(path: Path, complete: bool) -> bool:
 
 def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
     """Make sure our reserve is there at its full size; False when it cannot be, or when something
-    that is not ours stands at its name (left alone)."""
+    that is not ours stands at its name (left alone). It is written under a name of this process's
+    own and linked into place whole, so the reserve's name never holds a file cut short (an attack:
+    a kill between creating and writing it left an empty file no later run would touch)."""
     path = reserve_path(profile_path)
     if _ours(path, complete=True):
         return True
-    if _ours(path, complete=False):  # a reserve of ours cut short (a kill, a full disk): laid again
+    if _ours(path, complete=False):  # a reserve of ours of an older kind, or cut short: laid again
         with contextlib.suppress(OSError):
             path.unlink()
+    _remove_stale_drafts(path)
+    draft = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError:
         return False  # the disk is full, or something else is there: nothing of it is touched
     try:
@@ -80,11 +84,25 @@ def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
             stream.write(RESERVE_MAGIC + os.urandom(RESERVE_BYTES - len(RESERVE_MAGIC)))
             stream.flush()
             os.fsync(stream.fileno())
-        return True
+        with contextlib.suppress(FileExistsError):  # another process laid it meanwhile: theirs stands
+            os.link(draft, path, follow_symlinks=False)
+        return _ours(path, complete=True)
     except OSError:
-        with contextlib.suppress(OSError):
-            path.unlink()  # ours: made just now with O_EXCL
         return False
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()  # ours: made just now with O_EXCL
+
+
+def _remove_stale_drafts(path: Path) -> None:
+    """Remove drafts of the reserve that processes now gone left (`<reserve>.<pid>.tmp`, ours only)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            head, _, tail = entry.name.removeprefix(path.name + ".").partition(".")
+            stale = entry.name.startswith(path.name + ".") and tail == "tmp" and head.isdigit() and not process_alive(int(head))
+            if stale and _ours(Path(entry.path), complete=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def release_reserve(profile_path: str | os.PathLike[str]) -> bool:

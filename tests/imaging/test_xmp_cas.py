@@ -201,14 +201,9 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
     assert all(p.exists() for p in [alive, young, *others])
 
 
-@pytest.mark.parametrize(("their_rating", "future"), [(1, False), (5, False), (5, True)])
-def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(tmp_path: Path, their_rating: int, future: bool) -> None:
-    """An attack: another program saved the sidecar in the instant before our swap, and our process
-    was killed (kill -9) right after it. The other program's file sat at our temporary name, and the
-    next run deleted it as a leftover: its edit was lost. Now the next run puts it back, with only the
-    field the killed write set on top: a later attack saw the other program's new rating (5) lost
-    under our stale one (1) when all three fields went on top, and its file stay hidden when its time
-    lay ahead of ours (synced from a device whose clock runs fast)."""
+def _killed_at_the_swap(tmp_path: Path, their_text: str, write: Callable[[Path], object]) -> tuple[Path, Path, Path]:
+    """Run `write(image)` in a child that another program races (its save lands right before our swap)
+    and that is killed (kill -9) right after the swap; (image, sidecar, the swap file left)."""
     from aesthete_gui.imaging import xmp_write
 
     image, sidecar = _shoot(tmp_path)
@@ -217,20 +212,33 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
         real = xmp_write.exchange
 
         def racing_exchange(first: Path, second: Path) -> bool:
-            write_by_rename(second, sidecar_text(their_rating, "old", "darktable-edit"))
+            write_by_rename(second, their_text)
             swapped = real(first, second)
             os.kill(os.getpid(), 9)
             return swapped
 
         xmp_write.exchange = racing_exchange  # type: ignore[assignment]
         try:
-            write_marks(image, 1, None, "Red", fields={"label"})
+            write(image)
         finally:
             os._exit(3)  # never reached when the swap happened
     _, status = os.waitpid(child, 0)
     assert os.WIFSIGNALED(status), "the writer was not killed after its swap (no swap on this file system?)"
-    assert "darktable-edit" not in sidecar.read_text(encoding="utf-8")  # our stale-built bytes stand there
     (left,) = [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-swap-")]
+    return image, sidecar, left
+
+
+@pytest.mark.parametrize(("their_rating", "future"), [(1, False), (5, False), (5, True)])
+def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(tmp_path: Path, their_rating: int, future: bool) -> None:
+    """An attack: another program saved the sidecar in the instant before our swap, and our process
+    was killed (kill -9) right after it. The other program's file sat at our temporary name, and the
+    next run deleted it as a leftover: its edit was lost. Now the next run puts it back, with only the
+    field the killed write set on top: a later attack saw the other program's new rating (5) lost
+    under our stale one (1) when all three fields went on top, and its file stay hidden when its time
+    lay ahead of ours (synced from a device whose clock runs fast)."""
+    image, sidecar, left = _killed_at_the_swap(tmp_path, sidecar_text(their_rating, "old", "darktable-edit"),
+                                               lambda image: write_marks(image, 1, None, "Red", fields={"label"}))  # fmt: skip
+    assert "darktable-edit" not in sidecar.read_text(encoding="utf-8")  # our stale-built bytes stand there
     assert "darktable-edit" in left.read_text(encoding="utf-8")
     assert "-l-" in left.name  # the swap file's name says the write set the label alone
     os.utime(left, (2.5e9, 2.5e9) if future else (1e9, 1e9))
@@ -240,6 +248,33 @@ def test_another_programs_edit_displaced_by_a_swap_that_was_killed_is_put_back(t
     assert "<rdf:li>darktable-edit</rdf:li>" in sidecar.read_text(encoding="utf-8")
     assert read_sidecar(image) == XmpMarks(stars=their_rating, label="Red")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["IMG_0001.CR2", "IMG_0001.xmp"]
+
+
+@pytest.mark.parametrize(("their_rating", "expected_stars"), [(1, 4), (5, 5)])
+def test_a_killed_export_sets_the_fields_the_other_program_left_alone(tmp_path: Path, their_rating: int, expected_stars: int) -> None:
+    """An attack on the first fix: `export --format xmp` (every field, none insisted) killed after its
+    swap, while another program only added a keyword: the rerun put back Rating 1 and the profile's 4
+    stars were lost. A field the other program left as first read is set as the write would have set
+    it; one it changed (to 5) stays its own."""
+    image, sidecar, left = _killed_at_the_swap(tmp_path, sidecar_text(their_rating, "old", "keyword-added"),
+                                               lambda image: write_marks(image, 4, None, None, insist=()))  # fmt: skip
+    os.utime(left, (1e9, 1e9))
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=xmp.our_marks_on_top) == [left]
+    assert "<rdf:li>keyword-added</rdf:li>" in sidecar.read_text(encoding="utf-8")
+    assert read_sidecar(image).stars == expected_stars
+
+
+def test_a_swap_file_of_an_older_version_without_a_tag_is_kept_aside(tmp_path: Path) -> None:
+    """An attack: an untagged swap file (an older version's) got all three of our fields on top, the
+    other program's newer rating lost; its fields cannot be told apart, so it is kept aside."""
+    sidecar = tmp_path / "IMG_0005.xmp"
+    ours = sidecar_text(1, "old").encode()
+    sidecar.write_bytes(ours)
+    left = _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", ours, sidecar_text(5, "new").encode(), "abcd1234")
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=xmp.our_marks_on_top) == []
+    assert sidecar.read_bytes() == ours and not left.exists()
+    (kept,) = tmp_path.glob("aesthete-kept-*-IMG_0005.xmp")
+    assert b'xmp:Rating="5"' in kept.read_bytes()
 
 
 def _left_by_a_killed_swap(folder: Path, sidecar: str, expected: bytes, ours: bytes, holds: bytes, tail: str) -> Path:
@@ -297,3 +332,55 @@ def test_a_killed_swaps_file_is_kept_aside_visibly_and_never_put_back_later(tmp_
     (tmp_path / "IMG_0003.xmp").write_bytes(b"ours")  # the sidecar holds our bytes again
     assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
     assert (tmp_path / "IMG_0003.xmp").read_bytes() == b"ours" and kept.exists()
+
+
+def test_a_kept_file_of_a_long_unicode_sidecar_name_fits_and_never_stops_the_run(tmp_path: Path) -> None:
+    """An attack: a sidecar named with 80 CJK characters (244 bytes) made a kept name of 274 bytes; the
+    error escaped the cleanup and every later mark in the folder failed."""
+    name = "漢" * 80 + ".xmp"
+    (tmp_path / name).write_bytes(b"a later edit")
+    left = _left_by_a_killed_swap(tmp_path, name, b"expected", b"ours", b"their only copy", "abcd1234")
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    (kept,) = tmp_path.glob("aesthete-kept-*.xmp")
+    assert kept.read_bytes() == b"their only copy" and not left.exists()
+    assert len(os.fsencode(kept.name)) <= 255 and "漢" in kept.name
+
+
+def test_a_merge_the_disk_cannot_take_leaves_the_swap_file_for_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack: a full disk while writing the merge turned a mergeable swap file into a kept file
+    for good; it now stays where it is, and the next run with room merges it."""
+    sidecar = tmp_path / "IMG_0006.xmp"
+    sidecar.write_bytes(b"ours")
+    left = _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", b"ours", b"theirs, raced", "abcd1234")
+    real = atomic_write.write_temporary
+
+    def full(*_args: object, **_kwargs: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic_write, "write_temporary", full)
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    assert left.exists() and sidecar.read_bytes() == b"ours" and not list(tmp_path.glob("aesthete-kept-*"))
+    monkeypatch.setattr(atomic_write, "write_temporary", real)
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == [left]
+    assert sidecar.read_bytes() == b"theirs, raced + ours"
+
+
+def test_a_displaced_file_settled_by_another_aesthete_mid_write_never_leaves_a_bare_packet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack: another Aesthete that could not see our process (another pid namespace) settled our
+    swap file while we paused after the swap; we then built a new packet from "no sidecar" and swapped
+    it over, and the other program's keyword and headline were gone."""
+    from aesthete_gui.imaging import xmp_write
+
+    image, sidecar = _shoot(tmp_path)
+    real = xmp_write.exchange
+
+    def settled_meanwhile(first: Path, second: Path) -> bool:
+        swapped = real(first, second)
+        first.unlink()  # what the other Aesthete's cleanup did with the expected bytes it found there
+        return swapped
+
+    monkeypatch.setattr(xmp_write, "exchange", settled_meanwhile)
+    write_marks(image, 1, None, "Blue", fields={"label"})
+    text = sidecar.read_text(encoding="utf-8")
+    assert "<rdf:li>old</rdf:li>" in text and read_sidecar(image) == XmpMarks(stars=1, label="Blue")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".aesthete")] == []

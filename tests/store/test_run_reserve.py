@@ -73,3 +73,16 @@ def test_the_reserve_of_a_linked_profile_lies_beside_the_profile_itself(tmp_path
     os.symlink(real, link)
     assert lay_reserve(link)
     assert (tmp_path / "disk" / "p.db.reserve").is_file() and not (tmp_path / "p.db.reserve").exists()
+
+
+def test_a_draft_a_killed_process_left_is_removed_and_the_name_only_ever_holds_a_whole_reserve(tmp_path: Path) -> None:
+    # an attack: a kill between creating the reserve and writing it left an empty file at its name,
+    # and no later run would lay the reserve again; it is now written under a draft name and linked
+    from tests.imaging.test_xmp_cas import a_pid_no_process_has
+
+    profile = tmp_path / "p.db"
+    draft = reserve_path(profile).with_name(f"{reserve_path(profile).name}.{a_pid_no_process_has()}.tmp")
+    draft.write_bytes(RESERVE_MAGIC + b"cut short")
+    assert lay_reserve(profile)
+    assert not draft.exists() and reserve_path(profile).stat().st_size == RESERVE_BYTES
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db.reserve"]
