@@ -311,7 +311,7 @@ def remove_leftovers(
             if settled is LEAVE:
                 continue  # the next run tries again (a full disk while merging: an attack saw it kept aside for good)
             if settled is not True:
-                keep_aside(Path(entry.path), settled)
+                keep_aside(Path(entry.path), settled if isinstance(settled, Path) else None)
                 continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)

@@ -65,7 +65,7 @@ def _accept(profile: Profile, image_ids: list[int]) -> list[str]:
     from aesthete_gui.store.records import UNSET
 
     result = mark_images(profile, image_ids, UNSET, "reject", UNSET, write_xmp=sidecar_rules(profile).write, naming="auto", pairs_as_one=None)
-    return list(result.problems)
+    return [str(problem) for problem in result.problems]
 
 
 def _count(n: int, one: str, many: str = "") -> str:
