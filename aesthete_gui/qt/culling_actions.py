@@ -57,25 +57,37 @@ def accepted_note(count: int, hidden: int) -> str:
 
 
 class _DismissCommand(QUndoCommand):
-    def __init__(self, context: AppContext, image_ids: list[int]) -> None:
+    def __init__(self, context: AppContext, model: ImageListModel, image_ids: list[int]) -> None:
         count = len(image_ids)
         super().__init__(f"Dismiss {count} suggested reject{'s' if count > 1 else ''}")
         self._context = context
+        self._model = model
         self._ids = image_ids
 
-    def redo(self) -> None:  # the profile announces the change (signals.marks_changed)
+    def redo(self) -> None:
         library_checks.dismiss_suggestions(self._context.profile, self._ids)
+        # the rows read again at once: a trial's Ctrl+Shift+U changed the profile while the grid kept
+        # its "?" badges, its filter and its count until later marks from the command line
+        self._model.refresh_check_states(self._ids)
 
     def undo(self) -> None:
         library_checks.restore_suggestions(self._context.profile, self._ids)
+        self._model.refresh_check_states(self._ids)
 
 
 def dismiss_suggestions(context: AppContext, model: ImageListModel, marks: MarkController, image_ids: Sequence[int]) -> int:
     """Stop suggesting the given images as rejects (their marks stay); undoable; return how many."""
     ids = [i for i in image_ids if (row := model.row_for(i)) is not None and row.suggested_reject]
     if ids:
-        marks.undo_stack.push(_DismissCommand(context, ids))
+        marks.undo_stack.push(_DismissCommand(context, model, ids))
     return len(ids)
+
+
+def dismissed_note(count: int) -> str:
+    """The status line after dismissing suggested rejects."""
+    if not count:
+        return "No suggested reject selected."
+    return f"Dismissed {count} suggested reject{'s' if count != 1 else ''}: no longer suggested (your marks unchanged). Ctrl+Z undoes."
 
 
 BURST_MARKS_SETTING = "burst_marks_all_frames"

@@ -17,6 +17,7 @@ from aesthete_gui.qt.culling_actions import (
     copy_files_job,
     describe_copy,
     dismiss_suggestions,
+    dismissed_note,
     thin_bursts,
 )
 from aesthete_gui.qt.dialogs.export_picks import ExportPicksDialog
@@ -48,13 +49,15 @@ class CullingMenuMixin(WindowParts):
         # a keyboard-driven cull reaches these without the mouse (X rejects, U unflags: with Ctrl+Shift
         # they act on the suggestions)
         self.accept_suggestions_action = action(edit_menu, "Accept suggested rejects in view", self._accept_suggestions, "Ctrl+Shift+X")
-        action(edit_menu, "Dismiss suggested reject", lambda: dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids()),
-               "Ctrl+Shift+U")  # fmt: skip
+        action(edit_menu, "Dismiss suggested reject", self._dismiss_suggestions, "Ctrl+Shift+U")
         self.keep_best_action = action(edit_menu, "Keep the best of each burst, reject the rest…", self._keep_best_of_bursts)
         self.burst_marks_action = action(edit_menu, "Marks on a collapsed burst apply to all its frames", self._toggle_burst_marks)
         self.burst_marks_action.setCheckable(True)
         self.burst_marks_action.setChecked(bool(self.context.settings.get(BURST_MARKS_SETTING, False)))
         self._add_shoot_type_menu()
+
+    def _dismiss_suggestions(self) -> None:
+        self.show_message(dismissed_note(dismiss_suggestions(self.context, self.model, self.marks, self.grid.selected_ids())))
 
     def _accept_suggestions(self) -> None:
         self.show_message(accepted_note(*accept_suggestions_in_view(self.model, self.marks)))

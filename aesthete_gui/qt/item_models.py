@@ -303,6 +303,11 @@ class ImageListModel(QAbstractListModel):
         if marks and self._filter.reads_marks() and not self._rearrange.isActive():
             self._rearrange.start()
 
+    def refresh_check_states(self, image_ids: list[int]) -> None:
+        """Read these rows' check-derived fields again from the profile (a worker), e.g. after a
+        suggestion was dismissed or restored."""
+        self._checks_measured(image_ids)
+
     def marks_written(self, image_ids: list[int]) -> None:
         """Marks reached the profile: a frame whose flag was cleared (U, or undo of X) shows the checks'
         suggestion again where they still reject it (a trial's unflagged frame lost its "?" until reload)."""
