@@ -319,3 +319,37 @@ def test_accepting_suggestions_never_rejects_a_frame_the_user_picked(qtbot, burs
     assert accept_suggestions_in_view(main.model, main.marks)[0] == 1
     main.marks.wait_written()
     assert app_context.profile.marks.get(ids[2]).flag == "pick" and app_context.profile.marks.get(ids[0]).flag == "reject"
+
+
+def test_enter_or_escape_in_the_file_name_box_gives_the_keys_back_to_the_grid(qtbot, window) -> None:
+    # held11 trial: after Enter in the file-name box the next X typed "IMG_0096x" into it
+    main, _ids = window
+    for key in (Qt.Key.Key_Return, Qt.Key.Key_Escape):
+        main.filter_bar.search.setFocus()
+        qtbot.waitUntil(lambda: QApplication.focusWidget() is main.filter_bar.search)
+        qtbot.keyClicks(main.filter_bar.search, "1")
+        qtbot.keyClick(main.filter_bar.search, key)
+        qtbot.waitUntil(lambda: QApplication.focusWidget() is main.grid)
+        assert main.filter_bar.search.text() == ("1" if key == Qt.Key.Key_Return else "11")
+
+
+def test_picking_a_selection_leaves_an_unreadable_file_unpicked_and_says_so(qtbot, app_context, tmp_path: Path) -> None:
+    # held11 trial: Select all, P picked the truncated file, which would have gone out with the delivery
+    main = shown_main_window(qtbot, app_context, xmp=False)
+    ids = app_context.profile.catalog.write_images(
+        [ImageUpdate(path=str(tmp_path / f"{n}.jpg"), folder_id=None, status="ok" if n < 2 else "error") for n in range(3)]
+    )
+    settle_profile_events(qtbot, main)
+    main.model.set_rows([ImageRow(image_id=i, path=str(tmp_path / f"{n}.jpg"), status="ok" if n < 2 else "error")
+                         for n, i in enumerate(ids)])  # fmt: skip
+    main.grid.selectAll()
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_P)
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids] == ["pick", "pick", None]
+    qtbot.waitUntil(lambda: "1 unreadable left unpicked" in main.statusBar().currentMessage(), timeout=5_000)
+    main.grid.select_image(ids[2])
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)  # a reject of it alone is fine
+    main.marks.wait_written()
+    assert app_context.profile.marks.get(ids[2]).flag == "reject"
+    main.marks.close()

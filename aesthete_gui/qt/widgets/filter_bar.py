@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,6 +43,22 @@ HOURS_UP_TO_DAYS = 14
 """The capture-time box lists each hour of each day while the library spans at most this many days."""
 SEARCH_DELAY_MS = 200
 """How long the name search waits after a key press before it re-filters the library."""
+
+
+class SearchBox(QLineEdit):
+    """The file-name box: Enter or Esc ends typing (`done`), so the view takes the culling keys again
+    (a held11 trial typed "IMG_0096x" into it after Enter, the X meant for the grid)."""
+
+    done = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter or Esc applies the text as typed and gives the keys back (the ⊗ button clears it)."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape):
+            self.editingFinished.emit()
+            self.done.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
 
 class FilterBar(QWidget):
@@ -96,7 +113,7 @@ class FilterBar(QWidget):
         self.collapse.setToolTip("Show each burst as its best frame")
         self.eyes_closed = QCheckBox("Eyes closed", self)
         self.eyes_closed.setToolTip("Only photographs in which a face has both eyes closed")
-        self.search = QLineEdit(self)
+        self.search = SearchBox(self)
         self.search.setPlaceholderText("File name…")
         self.search.setClearButtonEnabled(True)
         self.search.setMaximumWidth(180)
@@ -151,6 +168,7 @@ class FilterBar(QWidget):
         self.reverse.clicked.connect(self.control_used)
         self.collapse.clicked.connect(self.control_used)
         self.eyes_closed.clicked.connect(self.control_used)
+        self.search.done.connect(self.control_used)
 
     def _score_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)

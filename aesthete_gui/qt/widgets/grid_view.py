@@ -314,7 +314,15 @@ class GridView(QListView):
         all_frames = bool(self._context.settings.get(BURST_MARKS_SETTING, False))
         ids = expand_to_bursts(self._model, selected, all_frames)
         hidden = len(ids) - len(selected)
-        if hidden > 0:
+        unreadable = []
+        if marks.get("flag") == "pick" and len(ids) > 1:
+            # a pick goes out with the delivery: a held11 trial's Ctrl+A, P picked the truncated file
+            unreadable = [i for i in ids if (row := self._model.row_for(i)) is not None and row.status != "ok"]
+            ids = [i for i in ids if i not in set(unreadable)]
+        if unreadable:
+            self.mark_note.emit(f"{key_name} applied to {len(ids)} frames; {len(unreadable)} unreadable left unpicked "
+                                "(Library ▸ Unreadable lists them)")  # fmt: skip
+        elif hidden > 0:
             self.mark_note.emit(f"{key_name} applied to {len(ids)} frames ({hidden} hidden in collapsed bursts)")
         if ids:
             self._marks.mark(ids, **marks)
