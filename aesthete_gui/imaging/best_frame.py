@@ -168,7 +168,8 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
     subject (the focus check's edge spread), so that among equals a burst shows the frame its
     "softer than …, the sharpest frame of its burst" reasons name, not merely the first one.
 
-    Rejects order frames first; among frames without one, a soft frame is the one to drop even when
+    Rejects order frames first (and among rejected frames, fewer rejects first); among frames without
+    one, a soft frame is the one to drop even when
     the sharp one clips a little or scored lower. A score, when there is one, comes after this.
     """
     rejected = {str(c.get("name")) for c in checks if c.get("verdict") == "reject"}
@@ -179,6 +180,7 @@ def stored_culling_rank(checks: Sequence[Mapping[str, Any]], faces: Sequence[Map
         float(not rejected & set(_SHARPNESS_CHECKS)),
         float(not rejected & {"highlights", "overexposure"}),
         float(not rejected),
+        -float(len(rejected)),  # among rejected frames, the one fewer checks reject (a held11 trial's burst showed its noisy, dark frame over its dark one)
         _bracket_middle(checks),
         _sharpness_tier(checks),
         float(not closed),

@@ -198,3 +198,12 @@ def test_a_frame_blurred_past_measuring_never_passes_for_the_sharp_one(tmp_path:
     unmeasured = [{"name": "focus", "value": None, "verdict": "ok"}, {"name": "motion_blur", "value": None, "verdict": "ok"}]
     measured = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "motion_blur", "value": 3.0, "verdict": "ok"}]
     assert stored_culling_rank(measured, []) > stored_culling_rank(unmeasured, [])
+
+
+def test_among_rejected_frames_the_one_fewer_checks_reject_ranks_first() -> None:
+    # held11 trial: a night frame wrongly called under-exposed lost its burst's cover to its own noisy
+    # copy (noise and under-exposure both rejected), whose grain measured crisper
+    dark = [{"name": "focus", "value": 2.6, "verdict": "ok"}, {"name": "underexposure", "value": 0.42, "verdict": "reject"}]
+    noisy = [{"name": "focus", "value": 2.2, "verdict": "ok"}, {"name": "underexposure", "value": 0.42, "verdict": "reject"},
+             {"name": "noise", "value": 27.0, "verdict": "reject"}]  # fmt: skip
+    assert stored_culling_rank(dark, []) > stored_culling_rank(noisy, [])
