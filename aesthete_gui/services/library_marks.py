@@ -302,9 +302,13 @@ class ExportResult:
 
 
 def library_rows(profile: Profile) -> list[dict[str, Any]]:
-    """One JSON-ready dict per image: file facts, marks, burst and every scorer's scores."""
+    """One JSON-ready dict per image: file facts, marks, burst, whether the checks suggest rejecting
+    it and why, and every scorer's scores."""
+    from aesthete_gui.services.verdicts import suggested_reject_reasons
+
     marks = profile.marks.all()
     scores = {scorer: profile.scores.of_scorer(scorer) for scorer in profile.scores.scorers()}
+    reasons = suggested_reject_reasons(profile)  # a held9 and a held11 trial: the CSV had no such columns
     rows = []
     for image in profile.catalog.images():
         mark = marks.get(image.id)
@@ -324,10 +328,19 @@ def library_rows(profile: Profile) -> list[dict[str, Any]]:
                 "width": image.width,
                 "height": image.height,
                 "content_hash": image.content_hash,
+                "suggested_reject": image.id in reasons,
+                "reasons": "; ".join(reasons.get(image.id, [])),
                 "scores": {s: by_image[image.id] for s, by_image in scores.items() if image.id in by_image},
             }
         )
     return rows
+
+
+def _cell(value: Any) -> str:
+    """One CSV cell: empty for nothing or no, "yes" for yes, else the value made safe for spreadsheets."""
+    if value is None or value is False:
+        return ""
+    return "yes" if value is True else str(spreadsheet_cell(value))
 
 
 def _csv_text(rows: list[dict[str, Any]]) -> str:
@@ -339,7 +352,7 @@ def _csv_text(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180; and a name holding a bare \r is quoted
     writer.writerow(base + score_columns)
     for row in rows:
-        values = ["" if row.get(k) is None else spreadsheet_cell(row[k]) for k in base]
+        values = [_cell(row.get(k)) for k in base]
         for column in score_columns:
             scorer, dim = column.rsplit(":", 1)
             value = row["scores"].get(scorer, {}).get(dim)

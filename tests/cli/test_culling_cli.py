@@ -150,3 +150,22 @@ def test_recheck_accept_rejects_the_suggested_frames_and_writes_their_sidecars(
     assert read_sidecar(shoot / "bright.jpg").flag == "reject" and read_sidecar(shoot / "clean.jpg") is None
     assert _run(profile, "recheck", "--accept") == 0  # a flagged frame is no suggestion: nothing left
     assert "nothing to accept" in capsys.readouterr().out
+
+
+def test_the_csv_export_says_which_photographs_are_suggested_rejects_and_why(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # held9 and held11 trials: the CSV had no column for the suggestions or their reasons
+    import csv
+    import io
+
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    assert _run(profile, "export", "--format", "csv") == 0
+    rows = {Path(r["path"]).name: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert rows["clean.jpg"]["suggested_reject"] == "" and rows["clean.jpg"]["reasons"] == ""
+    assert rows["bright.jpg"]["suggested_reject"] == "yes" and "over-exposed" in rows["bright.jpg"]["reasons"]
+    assert _run(profile, "export", "--format", "json") == 0
+    listed = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
+    assert listed["tiny.png"]["suggested_reject"] is True and listed["clean.jpg"]["suggested_reject"] is False
