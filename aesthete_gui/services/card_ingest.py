@@ -307,6 +307,8 @@ def _copy_unit(
         if destination.main:
             summary.skipped += sum(f.photo for f in card_unit.files)
         return []
+    if destination.main:  # a unit partly there: its photographs that are there count as already there
+        summary.skipped += sum(f.photo for f in card_unit.files if f.name in there)
     lead = card_unit.lead
     described = _describe_unit(card_unit)
     if described is None:  # every photograph of the unit vanished (the card was pulled)
@@ -334,8 +336,8 @@ def _copy_unit(
     if found:
         there.update(found)
         missing = [f for f in missing if f.name not in found]
-        if destination.main:  # already there after all (the plan counted none of the unit's photographs)
-            summary.skipped += sum(f.photo for f in card_unit.files if f.name in (there if not missing else found))
+        if destination.main:  # already there after all, under names no record had
+            summary.skipped += sum(f.photo for f in card_unit.files if f.name in found)
         if not missing:
             return []
     staged = _stage_all(missing, folder, cancel, summary)
@@ -414,7 +416,7 @@ def _place(
         except FileExistsError:
             placement = None  # its names are taken: the missing files go under a new name below
         if placement is not None:
-            destination.summary.completed += 1
+            destination.summary.completed += sum(f.photo for f in card_unit.files)  # photographs, as it is said
             sync_folder(folder)
             return [(by_tail[t], p) for t, p in placement.placed.items()]
     stem = render_stem(template, described, card_unit.unit.stem, seq)
