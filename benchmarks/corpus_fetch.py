@@ -111,7 +111,9 @@ def _unpack_deb(deb: Path, photos: list[CorpusPhoto], into: Path) -> None:
         with tarfile.open(fileobj=proc.stdout, mode="r|") as archive:
             for entry in archive:
                 if entry.name in wanted and entry.isfile():
-                    archive.extract(entry, into, filter="data")
+                    # a regular file whose name photos.toml gives; the "data" filter where this Python has it
+                    # (3.11.4 and later: Debian 12's 3.11.2 has none)
+                    archive.extract(entry, into, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         proc.wait()
 
 

@@ -25,7 +25,8 @@ def build_wheel(out: Path) -> Path:
     sdist = out / _call_backend(REPO, "build_sdist", out)
     unpacked = out / "sdist"
     with tarfile.open(sdist) as archive:
-        archive.extractall(unpacked, filter="data")
+        # our own sdist; the "data" filter where this Python has it (3.11.4 and later: Debian 12's 3.11.2 has none)
+        archive.extractall(unpacked, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     (source,) = unpacked.iterdir()
     return out / _call_backend(source, "build_wheel", out)
 
