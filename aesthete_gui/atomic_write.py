@@ -319,6 +319,25 @@ def remove_leftovers(
     return removed
 
 
+SETTLE_LIMIT = 64 * 1024 * 1024
+"""Largest file read while settling a swap (a sidecar is far smaller; anything larger is left alone)."""
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """The bytes of a regular file of at most SETTLE_LIMIT, read without following a link or waiting on a
+    FIFO; None for anything else (an attack: a FIFO at a sidecar's name hung every later run in its
+    folder, a link to /dev/zero ate the memory)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > SETTLE_LIMIT:
+            return None
+        return stream.read(SETTLE_LIMIT + 1)
+
+
 LEAVE = object()
 """_settle_swap's answer when the file system failed while settling: leave the swap file for the next run."""
 
@@ -341,14 +360,16 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
     - The file system failing on the way (a full disk): LEAVE, for the next run to try again."""
     target = next((Path(e.path) for e in entries if not e.name.startswith(TEMP_PREFIX) and name_key(e.name) == key), None)
     try:
-        with open(leftover, "rb") as handle:
-            theirs = handle.read()
+        theirs = _regular_bytes(leftover)
+        if theirs is None:
+            return LEAVE
         if content_key(theirs) == ours:
             return True
         if target is None:
             return None
-        with open(target, "rb") as handle:
-            now = handle.read()
+        now = _regular_bytes(target)
+        if now is None:  # not a regular file of a sidecar's size (a FIFO, a folder, /dev/zero): kept aside
+            return target
         merged = merge(theirs, now, tag) if merge is not None else None
         if content_key(now) != ours:
             return True if merged is not None and merged == now else target
@@ -357,10 +378,9 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
         if merged is None:
             return target
         temporary = write_temporary(target.parent, merged, stat.S_IMODE(os.stat(target).st_mode))
-        with open(target, "rb") as handle:
-            if handle.read() != now:  # written meanwhile: leave it, keep theirs aside
-                os.unlink(temporary)
-                return target
+        if _regular_bytes(target) != now:  # written meanwhile: leave it, keep theirs aside
+            os.unlink(temporary)
+            return target
         os.replace(temporary, target)
         sync_folder(target.parent)
         return True

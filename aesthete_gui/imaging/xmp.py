@@ -487,7 +487,7 @@ def write_marks(
         raise SidecarWriteError(target, problem)
     try:
         result = swap_file(target, build, MAX_SIDECAR_BYTES, NEW_SIDECAR_MODE,
-                           lambda: swap_tag(insisted & fields, wanted, first[0] if first else None))  # fmt: skip
+                           lambda: swap_tag(insisted & fields, wanted, first[0] if first else None, flag))  # fmt: skip
     except FileChanged as error:
         raise SidecarWriteError(target, str(error)) from None
     except OSError as error:
@@ -523,15 +523,19 @@ def _meaning_hash(key: str, meaning: object) -> str:
     return hashlib.sha256(repr(_comparable(key, meaning)).encode()).hexdigest()[:3]
 
 
-def swap_tag(insisted: Iterable[str], wanted: Mapping[str, object], first: Mapping[str, object] | None) -> str:
+def swap_tag(insisted: Iterable[str], wanted: Mapping[str, object], first: Mapping[str, object] | None, flag: str | None = None) -> str:
     """What a killed write needs to be finished as it would have finished (atomic_write.swap_name): the
     mark fields it sets whatever the sidecar holds (letters of FIELD_TAGS; "n": none), then each other
     sidecar field it sets only where the other program left it as first read (a letter of KEY_TAGS
-    and three hex digits of that first meaning). An attack: with the insisted fields alone, a killed
-    `export --format xmp` lost the stars the profile held."""
+    and three hex digits of that first meaning; `flag`: the flag the write sets). An attack: with the
+    insisted fields alone, a killed `export --format xmp` lost the stars the profile held."""
     insisted = set(insisted)
     out = "".join(letter for name, letter in FIELD_TAGS.items() if name in insisted) or "n"
     produced = {key for key, made_by in _PRODUCED_BY.items() if made_by & insisted}
+    if "stars" not in insisted and flag != "reject":
+        # as write_marks: a pick or unflag sets the rating only where it was left alone (unless the
+        # file says rejected, which the merge sees for itself); an attack lost the stars when it had no hash
+        produced.discard("Rating")
     for key, letter in KEY_TAGS.items():
         if key in wanted and key not in produced and first is not None and not isinstance(first.get(key), tuple):
             out += letter + _meaning_hash(key, first.get(key))

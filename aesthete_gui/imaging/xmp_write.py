@@ -92,6 +92,9 @@ def swap_file(
         for attempt in range(1, MAX_ATTEMPTS + 1):
             data = build(None if current is not None and current.dangling else current)
             if data is None or (ours_in_place is None and current is not None and data == current.data):
+                if held is not None:  # superseded by the file now in place, which needs nothing of ours
+                    os.unlink(held)
+                    held = None
                 return SwapResult(target, current, None, attempt)
             expected = ours_in_place or current
             mode, group = _mode_and_group(target, new_mode)

@@ -99,7 +99,10 @@ def _remove_stale_drafts(path: Path) -> None:
     with contextlib.suppress(OSError):
         for entry in os.scandir(path.parent):
             head, _, tail = entry.name.removeprefix(path.name + ".").partition(".")
-            stale = entry.name.startswith(path.name + ".") and tail == "tmp" and head.isdigit() and not process_alive(int(head))
+            # a draft under our own process id is a dead run's too (we remove ours before returning): in a
+            # container every run has the same id (an attack saw such a draft block the reserve for good)
+            stale = (entry.name.startswith(path.name + ".") and tail == "tmp" and head.isdigit()
+                     and (int(head) == os.getpid() or not process_alive(int(head))))  # fmt: skip
             if stale and _ours(Path(entry.path), complete=False):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

@@ -384,3 +384,34 @@ def test_a_displaced_file_settled_by_another_aesthete_mid_write_never_leaves_a_b
     text = sidecar.read_text(encoding="utf-8")
     assert "<rdf:li>old</rdf:li>" in text and read_sidecar(image) == XmpMarks(stars=1, label="Blue")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".aesthete")] == []
+
+
+def test_a_killed_pick_sets_the_stars_the_other_program_left_alone(tmp_path: Path) -> None:
+    """A third attack: the profile held 4 stars the sidecar did not (set with sidecars off); `mark
+    --pick` writes them where the other program left the rating alone, but killed after its swap the
+    rerun put back Rating 1: the pick's rating had no first-read hash in the swap file's name."""
+    from aesthete_gui.imaging.xmp import ALL_FIELDS
+
+    image, sidecar, left = _killed_at_the_swap(tmp_path, sidecar_text(1, "old", "keyword-added"),
+                                               lambda image: write_marks(image, 4, "pick", None, ALL_FIELDS, insist={"flag"}))  # fmt: skip
+    assert "r" in left.name.split("-")[-2]  # the rating's first-read hash is in the tag
+    os.utime(left, (1e9, 1e9))
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=xmp.our_marks_on_top) == [left]
+    assert "<rdf:li>keyword-added</rdf:li>" in sidecar.read_text(encoding="utf-8")
+    assert read_sidecar(image) == XmpMarks(stars=4, flag="pick")
+
+
+def test_a_fifo_at_the_sidecars_name_neither_hangs_nor_hides_a_swap_file(tmp_path: Path) -> None:
+    """A third attack: a FIFO at the sidecar's name, with a swap file waiting, hung every later run in
+    the folder (a link to /dev/zero ate the memory): only a regular file of a sidecar's size is read."""
+    import threading
+
+    os.mkfifo(tmp_path / "IMG_0007.xmp")
+    left = _left_by_a_killed_swap(tmp_path, "IMG_0007.xmp", b"expected", b"ours", b"their only copy", "abcd1234")
+    outcome: list[list[Path]] = []
+    worker = threading.Thread(target=lambda: outcome.append(atomic_write.remove_leftovers(tmp_path, 1.5e9, merge=_joined)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert outcome == [[]] and not left.exists()
+    (kept,) = tmp_path.glob("aesthete-kept-*-IMG_0007.xmp")
+    assert kept.read_bytes() == b"their only copy"

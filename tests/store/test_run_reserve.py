@@ -86,3 +86,12 @@ def test_a_draft_a_killed_process_left_is_removed_and_the_name_only_ever_holds_a
     assert lay_reserve(profile)
     assert not draft.exists() and reserve_path(profile).stat().st_size == RESERVE_BYTES
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db.reserve"]
+
+
+def test_a_draft_under_our_own_process_id_is_a_dead_runs_and_is_removed(tmp_path: Path) -> None:
+    # a third attack: in a container every run has the same process id, and a draft a killed run left
+    # under it blocked the reserve for good
+    profile = tmp_path / "p.db"
+    draft = reserve_path(profile).with_name(f"{reserve_path(profile).name}.{os.getpid()}.tmp")
+    draft.write_bytes(RESERVE_MAGIC + b"cut short")
+    assert lay_reserve(profile) and not draft.exists()
