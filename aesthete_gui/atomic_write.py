@@ -331,10 +331,11 @@ def _regular_bytes(path: Path) -> bytes | None:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > SETTLE_LIMIT:
+        os.close(descriptor)
+        return None  # a folder too: opened, but no file to read
     with os.fdopen(descriptor, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > SETTLE_LIMIT:
-            return None
         return stream.read(SETTLE_LIMIT + 1)
 
 

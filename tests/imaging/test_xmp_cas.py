@@ -401,12 +401,14 @@ def test_a_killed_pick_sets_the_stars_the_other_program_left_alone(tmp_path: Pat
     assert read_sidecar(image) == XmpMarks(stars=4, flag="pick")
 
 
-def test_a_fifo_at_the_sidecars_name_neither_hangs_nor_hides_a_swap_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_fifo_or_folder_at_the_sidecars_name_neither_hangs_nor_hides_a_swap_file(tmp_path: Path, kind: str) -> None:
     """A third attack: a FIFO at the sidecar's name, with a swap file waiting, hung every later run in
-    the folder (a link to /dev/zero ate the memory): only a regular file of a sidecar's size is read."""
+    the folder (a link to /dev/zero ate the memory; with a folder there the swap file stayed hidden):
+    only a regular file of a sidecar's size is read, and the swap file is kept aside visibly."""
     import threading
 
-    os.mkfifo(tmp_path / "IMG_0007.xmp")
+    (os.mkfifo if kind == "fifo" else os.mkdir)(tmp_path / "IMG_0007.xmp")
     left = _left_by_a_killed_swap(tmp_path, "IMG_0007.xmp", b"expected", b"ours", b"their only copy", "abcd1234")
     outcome: list[list[Path]] = []
     worker = threading.Thread(target=lambda: outcome.append(atomic_write.remove_leftovers(tmp_path, 1.5e9, merge=_joined)), daemon=True)
