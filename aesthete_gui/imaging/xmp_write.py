@@ -133,19 +133,13 @@ def swap_file(
                 sync_folder(target.parent)
                 return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
             displaced = read_snapshot(temporary, limit)
-            if displaced is None:
-                # the file we displaced is gone: another Aesthete whose process table does not show ours
-                # (a container, another computer on the share) settled it as a leftover, which it does
-                # only by keeping what it held. Ours stands; building anew from "no sidecar" would have
-                # written a bare packet over the sidecar (an attack lost a keyword and a headline so).
-                temporary = None
-                if held is not None:
-                    os.unlink(held)
-                    held = None
-                sync_folder(target.parent)
-                return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
-            if displaced.same_as(expected):
-                os.unlink(temporary)
+            # gone: another Aesthete whose process table does not show ours (a container, another
+            # computer on the share) settled it as a leftover, which it does only by keeping what it
+            # held. Either way ours stands; building anew from "no sidecar" would have written a bare
+            # packet over the sidecar (an attack lost a keyword and a headline so).
+            if displaced is None or displaced.same_as(expected):
+                if displaced is not None:
+                    os.unlink(temporary)
                 temporary = None
                 if held is not None:
                     os.unlink(held)
