@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from dataclasses import dataclass, field
@@ -115,6 +114,8 @@ def _ingest(
     result.content_hash = content_hash_bytes(data)
     name = os.fsdecode(path)
     cached = thumb_paths(result.content_hash, cache_dir)
+    # a cache file cut short by an older version on a full disk is never trusted (save_jpeg_atomic now
+    # renames only whole files)
     have_cached = all(whole_jpeg(p) for p in _cache_files(cached, with_preview))
     if have_cached and not with_features:
         # Same bytes seen before (moved, renamed, duplicated): headers + cached thumbnail suffice.
@@ -147,7 +148,6 @@ def _ingest(
     result.thumbs, small = build_thumbnails(
         decoded.image, result.content_hash, cache_dir, preview=with_preview
     )
-    _check_written(_cache_files(result.thumbs, with_preview))
     result.phash = perceptual_hash(small)
     result.signature = _signature(small)
     if with_checks:
@@ -170,16 +170,3 @@ def whole_jpeg(path: str | os.PathLike[str]) -> bool:
 
 def _cache_files(thumbs: Thumbs, with_preview: bool) -> list[Path]:
     return [thumbs.thumb_path, thumbs.preview_path] if with_preview else [thumbs.thumb_path]
-
-
-def _check_written(paths: list[Path]) -> None:
-    """Remove cache files written short and raise ENOSPC: on a nearly full disk a write can store
-    part of its bytes without an error, which left a truncated thumbnail that the next import
-    trusted (and then called the photograph unreadable)."""
-    short = [path for path in paths if not whole_jpeg(path)]
-    for path in short:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-    if short:
-        reason = "a thumbnail was written short (the disk is full)"
-        raise OSError(errno.ENOSPC, reason, os.fspath(short[0]))
