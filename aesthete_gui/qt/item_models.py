@@ -128,13 +128,14 @@ class ImageListModel(QAbstractListModel):
             value = self.shown_score(row)
             if value is not None:
                 lines.append(f"Score {value:.2f} · {self.score_label()}")
-            why = self.why(row)
+            why = self.why(row, with_others=False)  # on every hover: no walk over the library's rows
             return "\n".join(lines + ([why] if why else []))
         return None
 
-    def why(self, row: ImageRow) -> str:
+    def why(self, row: ImageRow, with_others: bool = True) -> str:
         """The reasons behind what the grid shows for a row: its failed checks and, for a collapsed
-        burst, why this frame stands for it ("" when there is nothing to explain)."""
+        burst, why this frame stands for it and (`with_others`: W or a click, not a hover) what its
+        other frames lack ("" when there is nothing to explain)."""
         lines = []
         if row.suggested_reject:
             lines.append("Suggested reject (a technical check failed; your marks decide):")
@@ -144,6 +145,7 @@ class ImageListModel(QAbstractListModel):
         size = self.burst_size(row.burst_id)
         if size and row.burst_id is not None:
             lines.append(cover_reason(row, size))
+        if size and row.burst_id is not None and with_others:
             others = [r for i in self.burst_frames(row.burst_id) if i != row.image_id and (r := self._all.get(i)) is not None]
             if summary := burst_others(row, others):
                 lines.append(summary)

@@ -318,7 +318,8 @@ class GridView(QListView):
         if marks.get("flag") == "pick" and len(ids) > 1:
             # a pick goes out with the delivery: a held11 trial's Ctrl+A, P picked the truncated file
             unreadable = [i for i in ids if (row := self._model.row_for(i)) is not None and row.status != "ok"]
-            ids = [i for i in ids if i not in set(unreadable)]
+            skipped = set(unreadable)
+            ids = [i for i in ids if i not in skipped]
         if unreadable:
             self.mark_note.emit(f"{key_name} applied to {len(ids)} frames; {len(unreadable)} unreadable left unpicked "
                                 "(Library ▸ Unreadable lists them)")  # fmt: skip
