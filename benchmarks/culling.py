@@ -6,7 +6,7 @@ clean photographs (benchmarks/culling_data.py) give the verdict and score figure
 import-cost figures. Prints Markdown; --write puts it into docs/benchmarks/culling.md with a plot of
 the built-in scores, the machine and the date.
 
-    python benchmarks/culling.py [--split held11|held10|held9|held8|held7|held6|held5|held4|held3|tune|held|held2] [--write] [--skip-slow] [--baseline-python PYTHON]
+    python benchmarks/culling.py [--split held12|held11|held10|held9|held8|held7|held6|held5|held4|held3|tune|held|held2] [--write] [--skip-slow] [--baseline-python PYTHON]
 """
 
 from __future__ import annotations
@@ -32,6 +32,35 @@ from aesthete_gui.imaging.ingest import ingest_file
 from aesthete_gui.services.library_worker import process_file
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "culling.md"
+
+SPLIT_NOTES: dict[str, str] = {
+    "held12": "held12 is the untouched set: photographs from packages no other split uses (npm packages and a PyPI "
+              "sdist), collected and labelled by someone not working on the checks; the models and thresholds were "
+              "fitted on tune, held, held2, held3, held4, held5 and held6 only, and nobody tuning them looked at these "
+              "photographs or the checks' results on them.",
+    "held11": "held11 was run untouched once (2026-11-28, commit cf2a9ca: docs/benchmarks/culling-held11-first-run.md) "
+              "and then looked at; it is not fitted on.",
+    "held10": "held10 was run untouched once (2026-11-28, commit e96fd1f: docs/benchmarks/culling-held10-first-run.md) "
+              "and then looked at; it is not fitted on.",
+    "held9": "held9 was run untouched once (2026-11-28, commit 37947e9: docs/benchmarks/culling-held9-first-run.md) and "
+             "then looked at; it is not fitted on.",
+    "held8": "held8 was run untouched once (2026-11-28, commit 69dd8ee: docs/benchmarks/culling-held8-first-run.md) and "
+             "then looked at; it is not fitted on.",
+    "held7": "held7 was run untouched once (2026-11-28, commit ddf5316) and then looked at; it is not fitted on: the "
+             "models are those it measured.",
+    "held6": "held6 was run untouched once (2026-11-27, commit 36ac1fd) and then looked at; since the seventh round the "
+             "models are fitted on it (with tune, held, held2, held3, held4 and held5).",
+    "held5": "held5 was run untouched once (2026-11-27, commit 662b0cb) and then looked at; since the sixth round the "
+             "models are fitted on it (with tune, held, held2, held3 and held4): no longer out of the fit.",
+    "held4": "held4 was run untouched once (2026-11-27, commit 5b60b7c), then looked at; since the sixth round the "
+             "models are fitted on it.",
+    "held3": "held3's results were looked at in the round that collected it; since the sixth round the models are "
+             "fitted on it.",
+    "fit": "The models and thresholds were fitted on this split (with the rest of the fit pool: tune, held, held2): "
+           "in-sample figures.",
+}  # fmt: skip
+"""What the report says of each split: untouched, run once and looked at, or fitted on."""
+JUDGED_SPLITS = ("held12", "held11", "held10", "held9", "held8", "held7", "held6", "held5", "held4", "held3", "tune", "held", "held2")
 
 
 def _rate(hits: int, total: int) -> str:
@@ -388,9 +417,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks/culling.md and its plot")
-    parser.add_argument("--split", choices=["held11", "held10", "held9", "held8", "held7", "held6", "held5", "held4", "held3", "tune", "held", "held2"], default="held11",
+    parser.add_argument("--split", choices=JUDGED_SPLITS, default="held12",
                         help="the corpus split judged (the models are fitted on tune, held, held2, held3, held4, held5 and held6; "
-                             "held7 to held10 were each run once and looked at; held11 is the untouched set)")  # fmt: skip
+                             "held7 to held11 were each run once and looked at; held12 is the untouched set)")  # fmt: skip
     parser.add_argument("--speed-count", type=int, default=12)
     parser.add_argument("--grouping-count", type=int, default=2000, help="library size for the grouping speed figure")
     parser.add_argument("--skip-slow", action="store_true", help="leave out the import-cost and grouping sections")
@@ -432,36 +461,7 @@ def main() -> None:
         f"not make, labelled by eye; {clean} clean), and five moderate defects made from each clean one "
         f"(benchmarks/culling_data.py: {', '.join(d.name for d in data.MODERATE)}; frames larger than "
         f"{data.WORK_SIDE} px are shrunk to it first and every copy is a JPEG of quality {data.CAMERA_QUALITY}). "
-        + ("held11 is the untouched set: photographs from packages no other split uses (npm packages), collected and "
-           "labelled by someone not working on the checks; the models and thresholds were fitted on tune, held, held2, "
-           "held3, held4, held5 and held6 only, and nobody tuning them looked at these photographs or the checks' results on them."
-           if args.split == "held11" else
-           "held10 was run untouched once (2026-11-28, commit e96fd1f: docs/benchmarks/culling-held10-first-run.md) and "
-           "then looked at; it is not fitted on."
-           if args.split == "held10" else
-           "held9 was run untouched once (2026-11-28, commit 37947e9: docs/benchmarks/culling-held9-first-run.md) and "
-           "then looked at; it is not fitted on."
-           if args.split == "held9" else
-           "held8 was run untouched once (2026-11-28, commit 69dd8ee: docs/benchmarks/culling-held8-first-run.md) and "
-           "then looked at; it is not fitted on."
-           if args.split == "held8" else
-           "held7 was run untouched once (2026-11-28, commit ddf5316) and then looked at; it is not fitted on: the "
-           "models are those it measured."
-           if args.split == "held7" else
-           "held6 was run untouched once (2026-11-27, commit 36ac1fd) and then looked at; since the seventh round the "
-           "models are fitted on it (with tune, held, held2, held3, held4 and held5)."
-           if args.split == "held6" else
-           "held5 was run untouched once (2026-11-27, commit 662b0cb) and then looked at; since the sixth round the "
-           "models are fitted on it (with tune, held, held2, held3 and held4): no longer out of the fit."
-           if args.split == "held5" else
-           "held4 was run untouched once (2026-11-27, commit 5b60b7c), then looked at; since the sixth round the "
-           "models are fitted on it."
-           if args.split == "held4" else
-           "held3's results were looked at in the round that collected it; since the sixth round the models are "
-           "fitted on it."
-           if args.split == "held3" else
-           "The models and thresholds were fitted on this split (with the rest of the fit pool: tune, held, held2): "
-           "in-sample figures."),
+        + SPLIT_NOTES.get(args.split, SPLIT_NOTES["fit"]),
         "",
         *corpus_lines,
         "## Check cost",
