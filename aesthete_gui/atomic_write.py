@@ -19,7 +19,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,10 +62,14 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _exchange_unsupported: set[int] = set()  # devices whose file system refused RENAME_EXCHANGE
 TEMP_PREFIX = ".aesthete-"
-_LEFTOVER = re.compile(r"\.aesthete-(?:(\d+)-)?[A-Za-z0-9_]+\.xmp\.tmp")
+# the writer: its pid, and when that process started (`s<ticks>`, where the system says): a pid
+# reused by a later process does not keep a killed run's file hidden (see process_tag)
+_WRITER = r"(?P<pid>\d+)(?:s(?P<start>\d+))?"
+_LEFTOVER = re.compile(rf"\.aesthete-(?:{_WRITER}-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
-_SWAPPING = re.compile(r"\.aesthete-swap-(\d+)-([0-9a-f]{12})-([0-9a-f]{12})-([0-9a-f]{12})-(?:([a-z0-9]{1,32})-)?[A-Za-z0-9_]+\.xmp\.tmp")
+_SWAPPING = re.compile(rf"\.aesthete-swap-{_WRITER}-(?P<name>[0-9a-f]{{12}})-(?P<expected>[0-9a-f]{{12}})-(?P<ours>[0-9a-f]{{12}})-"
+                       r"(?:(?P<tag>[a-z0-9]{1,32})-)?[A-Za-z0-9_]+\.xmp\.tmp")
 
 
 @dataclass(frozen=True)
@@ -129,9 +133,9 @@ def read_snapshot(path: str | os.PathLike[str], limit: int) -> Snapshot | None:
 
 
 def write_temporary(folder: Path, data: bytes, mode: int, group: int | None = None) -> Path:
-    """A fsynced temporary file in `folder` holding `data`, named `.aesthete-<pid>-….xmp.tmp` so
-    that a later run can tell it is a leftover of ours."""
-    handle, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".xmp.tmp", dir=folder)
+    """A fsynced temporary file in `folder` holding `data`, named `.aesthete-<process tag>-….xmp.tmp`
+    (process_tag) so that a later run can tell it is a leftover of ours."""
+    handle, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{process_tag()}-", suffix=".xmp.tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -165,9 +169,9 @@ def swap_name(temporary: Path, target: Path, expected: bytes, ours: bytes, tag: 
     (up to 32 lowercase letters and digits: what the write set, for the merge): a run killed
     after the swap leaves the displaced file there, and the next run can tell (remove_leftovers)
     whether it is safe to put back, drop or keep, instead of deleting it as a temporary file."""
-    tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{os.getpid()}-").removesuffix(".xmp.tmp")
+    tail = temporary.name.removeprefix(f"{TEMP_PREFIX}{process_tag()}-").removesuffix(".xmp.tmp")
     keys = f"{name_key(target.name)}-{content_key(expected)}-{content_key(ours)}" + (f"-{tag}" if tag else "")
-    named = temporary.with_name(f"{TEMP_PREFIX}swap-{os.getpid()}-{keys}-{tail}.xmp.tmp")
+    named = temporary.with_name(f"{TEMP_PREFIX}swap-{process_tag()}-{keys}-{tail}.xmp.tmp")
     os.rename(temporary, named)
     return named
 
@@ -264,23 +268,64 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
         os.close(handle)
 
 
-def process_alive(pid: int) -> bool:
-    """True when a process with this id exists on this machine (someone else's counts too)."""
+def process_start(pid: int) -> int | None:
+    """When the process `pid` started, in clock ticks since the machine booted (Linux's /proc); None
+    where the system does not say or no such process is there."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stream:
+            text = stream.read()
+        # the command name in parentheses may hold spaces and parentheses: count fields after the last ")"
+        return int(text[text.rindex(b")") + 1:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def process_tag() -> str:
+    """This process as temporary file names record it: its pid, and `s` and its start time where the
+    system says (process_start), so a pid the system hands to a later process is told apart."""
+    pid = os.getpid()
+    start = process_start(pid)
+    return f"{pid}" if start is None else f"{pid}s{start}"
+
+
+def process_stamp() -> dict[str, int]:
+    """This process as records name it: {"pid"} and, where the system says, {"pid_start"} (see process_tag)."""
+    start = process_start(os.getpid())
+    return {"pid": os.getpid()} | ({} if start is None else {"pid_start": start})
+
+
+def stamp_alive(record: Mapping[str, object]) -> bool:
+    """Whether the process a record's stamp (process_stamp) names still runs; False without a pid."""
+    pid, start = record.get("pid"), record.get("pid_start")
+    if not isinstance(pid, int) or isinstance(pid, bool):
+        return False
+    return process_alive(pid, start if isinstance(start, int) and not isinstance(start, bool) else None)
+
+
+def process_alive(pid: int, start: int | None = None) -> bool:
+    """True when a process with this id exists on this machine (someone else's counts too) and, when
+    `start` is given and the system says when that process started, it is the one that started then
+    (not a later process given a reused pid)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
-        return True  # someone else's process: alive
-    return True
+        pass  # someone else's process: alive
+    if start is None:
+        return True
+    now = process_start(pid)
+    return now is None or now == start
 
 
 def remove_leftovers(
     folder: str | os.PathLike[str], older_than: float, merge: Callable[[bytes, bytes, str | None], bytes | None] | None = None
 ) -> list[Path]:
     """Clear this program's temporary files left in `folder` by a run that was killed: named
-    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`), regular files of ours, last
-    changed before `older_than` (a time.time() value) and whose writing process is gone; they are
+    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`; the pid followed by `s<start>`
+    since a reused pid kept a killed run's swap file hidden), regular files of ours, last changed before
+    `older_than` (a time.time() value) and whose writing process is gone (or whose pid a later process
+    now has); they are
     deleted. A swap file (`.aesthete-swap-…`, see swap_name) may hold what stood under a sidecar's
     name before a killed swap, another program's edit among it: `merge(theirs, ours, tag)` puts the
     fields the killed write set (its name's tag; None for a name without one) on top of it, as that
@@ -304,10 +349,12 @@ def remove_leftovers(
         swapping = match.re is _SWAPPING
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or (info.st_mtime >= older_than and not swapping):
             continue
-        if match.group(1) is not None and process_alive(int(match.group(1))):
+        writer, started = match.group("pid"), match.group("start")
+        if writer is not None and process_alive(int(writer), None if started is None else int(started)):
             continue
         if swapping:
-            settled = _settle_swap(Path(entry.path), match.group(2), match.group(3), match.group(4), match.group(5), entries, merge)
+            settled = _settle_swap(Path(entry.path), match.group("name"), match.group("expected"), match.group("ours"),
+                                   match.group("tag"), entries, merge)
             if settled is LEAVE:
                 continue  # the next run tries again (a full disk while merging: an attack saw it kept aside for good)
             if settled is not True:

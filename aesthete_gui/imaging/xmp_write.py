@@ -30,6 +30,7 @@ from aesthete_gui.atomic_write import (
     Snapshot,
     exchange,
     link_new,
+    process_tag,
     read_snapshot,
     swap_name,
     sync_folder,
@@ -195,7 +196,7 @@ def _delete_if_unchanged(target: Path, written: FileState, limit: int) -> bool:
     current = read_snapshot(target, limit)
     if current is None or current.state != written:
         return False
-    aside = target.with_name(f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.xmp.tmp")
+    aside = target.with_name(f"{TEMP_PREFIX}{process_tag()}-{secrets.token_hex(4)}.xmp.tmp")
     try:
         os.rename(target, aside)
     except FileNotFoundError:

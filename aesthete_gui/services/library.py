@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aesthete_gui.atomic_write import process_stamp
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.imaging.ingest import DISK_FULL
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
@@ -274,7 +275,7 @@ def import_folders(
     summary = ImportSummary(folders_not_found=absent)
     profile.runs.close_interrupted("import")
     summary.run_id = profile.runs.create(
-        "import", {"folders": roots, "features": features, "previews": previews, "pid": os.getpid()}
+        "import", {"folders": roots, "features": features, "previews": previews, **process_stamp()}
     )
     importer = _Importer(profile, cache, features, previews, summary)
     try:

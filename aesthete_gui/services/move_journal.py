@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aesthete_gui.atomic_write import process_alive, same_file, sync_folder
+from aesthete_gui.atomic_write import process_stamp, same_file, stamp_alive, sync_folder
 from aesthete_gui.services.verified_copy import file_hash
 
 Follow = Callable[[str, str], None]
@@ -70,7 +70,7 @@ def _read(path: Path) -> list[dict]:
 def begin(profile_path: str | os.PathLike[str], files: list[tuple[str, str, str]]) -> str:
     """Record a move about to change the library and remove originals; its id."""
     entry_id = uuid.uuid4().hex
-    entry = {"id": entry_id, "pid": os.getpid(), "files": [list(f) for f in files]}
+    entry = {"id": entry_id, **process_stamp(), "files": [list(f) for f in files]}
     path = journal_path(profile_path)
     with _locked(path) as handle:
         os.write(handle, (json.dumps(entry) + "\n").encode("utf-8"))
@@ -87,9 +87,9 @@ def done(profile_path: str | os.PathLike[str], entry_id: str) -> None:
             os.unlink(path)
 
 
-def _alive(pid: object) -> bool:
-    """Whether the move was recorded by another process that is still running."""
-    return isinstance(pid, int) and pid != os.getpid() and process_alive(pid)
+def _alive(record: dict) -> bool:
+    """Whether the move was recorded by another process that is still running (not one given its pid since)."""
+    return record.get("pid") != os.getpid() and stamp_alive(record)
 
 
 def _pending(records: list[dict], alive_too: bool = False) -> list[dict]:
@@ -97,7 +97,7 @@ def _pending(records: list[dict], alive_too: bool = False) -> list[dict]:
     return [
         r for r in records
         if isinstance(r.get("id"), str) and r["id"] not in finished and isinstance(r.get("files"), list)
-        and (alive_too or not _alive(r.get("pid")))
+        and (alive_too or not _alive(r))
     ]  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aesthete_gui.atomic_write import process_alive
+from aesthete_gui.atomic_write import process_alive, stamp_alive
 from aesthete_gui.store.errors import ProfileDiskFullError
 from aesthete_gui.store.events import RunChanged
 from aesthete_gui.store.records import RunRecord
@@ -201,9 +201,10 @@ class RunsRepository(Repository):
         stale = []
         running = "SELECT id, params FROM runs WHERE kind = ? AND status = 'running'"
         for row in self._db.rows(running, (kind,)):
-            pid = json.loads(row["params"] or "{}").get("pid")
-            ours_ended = pid == os.getpid() and (str(self._db.path), row["id"]) not in _ACTIVE
-            if not isinstance(pid, int) or not process_alive(pid) or ours_ended:
+            params = json.loads(row["params"] or "{}")
+            params = params if isinstance(params, dict) else {}
+            ours_ended = params.get("pid") == os.getpid() and (str(self._db.path), row["id"]) not in _ACTIVE
+            if not stamp_alive(params) or ours_ended:
                 stale.append(row["id"])
         for run_id in stale:
             self.update(run_id, status="interrupted")

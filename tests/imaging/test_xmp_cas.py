@@ -201,6 +201,52 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
     assert all(p.exists() for p in [alive, young, *others])
 
 
+def test_a_pid_a_later_process_was_given_does_not_keep_a_killed_runs_files_hidden(tmp_path: Path) -> None:
+    """A leftover's name records its writer's pid and start time: a killed run's pid handed to a later
+    process (here a sleeping child) used to keep its temporary and swap files hidden as long as that
+    process ran (a daemon: for days, the other program's displaced edit with them). A file of the
+    process that really runs is still left alone, as is one of a name without a start time."""
+    import subprocess
+    import sys
+
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        start = atomic_write.process_start(later.pid)
+        if start is None:
+            pytest.skip("this system does not say when a process started (no /proc)")
+        reused = tmp_path / f".aesthete-{later.pid}s{start + 1}-killed01.xmp.tmp"
+        running = tmp_path / f".aesthete-{later.pid}s{start}-running1.xmp.tmp"
+        legacy = tmp_path / f".aesthete-{later.pid}-legacy01.xmp.tmp"
+        for path in (reused, running, legacy):
+            path.write_text("x")
+            os.utime(path, (1e9, 1e9))
+        sidecar = tmp_path / "IMG_0009.xmp"
+        sidecar.write_bytes(b"ours")
+        keys = f"{atomic_write.name_key(sidecar.name)}-{atomic_write.content_key(b'expected')}-{atomic_write.content_key(b'ours')}"
+        swap = tmp_path / f".aesthete-swap-{later.pid}s{start + 1}-{keys}-abcd1234.xmp.tmp"
+        swap.write_bytes(b"theirs, raced")  # another program's save, displaced by the killed swap
+        os.utime(swap, (1e9, 1e9))
+        removed = atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined)
+        assert sorted(removed) == sorted([reused, swap])
+        assert sidecar.read_bytes() == b"theirs, raced + ours"  # its edit is back, the write's marks on top
+        assert running.exists() and legacy.exists()
+    finally:
+        later.kill()
+        later.wait()
+
+
+def test_temporary_names_record_the_writers_pid_and_start_time(tmp_path: Path) -> None:
+    """Linux says when a process started: names carry it (`<pid>s<ticks>`); the writer itself is alive."""
+    temporary = atomic_write.write_temporary(tmp_path, b"x", 0o644)
+    match = atomic_write._LEFTOVER.fullmatch(temporary.name)
+    assert match is not None and int(match.group("pid")) == os.getpid()
+    start = atomic_write.process_start(os.getpid())
+    assert match.group("start") == (None if start is None else str(start))
+    assert atomic_write.process_alive(os.getpid(), start)
+    assert not atomic_write.process_alive(a_pid_no_process_has(), start)
+    assert atomic_write.remove_leftovers(tmp_path, older_than=2e9) == [] and temporary.exists()
+
+
 def _killed_at_the_swap(tmp_path: Path, their_text: str, write: Callable[[Path], object]) -> tuple[Path, Path, Path]:
     """Run `write(image)` in a child that another program races (its save lands right before our swap)
     and that is killed (kill -9) right after the swap; (image, sidecar, the swap file left)."""

@@ -122,3 +122,26 @@ def test_the_writer_marker_matches_the_code(profile: Profile) -> None:
             source = inspect.getsource(method)
             writes = _opens_a_transaction(method) or any(f"self.{w}(" in source for w in writers - {name})
             assert is_writer(method) == writes, f"{kind.__name__}.{name}: marked {is_writer(method)}, writes {writes}"
+
+
+def test_a_killed_runs_pid_given_to_a_later_process_does_not_keep_it_running(profile: Profile) -> None:
+    """A run records its process's pid and start time: a killed import whose pid the system handed to a
+    later process (a sleeping child here) stayed 'running' as long as that process ran."""
+    import subprocess
+    import sys
+
+    from aesthete_gui.atomic_write import process_start
+
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        start = process_start(later.pid)
+        if start is None:
+            pytest.skip("this system does not say when a process started (no /proc)")
+        killed = profile.runs.create("import", {"pid": later.pid, "pid_start": start + 1})
+        running = profile.runs.create("import", {"pid": later.pid, "pid_start": start})
+        assert profile.runs.close_interrupted("import") == 1
+        assert profile.runs.get(killed).status == "interrupted"
+        assert profile.runs.get(running).status == "running"
+    finally:
+        later.kill()
+        later.wait()
