@@ -25,6 +25,7 @@ from aesthete_gui.ml.http_post import (
     MAX_REPLY_BYTES,
     ConnectionFailure,
     DeadlineExceeded,
+    PostCancelled,
     Redirected,
     ReplyTooLarge,
     StatusError,
@@ -200,7 +201,7 @@ class ChatClient:
             if cancel is not None and cancel.cancelled:
                 raise RequestFailed("cancelled")
             try:
-                return self._post_once(index, data)
+                return self._post_once(index, data, cancel)
             except _Retryable as error:
                 last = str(error)
                 refused = refused and last.startswith("cannot reach")
@@ -217,14 +218,16 @@ class ChatClient:
             raise JudgeUnavailable(f"{last} (tried {self.max_retries + 1} times)")
         raise RequestFailed(f"{last} ({self.max_retries + 1} attempts)")
 
-    def _post_once(self, index: int, data: bytes) -> Any:
+    def _post_once(self, index: int, data: bytes, cancel: CancelToken | None = None) -> Any:
         url = self.urls[index]
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._keys[index]:
             headers["Authorization"] = f"Bearer {self._keys[index]}"
         try:
-            raw_body = post(url, data, headers, self.timeout_s, self.max_reply_bytes)
+            raw_body = post(url, data, headers, self.timeout_s, self.max_reply_bytes, cancel)
             self._seen[index] = True
+        except PostCancelled as error:
+            raise RequestFailed("cancelled") from error
         except Redirected as error:
             raise JudgeUnavailable(self.clean(f"{url}: {error}")) from error
         except StatusError as error:

@@ -7,6 +7,8 @@
 - `timeout_s` is the whole call's deadline (connect, headers and body together), not a per-read
   socket timeout: a watchdog shuts the connection when it passes, so a server trickling one byte
   a second cannot hold a call longer than asked.
+- A cancel (the job's CancelToken) shuts the connection at once, whatever it is waiting for: a
+  server that takes minutes to answer does not hold the user's Cancel until the deadline.
 - The reply is read in chunks and refused past `max_bytes` (a declared Content-Length above it is
   refused before reading): a huge reply never sits in memory whole.
 """
@@ -21,7 +23,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aesthete_gui.jobs import CancelToken
 
 MAX_REPLY_BYTES = 8 * 1024 * 1024
 """Largest server reply read (a chat completion is a few kilobytes)."""
@@ -62,6 +67,10 @@ class DeadlineExceeded(PostFailure):
     """No complete reply within the call's overall deadline (connect, headers and body together)."""
 
 
+class PostCancelled(PostFailure):
+    """The job was cancelled while the request was on its way; the connection was shut."""
+
+
 class ReplyTooLarge(PostFailure):
     """The reply is larger than the cap."""
 
@@ -75,11 +84,17 @@ class ConnectionFailure(PostFailure):
 
 
 class _Watchdog:
-    """Shuts the connection's socket down when the overall deadline passes."""
+    """Shuts the connection's socket down when the overall deadline passes, or at once on a cancel."""
 
-    def __init__(self, seconds: float) -> None:
+    CANCEL_POLL_S = 0.1
+    """How long a cancel may wait to be seen (the watcher wakes at once on it; this bounds a stop)."""
+
+    def __init__(self, seconds: float, cancel: CancelToken | None = None) -> None:
         self.deadline = time.monotonic() + seconds
         self.expired = False
+        self.cancelled = False
+        self._cancel = cancel
+        self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._timers: list[threading.Timer] = []
 
@@ -92,6 +107,17 @@ class _Watchdog:
         with self._lock:
             self._timers.append(timer)
         timer.start()
+        if self._cancel is not None:
+            threading.Thread(target=self._watch_cancel, args=(sock, self._cancel), daemon=True).start()
+
+    def _watch_cancel(self, sock: socket.socket, cancel: CancelToken) -> None:
+        while not self._stopped.is_set():
+            if cancel.wait(self.CANCEL_POLL_S):
+                if not self._stopped.is_set():
+                    self.cancelled = True
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                return
 
     def _expire(self, sock: socket.socket) -> None:
         self.expired = True
@@ -99,6 +125,7 @@ class _Watchdog:
             sock.shutdown(socket.SHUT_RDWR)
 
     def stop(self) -> None:
+        self._stopped.set()
         with self._lock:
             for timer in self._timers:
                 timer.cancel()
@@ -151,30 +178,45 @@ def post(
     headers: dict[str, str],
     timeout_s: float,
     max_bytes: int = MAX_REPLY_BYTES,
+    cancel: CancelToken | None = None,
 ) -> bytes:
-    """POST `payload` and return the reply body; a PostFailure subclass says why there is none."""
+    """POST `payload` and return the reply body; a PostFailure subclass says why there is none
+    (PostCancelled when `cancel` was set while the request was on its way)."""
     if not url.lower().startswith(("http://", "https://")):  # no file:, ftp: or data: handlers
         raise ConnectionFailure(f"not an http(s) URL: {url}", None)
-    watchdog = _Watchdog(timeout_s)
+    if cancel is not None and cancel.cancelled:
+        raise PostCancelled("cancelled")
+    watchdog = _Watchdog(timeout_s, cancel)
     opener = urllib.request.build_opener(
         _HTTPHandler(watchdog), _HTTPSHandler(watchdog), _RefuseRedirects()
     )
     request = urllib.request.Request(url, data=payload, headers=headers, method="POST")
     try:
         with opener.open(request, timeout=timeout_s) as response:
-            return _read_capped(response, max_bytes, watchdog, timeout_s)
+            body = _read_capped(response, max_bytes, watchdog, timeout_s)
+        if watchdog.cancelled:
+            raise PostCancelled("cancelled")
+        return body
     except urllib.error.HTTPError as error:
+        if watchdog.cancelled:
+            raise PostCancelled("cancelled") from error
         if 300 <= error.code < 400:
             raise Redirected(error.code, error.headers.get("Location", "") if error.headers else "") from error
         detail = _error_detail(error, watchdog)
         raise StatusError(error.code, detail, _retry_after(error)) from error
     except PostFailure:
+        if watchdog.cancelled:
+            raise PostCancelled("cancelled") from None
         raise
     except urllib.error.URLError as error:
+        if watchdog.cancelled:
+            raise PostCancelled("cancelled") from error
         if watchdog.expired or isinstance(error.reason, TimeoutError):
             raise DeadlineExceeded(f"timed out after {timeout_s:g} s") from error
         raise ConnectionFailure(str(error.reason), error.reason if isinstance(error.reason, BaseException) else None) from error
     except (TimeoutError, http.client.HTTPException, OSError) as error:
+        if watchdog.cancelled:
+            raise PostCancelled("cancelled") from error
         if watchdog.expired or isinstance(error, TimeoutError):
             raise DeadlineExceeded(f"timed out after {timeout_s:g} s") from error
         raise ConnectionFailure(f"connection dropped: {type(error).__name__} {error}", error) from error

@@ -173,3 +173,40 @@ def test_malformed_replies_are_recorded_as_no_answer(photo_paths: list[str], dat
     with HostileServer(_raw_reply(data)) as server:
         [record] = _judge(server.url(), max_retries=1).score_items(photo_paths[:1])
     assert is_failure(record) and expected in record.rationale
+
+
+def _answer_after_a_minute(handler: BaseHTTPRequestHandler) -> None:
+    time.sleep(60)  # a server busy with a long queue: nothing comes back for a minute
+    _answer(handler)
+
+
+def test_cancel_shuts_a_request_in_flight_at_once_not_at_its_deadline() -> None:
+    """A cancel used to wait for the request on its way: the job stopped only when the server answered
+    or the deadline (two minutes by default) passed. The connection is now shut at once."""
+    import threading
+
+    from aesthete_gui.ml.chat_client import ChatClient, RequestFailed
+    from aesthete_gui.ml.http_post import PostCancelled, post
+
+    with HostileServer(_answer_after_a_minute) as server:
+        cancel = CancelToken()
+        threading.Timer(0.3, cancel.cancel).start()
+        started = time.monotonic()
+        with pytest.raises(PostCancelled):
+            post(server.url() + "/chat/completions", b"{}", {}, timeout_s=30.0, cancel=cancel)
+        assert time.monotonic() - started < 1.5
+        client = ChatClient(server.url(), "m", timeout_s=30.0, max_retries=3, backoff_s=0.0)
+        cancel = CancelToken()
+        threading.Timer(0.3, cancel.cancel).start()
+        started = time.monotonic()
+        with pytest.raises(RequestFailed, match="cancelled"):
+            client.post_json({"messages": []}, 0, cancel)
+        assert time.monotonic() - started < 1.5  # no retry after a cancel either
+    assert len(server.requests) == 2
+
+
+def test_a_request_not_cancelled_still_gets_its_reply_with_a_cancel_token_watching() -> None:
+    from aesthete_gui.ml.http_post import post
+
+    with HostileServer(_answer) as server:
+        assert post(server.url() + "/chat/completions", b"{}", {}, timeout_s=5.0, cancel=CancelToken()) == REPLY
