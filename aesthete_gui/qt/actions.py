@@ -60,6 +60,16 @@ def describe_import(summary: Any) -> str:
     return f"{prefix}: " + ", ".join(parts)
 
 
+def import_problems(summary: Any) -> list[str]:
+    """One line per file or folder a finished import could not take (and why), for the report."""
+    if summary is None:
+        return []
+    lines = [f"{path}: {reason}" for path, reason in getattr(summary, "problems", None) or []]
+    lines += [f"{path}: sidecar left as it is: {reason}" for path, reason in getattr(summary, "sidecar_problems", None) or []]
+    lines += [f"{folder}: folder not found" for folder in getattr(summary, "folders_not_found", None) or []]
+    return lines
+
+
 def configured_judge(settings: Mapping[str, Any]) -> JudgeSpec | None:
     """The judge the settings name (their typed "judge" record, or an earlier version's string),
     None when there is none or the record is unreadable (logged; the model manager sets it again)."""

@@ -6,6 +6,7 @@ a function of `qt/actions.py` run by the TaskRunner, so the UI thread only start
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from pathlib import Path
@@ -117,6 +118,40 @@ class JobMenuMixin(WindowParts):
             # import checks but does not score: a held10 trial waited for scores that never came
             text += " · scores: Scoring ▸ Score library (Ctrl+Shift+R)"
         self.show_message(text)
+        if problems := actions.import_problems(summary):
+            self._report_import_problems(text, problems)
+        elif getattr(self, "import_report_button", None) is not None:
+            self.import_report_button.hide()  # an earlier import's problems: this one went through
+
+    def _report_import_problems(self, text: str, problems: list[str]) -> None:
+        # the status line passes in seconds (a trial missed that a truncated frame was never imported);
+        # a button stays in the status bar until read, and a box would take the keys from the culling
+        from PySide6.QtWidgets import QPushButton
+
+        if getattr(self, "import_report_button", None) is None:
+            self.import_report_button = QPushButton(self)
+            self.import_report_button.setFlat(True)
+            self.import_report_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.statusBar().addPermanentWidget(self.import_report_button)
+        button = self.import_report_button
+        count = len(problems)
+        button.setText(f"⚠ {count} not taken in: details")
+        button.setToolTip("The files and folders the last import could not take in, and why")
+        with contextlib.suppress(RuntimeError, TypeError):
+            button.clicked.disconnect()
+        button.clicked.connect(lambda: self._open_import_report(text, problems))
+        button.show()
+
+    def _open_import_report(self, text: str, problems: list[str]) -> None:
+        count = len(problems)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Import: some files need a look", text, QMessageBox.StandardButton.Close, self)
+        box.setInformativeText(f"{count} file{'s' if count != 1 else ''} or folder{'s' if count != 1 else ''} could not be "
+                               "taken in; Aesthete changed none of them. Details lists each with the reason.")  # fmt: skip
+        box.setDetailedText("\n".join(problems))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.import_report = box
+        self.import_report_button.hide()
+        box.open()
 
     def score_selection(self) -> JobHandle | None:
         """Score the selected images with the chosen scorer."""
