@@ -5,6 +5,8 @@ the one filter every line the CLI prints goes through, the progress bar, Ctrl-C 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
 import time
@@ -12,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
-from aesthete_gui.cli import UserError
+from aesthete_gui.cli import EXIT_INTERRUPTED, UserError
 from aesthete_gui.imaging.shoot_types import shoot_types
 from aesthete_gui.imaging.verdict_models import VerdictModelError
 from aesthete_gui.jobs import CancelToken, Progress
@@ -216,7 +218,19 @@ def ctrl_c_cancels(token: CancelToken) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # after a cancel the program winds down (worker processes joined, the profile closed); a second
+        # Ctrl-C there raised in the interpreter's shutdown ("Exception ignored" and a traceback)
+        signal.signal(signal.SIGINT, _exit_at_once if token.cancelled else previous)
+
+
+def _exit_at_once(_signum: int, _frame: Any) -> None:
+    """A second Ctrl-C while a cancelled command winds down: stop now, quietly (every write of ours is
+    atomic or a committed transaction, so nothing is left half-written)."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.write("aesthete: interrupted\n")
+        sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
 
 
 def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:

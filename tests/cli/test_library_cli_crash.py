@@ -118,3 +118,30 @@ def test_ctrl_c_cancels_cleanly_and_a_rerun_completes(tmp_path: Path, big_shoot:
     assert rerun.returncode == 0, rerun.stderr
     assert f"{kept} unchanged" in rerun.stdout
     assert _check_profile_after(profile) == COUNT
+
+
+WINDING_DOWN = """
+import os, signal, threading, time
+from aesthete_gui.cli.common import ctrl_c_cancels
+from aesthete_gui.jobs import CancelToken
+
+token = CancelToken()
+with ctrl_c_cancels(token):
+    os.kill(os.getpid(), signal.SIGINT)  # the first Ctrl-C: the job stops cleanly
+    time.sleep(0.2)
+print("job stopped", flush=True)
+threading.Thread(target=time.sleep, args=(30,)).start()  # the wind-down: workers joined at exit
+os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, after the job, while the program winds down
+"""
+
+
+def test_a_second_ctrl_c_while_a_cancelled_command_winds_down_stops_it_quietly() -> None:
+    """A trial saw "Exception ignored" and a traceback: the second Ctrl-C came after the job had
+    stopped, while the interpreter joined the worker threads, and raised there."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", WINDING_DOWN], capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - started < 20  # not the 30 s of the wind-down
+    assert done.returncode == 130
+    assert done.stdout == "job stopped\n"
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert done.stderr.endswith("aesthete: interrupted\n")
