@@ -429,11 +429,32 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
         if _regular_bytes(target) != now:  # written meanwhile: leave it, keep theirs aside
             os.unlink(temporary)
             return target
-        os.replace(temporary, target)
-        sync_folder(target.parent)
-        return True
+        if not exchange(temporary, target):
+            os.replace(temporary, target)  # no atomic exchange here: the file was `now` a moment ago
+            sync_folder(target.parent)
+            return True
+        return _kept_in_place(temporary, target, now, merged)
     except OSError:
         return LEAVE
+
+
+def _kept_in_place(displaced: Path, target: Path, now: bytes, merged: bytes) -> object:
+    """After settling's exchange: True when it displaced what was checked (`now`). A save that landed
+    between the check and the exchange goes back in place and the swap file is kept aside (the sidecar's
+    path). Noticed in an attack round: settling replaced the file after checking it, and a save landing
+    in between was lost."""
+    if _regular_bytes(displaced) == now:
+        os.unlink(displaced)
+        sync_folder(target.parent)
+        return True
+    exchange(displaced, target)  # the newer save back under the sidecar's name
+    if _regular_bytes(displaced) == merged:
+        os.unlink(displaced)
+    else:  # yet another save came in between: the newest goes back in place, the other is kept aside
+        exchange(displaced, target)
+        keep_aside(displaced, target)
+    sync_folder(target.parent)
+    return target
 
 
 def keep_aside(leftover: Path, sidecar: Path | None = None) -> Path | None:

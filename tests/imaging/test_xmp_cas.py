@@ -463,3 +463,31 @@ def test_a_fifo_or_folder_at_the_sidecars_name_neither_hangs_nor_hides_a_swap_fi
     assert outcome == [[]] and not left.exists()
     (kept,) = tmp_path.glob("aesthete-kept-*-IMG_0007.xmp")
     assert kept.read_bytes() == b"their only copy"
+
+
+@pytest.mark.parametrize("another_in_between", [False, True])
+def test_a_save_landing_while_a_swap_is_settled_is_never_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              another_in_between: bool) -> None:  # fmt: skip
+    """Settling checked the sidecar and then replaced it: a save landing in those microseconds was lost.
+    The merge now goes in by an exchange; a save it displaced goes back, and the swap file is kept aside."""
+    sidecar = tmp_path / "IMG_0007.xmp"
+    sidecar.write_bytes(b"ours")
+    left = _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", b"ours", b"theirs, raced", "abcd1234")
+    real = atomic_write.exchange
+    saves = [b"a save in between", b"and another"] if another_in_between else [b"a save in between"]
+
+    def racing(first: Path, second: Path) -> bool:
+        if saves:
+            write_by_rename(second, saves.pop(0).decode())
+        return real(first, second)
+
+    monkeypatch.setattr(atomic_write, "exchange", racing)
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    kept = sorted(k.read_bytes() for k in tmp_path.glob("aesthete-kept-*.xmp"))
+    if another_in_between:  # the newest save stands; the one before it and the swap file are both kept
+        assert sidecar.read_bytes() == b"and another"
+        assert kept == sorted([b"theirs, raced", b"a save in between"])
+    else:
+        assert sidecar.read_bytes() == b"a save in between"
+        assert kept == [b"theirs, raced"]
+    assert not left.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-")]
