@@ -353,17 +353,57 @@ def remove_leftovers(
         if writer is not None and process_alive(int(writer), None if started is None else int(started)):
             continue
         if swapping:
-            settled = _settle_swap(Path(entry.path), match.group("name"), match.group("expected"), match.group("ours"),
-                                   match.group("tag"), entries, merge)
-            if settled is LEAVE:
-                continue  # the next run tries again (a full disk while merging: an attack saw it kept aside for good)
-            if settled is not True:
-                keep_aside(Path(entry.path), settled if isinstance(settled, Path) else None)
-                continue
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
+            with _settling(Path(entry.path)) as ours_to_settle:
+                if not ours_to_settle:
+                    continue  # another run is settling it (two at once left a needless kept file)
+                settled = _settle_swap(Path(entry.path), match.group("name"), match.group("expected"), match.group("ours"),
+                                       match.group("tag"), entries, merge)
+                if settled is LEAVE:
+                    continue  # the next run tries again (a full disk while merging: an attack saw it kept aside for good)
+                if settled is not True:
+                    keep_aside(Path(entry.path), settled if isinstance(settled, Path) else None)
+                    continue
+                if _unlinked(entry.path):
+                    removed.append(Path(entry.path))
+            continue
+        if _unlinked(entry.path):
             removed.append(Path(entry.path))
     return removed
+
+
+def _unlinked(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _settling(swap: Path) -> Iterator[bool]:
+    """Hold an exclusive flock on a swap file while it is settled; False when another run holds it or
+    the file is no longer at its name (settled and removed meanwhile). True, unlocked, where the system
+    has no flock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield True
+        return
+    try:
+        handle = os.open(swap, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held, now = os.fstat(handle), os.lstat(swap)
+        except OSError:
+            yield False
+            return
+        yield (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+    finally:
+        os.close(handle)
 
 
 SETTLE_LIMIT = 64 * 1024 * 1024
