@@ -62,9 +62,9 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _exchange_unsupported: set[int] = set()  # devices whose file system refused RENAME_EXCHANGE
 TEMP_PREFIX = ".aesthete-"
-# the writer: its pid, and when that process started (`s<ticks>`, where the system says): a pid
-# reused by a later process does not keep a killed run's file hidden (see process_tag)
-_WRITER = r"(?P<pid>\d+)(?:s(?P<start>\d+))?"
+# the writer: its pid, when that process started and its pid namespace (`s<ticks>n<namespace>`, where
+# the system says): a pid reused by a later process does not keep a killed run's file hidden (process_tag)
+_WRITER = r"(?P<pid>\d+)(?:s(?P<start>\d+)(?:n(?P<ns>\d+))?)?"
 _LEFTOVER = re.compile(rf"\.aesthete-(?:{_WRITER}-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
@@ -280,39 +280,58 @@ def process_start(pid: int) -> int | None:
         return None
 
 
+def pid_namespace() -> int | None:
+    """The inode of this process's pid namespace (Linux); None where the system does not say. Pids
+    mean something only within one: a container's writer is pid 1 or 2 there."""
+    try:
+        link = os.readlink("/proc/self/ns/pid")
+        return int(link[link.index("[") + 1: link.index("]")])
+    except (OSError, ValueError):
+        return None
+
+
 def process_tag() -> str:
-    """This process as temporary file names record it: its pid, and `s` and its start time where the
-    system says (process_start), so a pid the system hands to a later process is told apart."""
-    pid = os.getpid()
-    start = process_start(pid)
-    return f"{pid}" if start is None else f"{pid}s{start}"
+    """This process as temporary file names record it: its pid, then `s` and its start time and `n` and
+    its pid namespace where the system says both (process_start, pid_namespace), so a pid the system
+    hands to a later process is told apart."""
+    pid, start, namespace = os.getpid(), process_start(os.getpid()), pid_namespace()
+    return f"{pid}" if start is None or namespace is None else f"{pid}s{start}n{namespace}"
 
 
 def process_stamp() -> dict[str, int]:
-    """This process as records name it: {"pid"} and, where the system says, {"pid_start"} (see process_tag)."""
-    start = process_start(os.getpid())
-    return {"pid": os.getpid()} | ({} if start is None else {"pid_start": start})
+    """This process as records name it: {"pid"} and, where the system says, {"pid_start", "pid_ns"}."""
+    start, namespace = process_start(os.getpid()), pid_namespace()
+    stamp = {"pid": os.getpid()}
+    return stamp if start is None or namespace is None else stamp | {"pid_start": start, "pid_ns": namespace}
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def stamp_alive(record: Mapping[str, object]) -> bool:
     """Whether the process a record's stamp (process_stamp) names still runs; False without a pid."""
-    pid, start = record.get("pid"), record.get("pid_start")
-    if not isinstance(pid, int) or isinstance(pid, bool):
-        return False
-    return process_alive(pid, start if isinstance(start, int) and not isinstance(start, bool) else None)
+    pid = _whole(record.get("pid"))
+    return pid is not None and process_alive(pid, _whole(record.get("pid_start")), _whole(record.get("pid_ns")))
 
 
-def process_alive(pid: int, start: int | None = None) -> bool:
+def process_alive(pid: int, start: int | None = None, namespace: int | None = None) -> bool:
     """True when a process with this id exists on this machine (someone else's counts too) and, when
-    `start` is given and the system says when that process started, it is the one that started then
-    (not a later process given a reused pid)."""
+    the writer's start time and pid namespace are known and the namespace is ours, it is the one that
+    started then (not a later process given a reused pid). A pid of another namespace says nothing
+    here: it counts as alive when some process has that number (an attack saw a container's live
+    writer, pid 1 there, judged dead when only start times were compared). A pid no system can have
+    (0, negative, past the largest) is nobody's: an attack's huge pid in a leftover's name stopped
+    every mark in its folder."""
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     except OSError:
         pass  # someone else's process: alive
-    if start is None:
+    if start is None or namespace is None or namespace != pid_namespace():
         return True
     now = process_start(pid)
     return now is None or now == start
@@ -349,8 +368,9 @@ def remove_leftovers(
         swapping = match.re is _SWAPPING
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or (info.st_mtime >= older_than and not swapping):
             continue
-        writer, started = match.group("pid"), match.group("start")
-        if writer is not None and process_alive(int(writer), None if started is None else int(started)):
+        writer, started, namespace = match.group("pid"), match.group("start"), match.group("ns")
+        if writer is not None and process_alive(int(writer), None if started is None else int(started),
+                                                None if namespace is None else int(namespace)):  # fmt: skip
             continue
         if swapping:
             with _settling(Path(entry.path)) as ours_to_settle:

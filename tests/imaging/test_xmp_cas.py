@@ -202,37 +202,51 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
 
 
 def test_a_pid_a_later_process_was_given_does_not_keep_a_killed_runs_files_hidden(tmp_path: Path) -> None:
-    """A leftover's name records its writer's pid and start time: a killed run's pid handed to a later
-    process (here a sleeping child) used to keep its temporary and swap files hidden as long as that
-    process ran (a daemon: for days, the other program's displaced edit with them). A file of the
-    process that really runs is still left alone, as is one of a name without a start time."""
+    """A leftover's name records its writer's pid, start time and pid namespace: a killed run's pid
+    handed to a later process (here a sleeping child) used to keep its temporary and swap files hidden
+    as long as that process ran (a daemon: for days, the other program's displaced edit with them). A
+    file of the process that really runs is still left alone, as is one without a start time, and one
+    of another pid namespace (a container's writer is pid 1 or 2 there: an attack saw a live one's swap
+    file settled under it)."""
     import subprocess
     import sys
 
     later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        start = atomic_write.process_start(later.pid)
-        if start is None:
+        start, ns = atomic_write.process_start(later.pid), atomic_write.pid_namespace()
+        if start is None or ns is None:
             pytest.skip("this system does not say when a process started (no /proc)")
-        reused = tmp_path / f".aesthete-{later.pid}s{start + 1}-killed01.xmp.tmp"
-        running = tmp_path / f".aesthete-{later.pid}s{start}-running1.xmp.tmp"
+        reused = tmp_path / f".aesthete-{later.pid}s{start + 1}n{ns}-killed01.xmp.tmp"
+        running = tmp_path / f".aesthete-{later.pid}s{start}n{ns}-running1.xmp.tmp"
         legacy = tmp_path / f".aesthete-{later.pid}-legacy01.xmp.tmp"
-        for path in (reused, running, legacy):
+        container = tmp_path / f".aesthete-{later.pid}s{start + 1}n{ns + 1}-inabox01.xmp.tmp"
+        for path in (reused, running, legacy, container):
             path.write_text("x")
             os.utime(path, (1e9, 1e9))
         sidecar = tmp_path / "IMG_0009.xmp"
         sidecar.write_bytes(b"ours")
         keys = f"{atomic_write.name_key(sidecar.name)}-{atomic_write.content_key(b'expected')}-{atomic_write.content_key(b'ours')}"
-        swap = tmp_path / f".aesthete-swap-{later.pid}s{start + 1}-{keys}-abcd1234.xmp.tmp"
+        swap = tmp_path / f".aesthete-swap-{later.pid}s{start + 1}n{ns}-{keys}-abcd1234.xmp.tmp"
         swap.write_bytes(b"theirs, raced")  # another program's save, displaced by the killed swap
         os.utime(swap, (1e9, 1e9))
         removed = atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined)
         assert sorted(removed) == sorted([reused, swap])
         assert sidecar.read_bytes() == b"theirs, raced + ours"  # its edit is back, the write's marks on top
-        assert running.exists() and legacy.exists()
+        assert running.exists() and legacy.exists() and container.exists()
     finally:
         later.kill()
         later.wait()
+
+
+@pytest.mark.parametrize("pid", ["0", "4294967296", "99999999999999999999"])
+def test_a_pid_no_system_can_have_in_a_leftovers_name_stops_nothing(tmp_path: Path, pid: str) -> None:
+    """An attack: a leftover named with pid 4294967296 raised OverflowError in the cleanup, and every
+    mark in its folder failed; pid 0 (a process group to kill()) was judged alive for good."""
+    for name in (f".aesthete-{pid}-abc.xmp.tmp", f".aesthete-{pid}s1n1-abd.xmp.tmp"):
+        (tmp_path / name).write_text("x")
+        os.utime(tmp_path / name, (1e9, 1e9))
+    assert len(atomic_write.remove_leftovers(tmp_path, older_than=1.5e9)) == 2
+    assert not [p for p in tmp_path.iterdir()]
 
 
 def test_temporary_names_record_the_writers_pid_and_start_time(tmp_path: Path) -> None:
@@ -240,10 +254,11 @@ def test_temporary_names_record_the_writers_pid_and_start_time(tmp_path: Path) -
     temporary = atomic_write.write_temporary(tmp_path, b"x", 0o644)
     match = atomic_write._LEFTOVER.fullmatch(temporary.name)
     assert match is not None and int(match.group("pid")) == os.getpid()
-    start = atomic_write.process_start(os.getpid())
+    start, ns = atomic_write.process_start(os.getpid()), atomic_write.pid_namespace()
     assert match.group("start") == (None if start is None else str(start))
-    assert atomic_write.process_alive(os.getpid(), start)
-    assert not atomic_write.process_alive(a_pid_no_process_has(), start)
+    assert match.group("ns") == (None if ns is None else str(ns))
+    assert atomic_write.process_alive(os.getpid(), start, ns)
+    assert not atomic_write.process_alive(a_pid_no_process_has(), start, ns)
     assert atomic_write.remove_leftovers(tmp_path, older_than=2e9) == [] and temporary.exists()
 
 

@@ -130,15 +130,15 @@ def test_a_killed_runs_pid_given_to_a_later_process_does_not_keep_it_running(pro
     import subprocess
     import sys
 
-    from aesthete_gui.atomic_write import process_start
+    from aesthete_gui.atomic_write import pid_namespace, process_start
 
     later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        start = process_start(later.pid)
-        if start is None:
+        start, ns = process_start(later.pid), pid_namespace()
+        if start is None or ns is None:
             pytest.skip("this system does not say when a process started (no /proc)")
-        killed = profile.runs.create("import", {"pid": later.pid, "pid_start": start + 1})
-        running = profile.runs.create("import", {"pid": later.pid, "pid_start": start})
+        killed = profile.runs.create("import", {"pid": later.pid, "pid_start": start + 1, "pid_ns": ns})
+        running = profile.runs.create("import", {"pid": later.pid, "pid_start": start, "pid_ns": ns})
         assert profile.runs.close_interrupted("import") == 1
         assert profile.runs.get(killed).status == "interrupted"
         assert profile.runs.get(running).status == "running"
