@@ -7,8 +7,9 @@
 - `timeout_s` is the whole call's deadline (connect, headers and body together), not a per-read
   socket timeout: a watchdog shuts the connection when it passes, so a server trickling one byte
   a second cannot hold a call longer than asked.
-- A cancel (the job's CancelToken) shuts the connection at once, whatever it is waiting for: a
-  server that takes minutes to answer does not hold the user's Cancel until the deadline.
+- A cancel (the job's CancelToken) ends the call at once, whatever it is waiting for (a name
+  lookup, a connection, a TLS handshake, the reply): the request runs in a worker thread, and on a
+  cancel its connection is shut and the call returns; the worker ends at the latest at the deadline.
 - The reply is read in chunks and refused past `max_bytes` (a declared Content-Length above it is
   refused before reading): a huge reply never sits in memory whole.
 """
@@ -84,19 +85,15 @@ class ConnectionFailure(PostFailure):
 
 
 class _Watchdog:
-    """Shuts the connection's socket down when the overall deadline passes, or at once on a cancel."""
+    """Shuts the connection's socket down when the overall deadline passes, or on a cancel."""
 
-    CANCEL_POLL_S = 0.1
-    """How long a cancel may wait to be seen (the watcher wakes at once on it; this bounds a stop)."""
-
-    def __init__(self, seconds: float, cancel: CancelToken | None = None) -> None:
+    def __init__(self, seconds: float) -> None:
         self.deadline = time.monotonic() + seconds
         self.expired = False
         self.cancelled = False
-        self._cancel = cancel
-        self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._timers: list[threading.Timer] = []
+        self._sockets: list[socket.socket] = []
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
@@ -106,18 +103,24 @@ class _Watchdog:
         timer.daemon = True
         with self._lock:
             self._timers.append(timer)
+            self._sockets.append(sock)
+            cancelled = self.cancelled
         timer.start()
-        if self._cancel is not None:
-            threading.Thread(target=self._watch_cancel, args=(sock, self._cancel), daemon=True).start()
+        if cancelled:  # cancelled while connecting: shut it as soon as it exists
+            self._shut(sock)
 
-    def _watch_cancel(self, sock: socket.socket, cancel: CancelToken) -> None:
-        while not self._stopped.is_set():
-            if cancel.wait(self.CANCEL_POLL_S):
-                if not self._stopped.is_set():
-                    self.cancelled = True
-                    with contextlib.suppress(OSError):
-                        sock.shutdown(socket.SHUT_RDWR)
-                return
+    def cancel(self) -> None:
+        """Shut every connection of the call now (the caller has stopped waiting for it)."""
+        with self._lock:
+            self.cancelled = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
 
     def _expire(self, sock: socket.socket) -> None:
         self.expired = True
@@ -125,7 +128,6 @@ class _Watchdog:
             sock.shutdown(socket.SHUT_RDWR)
 
     def stop(self) -> None:
-        self._stopped.set()
         with self._lock:
             for timer in self._timers:
                 timer.cancel()
@@ -184,9 +186,37 @@ def post(
     (PostCancelled when `cancel` was set while the request was on its way)."""
     if not url.lower().startswith(("http://", "https://")):  # no file:, ftp: or data: handlers
         raise ConnectionFailure(f"not an http(s) URL: {url}", None)
-    if cancel is not None and cancel.cancelled:
+    if cancel is None:
+        return _post(url, payload, headers, timeout_s, max_bytes, _Watchdog(timeout_s))
+    if cancel.cancelled:
         raise PostCancelled("cancelled")
-    watchdog = _Watchdog(timeout_s, cancel)
+    watchdog = _Watchdog(timeout_s)
+    outcome: list[bytes | BaseException] = []
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append(_post(url, payload, headers, timeout_s, max_bytes, watchdog))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append(error)
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="aesthete-post", daemon=True).start()
+    while not finished.wait(CANCEL_POLL_S):
+        if cancel.cancelled:
+            watchdog.cancel()  # the worker's connection is shut; it ends by the deadline at the latest
+            raise PostCancelled("cancelled")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+CANCEL_POLL_S = 0.02
+"""How often a call with a cancel token looks at it while the request is on its way."""
+
+
+def _post(url: str, payload: bytes, headers: dict[str, str], timeout_s: float, max_bytes: int, watchdog: _Watchdog) -> bytes:
     opener = urllib.request.build_opener(
         _HTTPHandler(watchdog), _HTTPSHandler(watchdog), _RefuseRedirects()
     )

@@ -210,3 +210,29 @@ def test_a_request_not_cancelled_still_gets_its_reply_with_a_cancel_token_watchi
 
     with HostileServer(_answer) as server:
         assert post(server.url() + "/chat/completions", b"{}", {}, timeout_s=5.0, cancel=CancelToken()) == REPLY
+
+
+def test_cancel_ends_a_call_still_in_its_tls_handshake() -> None:
+    """An attack: a server that accepts the connection and never starts TLS held a cancelled call
+    until its deadline (the watchdog was attached only once the connection was made)."""
+    import socket
+    import threading
+
+    from aesthete_gui.ml.http_post import PostCancelled, post
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True).start()
+    try:
+        cancel = CancelToken()
+        threading.Timer(0.3, cancel.cancel).start()
+        started = time.monotonic()
+        with pytest.raises(PostCancelled):
+            post(f"https://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions", b"{}", {}, timeout_s=30.0, cancel=cancel)
+        assert time.monotonic() - started < 1.5
+    finally:
+        for sock in held:
+            sock.close()
+        listener.close()
