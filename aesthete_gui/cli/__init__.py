@@ -107,8 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `aesthete` console script; everything it prints is escaped on the way out."""
     from aesthete_gui.cli.common import terminal_safe_output
 
-    with terminal_safe_output():
-        return _run(argv)
+    try:
+        with terminal_safe_output():
+            return _run(argv)
+    except KeyboardInterrupt:  # before a command's own handling (while the parser is built): no traceback
+        print("aesthete: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _run(argv: Sequence[str] | None) -> int:

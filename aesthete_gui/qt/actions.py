@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aesthete_gui.engine.scorers import BUILTIN, ScorerId, ScorerIdError, ScorerKind, is_builtin
 from aesthete_gui.jobs import CancelToken, ProgressCallback
+from aesthete_gui.safe_text import terminal_text
 
 if TYPE_CHECKING:
     from aesthete_gui.services.compare import JudgeSpec
@@ -64,10 +65,12 @@ def import_problems(summary: Any) -> list[str]:
     """One line per file or folder a finished import could not take (and why), for the report."""
     if summary is None:
         return []
+    # a name may hold a line break, a terminal escape or a right-to-left override (an attack): escaped,
+    # each problem stays one line and reads as it is
     lines = [f"{path}: {reason}" for path, reason in getattr(summary, "problems", None) or []]
     lines += [f"{path}: sidecar left as it is: {reason}" for path, reason in getattr(summary, "sidecar_problems", None) or []]
     lines += [f"{folder}: folder not found" for folder in getattr(summary, "folders_not_found", None) or []]
-    return lines
+    return [terminal_text(line) for line in lines]
 
 
 def configured_judge(settings: Mapping[str, Any]) -> JudgeSpec | None:

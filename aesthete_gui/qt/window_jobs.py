@@ -6,7 +6,6 @@ a function of `qt/actions.py` run by the TaskRunner, so the UI thread only start
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from pathlib import Path
@@ -68,6 +67,8 @@ class JobMenuMixin(WindowParts):
         self.context.set_setting("recent_folders", list(dict.fromkeys(recent))[:10])
         if self._current_view == "welcome":
             self.show_view("grid")
+        if getattr(self, "import_report_button", None) is not None:
+            self.import_report_button.hide()  # an earlier import's problems; this one reports its own
         names = ", ".join(f.name or str(f) for f in folders)
         handle = self.context.runner.submit(
             f"Import {names}",
@@ -128,19 +129,16 @@ class JobMenuMixin(WindowParts):
         # a button stays in the status bar until read, and a box would take the keys from the culling
         from PySide6.QtWidgets import QPushButton
 
+        self._import_problems = (text, problems)
         if getattr(self, "import_report_button", None) is None:
             self.import_report_button = QPushButton(self)
             self.import_report_button.setFlat(True)
             self.import_report_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.import_report_button.setToolTip("The files and folders the last import could not take in, and why")
+            self.import_report_button.clicked.connect(lambda: self._open_import_report(*self._import_problems))
             self.statusBar().addPermanentWidget(self.import_report_button)
-        button = self.import_report_button
-        count = len(problems)
-        button.setText(f"⚠ {count} not taken in: details")
-        button.setToolTip("The files and folders the last import could not take in, and why")
-        with contextlib.suppress(RuntimeError, TypeError):
-            button.clicked.disconnect()
-        button.clicked.connect(lambda: self._open_import_report(text, problems))
-        button.show()
+        self.import_report_button.setText(f"⚠ {len(problems)} not taken in: details")
+        self.import_report_button.show()
 
     def _open_import_report(self, text: str, problems: list[str]) -> None:
         count = len(problems)

@@ -145,3 +145,15 @@ def test_a_second_ctrl_c_while_a_cancelled_command_winds_down_stops_it_quietly()
     assert done.stdout == "job stopped\n"
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert done.stderr.endswith("aesthete: interrupted\n")
+
+
+def test_ctrl_c_while_the_command_line_is_still_read_gives_no_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # an attack: Ctrl-C in the first second (the parser being built) printed a KeyboardInterrupt traceback
+    import aesthete_gui.cli as cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["images"]) == 130
+    assert capsys.readouterr().err == "aesthete: interrupted\n"

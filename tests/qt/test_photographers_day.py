@@ -296,3 +296,18 @@ def test_an_import_that_could_not_take_a_file_says_which_and_why_until_read(qtbo
     assert "broken.jpg: " in line and len(line) > len("broken.jpg: ") + 20  # the file, and why
     assert "could not be taken in; Aesthete changed none of them" in report.informativeText()
     report.close()
+
+
+def test_each_import_problem_stays_one_line_however_its_file_is_named() -> None:
+    # an attack: a name with a line break split its problem over two lines (2,005 problems, 2,006
+    # lines); a right-to-left override reversed its line; terminal escapes showed raw
+    from types import SimpleNamespace
+
+    from aesthete_gui.qt.actions import import_problems
+
+    summary = SimpleNamespace(problems=[("/shoot/a\nb.jpg", "not an image"), ("/shoot/\u202egpj.jpg", "bad \x1b[31mheader")],
+                              sidecar_problems=[("/shoot/c.xmp", "unreadable")], folders_not_found=["/gone\r"])  # fmt: skip
+    lines = import_problems(summary)
+    assert len(lines) == 4 and not any(ch in "".join(lines) for ch in "\n\r\x1b\u202e")
+    assert lines[0] == "/shoot/a\\x0ab.jpg: not an image"
+    assert lines[1] == "/shoot/\\u202egpj.jpg: bad \\x1b[31mheader"
