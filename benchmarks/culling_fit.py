@@ -58,7 +58,7 @@ near as a still allows). Not the largest difference: on the fit pool that one pa
 at twice the 98th percentile, and a burst's defocused frames (0.5 % of the width) were caught 212
 times of 273 instead of 249, with the same 11 reframed copies suggested either way (all by their
 own scores, none by the burst)."""
-GROUP_CHECKS = ("focus", "motion_blur", "noise")
+GROUP_CHECKS = ("focus", "motion_blur", "noise", "overexposure")
 GAP_SHARE = 0.5
 """Where the moderate defects all score above every clean photograph, the reject point goes this
 share of the way from the highest clean photograph to the lowest moderate defects (their 5th

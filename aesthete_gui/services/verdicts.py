@@ -62,10 +62,17 @@ sharpness or noise (brightening alone makes edges measure crisper)."""
 COMPARED_CHECKS = ("focus", "motion_blur", "noise")
 """Checks on which a burst's frames are compared with its best frame (a photographer culls a burst
 against its sharpest, steadiest, cleanest frame)."""
-SHARPNESS_BLIND = ("noise",)
-"""Checks whose measure a blur lowers: a burst frame is held against a cleaner one only when that one
-is not clearly softer (a held10 trial: a sharp frame of feathers was "noisier than" its smeared
-sibling, whose blur had wiped out texture and grain alike, and the smeared frame became the cover)."""
+EXPOSURE_COMPARED = ("overexposure",)
+"""Checks on which a burst's frames are compared across exposures: a frame clearly brighter, with more
+burnt out, than the burst's best exposed frame is a reject (auto-exposure hunting, a flash that did
+not fire). Not under-exposure: on the fit pool a dark frame on purpose was then held against a
+brightened copy of itself, as "darker than" it, 25 times in 799; a darker frame alone is caught anyway
+(−2.5 EV: 0.91 leaving each package out)."""
+SHARPNESS_BLIND = ("noise", "overexposure")
+"""Checks whose measure a blur lowers: a burst frame is held against a cleaner (or less burnt out) one
+only when that one is not clearly softer (a held10 trial: a sharp frame of feathers was "noisier than"
+its smeared sibling, whose blur had wiped out texture and grain alike, and the smeared frame became the
+cover; a blur spreads a blown highlight into its surroundings too)."""
 
 
 def settings_path(profile_path: str | Path) -> Path:
@@ -311,16 +318,17 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
             continue
         values = {f.id: values_of(stored[f.id][0], len(stored[f.id][1])) for f in frames}
         # only a frame no model rejects for its sharpness or noise can be the one the others are held
-        # against (a noisy frame's grain reads as crisp edges), and only one exposed alike (a
-        # brightened frame's edges read as crisper: sharpness is compared at one exposure)
+        # against (a noisy frame's grain reads as crisp edges, and burns out less), and for sharpness
+        # and noise only one exposed alike (a brightened frame's edges read as crisper)
         clean = [f for f in frames if _fit_to_compare(values[f.id], models)]
         for frame in frames:
             alike = [c for c in clean if c.id != frame.id and _exposed_alike(values[frame.id], values[c.id])]
-            if not alike:
-                continue
-            for check in COMPARED_CHECKS:
+            # across exposures, only against a frame neither exposure check finds too bright or too dark
+            references = [c for c in clean if c.id != frame.id and _well_exposed(values[c.id], models)]
+            compared = [(check, alike) for check in COMPARED_CHECKS] + [(check, references) for check in EXPOSURE_COMPARED]
+            for check, among in compared:
                 model = models[check]
-                candidates = alike if check not in SHARPNESS_BLIND else [c for c in alike if not _clearly_softer(values[c.id], values[frame.id], models)]
+                candidates = among if check not in SHARPNESS_BLIND else [c for c in among if not _clearly_softer(values[c.id], values[frame.id], models)]
                 if not candidates:
                     continue
                 best = min(candidates, key=lambda f: (model.score(values[f.id]), f.id))
@@ -330,6 +338,12 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         for frame_id, sibling in _edges_lost(frames, clean, values).items():
             out.setdefault(frame_id, []).append(sibling)
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+def _well_exposed(values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:
+    """Whether a frame may be the one its burst's exposure is held against: neither the over- nor the
+    under-exposure model warns on it (a high-key burst, every frame warned, is compared with nothing)."""
+    return all(models[c].score(values) < models[c].warn for c in ("overexposure", "underexposure"))
 
 
 def _fit_to_compare(values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:

@@ -217,6 +217,28 @@ def test_a_noisy_or_brightened_frame_is_not_the_one_its_burst_is_held_against(tm
     profile.close()
 
 
+@pytest.mark.parametrize(("scene", "factor"), [("chelsea", 4.0), ("coffee", 2.0)])
+def test_a_frame_clearly_brighter_than_the_best_exposed_of_its_burst_is_a_reject(tmp_path: Path, scene: str, factor: float) -> None:
+    # held11 trial: +2 EV frames beside their original were only warned (high-key, a bright background);
+    # frames of one burst are now compared across exposures too, against a frame neither check warns on
+    photo = Image.fromarray(getattr(skdata, scene)())
+    profile = _imported_burst(tmp_path, (photo, degrade.exposure(photo, factor), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    bright = _checks(profile, "burst_1.jpg")["overexposure"]
+    assert bright["verdict"] == "reject"
+    assert bright["reason"].startswith("brighter than burst_") and ", the best exposed frame of its burst (" in bright["reason"]
+    assert _suggested(profile) == {"burst_1.jpg"}
+    profile.close()
+
+
+def test_a_darker_frame_is_not_called_darker_than_a_brighter_sibling(tmp_path: Path) -> None:
+    # on the fit pool, comparing under-exposure too held a dark frame on purpose against a brightened
+    # copy of itself 25 times in 799: only over-exposure is compared across exposures
+    photo = Image.fromarray(skdata.coffee())
+    profile = _imported_burst(tmp_path, (photo, degrade.exposure(photo, 0.5), photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    assert all("burst_0.jpg" not in c["reason"] and "burst_2.jpg" not in c["reason"] for c in _checks(profile, "burst_1.jpg").values())
+    profile.close()
+
+
 def _stored_burst_siblings(data_file: str) -> dict[str, dict[str, str]]:
     """best_siblings over a burst's stored measurements (tests/services/data): for each frame's name,
     the frame it is held against per check."""
