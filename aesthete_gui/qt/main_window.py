@@ -278,7 +278,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         if key not in self._pages:
             raise ValueError(f"unknown view {key!r}; expected one of {', '.join(self._pages)}")
         self._view_to_restore = None  # a view asked for now wins over the one remembered
-        if self._current_view == "compare" and key != "compare":
+        if self._current_view == "survey" and key == "grid":
+            self._select_shown_tile()
+        if self._current_view in ("compare", "survey") and key != self._current_view:
             self.inspector.show_image(self.context.selection.current())  # back to the grid's frame
         self._current_view = key
         self.stack.setCurrentWidget(self._pages[key])
@@ -319,6 +321,18 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
             self.survey.setFocus()
         self._update_counts()  # what a key marks depends on the view
         self.view_changed.emit(key)
+
+    def _select_shown_tile(self) -> None:
+        """Back from the survey on a frame a collapsed burst hides: its burst's tile becomes the current
+        frame, the one the grid's keys mark (a trial saw the inspector describe the hidden frame while
+        3 put three stars on the cover)."""
+        current = self.context.selection.current()
+        row = self.model.row_for(current) if current is not None else None
+        if row is None or row.burst_id is None or self.model.position_of(row.image_id) is not None:
+            return
+        shown = next((i for i in self.model.burst_frames(row.burst_id) if self.model.position_of(i) is not None), None)
+        if shown is not None and self.grid.select_image(shown):
+            self.context.selection.set_image_ids([shown])  # the tile may have stayed selected in the grid
 
     def survey_frames(self) -> tuple[list[int], int | None]:
         """What the survey shows: the selection (2–8 frames), else the current frame's burst."""

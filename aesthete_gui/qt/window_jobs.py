@@ -147,8 +147,7 @@ class JobMenuMixin(WindowParts):
                                "taken in; Aesthete changed none of them. Details lists each with the reason.")  # fmt: skip
         box.setDetailedText("\n".join(problems))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.import_report = box
-        self.import_report_button.hide()
+        self.import_report = box  # the button stays until the next import: the list can be read again
         box.open()
 
     def score_selection(self) -> JobHandle | None:

@@ -290,7 +290,7 @@ def test_an_import_that_could_not_take_a_file_says_which_and_why_until_read(qtbo
     assert button.focusPolicy() == Qt.FocusPolicy.NoFocus  # the keys stay with the culling
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     report = main.import_report
-    assert report.isVisible() and not button.isVisible()
+    assert report.isVisible() and button.isVisible()  # a trial closed it and could not find the list again
     assert report.text().startswith("Import done: 8 imported, 1 could not be read")
     (line,) = report.detailedText().splitlines()
     assert "broken.jpg: " in line and len(line) > len("broken.jpg: ") + 20  # the file, and why
@@ -311,3 +311,25 @@ def test_each_import_problem_stays_one_line_however_its_file_is_named() -> None:
     assert len(lines) == 4 and not any(ch in "".join(lines) for ch in "\n\r\x1b\u202e")
     assert lines[0] == "/shoot/a\\x0ab.jpg: not an image"
     assert lines[1] == "/shoot/\\u202egpj.jpg: bad \\x1b[31mheader"
+
+
+def test_an_undone_reject_in_the_survey_shows_the_suggestion_again(qtbot, day) -> None:
+    # held12/13 trial: X then Ctrl+Z on a suggested frame in the survey left its caption at "no stars"
+    main, ids = day
+    soft = [{"name": "focus", "verdict": "reject", "value": 4.2, "reason": "soft"}]
+    main.context.profile.checks.put_many([(ids[1], checks_version(), soft, [], "reject")])
+    main.context.signals.library_changed.emit()
+    qtbot.waitUntil(lambda: main.model.row_for(ids[1]).suggested_reject and not main.model.loading, timeout=10_000)
+    main.grid.select_image(ids[0])
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_N)
+    survey = main.survey
+    survey.set_active(survey.image_ids.index(ids[1]))
+    cell = next(c for c in survey.cells if c.image_id == ids[1])
+    assert "? suggested reject" in cell.caption.text()
+    qtbot.keyClick(survey, Qt.Key.Key_X)
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: "Rejected" in cell.caption.text(), timeout=5_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    main.marks.wait_written()
+    qtbot.waitUntil(lambda: "? suggested reject" in cell.caption.text(), timeout=10_000)

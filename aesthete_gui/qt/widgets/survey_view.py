@@ -98,6 +98,10 @@ class SurveyView(QWidget):
         outer.addLayout(self.grid, 1)
         context.thumbnails.preview_ready.connect(self._preview_arrived)
         marks.applied.connect(self._update_captions)
+        # the rows change after a mark too (an undone reject brings the checks' suggestion back when
+        # the rows are read again): a trial saw "no stars" where "? suggested reject" belonged
+        model.dataChanged.connect(self._update_captions)
+        model.modelReset.connect(self._update_captions)
         self._show_cells()
 
     @property
