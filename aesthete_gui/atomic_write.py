@@ -489,6 +489,10 @@ def _settle_swap(leftover: Path, key: str, expected: str, ours: str, tag: str | 
         if _regular_bytes(target) != now:  # written meanwhile: leave it, keep theirs aside
             os.unlink(temporary)
             return target
+        # named as a writer's swap file is: a kill after the exchange leaves what it displaced (a save
+        # landing after the check) for the next run to settle, not to delete as a plain temporary file
+        # (an attack lost a save so); the fields to put on top of it are the killed write's, `tag`
+        temporary = swap_name(temporary, target, now, merged, tag or "")
         if not exchange(temporary, target):
             os.replace(temporary, target)  # no atomic exchange here: the file was `now` a moment ago
             sync_folder(target.parent)

@@ -526,3 +526,36 @@ def test_a_swap_file_another_run_is_settling_is_left_to_that_run(tmp_path: Path)
         os.close(other_run)  # that run is gone: the next one settles it
     assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == [left]
     assert sidecar.read_bytes() == b"theirs, raced + ours"
+
+
+class _Killed(BaseException):
+    """Stands for kill -9: nothing after it runs, no cleanup of ours (only what the system does)."""
+
+
+def test_a_settler_killed_after_its_exchange_leaves_the_save_it_displaced_to_be_settled(tmp_path: Path,
+                                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """An attack: a run settling a swap file was killed right after its exchange, which had displaced a
+    save another program landed after the check; that save sat under a plain temporary name, and the
+    next run deleted it as a leftover. It now sits under a swap file's name and is settled like one."""
+    sidecar = tmp_path / "IMG_0010.xmp"
+    sidecar.write_bytes(b"ours")
+    _left_by_a_killed_swap(tmp_path, sidecar.name, b"expected", b"ours", b"theirs, raced", "abcd1234")
+    real = atomic_write.exchange
+
+    def killed_after(first: Path, second: Path) -> bool:
+        write_by_rename(second, "a later save")  # lands after the settler's check
+        real(first, second)
+        raise _Killed
+
+    monkeypatch.setattr(atomic_write, "exchange", killed_after)
+    with pytest.raises(_Killed):
+        atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined)
+    assert sidecar.read_bytes() == b"theirs, raced + ours"
+    monkeypatch.setattr(atomic_write, "exchange", real)
+    monkeypatch.setattr(atomic_write, "process_alive", lambda *_args: False)  # the next run: that process is gone
+    atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined)
+    # the later save is back under the sidecar's name, with the killed write's marks on top; nothing lost
+    assert sidecar.read_bytes() == b"a later save + theirs, raced + ours"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-")]
+    # the first swap file, superseded by the later save, may be kept aside (its edit is older, not lost)
+    assert [k.read_bytes() for k in tmp_path.glob("aesthete-kept-*")] in ([], [b"theirs, raced"])
