@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +38,17 @@ def cmd_recheck(args: argparse.Namespace) -> int:
                     key=lambda row: (str(row["path"]).casefold(), str(row["path"])))  # fmt: skip
     if args.json:
         print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
+                          "set_list": [{"set": name, "paths": sorted(str(paths.get(i)) for i in result.set_members.get(name, []))}
+                                       for name in result.sets],
                           "copies": result.copies, "copy_list": copies, "suggested_rejects": rows,
                           "accepted": len(rows) if args.accept else 0}, indent=2, ensure_ascii=False))  # fmt: skip
         return 1 if problems else 0
     label = shoot_types()[result.shoot_type].label
     print(f"shoot type: {label}; {result.judged} verdicts judged again; {len(rows)} suggested rejects; "
           f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame")  # fmt: skip
-    for name in result.sets:
-        print(f"  set: {terminal_text(name)}")
+    for name in result.sets:  # a trial could not tell from here which frames a bracket was
+        frames = sorted((os.path.basename(paths.get(i) or str(i)) for i in result.set_members.get(name, [])), key=str.casefold)
+        print(f"  set: {terminal_text(name)}" + (f": {terminal_text(', '.join(frames))}" if frames else ""))
     for copy in copies:  # a held10 trial could not tell from the command line which files were copies
         print(f"  copy: {terminal_text(str(copy['path']))} is {terminal_text(copy['copy_of'])}")
     for row in rows:

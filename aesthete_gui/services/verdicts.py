@@ -128,6 +128,8 @@ class Rejudged:
     copies: int = 0
     copy_of: dict[int, str] = field(default_factory=dict)
     """Each copy's image id, and what it is a copy of (SetContext.copy_of)."""
+    set_members: dict[str, list[int]] = field(default_factory=dict)
+    """Each set's description (as in `sets`) and its frames' image ids."""
 
 
 def _seconds(capture_time: str | None) -> float | None:
@@ -440,8 +442,11 @@ def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
     images = [image for image in profile.catalog.images(status="ok") if image.id in stored]
     contexts = set_contexts(profile, images, stored)
     copy_of = {image_id: c.copy_of for image_id, c in contexts.items() if c.copy_of}
-    result = Rejudged(chosen, sets=sorted({c.sequence for c in contexts.values() if c.sequence}),
-                      copies=len(copy_of), copy_of=copy_of)  # fmt: skip
+    members: dict[str, list[int]] = {}
+    for image_id, context in contexts.items():
+        if context.sequence:
+            members.setdefault(context.sequence, []).append(image_id)
+    result = Rejudged(chosen, sets=sorted(members), copies=len(copy_of), copy_of=copy_of, set_members=members)
     rows = []
     flipped = []  # images whose reject verdict came or went: their built-in scores are out of date
     thresholds = thresholds_version()

@@ -105,3 +105,19 @@ def test_recheck_says_which_outdated_photographs_it_could_not_measure(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["measured_again"] == 0
     assert "3 photographs checked by an older version could not be measured again" in captured.err
+
+
+def test_recheck_names_the_frames_of_each_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # held12/13 trial: "set: exposure bracket of 3 frames (-2.5, 0, +2 EV)" did not say which frames
+    from tests.services.test_verdicts import write_bracket_shoot
+
+    folder = write_bracket_shoot(tmp_path)
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(folder)) == 0
+    capsys.readouterr()
+    assert _run(profile, "recheck") == 0
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("  set: ")]
+    assert line.startswith("  set: exposure bracket of 3 frames") and line.endswith(": bracket_0.jpg, bracket_1.jpg, bracket_2.jpg")
+    assert _run(profile, "recheck", "--json") == 0
+    (listed,) = json.loads(capsys.readouterr().out)["set_list"]
+    assert [Path(p).name for p in listed["paths"]] == ["bracket_0.jpg", "bracket_1.jpg", "bracket_2.jpg"]

@@ -36,6 +36,11 @@ def _exif(when: str, bias: float, exposure: tuple[int, int], camera: str = "Brac
 @pytest.fixture
 def shoot(tmp_path: Path) -> Path:
     """A bracket of three (its dark frame alone would be a reject), a clean frame and its smaller copy."""
+    return write_bracket_shoot(tmp_path)
+
+
+def write_bracket_shoot(tmp_path: Path) -> Path:
+    """The `shoot` fixture's folder, written under `tmp_path`."""
     folder = tmp_path / "shoot"
     folder.mkdir()
     photo = Image.fromarray(skdata.coffee())
