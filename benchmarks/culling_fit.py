@@ -59,6 +59,9 @@ at twice the 98th percentile, and a burst's defocused frames (0.5 % of the width
 times of 273 instead of 249, with the same 11 reframed copies suggested either way (all by their
 own scores, none by the burst)."""
 GROUP_CHECKS = ("focus", "motion_blur", "noise", "overexposure")
+"""The models given a burst margin: the app compares a burst's frames on these (over-exposure across
+exposures, the others among frames exposed alike: services/verdicts.py). group_rates judges each copy
+against its original on all of them, without the app's conditions on the frame held against."""
 GAP_SHARE = 0.5
 """Where the moderate defects all score above every clean photograph, the reject point goes this
 share of the way from the highest clean photograph to the lowest moderate defects (their 5th
