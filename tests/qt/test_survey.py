@@ -236,19 +236,7 @@ def test_arrows_past_the_edge_slide_a_long_burst_along_so_every_frame_can_be_rea
 def test_a_pick_in_the_survey_that_rearranges_the_grid_leaves_the_outlined_frame_current(qtbot, window) -> None:
     # held10 trial: with bursts collapsed, ← P → X in the survey: the outline and "Rejected" were on
     # the next frame while the inspector (and the shared current frame) went back to the picked one
-    from dataclasses import replace
-
-    from aesthete_gui.qt.grid_rows import FilterState
-
-    rows = window.model.all_rows()
-    window.model.set_rows([replace(r, burst_id=5 if n < 4 else None) for n, r in enumerate(rows)])
-    qtbot.waitUntil(lambda: not window.model.loading, timeout=10_000)
-    window.model.set_filter(FilterState(collapse_bursts=True))
-    qtbot.waitUntil(lambda: not window.model.loading and window.model.burst_size(5) == 4, timeout=10_000)
-    cover = next(r.image_id for r in window.model.all_rows() if r.burst_id == 5 and window.model.position_of(r.image_id) is not None)
-    window.grid.select_image(cover)
-    window.grid.setFocus()
-    qtbot.keyClick(window.grid, Qt.Key.Key_N)
+    cover = _survey_a_collapsed_burst(qtbot, window)
     survey = window.survey
     at = survey.image_ids.index(cover)
     step = 1 if at + 1 < len(survey.image_ids) else -1
@@ -272,6 +260,23 @@ def test_a_pick_in_the_survey_that_rearranges_the_grid_leaves_the_outlined_frame
 def test_back_from_the_survey_the_inspector_shows_the_frame_the_keys_mark(qtbot, window) -> None:
     # held12/13 trial: bursts collapsed, N on a burst, → to another frame, Esc: the inspector still
     # described that frame while 3 put three stars on the burst's cover
+    cover = _survey_a_collapsed_burst(qtbot, window)
+    survey = window.survey
+    at = survey.image_ids.index(cover)
+    survey.set_active(at + 1 if at + 1 < len(survey.image_ids) else at - 1)
+    other = survey.active_id
+    qtbot.waitUntil(lambda: window.inspector.image_id == other, timeout=5_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Escape)
+    assert window.current_view == "grid"
+    window.grid.setFocus()
+    qtbot.keyClick(window.grid, Qt.Key.Key_3)
+    window.marks.wait_written()
+    (starred,) = [i for i in (cover, other) if window.context.profile.marks.get(i).stars == 3]
+    qtbot.waitUntil(lambda: window.inspector.image_id == starred, timeout=5_000)
+
+
+def _survey_a_collapsed_burst(qtbot, window) -> int:  # type: ignore[no-untyped-def]
+    """The first four frames made one burst, bursts collapsed, N on its tile: the tile's frame (the cover)."""
     from dataclasses import replace
 
     from aesthete_gui.qt.grid_rows import FilterState
@@ -285,15 +290,4 @@ def test_back_from_the_survey_the_inspector_shows_the_frame_the_keys_mark(qtbot,
     window.grid.select_image(cover)
     window.grid.setFocus()
     qtbot.keyClick(window.grid, Qt.Key.Key_N)
-    survey = window.survey
-    at = survey.image_ids.index(cover)
-    survey.set_active(at + 1 if at + 1 < len(survey.image_ids) else at - 1)
-    other = survey.active_id
-    qtbot.waitUntil(lambda: window.inspector.image_id == other, timeout=5_000)
-    qtbot.keyClick(survey, Qt.Key.Key_Escape)
-    assert window.current_view == "grid"
-    window.grid.setFocus()
-    qtbot.keyClick(window.grid, Qt.Key.Key_3)
-    window.marks.wait_written()
-    (starred,) = [i for i in (cover, other) if window.context.profile.marks.get(i).stars == 3]
-    qtbot.waitUntil(lambda: window.inspector.image_id == starred, timeout=5_000)
+    return cover
