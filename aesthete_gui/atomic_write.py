@@ -368,6 +368,8 @@ def remove_leftovers(
         swapping = match.re is _SWAPPING
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or (info.st_mtime >= older_than and not swapping):
             continue
+        if swapping and info.st_nlink > 1:
+            continue  # a swap file of ours has one name (see _settling)
         writer, started, namespace = match.group("pid"), match.group("start"), match.group("ns")
         if writer is not None and process_alive(int(writer), None if started is None else int(started),
                                                 None if namespace is None else int(namespace)):  # fmt: skip
@@ -401,9 +403,9 @@ def _unlinked(path: str) -> bool:
 
 @contextlib.contextmanager
 def _settling(swap: Path) -> Iterator[bool]:
-    """Hold an exclusive flock on a swap file while it is settled; False when another run holds it or
-    the file is no longer at its name (settled and removed meanwhile). True, unlocked, where the system
-    has no flock."""
+    """Hold an exclusive flock on a swap file while it is settled; False when another run holds it, the
+    file is no longer at its name (settled and removed meanwhile) or has another name too (no swap
+    file of ours). True, unlocked, where the system has no flock."""
     try:
         import fcntl
     except ImportError:
@@ -421,7 +423,10 @@ def _settling(swap: Path) -> Iterator[bool]:
         except OSError:
             yield False
             return
-        yield (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+        # a swap file of ours has one name: a hard link named like one (to another sidecar, say) is
+        # someone else's file, never read as what a killed swap displaced (an attack had another
+        # sidecar's bytes put in place of this one's, and this one's deleted)
+        yield (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino) and held.st_nlink == 1
     finally:
         os.close(handle)
 

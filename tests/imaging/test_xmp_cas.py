@@ -559,3 +559,19 @@ def test_a_settler_killed_after_its_exchange_leaves_the_save_it_displaced_to_be_
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".aesthete-")]
     # the first swap file, superseded by the later save, may be kept aside (its edit is older, not lost)
     assert [k.read_bytes() for k in tmp_path.glob("aesthete-kept-*")] in ([], [b"theirs, raced"])
+
+
+def test_a_hard_link_named_like_a_swap_file_is_never_settled(tmp_path: Path) -> None:
+    """An attack: a swap-named hard link to another sidecar was read as what a killed swap displaced;
+    that sidecar's bytes went in place of this one's, and this one's were deleted. A swap file of ours
+    has one name: such a file is left alone, and both sidecars stay as they are."""
+    other, sidecar = tmp_path / "IMG_0002.xmp", tmp_path / "IMG_0003.xmp"
+    other.write_bytes(b"only in 0002")
+    sidecar.write_bytes(b"ours")
+    keys = f"{atomic_write.name_key(sidecar.name)}-{atomic_write.content_key(b'expected')}-{atomic_write.content_key(b'ours')}"
+    link = tmp_path / f".aesthete-swap-{a_pid_no_process_has()}-{keys}-eeee1234.xmp.tmp"
+    os.link(other, link)
+    os.utime(link, (1e9, 1e9))
+    assert atomic_write.remove_leftovers(tmp_path, older_than=1.5e9, merge=_joined) == []
+    assert sidecar.read_bytes() == b"ours" and other.read_bytes() == b"only in 0002" and link.exists()
+    assert not list(tmp_path.glob("aesthete-kept-*"))
