@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import hashlib
 import logging
 import os
@@ -65,10 +66,11 @@ TEMP_PREFIX = ".aesthete-"
 # the writer: its pid, when that process started and its pid namespace (`s<ticks>n<namespace>`, where
 # the system says): a pid reused by a later process does not keep a killed run's file hidden (process_tag)
 _WRITER = r"(?P<pid>\d+)(?:s(?P<start>\d+)(?:n(?P<ns>\d+))?)?"
-_LEFTOVER = re.compile(rf"\.aesthete-(?:{_WRITER}-)?[A-Za-z0-9_]+\.xmp\.tmp")
+_WRITER_TAG = re.compile(_WRITER)
+_LEFTOVER = re.compile(rf"\.aesthete-(?:(?P<writer>{_WRITER})-)?[A-Za-z0-9_]+\.xmp\.tmp")
 # a temporary file renamed just before its swap with the sidecar whose name it hashes: after the swap
 # it holds the file displaced from the sidecar's name, which may be another program's newer edit
-_SWAPPING = re.compile(rf"\.aesthete-swap-{_WRITER}-(?P<name>[0-9a-f]{{12}})-(?P<expected>[0-9a-f]{{12}})-(?P<ours>[0-9a-f]{{12}})-"
+_SWAPPING = re.compile(rf"\.aesthete-swap-(?P<writer>{_WRITER})-(?P<name>[0-9a-f]{{12}})-(?P<expected>[0-9a-f]{{12}})-(?P<ours>[0-9a-f]{{12}})-"
                        r"(?:(?P<tag>[a-z0-9]{1,32})-)?[A-Za-z0-9_]+\.xmp\.tmp")
 
 
@@ -290,19 +292,34 @@ def pid_namespace() -> int | None:
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def _identity(pid: int) -> tuple[int, int | None, int | None]:
+    """(pid, start, namespace) of this process, read once per pid (a forked child reads its own)."""
+    start, namespace = process_start(pid), pid_namespace()
+    return (pid, None, None) if start is None or namespace is None else (pid, start, namespace)
+
+
 def process_tag() -> str:
     """This process as temporary file names record it: its pid, then `s` and its start time and `n` and
     its pid namespace where the system says both (process_start, pid_namespace), so a pid the system
-    hands to a later process is told apart."""
-    pid, start, namespace = os.getpid(), process_start(os.getpid()), pid_namespace()
-    return f"{pid}" if start is None or namespace is None else f"{pid}s{start}n{namespace}"
+    hands to a later process is told apart (read with tag_alive)."""
+    pid, start, namespace = _identity(os.getpid())
+    return f"{pid}" if start is None else f"{pid}s{start}n{namespace}"
+
+
+def tag_alive(tag: str) -> bool | None:
+    """Whether the process a name's writer tag (process_tag) names still runs; None for no such tag."""
+    match = _WRITER_TAG.fullmatch(tag)
+    if match is None:
+        return None
+    start, namespace = match.group("start"), match.group("ns")
+    return process_alive(int(match.group("pid")), None if start is None else int(start), None if namespace is None else int(namespace))
 
 
 def process_stamp() -> dict[str, int]:
     """This process as records name it: {"pid"} and, where the system says, {"pid_start", "pid_ns"}."""
-    start, namespace = process_start(os.getpid()), pid_namespace()
-    stamp = {"pid": os.getpid()}
-    return stamp if start is None or namespace is None else stamp | {"pid_start": start, "pid_ns": namespace}
+    pid, start, namespace = _identity(os.getpid())
+    return {"pid": pid} if start is None or namespace is None else {"pid": pid, "pid_start": start, "pid_ns": namespace}
 
 
 def _whole(value: object) -> int | None:
@@ -341,8 +358,8 @@ def remove_leftovers(
     folder: str | os.PathLike[str], older_than: float, merge: Callable[[bytes, bytes, str | None], bytes | None] | None = None
 ) -> list[Path]:
     """Clear this program's temporary files left in `folder` by a run that was killed: named
-    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`; the pid followed by `s<start>`
-    since a reused pid kept a killed run's swap file hidden), regular files of ours, last changed before
+    `.aesthete-<pid>-….xmp.tmp` (or the older `.aesthete-….xmp.tmp`; the pid followed by
+    `s<start>n<namespace>` since a reused pid kept a killed run's swap file hidden), regular files of ours, last changed before
     `older_than` (a time.time() value) and whose writing process is gone (or whose pid a later process
     now has); they are
     deleted. A swap file (`.aesthete-swap-…`, see swap_name) may hold what stood under a sidecar's
@@ -370,9 +387,7 @@ def remove_leftovers(
             continue
         if swapping and info.st_nlink > 1:
             continue  # a swap file of ours has one name (see _settling)
-        writer, started, namespace = match.group("pid"), match.group("start"), match.group("ns")
-        if writer is not None and process_alive(int(writer), None if started is None else int(started),
-                                                None if namespace is None else int(namespace)):  # fmt: skip
+        if match.group("writer") is not None and tag_alive(match.group("writer")):
             continue
         if swapping:
             with _settling(Path(entry.path)) as ours_to_settle:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aesthete_gui.atomic_write import process_alive, stamp_alive
+from aesthete_gui.atomic_write import process_tag, stamp_alive, tag_alive
 from aesthete_gui.store.errors import ProfileDiskFullError
 from aesthete_gui.store.events import RunChanged
 from aesthete_gui.store.records import RunRecord
@@ -73,7 +73,7 @@ def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
         with contextlib.suppress(OSError):
             path.unlink()
     _remove_stale_drafts(path)
-    draft = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    draft = path.with_name(f"{path.name}.{process_tag()}.tmp")
     try:
         descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError:
@@ -95,14 +95,14 @@ def lay_reserve(profile_path: str | os.PathLike[str]) -> bool:
 
 
 def _remove_stale_drafts(path: Path) -> None:
-    """Remove drafts of the reserve that processes now gone left (`<reserve>.<pid>.tmp`, ours only)."""
+    """Remove drafts of the reserve that processes now gone left (`<reserve>.<writer tag>.tmp`, ours only)."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(path.parent):
             head, _, tail = entry.name.removeprefix(path.name + ".").partition(".")
-            # a draft under our own process id is a dead run's too (we remove ours before returning): in a
-            # container every run has the same id (an attack saw such a draft block the reserve for good)
-            stale = (entry.name.startswith(path.name + ".") and tail == "tmp" and head.isdigit()
-                     and (int(head) == os.getpid() or not process_alive(int(head))))  # fmt: skip
+            # a draft under our own tag is a dead run's too (we remove ours before returning): in a
+            # container every run may have the same id (an attack saw such a draft block the reserve for good)
+            stale = (entry.name.startswith(path.name + ".") and tail == "tmp"
+                     and (head in (process_tag(), str(os.getpid())) or tag_alive(head) is False))  # fmt: skip
             if stale and _ours(Path(entry.path), complete=False):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)

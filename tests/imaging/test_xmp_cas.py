@@ -201,7 +201,19 @@ def test_leftover_temporary_files_of_a_killed_run_are_removed_and_nothing_else(t
     assert all(p.exists() for p in [alive, young, *others])
 
 
-def test_a_pid_a_later_process_was_given_does_not_keep_a_killed_runs_files_hidden(tmp_path: Path) -> None:
+def known_start_and_namespace(monkeypatch: pytest.MonkeyPatch, pid: int) -> tuple[int, int]:
+    """When `pid` started and our pid namespace, as atomic_write reads them: the system's own (Linux's
+    /proc) where it says, else fixed values put in their place, so the rule is tested everywhere."""
+    start, namespace = atomic_write.process_start(pid), atomic_write.pid_namespace()
+    if start is not None and namespace is not None:
+        return start, namespace
+    real = atomic_write.process_start
+    monkeypatch.setattr(atomic_write, "process_start", lambda p: 1000 if p == pid else real(p))
+    monkeypatch.setattr(atomic_write, "pid_namespace", lambda: 7)
+    return 1000, 7
+
+
+def test_a_pid_a_later_process_was_given_does_not_keep_a_killed_runs_files_hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A leftover's name records its writer's pid, start time and pid namespace: a killed run's pid
     handed to a later process (here a sleeping child) used to keep its temporary and swap files hidden
     as long as that process ran (a daemon: for days, the other program's displaced edit with them). A
@@ -213,9 +225,7 @@ def test_a_pid_a_later_process_was_given_does_not_keep_a_killed_runs_files_hidde
 
     later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        start, ns = atomic_write.process_start(later.pid), atomic_write.pid_namespace()
-        if start is None or ns is None:
-            pytest.skip("this system does not say when a process started (no /proc)")
+        start, ns = known_start_and_namespace(monkeypatch, later.pid)
         reused = tmp_path / f".aesthete-{later.pid}s{start + 1}n{ns}-killed01.xmp.tmp"
         running = tmp_path / f".aesthete-{later.pid}s{start}n{ns}-running1.xmp.tmp"
         legacy = tmp_path / f".aesthete-{later.pid}-legacy01.xmp.tmp"

@@ -124,19 +124,17 @@ def test_the_writer_marker_matches_the_code(profile: Profile) -> None:
             assert is_writer(method) == writes, f"{kind.__name__}.{name}: marked {is_writer(method)}, writes {writes}"
 
 
-def test_a_killed_runs_pid_given_to_a_later_process_does_not_keep_it_running(profile: Profile) -> None:
+def test_a_killed_runs_pid_given_to_a_later_process_does_not_keep_it_running(profile: Profile, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run records its process's pid and start time: a killed import whose pid the system handed to a
     later process (a sleeping child here) stayed 'running' as long as that process ran."""
     import subprocess
     import sys
 
-    from aesthete_gui.atomic_write import pid_namespace, process_start
+    from tests.imaging.test_xmp_cas import known_start_and_namespace
 
     later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        start, ns = process_start(later.pid), pid_namespace()
-        if start is None or ns is None:
-            pytest.skip("this system does not say when a process started (no /proc)")
+        start, ns = known_start_and_namespace(monkeypatch, later.pid)
         killed = profile.runs.create("import", {"pid": later.pid, "pid_start": start + 1, "pid_ns": ns})
         running = profile.runs.create("import", {"pid": later.pid, "pid_start": start, "pid_ns": ns})
         assert profile.runs.close_interrupted("import") == 1

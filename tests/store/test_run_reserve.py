@@ -95,3 +95,15 @@ def test_a_draft_under_our_own_process_id_is_a_dead_runs_and_is_removed(tmp_path
     draft = reserve_path(profile).with_name(f"{reserve_path(profile).name}.{os.getpid()}.tmp")
     draft.write_bytes(RESERVE_MAGIC + b"cut short")
     assert lay_reserve(profile) and not draft.exists()
+
+
+def test_a_draft_of_a_killed_run_whose_pid_this_process_now_has_is_removed(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # drafts are named with the writer's pid, start time and pid namespace, as leftover sidecar files are
+    from tests.imaging.test_xmp_cas import known_start_and_namespace
+
+    start, namespace = known_start_and_namespace(monkeypatch, os.getpid())
+    profile = tmp_path / "p.db"
+    draft = reserve_path(profile).with_name(f"{reserve_path(profile).name}.{os.getpid()}s{start + 1}n{namespace}.tmp")
+    draft.write_bytes(RESERVE_MAGIC + b"cut short")
+    assert lay_reserve(profile) and not draft.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.db.reserve"]
