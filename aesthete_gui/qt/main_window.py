@@ -136,6 +136,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.model_label = QLabel(self)
         for label in (self.count_label, self.jobs_label, self.model_label):
             self.statusBar().addPermanentWidget(label)
+        self._add_import_report_button()
 
         self._build_menus()
         self.filter_bar.filter_changed.connect(self.model.set_filter)

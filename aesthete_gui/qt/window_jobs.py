@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from aesthete_gui.engine.scorers import BUILTIN
 from aesthete_gui.qt import actions
@@ -30,6 +30,7 @@ class JobMenuMixin(WindowParts):
     """Menu actions that start jobs; mixed into MainWindow."""
 
     _last_partial_reload: float = 0.0
+    _import_problems: tuple[str, list[str]]
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         """Accept folders dragged from a file manager."""
@@ -67,8 +68,7 @@ class JobMenuMixin(WindowParts):
         self.context.set_setting("recent_folders", list(dict.fromkeys(recent))[:10])
         if self._current_view == "welcome":
             self.show_view("grid")
-        if getattr(self, "import_report_button", None) is not None:
-            self.import_report_button.hide()  # an earlier import's problems; this one reports its own
+        self.import_report_button.hide()  # an earlier import's problems; this one reports its own
         names = ", ".join(f.name or str(f) for f in folders)
         handle = self.context.runner.submit(
             f"Import {names}",
@@ -120,27 +120,24 @@ class JobMenuMixin(WindowParts):
             text += " · scores: Scoring ▸ Score library (Ctrl+Shift+R)"
         self.show_message(text)
         if problems := actions.import_problems(summary):
-            self._report_import_problems(text, problems)
-        elif getattr(self, "import_report_button", None) is not None:
-            self.import_report_button.hide()  # an earlier import's problems: this one went through
+            self._import_problems = (text, problems)
+            self.import_report_button.setText(f"⚠ {len(problems)} not taken in: details")
+            self.import_report_button.show()
 
-    def _report_import_problems(self, text: str, problems: list[str]) -> None:
+    def _add_import_report_button(self) -> None:
         # the status line passes in seconds (a trial missed that a truncated frame was never imported);
-        # a button stays in the status bar until read, and a box would take the keys from the culling
-        from PySide6.QtWidgets import QPushButton
+        # a button stays in the status bar until the next import, and a box would take the keys from the culling
+        self._import_problems = ("", [])
+        self.import_report_button = QPushButton(self)
+        self.import_report_button.setFlat(True)
+        self.import_report_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.import_report_button.setToolTip("The files and folders the last import could not take in, and why")
+        self.import_report_button.clicked.connect(self._open_import_report)
+        self.import_report_button.hide()
+        self.statusBar().addPermanentWidget(self.import_report_button)
 
-        self._import_problems = (text, problems)
-        if getattr(self, "import_report_button", None) is None:
-            self.import_report_button = QPushButton(self)
-            self.import_report_button.setFlat(True)
-            self.import_report_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            self.import_report_button.setToolTip("The files and folders the last import could not take in, and why")
-            self.import_report_button.clicked.connect(lambda: self._open_import_report(*self._import_problems))
-            self.statusBar().addPermanentWidget(self.import_report_button)
-        self.import_report_button.setText(f"⚠ {len(problems)} not taken in: details")
-        self.import_report_button.show()
-
-    def _open_import_report(self, text: str, problems: list[str]) -> None:
+    def _open_import_report(self) -> None:
+        text, problems = self._import_problems
         count = len(problems)
         box = QMessageBox(QMessageBox.Icon.Warning, "Import: some files need a look", text, QMessageBox.StandardButton.Close, self)
         box.setInformativeText(f"{count} file{'s' if count != 1 else ''} or folder{'s' if count != 1 else ''} could not be "

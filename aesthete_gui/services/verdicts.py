@@ -323,10 +323,11 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         # against (a noisy frame's grain reads as crisp edges, and burns out less), and for sharpness
         # and noise only one exposed alike (a brightened frame's edges read as crisper)
         clean = [f for f in frames if _fit_to_compare(values[f.id], models)]
+        # across exposures, only against a frame neither exposure check finds too bright or too dark
+        well_exposed = [c for c in clean if _well_exposed(values[c.id], models)]
         for frame in frames:
             alike = [c for c in clean if c.id != frame.id and _exposed_alike(values[frame.id], values[c.id])]
-            # across exposures, only against a frame neither exposure check finds too bright or too dark
-            references = [c for c in clean if c.id != frame.id and _well_exposed(values[c.id], models)]
+            references = [c for c in well_exposed if c.id != frame.id]
             compared = [(check, alike) for check in COMPARED_CHECKS] + [(check, references) for check in EXPOSURE_COMPARED]
             for check, among in compared:
                 model = models[check]

@@ -100,8 +100,8 @@ class SurveyView(QWidget):
         marks.applied.connect(self._update_captions)
         # the rows change after a mark too (an undone reject brings the checks' suggestion back when
         # the rows are read again): a trial saw "no stars" where "? suggested reject" belonged
-        model.dataChanged.connect(self._update_captions)
-        model.modelReset.connect(self._update_captions)
+        model.dataChanged.connect(self._rows_changed)
+        model.modelReset.connect(self._rows_changed)
         self._show_cells()
 
     @property
@@ -274,6 +274,10 @@ class SurveyView(QWidget):
     def focusNextPrevChild(self, _next: bool) -> bool:
         """Tab moves between frames, not out of the survey."""
         return False
+
+    def _rows_changed(self, *_args: object) -> None:
+        if self.isVisible():  # the grid's rows change often (thumbnails, an import): captions only when shown
+            self._update_captions()
 
     def _update_captions(self, *_args: object) -> None:
         for cell in self.cells[: len(self._ids)]:
