@@ -37,6 +37,15 @@ def _images(profile: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict
     return {Path(row["path"]).name: row for row in json.loads(capsys.readouterr().out)}
 
 
+
+def _imported(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A profile in `tmp_path` with `shoot` imported (its output read away)."""
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    capsys.readouterr()
+    return profile
+
+
 def test_images_json_gives_checks_faces_suggestions_and_scores(
     tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -67,9 +76,7 @@ def test_images_json_gives_checks_faces_suggestions_and_scores(
 def test_score_model_builtin_scores_the_library(
     tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    profile = tmp_path / "p.db"
-    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    capsys.readouterr()
+    profile = _imported(tmp_path, shoot, capsys)
     assert _run(profile, "score", "--model", "builtin", "--json", "--save") == 0
     scored = {Path(r["path"]).name: r["scores"] for r in json.loads(capsys.readouterr().out)}
     assert set(scored) == {"clean.jpg", "bright.jpg", "tiny.png"}
@@ -93,9 +100,7 @@ def test_images_json_is_strict_json_and_ignores_verdicts_of_an_older_version(
 ) -> None:
     from aesthete_gui.store import open_profile
 
-    profile = tmp_path / "p.db"
-    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    capsys.readouterr()
+    profile = _imported(tmp_path, shoot, capsys)
     assert _run(profile, "images", "--json") == 0
 
     def refuse(constant: str) -> None:
@@ -139,9 +144,7 @@ def test_recheck_accept_rejects_the_suggested_frames_and_writes_their_sidecars(
     # held10 trial: no command-line way to accept the suggested rejects (the window's Ctrl+Shift+X)
     from aesthete_gui.imaging.xmp import read_sidecar
 
-    profile = tmp_path / "p.db"
-    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    capsys.readouterr()
+    profile = _imported(tmp_path, shoot, capsys)
     assert _run(profile, "recheck", "--accept") == 0
     out = capsys.readouterr().out
     assert "rejected the 2 suggested frames" in out
@@ -159,9 +162,7 @@ def test_the_csv_export_says_which_photographs_are_suggested_rejects_and_why(
     import csv
     import io
 
-    profile = tmp_path / "p.db"
-    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
-    capsys.readouterr()
+    profile = _imported(tmp_path, shoot, capsys)
     assert _run(profile, "export", "--format", "csv") == 0
     rows = {Path(r["path"]).name: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
     assert rows["clean.jpg"]["suggested_reject"] == "" and rows["clean.jpg"]["reasons"] == ""
