@@ -100,6 +100,8 @@ GROUP_WORDS: dict[str, tuple[str, str, str]] = {
 }
 """How a frame worse than its burst's best is described, per check: (worse, best, its lead measure
 against the best frame's)."""
+SOFTER_EVERY_WAY = ("softer", "sharpest", "edges {0:.1f} px wide against {1:.1f}, in every direction")
+"""How the motion-blur comparison describes a frame whose edges widened alike every way (a focus miss)."""
 
 
 class ModelJudge:
@@ -153,6 +155,8 @@ class ModelJudge:
         lead = model.terms[0]
         mine, theirs = lead.read(self.values), lead.read(best_values)
         worse, best_kind, numbers = GROUP_WORDS[name]
+        if name == "motion_blur" and not self.directional(rule):  # widened alike every way: not smeared
+            worse, best_kind, numbers = SOFTER_EVERY_WAY
         return "reject", f"{worse} than {best}, the {best_kind} frame of its burst ({numbers.format(mine, theirs)})"
 
     def _face_against(self, rule: Mapping[str, Any], best: str, best_values: Mapping[str, float]) -> tuple[Verdict, str] | None:
@@ -167,6 +171,11 @@ class ModelJudge:
             return None  # this frame as a whole no softer than the sharpest: the picture is soft
         return "reject", (f"the face is soft (edge spread of its eyes {face:.2f}) and the frame softer than {best}, the "
                           f"sharpest frame of its burst (its crispest detail {mine:.2f} against {theirs:.2f})")
+
+    def directional(self, rule: Mapping[str, Any]) -> bool:
+        """Whether the frame's edges are widened along one direction: those across it at least the
+        rule's `min_ratio` times as wide as those along it (motion, not a focus miss; NaN is neither)."""
+        return self.get("motion_blur.across") >= float(rule.get("min_ratio", 0.0)) * self.get("motion_blur.along")
 
     def too_few_edges(self, rule: Mapping[str, Any]) -> bool:
         """Whether the frame has too few edges (share of its pixels on an edge of any width under the
@@ -234,7 +243,7 @@ class ModelJudge:
         if exposure >= float(rule.get("long_exposure_s", math.inf)):
             return "warn", f"movement recorded in a {exposure:g} s exposure: on purpose, or shake?"
         across, along = self.get("motion_blur.across"), self.get("motion_blur.along")
-        if not across >= float(rule.get("min_ratio", 0.0)) * along:  # NaN too: no direction to tell
+        if not self.directional(rule):
             if not (math.isfinite(across) and math.isfinite(along)):
                 return "warn", "blurred, but no direction of motion could be measured: see focus"
             return "warn", f"blurred, but not along one direction (edges {across:.1f} px wide one way, {along:.1f} the other): see focus"

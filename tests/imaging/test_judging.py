@@ -139,6 +139,23 @@ def test_a_frame_clearly_softer_than_the_best_of_its_burst_is_a_reject() -> None
     assert _by_name(judge(doubtful, models=models, context=stack))["focus"].verdict == "warn"
 
 
+def test_a_burst_frame_widened_alike_every_way_is_called_softer_not_more_smeared() -> None:
+    models = dict(verdict_models()) | {"motion_blur": VerdictModel("motion_blur", (Term("motion_blur.across", "linear", 2.0, 3.0),), -12.0, warn=-4.0, group=1.0)}
+
+    def best(across: float, along: float) -> Sibling:
+        return Sibling("motion_blur", "IMG_0007.JPG", (("motion_blur.across", across), ("motion_blur.along", along)))
+
+    base = {"focus.edge_density": 0.05, "focus.contrast": 150.0}
+    smeared = base | {"motion_blur": 5.0, "motion_blur.across": 5.0, "motion_blur.along": 2.6}
+    defocused = base | {"motion_blur": 5.0, "motion_blur.across": 5.0, "motion_blur.along": 4.8}
+    streak = _by_name(judge(smeared, models=models, context=SetContext(siblings=(best(2.8, 2.6),))))["motion_blur"]
+    assert streak.verdict == "reject" and streak.reason.startswith("more smeared than IMG_0007.JPG, the steadiest frame")
+    spread = _by_name(judge(defocused, models=models, context=SetContext(siblings=(best(2.8, 2.6),))))["motion_blur"]
+    assert spread.verdict == "reject"  # still clearly worse than the burst's best, so still dropped ...
+    assert spread.reason == ("softer than IMG_0007.JPG, the sharpest frame of its burst "
+                             "(edges 5.0 px wide against 2.8, in every direction)")  # ... but not called smeared
+
+
 def test_the_stamp_changes_when_the_best_frame_of_the_burst_changes() -> None:
     first = judge_stamp("general", "5", SetContext(siblings=(_best(2.0),)))
     assert first != judge_stamp("general", "5", SetContext(siblings=(_best(2.1),)))
