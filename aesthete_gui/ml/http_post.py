@@ -9,7 +9,9 @@
   a second cannot hold a call longer than asked.
 - A cancel (the job's CancelToken) ends the call at once, whatever it is waiting for (a name
   lookup, a connection, a TLS handshake, the reply): the request runs in a worker thread, and on a
-  cancel its connection is shut and the call returns; the worker ends at the latest at the deadline.
+  cancel its connection is shut and the call returns. The worker ends with it, or, when the cancel
+  came while the connection was still being made (a name lookup, a TCP connect), once that step
+  ends or at the deadline.
 - The reply is read in chunks and refused past `max_bytes` (a declared Content-Length above it is
   refused before reading): a huge reply never sits in memory whole.
 """
@@ -99,15 +101,19 @@ class _Watchdog:
         return max(0.0, self.deadline - time.monotonic())
 
     def attach(self, sock: socket.socket) -> None:
-        timer = threading.Timer(self.remaining(), self._expire, (sock,))
+        """Watch a connection's socket from the moment it is connected. A duplicate of it is kept: a
+        shutdown acts on the connection whichever descriptor asks, and the TLS layer takes the
+        original over (detaching it) while its handshake is still running."""
+        shadow = sock.dup()
+        timer = threading.Timer(self.remaining(), self._expire, (shadow,))
         timer.daemon = True
         with self._lock:
             self._timers.append(timer)
-            self._sockets.append(sock)
+            self._sockets.append(shadow)
             cancelled = self.cancelled
         timer.start()
         if cancelled:  # cancelled while connecting: shut it as soon as it exists
-            self._shut(sock)
+            self._shut(shadow)
 
     def cancel(self) -> None:
         """Shut every connection of the call now (the caller has stopped waiting for it)."""
@@ -131,6 +137,8 @@ class _Watchdog:
         with self._lock:
             for timer in self._timers:
                 timer.cancel()
+            for shadow in self._sockets:
+                shadow.close()  # the duplicates only: the connection itself is closed by its owner
 
 
 class _WatchedConnection(http.client.HTTPConnection):
@@ -141,9 +149,18 @@ class _WatchedConnection(http.client.HTTPConnection):
         self._watchdog = watchdog
 
     def connect(self) -> None:
+        if self._watchdog is None:
+            super().connect()
+            return
+        watchdog = self._watchdog
+
+        def connected(*args: Any, **kwargs: Any) -> socket.socket:
+            sock = socket.create_connection(*args, **kwargs)
+            watchdog.attach(sock)  # before a TLS handshake: a cancel or the deadline ends that too
+            return sock
+
+        self._create_connection = connected
         super().connect()
-        if self._watchdog is not None:
-            self._watchdog.attach(self.sock)
 
 
 class _WatchedHTTPSConnection(_WatchedConnection, http.client.HTTPSConnection):

@@ -232,6 +232,12 @@ def test_cancel_ends_a_call_still_in_its_tls_handshake() -> None:
         with pytest.raises(PostCancelled):
             post(f"https://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions", b"{}", {}, timeout_s=30.0, cancel=cancel)
         assert time.monotonic() - started < 1.5
+        # the request's own thread ends with it, not at the 30 s deadline (an attack left 300 of them
+        # waiting for the deadline after 300 cancels)
+        workers = [t for t in threading.enumerate() if t.name == "aesthete-post"]
+        for worker in workers:
+            worker.join(timeout=10.0)
+        assert not any(w.is_alive() for w in workers)
     finally:
         for sock in held:
             sock.close()
