@@ -24,6 +24,10 @@ MAX_STEP_S = 4.0
 """Longest pause between two frames of one set (a bracket on a tripod, a hand-held panorama)."""
 MIN_BRACKET_SPAN_EV = 0.6
 """A bracket spans at least this many stops between its darkest and brightest frame."""
+BRACKET_RENDER_SHARE = 0.4
+"""Frames whose exposures differ (shutter or aperture, no bias recorded) are a bracket only when the
+one given more light renders its midtones brighter by at least this share of what that light would
+add to the other's (a metered burst in changing light renders its frames alike)."""
 SAME_EV = 0.2
 """Exposures within this many stops count as equal (metering drifts a little between frames)."""
 SAME_VIEW_HAMMING = 20
@@ -65,6 +69,8 @@ class Shot:
     """Where the frame is sharpest, (x, y) as fractions of the frame."""
     crisp: bool | None = None
     """Whether the frame is sharp somewhere (its focus check passed); None: not known."""
+    midtones: float | None = None
+    """The frame's median brightness as rendered (0-1, sRGB), which a bracket's exposures move; None: not measured."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,31 @@ def _bracket_link(a: Shot, b: Shot) -> bool:
     if a.exposure_bias is not None and b.exposure_bias is not None and abs(a.exposure_bias - b.exposure_bias) > SAME_EV:
         return True  # the photographer (or the camera's bracketing) set another bias
     ev_a, ev_b = _ev(a), _ev(b)
-    return ev_a is not None and ev_b is not None and abs(ev_a - ev_b) >= MIN_BRACKET_SPAN_EV
+    if ev_a is None or ev_b is None or abs(ev_a - ev_b) < MIN_BRACKET_SPAN_EV:
+        return False
+    return _rendered_as_exposed(a, b, ev_b - ev_a)
+
+
+def _rendered_as_exposed(a: Shot, b: Shot, stops: float) -> bool:
+    """Whether the frames' brightness moved with their exposure (`stops` more light in b than in a).
+    A bracket shot by turning the shutter dial renders its longer exposure brighter. A burst in
+    aperture priority whose meter moved the shutter for a changing scene (a cloud passing, a bird
+    against sky then trees) renders its frames alike, the camera having made up for the light: that
+    is no set, and its blurred frames must still be suggested. Unmeasured frames count as a bracket."""
+    if a.midtones is None or b.midtones is None:
+        return True
+    darker, brighter = (a.midtones, b.midtones) if stops > 0 else (b.midtones, a.midtones)
+    base = min(max(darker, 0.0), 1.0)
+    expected = _srgb(min(1.0, _linear(base) * 2.0 ** abs(stops))) - base
+    return brighter - darker >= BRACKET_RENDER_SHARE * expected
+
+
+def _linear(value: float) -> float:
+    return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
+
+
+def _srgb(value: float) -> float:
+    return value * 12.92 if value <= 0.0031308 else 1.055 * value ** (1 / 2.4) - 0.055
 
 
 def _bracket_detail(run: Sequence[Shot]) -> str:

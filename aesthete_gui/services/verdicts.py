@@ -170,6 +170,7 @@ def shot_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) -> Sh
         phash=image.phash,
         sharp_at=(x, y) if x is not None and y is not None else None,
         crisp=None if focus is None else focus.get("verdict") == "ok",
+        midtones=_measure(checks, "overexposure", "median"),
     )
 
 

@@ -40,6 +40,24 @@ def test_a_burst_of_one_exposure_is_no_set() -> None:
     assert find_sets(drifting) == []  # metering drift of a fraction of a stop is not a bracket
 
 
+def test_a_metered_burst_in_changing_light_is_no_bracket_but_a_rendered_one_is() -> None:
+    # aperture priority: a cloud passes and the meter moves the shutter two stops, but the frames come
+    # out alike (the camera made up for the light): no set, so its blurred frames are still suggested
+    metered = [_shot("sun", 0.0, exposure_time=1 / 500, midtones=0.45), _shot("cloud", 0.5, exposure_time=1 / 125, midtones=0.47),
+               _shot("sun2", 1.0, exposure_time=1 / 500, midtones=0.44)]  # fmt: skip
+    assert find_sets(metered) == []
+    # the same shutter times turned by hand: the longer exposures render brighter, as light does
+    turned = [_shot("a", 0.0, exposure_time=1 / 500, midtones=0.25), _shot("b", 2.0, exposure_time=1 / 125, midtones=0.46),
+              _shot("c", 4.0, exposure_time=1 / 30, midtones=0.72)]  # fmt: skip
+    assert [(s.kind, s.keys) for s in find_sets(turned)] == [("bracket", ("a", "b", "c"))]
+    # near white the light adds little that can show, and that little is enough
+    bright = [_shot("a", 0.0, exposure_time=1 / 250, midtones=0.90), _shot("b", 1.0, exposure_time=1 / 125, midtones=0.95)]
+    assert [s.kind for s in find_sets(bright)] == ["bracket"]
+    # a bias the photographer set is a bracket whatever the frames look like (the camera says so)
+    biased = [_shot("a", 0.0, exposure_bias=-1.0, midtones=0.45), _shot("b", 0.5, exposure_bias=1.0, midtones=0.45)]
+    assert [s.kind for s in find_sets(biased)] == ["bracket"]
+
+
 def test_a_high_iso_frame_beside_a_clean_one_is_no_bracket() -> None:
     # the same shutter and aperture at ISO 200 and 25600: gain, not light (the trial shoot's noisy copies)
     shots = [_shot("clean", 0.0, iso=200.0), _shot("noisy", 3.0, iso=25600.0)]

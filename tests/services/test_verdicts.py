@@ -74,6 +74,23 @@ def test_a_bracket_is_never_suggested_and_a_copy_names_its_original(tmp_path: Pa
     profile.close()
 
 
+def test_a_metered_burst_in_changing_light_is_culled_not_kept_as_a_bracket(tmp_path: Path) -> None:
+    # aperture priority: the meter moved the shutter two stops within the burst, but the frames came
+    # out alike; read as a bracket, its smeared frame was never suggested
+    folder = tmp_path / "burst"
+    folder.mkdir()
+    photo = Image.fromarray(skdata.coffee())
+    frames = ((photo, (1, 500)), (degrade.smear(photo, 0.02, angle_deg=10.0), (1, 125)), (photo, (1, 500)))
+    for second, (frame, exposure) in enumerate(frames):
+        frame.save(folder / f"IMG_{second}.jpg", quality=92, exif=_exif(f"2024:05:01 10:00:0{second}", 0.0, exposure))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    suggested = {Path(profile.catalog.image_by_id(i).path).name for i in profile.checks.suggested_rejects()}  # type: ignore[union-attr]
+    assert suggested == {"IMG_1.jpg"}
+    assert "sequence" not in _checks(profile, "IMG_1.jpg")
+    profile.close()
+
+
 def test_a_copy_scores_below_its_original_in_the_builtin_ranking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # trial on held7: 5 of 7 copies scored above their originals (a half-size copy's edges and
     # grain read cleaner), and rank-images listed a copy 5th and its original 9th
