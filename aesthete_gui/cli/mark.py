@@ -58,6 +58,10 @@ def cmd_mark(args: argparse.Namespace) -> int:
             print(terminal_text(f"{paths.get(m.image_id, f'image {m.image_id}')}: {describe_marks(m.stars, m.flag, m.label)}"))
     for problem in result.problems:
         print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
+    if result.stopped is not None and result.marks:  # none made: the error's own words say it all
+        print(f"aesthete: {len(result.marks)} of {result.wanted} images marked (listed above) before the "
+              "profile could take no more; the others were left as they were", file=sys.stderr)  # fmt: skip
+    result.raise_if_stopped()
     return 1 if result.problems else 0
 
 

@@ -24,6 +24,10 @@ def cmd_sync_xmp(args: argparse.Namespace) -> int:
     else:
         print(f"{summary.checked} images checked: {summary.adopted} marks taken from sidecars, "
               f"{summary.conflicts} conflicts settled by time ({summary.profile_kept} kept this profile's value)")  # fmt: skip
+        if summary.behind:
+            print(f"{summary.behind} sidecars behind this profile's marks (a write that failed, or marks made "
+                  + ("with sidecars off): rewritten" if args.write_back else
+                     "with sidecars off): `aesthete sync-xmp --write-back` brings them up to date"))  # fmt: skip
     for path, reason in summary.problems:
         print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)
     return 0
@@ -35,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sync-xmp", help="take sidecar edits made by other programs into the profile"
     )
     p.add_argument("--write-back", action="store_true",
-                   help="rewrite sidecars whose conflicting value lost to a later change made here")  # fmt: skip
+                   help="rewrite sidecars whose conflicting value lost to a later change made here, and "
+                        "sidecars behind this profile's marks (a write that failed: a full disk)")  # fmt: skip
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names for --write-back")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

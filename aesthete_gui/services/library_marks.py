@@ -34,6 +34,7 @@ from aesthete_gui.safe_text import spreadsheet_cell
 from aesthete_gui.services.output_guard import check_report_target, write_report
 from aesthete_gui.services.sidecar_sync import (
     clean_leftovers,
+    held_marks,
     marks_from_sidecar,
     sidecar_rules,
     sidecar_state_now,
@@ -42,6 +43,7 @@ from aesthete_gui.services.sidecar_sync import (
     sync_sidecars,
 )
 from aesthete_gui.store import MarkRecord, Profile
+from aesthete_gui.store.errors import ProfileError
 from aesthete_gui.store.records import (
     UNSET,
     MarkHistoryEntry,
@@ -173,7 +175,7 @@ def settle_write(mark: MarkRecord, agreed: MarkRecord, write: SidecarWrite, insi
     replaces; a "sidecar" entry is a value that was never the profile's)."""
     state = SidecarState(mark.image_id, str(write.path), len(write.data),
                          write.written.mtime_ns if write.written else _mtime_ns(write.path),
-                         content_hash_bytes(write.data), 0.0)  # fmt: skip
+                         content_hash_bytes(write.data), 0.0, held_marks(write.marks))  # fmt: skip
     now = marks_from_sidecar(write.marks, mark)
     history: list[MarkHistoryEntry] = []
     if write.found is not None:
@@ -234,6 +236,15 @@ class MarkedImages:
 
     marks: list[MarkRecord] = field(default_factory=list)
     problems: list[SidecarNotWritten] = field(default_factory=list)
+    wanted: int = 0
+    """How many images the batch was to mark (pair partners included)."""
+    stopped: ProfileError | None = None
+    """The profile error that ended the batch early (a full disk): `marks` holds those made before it."""
+
+    def raise_if_stopped(self) -> None:
+        """Raise the error that stopped the batch, once the caller has said which marks were made."""
+        if self.stopped is not None:
+            raise self.stopped
 
 
 def mark_images(
@@ -256,7 +267,7 @@ def mark_images(
     if write_xmp:
         folders = (os.path.dirname(image.path) for i in ids if (image := profile.catalog.image_by_id(i)))
         clean_leftovers(folders, started)
-    result = MarkedImages()
+    result = MarkedImages(wanted=len(ids))
     with folders_listed_once():
         for image_id in ids:
             try:
@@ -265,6 +276,9 @@ def mark_images(
             except SidecarNotWritten as error:
                 result.problems.append(error)
                 result.marks.append(profile.marks.get(image_id))
+            except ProfileError as error:  # a full disk: the marks made so far stay, and are told
+                result.stopped = error
+                break
     return result
 
 

@@ -4,7 +4,10 @@ A sidecar counts as changed elsewhere when its size or mtime differ from what wa
 last sync and its content hash differs too (a touch alone changes nothing). Then:
 - only the sidecar changed: its marks are taken into the profile;
 - both changed since the last sync: the later change wins (sidecar mtime against the profile's
-  mark time) and the losing value goes into the image's mark history.
+  mark time) and the losing value goes into the image's mark history;
+- the profile's marks changed and the sidecar changed only elsewhere (its marks as last seen: the
+  state records them): the profile keeps its marks, no conflict; the sidecar is *behind* (a write
+  of the marks failed, on a full disk say) and `write_back` brings it up to date.
 Sync runs on a rescan (import), right before every sidecar write (services.library_marks), and
 whenever the app asks (`sync_sidecars`, e.g. when its window regains focus). A field whose value
 the sidecar holds but Aesthete cannot read (a rating of 99) is never taken into the profile: the
@@ -40,7 +43,7 @@ from aesthete_gui.imaging.xmp import (
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, as_flag, profile_settings
 from aesthete_gui.store import ImageRecord, MarkRecord, Profile
-from aesthete_gui.store.records import MarkHistoryEntry, Marks, SidecarState, SyncChange
+from aesthete_gui.store.records import HeldMarks, MarkHistoryEntry, Marks, SidecarState, SyncChange
 
 BATCH = 200
 """Decisions applied per committed transaction."""
@@ -54,6 +57,8 @@ class SyncSummary:
     adopted: int = 0
     conflicts: int = 0
     profile_kept: int = 0
+    behind: int = 0
+    """Sidecars whose marks are behind the profile's (a write of them failed); rewritten with write_back."""
     changed_ids: list[int] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
 
@@ -109,8 +114,29 @@ def _look(image: ImageRecord, known: SidecarState | None, pairs_as_one: bool) ->
         image.id, str(sidecar), len(data), info.st_mtime_ns, content_hash_bytes(data), 0.0
     )
     if same_file and known is not None and known.content_hash == state.content_hash:
-        return state
-    return _Seen(state, read_xmp_bytes(sidecar, data))
+        return replace(state, held=known.held)
+    marks = read_xmp_bytes(sidecar, data)
+    return _Seen(replace(state, held=held_marks(marks)), marks)
+
+
+def held_marks(xmp: XmpMarks) -> HeldMarks | None:
+    """The marks a sidecar holds, in the form its state records them (None when one of them cannot
+    be read: such a sidecar is never taken as behind the profile, nor rewritten for it)."""
+    return None if xmp.unreadable else (xmp.stars, xmp.flag, xmp.label)
+
+
+def _behind(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) -> SyncChange | None:
+    """A sidecar unchanged since last seen whose marks differ from the profile's (a write of them
+    failed, or marks were made with sidecars off): the profile keeps its marks, the sidecar is behind."""
+    if known is None or known.held is None:
+        return None
+    stars, flag, label = known.held
+    held = marks_from_sidecar(XmpMarks(stars, "pick" if flag == "pick" else "reject" if flag == "reject" else None, label), mark)
+    if sidecar_view(*held) == sidecar_view(mark.stars, mark.flag, mark.label):
+        return None
+    if not os.path.isfile(known.sidecar_path):  # removed since: not behind, gone (never written anew here)
+        return None
+    return SyncChange(image.id, mark.updated_at, behind=True)
 
 
 def marks_from_sidecar(xmp: XmpMarks, mark: MarkRecord) -> Marks:
@@ -129,9 +155,10 @@ def _decide(
     """What to do about one image (XmpError / OSError when its sidecar cannot be read)."""
     seen = _look(image, known, pairs_as_one)
     if seen is None:
-        return None
-    if isinstance(seen, SidecarState):
-        return SyncChange(image.id, mark.updated_at, state=seen)
+        return _behind(image, mark, known)
+    if isinstance(seen, SidecarState):  # touched, not changed
+        behind = _behind(image, mark, known)
+        return replace(behind, state=seen) if behind else SyncChange(image.id, mark.updated_at, state=seen)
     xmp = seen.marks
     return replace(_settle(image, mark, known, seen), unreadable=xmp.unreadable)
 
@@ -145,6 +172,10 @@ def _settle(image: ImageRecord, mark: MarkRecord, known: SidecarState | None, se
     profile_changed = mark.updated_at > (known.synced_at if known is not None else 0.0)
     if not profile_changed:
         return SyncChange(image.id, mark.updated_at, marks=from_sidecar, state=seen.state)
+    if known is not None and known.held is not None and known.held == seen.state.held:
+        # another program changed the sidecar (a keyword, a crop) but not its marks, which are as last
+        # seen: the profile's later mark (whose write failed: a full disk) is no conflict, and stays
+        return SyncChange(image.id, mark.updated_at, state=seen.state, behind=True)
     sidecar_time = seen.state.mtime_ns / 1e9
     if sidecar_time > mark.updated_at:
         lost = MarkHistoryEntry(image.id, "profile", mark.stars, mark.flag, mark.label, mark.updated_at,
@@ -162,7 +193,8 @@ def sidecar_state_now(image_id: int, sidecar: str | os.PathLike[str]) -> Sidecar
     data = read_sidecar_bytes(sidecar)
     info = os.stat(sidecar)
     return SidecarState(
-        image_id, str(Path(sidecar)), len(data), info.st_mtime_ns, content_hash_bytes(data), 0.0
+        image_id, str(Path(sidecar)), len(data), info.st_mtime_ns, content_hash_bytes(data), 0.0,
+        held_marks(read_xmp_bytes(sidecar, data)),
     )
 
 
@@ -246,6 +278,11 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
     summary.changed_ids.extend(sorted(changed))
     summary.adopted += len(changed)
     for change in changes:
+        if change.behind:
+            summary.behind += 1
+            if write_back:
+                _write_back(profile, change.image_id, summary, naming, pairs_as_one)
+            continue
         if not change.history:
             continue
         summary.conflicts += 1

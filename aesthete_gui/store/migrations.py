@@ -329,3 +329,11 @@ def _mark_sources_and_change_log(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration(6)
+def _sidecar_marks_as_seen(conn: sqlite3.Connection) -> None:
+    # The marks each sidecar held when last seen (JSON [stars, flag, label] as read from it; NULL
+    # where not recorded yet): a sync tells another program's edit of the marks from an edit of
+    # anything else in the sidecar, so a mark whose sidecar write failed is not lost to a keyword.
+    _script(conn, "ALTER TABLE sidecar_sync ADD COLUMN held TEXT")

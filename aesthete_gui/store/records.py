@@ -167,6 +167,10 @@ class MarkHistoryEntry:
     recorded_at: float = 0.0
 
 
+HeldMarks = tuple[int | None, str | None, str | None]
+"""Marks as a sidecar holds them (imaging.xmp.XmpMarks' stars, flag and label)."""
+
+
 @dataclass(frozen=True)
 class SidecarState:
     """An image's sidecar when the profile and it last agreed: where, size, mtime, content hash, when."""
@@ -177,6 +181,8 @@ class SidecarState:
     mtime_ns: int
     content_hash: str
     synced_at: float
+    held: HeldMarks | None = None
+    """The marks the sidecar held then, as read from it (stars, flag, label); None: not recorded."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,9 @@ class SyncChange:
     state: SidecarState | None = None
     history: tuple[MarkHistoryEntry, ...] = ()
     unreadable: tuple[str, ...] = ()  # sidecar values that could not be read (the profile kept its own)
+    behind: bool = False
+    """The sidecar's marks are as last seen and the profile's are later (a write of them failed):
+    the profile keeps its marks, and the sidecar is behind them."""
 
 
 @dataclass(frozen=True)

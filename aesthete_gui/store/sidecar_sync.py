@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -9,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from aesthete_gui.store.connection import ProfileDatabase
 from aesthete_gui.store.events import MarksChanged, SidecarStatesChanged
 from aesthete_gui.store.marks import insert_history, store_marks
-from aesthete_gui.store.records import MarkHistoryEntry, SidecarState, SyncChange
+from aesthete_gui.store.records import HeldMarks, MarkHistoryEntry, SidecarState, SyncChange
 from aesthete_gui.store.repository import Repository, writes
 
 __all__ = ["MarkHistoryEntry", "SidecarState", "SidecarsRepository", "SyncChange"]
@@ -30,8 +31,9 @@ class SidecarsRepository(Repository):
         else:
             rows = self._db.rows("SELECT * FROM sidecar_sync")
         return {
-            r["image_id"]: SidecarState(**r) for r in rows if wanted is None or r["image_id"] in wanted
-        }
+            r["image_id"]: SidecarState(**(dict(r) | {"held": _held_from_json(r["held"])}))
+            for r in rows if wanted is None or r["image_id"] in wanted
+        }  # fmt: skip
 
     @writes
     def record(self, state: SidecarState) -> None:
@@ -97,10 +99,27 @@ class SidecarsRepository(Repository):
 
 def _put_state(conn: sqlite3.Connection, state: SidecarState, synced_at: float | None = None) -> None:
     conn.execute(
-        "INSERT INTO sidecar_sync (image_id, sidecar_path, size, mtime_ns, content_hash, synced_at)"
-        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (image_id) DO UPDATE SET"
+        "INSERT INTO sidecar_sync (image_id, sidecar_path, size, mtime_ns, content_hash, synced_at, held)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (image_id) DO UPDATE SET"
         " sidecar_path = excluded.sidecar_path, size = excluded.size, mtime_ns = excluded.mtime_ns,"
-        " content_hash = excluded.content_hash, synced_at = excluded.synced_at",
+        " content_hash = excluded.content_hash, synced_at = excluded.synced_at, held = excluded.held",
         (state.image_id, state.sidecar_path, state.size, state.mtime_ns, state.content_hash,
-         state.synced_at if synced_at is None else synced_at),
+         state.synced_at if synced_at is None else synced_at,
+         None if state.held is None else json.dumps(list(state.held))),
     )  # fmt: skip
+
+
+def _held_from_json(text: str | None) -> HeldMarks | None:
+    """The stored marks a sidecar held (None when not recorded, or not in the stored form)."""
+    try:
+        value = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not (isinstance(value, list) and len(value) == 3):
+        return None
+    stars, flag, label = value
+    if not (stars is None or (isinstance(stars, int) and not isinstance(stars, bool))):
+        return None
+    if not all(v is None or isinstance(v, str) for v in (flag, label)):
+        return None
+    return (stars, flag, label)

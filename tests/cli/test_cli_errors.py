@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -192,6 +193,28 @@ def test_a_full_disk_during_a_mark_gives_one_line_and_keeps_the_profile(tmp_path
         assert reopened.catalog.image_count() == 20 and len(reopened.marks.all()) == stored
         assert reopened.integrity_check() == "ok"
         reopened.close()
+
+
+def test_a_batch_mark_cut_short_by_a_full_disk_says_which_marks_were_made(tmp_path, capsys) -> None:
+    """An attack: a batch `mark` on a profile whose disk filled part way said only "The change that
+    failed was not made", while 9 of its 12 marks had been made."""
+    with small_disk(tmp_path / "disk", 600) as disk:
+        path = _profile_with_images(disk / "p.db", 40)
+        filler = disk / "filler"
+        with filler.open("wb", buffering=0) as handle, pytest.raises(OSError):
+            while True:
+                handle.write(b"\x00" * 4096)
+        os.truncate(filler, max(0, filler.stat().st_size - 200 * 1024))  # room for a few marks only
+        code = main(["--profile", str(path), "mark", *(f"/photos/img_{n:05d}.jpg" for n in range(40)), "--stars", "4"])
+        out, err = capsys.readouterr()
+        filler.unlink()
+        reopened = open_profile(path)
+        made = len(reopened.marks.all())
+        reopened.close()
+    assert code == 2 and "the disk holding it is full" in err and "Traceback" not in err
+    assert 0 < made < 40, made  # the disk filled part way, as in the attack
+    assert f"aesthete: {made} of 40 images marked (listed above) before the profile could take no more" in err
+    assert len(out.splitlines()) == made and all(line.endswith("★★★★") for line in out.splitlines())
 
 
 def test_debug_adds_the_traceback(tmp_path, capsys) -> None:

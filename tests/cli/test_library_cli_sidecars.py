@@ -107,3 +107,28 @@ def test_a_read_only_sidecar_keeps_the_mark_in_the_profile_and_the_user_is_told(
         assert opened.marks.get(opened.catalog.image_by_path(str(shoot / "IMG_2.jpg")).id).stars == 1
     finally:
         opened.close()
+
+
+def test_sync_xmp_names_sidecars_behind_the_profile_and_brings_them_up_to_date(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", "--quiet", "--workers", "1", str(shoot)) == 0
+    image = str(shoot / "IMG_2.jpg")
+    assert _run(profile, "mark", image, "--stars", "1", "--no-xmp") == 0  # as when the sidecar write fails
+    sidecar = shoot / "IMG_2.xmp"
+    sidecar.write_text(sidecar.read_text(encoding="utf-8").replace("<rdf:Description ", "<rdf:Description xmlns:x2='urn:other' ", 1),
+                       encoding="utf-8")  # another program's edit, its rating left at 4  # fmt: skip
+    capsys.readouterr()
+    assert _run(profile, "sync-xmp") == 0
+    out = capsys.readouterr().out
+    assert "0 marks taken from sidecars, 0 conflicts" in out
+    assert "1 sidecars behind this profile's marks" in out and "`aesthete sync-xmp --write-back` brings them up to date" in out
+    assert _run(profile, "sync-xmp", "--write-back") == 0
+    assert "1 sidecars behind this profile's marks (a write that failed, or marks made with sidecars off): rewritten" in capsys.readouterr().out
+    assert 'xmp:Rating="1"' in sidecar.read_text(encoding="utf-8") or "<xmp:Rating>1<" in sidecar.read_text(encoding="utf-8")
+    opened = open_profile(profile)
+    try:
+        assert opened.marks.get(opened.catalog.image_by_path(image).id).stars == 1
+    finally:
+        opened.close()

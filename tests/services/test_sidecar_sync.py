@@ -207,3 +207,52 @@ def test_xmp_export_takes_edits_made_before_and_during_it(profile: Profile, shoo
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 4
     assert _exiftool_read(shoot / "IMG_0001.xmp")["Rating"] == 5
     assert [(h.source, h.stars) for h in profile.marks.history(second)] == [("script", 1), ("script", 2)]
+
+
+def test_a_mark_whose_sidecar_write_failed_is_not_lost_to_another_programs_keyword(
+    profile: Profile, shoot: Path
+) -> None:
+    """An attack on a full disk: a mark saved here whose sidecar write failed, then another program
+    added a keyword to the sidecar (its rating untouched); the sync took the sidecar's older rating
+    back into the profile as a conflict "settled by time", and the mark was lost."""
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    mark_image(profile, image_id, stars=5, write_xmp=True)
+    _later()
+    mark_image(profile, image_id, stars=1, write_xmp=False)  # saved here, the sidecar not written
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")  # the rating is left at 5
+    summary = sync_sidecars(profile)
+    assert (summary.adopted, summary.conflicts, summary.behind) == (0, 0, 1)
+    assert profile.marks.get(image_id).stars == 1
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5  # behind, and said so
+    summary = sync_sidecars(profile, write_back=True)  # the window's sync, or `sync-xmp --write-back`
+    assert summary.behind == 1 and not summary.problems
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 1
+    out = subprocess.run([EXIFTOOL or "exiftool", "-j", "-XMP-dc:Subject", str(shoot / "IMG_0000.xmp")],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert "harbour" in out.stdout  # the other program's keyword kept
+    assert sync_sidecars(profile).behind == 0
+    # when the other program does change the rating, it is a conflict as before: the later side wins
+    _later()
+    mark_image(profile, image_id, stars=2, write_xmp=False)
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=4")
+    summary = sync_sidecars(profile)
+    assert (summary.conflicts, summary.behind) == (1, 0) and profile.marks.get(image_id).stars == 4
+
+
+def test_a_sidecar_state_recorded_before_its_marks_were_kept_settles_by_time(
+    profile: Profile, shoot: Path
+) -> None:
+    # a profile synced by an older Aesthete has no record of the marks its sidecars held: the rule
+    # stays as it was (the later side wins) rather than guessing
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    profile.conn.execute("UPDATE sidecar_sync SET held = NULL")
+    profile.conn.commit()
+    mark_image(profile, image_id, stars=1, write_xmp=False)
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")
+    summary = sync_sidecars(profile)
+    assert (summary.conflicts, summary.behind) == (1, 0) and profile.marks.get(image_id).stars == 2
