@@ -381,7 +381,16 @@ def _finish_move(
             result.skipped.append((str(item.path(name)), "changed while it was being moved; left where it was"))
             return False
     files = [(str(item.path(n)), str(t), staged[n].digest) for n, t in targets.items()]
-    entry = move_journal.begin(profile.path, files)
+    try:
+        entry = move_journal.begin(profile.path, files)
+    except OSError as error:  # the profile's disk is full: this unit is not moved, its copies taken back
+        for tail, path in placement.placed.items():
+            take_back(staged[next(n for n in staged if tail_of(n) == tail)], path)
+        for copy in staged.values():
+            discard(copy)
+        where = os.path.dirname(os.path.abspath(profile.path))
+        raise ExportPicksError(f"the move could not be recorded beside the profile, in {where} ({error.strerror or error}): "
+                               "free space there and run it again") from error  # fmt: skip
     for name, record in item.records.items():
         if name in targets:
             _follow_record(profile, record, targets[name])

@@ -198,6 +198,34 @@ def test_a_disk_that_fills_midway_leaves_no_half_copied_file_and_moves_nothing_u
             assert Path(record.path).is_file()  # every image is somewhere, and the library knows where
 
 
+def test_a_move_that_cannot_be_recorded_on_a_full_profile_disk_is_said_with_counts(
+    library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An attack: the profile's disk filled during `copy-picks --move`; the move journal's write
+    raised a bare "No space left on device", with the unit being moved copied and its original kept."""
+    from aesthete_gui.services import move_journal
+
+    profile, ids, shoot = library
+    real_begin, calls = move_journal.begin, []
+
+    def full_on_second(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_begin(*args, **kwargs)
+
+    monkeypatch.setattr(move_journal, "begin", full_on_second)
+    out = tmp_path / "out"
+    with pytest.raises(ExportPicksError) as raised:
+        export_picks(profile, ids[:2], out, move=True)
+    message = str(raised.value)
+    assert f"the move could not be recorded beside the profile, in {tmp_path} (No space left on device)" in message
+    assert "1 photograph moved before it; 1 photograph not moved (still where they were)" in message
+    assert sorted(p.name for p in out.iterdir()) == ["IMG_0.jpg", "IMG_0.xmp"]  # the second taken back
+    assert (shoot / "IMG_1.jpg").is_file() and not (shoot / "IMG_0.jpg").exists()
+    assert [Path(profile.catalog.image_by_id(i).path).parent for i in ids[:2]] == [out, shoot]
+
+
 def test_a_failed_sidecar_copy_takes_back_its_image(library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     profile, ids, shoot = library
     real_fsync, calls = os.fsync, []
