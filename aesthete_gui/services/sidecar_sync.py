@@ -38,7 +38,6 @@ from aesthete_gui.imaging.xmp import (
     our_marks_on_top,
     read_sidecar_bytes,
     read_xmp_bytes,
-    write_sidecar,
 )
 from aesthete_gui.jobs import CancelToken, Progress, ProgressCallback
 from aesthete_gui.settings import PAIRS_AS_ONE_KEY, XMP_ENABLED_KEY, as_flag, profile_settings
@@ -130,8 +129,7 @@ def _behind(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) ->
     failed, or marks were made with sidecars off): the profile keeps its marks, the sidecar is behind."""
     if known is None or known.held is None:
         return None
-    stars, flag, label = known.held
-    held = marks_from_sidecar(XmpMarks(stars, "pick" if flag == "pick" else "reject" if flag == "reject" else None, label), mark)
+    held = marks_from_sidecar(_as_marks(known.held), mark)
     if sidecar_view(*held) == sidecar_view(mark.stars, mark.flag, mark.label):
         return None
     if not os.path.isfile(known.sidecar_path):  # removed since: not behind, gone (never written anew here)
@@ -294,13 +292,34 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
 
 def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming,
                 pairs_as_one: bool | None = None) -> None:  # fmt: skip
+    """Put the profile's marks into a sidecar that is behind them or lost a conflict: compare-and-swap
+    against the sidecar as this sync recorded it, so a field another program changes meanwhile keeps
+    its new value and is taken into the profile (an attack: 16 of 300 ratings another program set
+    during `sync-xmp --write-back` were overwritten with the older marks, with no trace)."""
+    from aesthete_gui.services.library_marks import SidecarNotWritten, write_mark_to_sidecar
+
     image, mark = profile.catalog.image_by_id(image_id), profile.marks.get(image_id)
     if image is None:
         return
     pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
+    state = profile.sidecars.states([image_id]).get(image_id)
     try:
-        target = write_sidecar(image.path, mark.stars, mark.flag, mark.label, naming=naming,
-                               pairs_as_one=pairs)  # fmt: skip
-        profile.sidecars.record(sidecar_state_now(image_id, target))
-    except (SidecarWriteError, XmpError, OSError) as error:
+        if state is not None and state.held is not None:
+            stars, flag, label = marks_from_sidecar(_as_marks(state.held), mark)
+        else:  # not recorded (an older profile): as the sidecar holds them now
+            stars, flag, label = marks_from_sidecar(read_sidecar_marks(image.path, pairs), mark)
+        agreed = MarkRecord(image_id, int(stars or 0), flag, label)  # type: ignore[arg-type]
+        write_mark_to_sidecar(profile, image_id, mark, agreed, insist=(), naming=naming, pairs_as_one=pairs)
+    except (SidecarNotWritten, SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))
+
+
+def _as_marks(held: HeldMarks) -> XmpMarks:
+    stars, flag, label = held
+    return XmpMarks(stars, "pick" if flag == "pick" else "reject" if flag == "reject" else None, label)
+
+
+def read_sidecar_marks(image_path: str, pairs_as_one: bool) -> XmpMarks:
+    """The marks the image's sidecar holds now (none when it has no sidecar)."""
+    sidecar = find_sidecar(image_path, pairs_as_one)
+    return XmpMarks() if sidecar is None else read_xmp_bytes(sidecar, read_sidecar_bytes(sidecar))

@@ -256,3 +256,25 @@ def test_a_sidecar_state_recorded_before_its_marks_were_kept_settles_by_time(
     _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")
     summary = sync_sidecars(profile)
     assert (summary.conflicts, summary.behind) == (1, 0) and profile.marks.get(image_id).stars == 2
+
+
+def test_a_write_back_never_overwrites_a_rating_another_program_sets_during_the_sync(
+    profile: Profile, shoot: Path
+) -> None:
+    """An attack: `sync-xmp --write-back` decided first and wrote later, with every field forced; 16 of
+    300 ratings another program set in between were overwritten by the older marks, with no trace."""
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    mark_image(profile, image_id, stars=3, write_xmp=True)
+    _later()
+    mark_image(profile, image_id, stars=4, write_xmp=False)  # the sidecar is behind
+
+    def other_program_edits(progress: Progress) -> None:
+        if progress.done == progress.total:  # every image decided, nothing written back yet
+            _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")
+
+    summary = sync_sidecars(profile, progress=other_program_edits, write_back=True)
+    assert summary.behind == 1 and not summary.problems
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5  # the later edit stays ...
+    assert profile.marks.get(image_id).stars == 5  # ... and is taken in
+    assert any(e.stars == 4 for e in profile.marks.history(image_id))  # the mark it replaced, in the history
