@@ -69,14 +69,16 @@ def _accept(profile: Profile, image_ids: list[int]) -> list[str]:
     from aesthete_gui.store.records import UNSET
 
     result = mark_images(profile, image_ids, UNSET, "reject", UNSET, write_xmp=sidecar_rules(profile).write, naming="auto", pairs_as_one=None)
-    for problem in result.problems:
-        print(f"aesthete: mark saved in the profile; {terminal_text(str(problem))}", file=sys.stderr)
-    if result.stopped is not None and result.marks:
-        done = ", ".join(os.path.basename(p) for m in result.marks if (p := _path(profile, m.image_id)))
-        print(f"aesthete: {len(result.marks)} of {result.wanted} suggested rejects flagged before the profile "
-              f"could take no more ({terminal_text(done) or 'none'}); the others were left as they were", file=sys.stderr)  # fmt: skip
-    result.raise_if_stopped()
-    return []
+    problems = [str(problem) for problem in result.problems]
+    if result.stopped is not None:  # said now: the error ends the command before the list is printed
+        for problem in problems:
+            print(f"aesthete: mark saved in the profile; {terminal_text(problem)}", file=sys.stderr)
+        if result.marks:
+            done = ", ".join(os.path.basename(p) for m in result.marks if (p := _path(profile, m.image_id)))
+            print(f"aesthete: {len(result.marks)} of {result.wanted} suggested rejects flagged before the profile "
+                  f"could take no more ({terminal_text(done)}); the others were left as they were", file=sys.stderr)  # fmt: skip
+        result.raise_if_stopped()
+    return problems
 
 
 def _path(profile: Profile, image_id: int) -> str | None:

@@ -348,6 +348,15 @@ def _report(item: _Unit, targets: dict[str, Path], placement: Placement, move: b
                             f"{item.chosen[0]} went in as {targets[item.chosen[0]].name}")  # fmt: skip
 
 
+def _take_back_unit(placement: Placement, staged: dict[str, Staged]) -> None:
+    """Undo a unit's move before the library follows it: the copies placed are taken back, the staged
+    ones discarded (the originals were never touched)."""
+    for tail, path in placement.placed.items():
+        take_back(staged[next(n for n in staged if tail_of(n) == tail)], path)
+    for copy in staged.values():
+        discard(copy)
+
+
 def _finish_move(
     profile: Profile, item: _Unit, targets: dict[str, Path], placement: Placement, staged: dict[str, Staged],
     result: CopiedPicks,
@@ -358,10 +367,7 @@ def _finish_move(
     for tail in placement.already:
         name = next(n for n in staged if tail_of(n) == tail)
         if not _marked_copy(targets[name], item.path(name), staged[name].digest):
-            for placed_tail, path in placement.placed.items():
-                take_back(staged[next(n for n in staged if tail_of(n) == placed_tail)], path)
-            for copy in staged.values():
-                discard(copy)
+            _take_back_unit(placement, staged)
             result.skipped.append((str(item.path(name)), f"an identical file is already at {targets[name]}, not put there "
                                    "by a move of this one: the original stays (if that file is your copy, remove the "
                                    "original yourself)"))  # fmt: skip
@@ -374,20 +380,14 @@ def _finish_move(
         except OSError:
             now = None
         if now is None or (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-            for tail, path in placement.placed.items():
-                take_back(staged[next(n for n in staged if tail_of(n) == tail)], path)
-            for copy in staged.values():
-                discard(copy)
+            _take_back_unit(placement, staged)
             result.skipped.append((str(item.path(name)), "changed while it was being moved; left where it was"))
             return False
     files = [(str(item.path(n)), str(t), staged[n].digest) for n, t in targets.items()]
     try:
         entry = move_journal.begin(profile.path, files)
     except OSError as error:  # the profile's disk is full: this unit is not moved, its copies taken back
-        for tail, path in placement.placed.items():
-            take_back(staged[next(n for n in staged if tail_of(n) == tail)], path)
-        for copy in staged.values():
-            discard(copy)
+        _take_back_unit(placement, staged)
         where = os.path.dirname(os.path.abspath(profile.path))
         raise ExportPicksError(f"the move could not be recorded beside the profile, in {where} ({error.strerror or error}): "
                                "free space there and run it again") from error  # fmt: skip

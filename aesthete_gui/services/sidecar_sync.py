@@ -36,6 +36,7 @@ from aesthete_gui.imaging.xmp import (
     find_sidecar,
     folders_listed_once,
     our_marks_on_top,
+    read_sidecar,
     read_sidecar_bytes,
     read_xmp_bytes,
 )
@@ -129,7 +130,7 @@ def _behind(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) ->
     failed, or marks were made with sidecars off): the profile keeps its marks, the sidecar is behind."""
     if known is None or known.held is None:
         return None
-    held = marks_from_sidecar(_as_marks(known.held), mark)
+    held = marks_from_sidecar(XmpMarks(*known.held), mark)
     if sidecar_view(*held) == sidecar_view(mark.stars, mark.flag, mark.label):
         return None
     if not os.path.isfile(known.sidecar_path):  # removed since: not behind, gone (never written anew here)
@@ -305,21 +306,11 @@ def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: N
     state = profile.sidecars.states([image_id]).get(image_id)
     try:
         if state is not None and state.held is not None:
-            stars, flag, label = marks_from_sidecar(_as_marks(state.held), mark)
+            stars, flag, label = marks_from_sidecar(XmpMarks(*state.held), mark)
         else:  # not recorded (an older profile): as the sidecar holds them now
-            stars, flag, label = marks_from_sidecar(read_sidecar_marks(image.path, pairs), mark)
+            stars, flag, label = marks_from_sidecar(read_sidecar(image.path, pairs) or XmpMarks(), mark)
         agreed = MarkRecord(image_id, int(stars or 0), flag, label)  # type: ignore[arg-type]
         write_mark_to_sidecar(profile, image_id, mark, agreed, insist=(), naming=naming, pairs_as_one=pairs)
     except (SidecarNotWritten, SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))
 
-
-def _as_marks(held: HeldMarks) -> XmpMarks:
-    stars, flag, label = held
-    return XmpMarks(stars, "pick" if flag == "pick" else "reject" if flag == "reject" else None, label)
-
-
-def read_sidecar_marks(image_path: str, pairs_as_one: bool) -> XmpMarks:
-    """The marks the image's sidecar holds now (none when it has no sidecar)."""
-    sidecar = find_sidecar(image_path, pairs_as_one)
-    return XmpMarks() if sidecar is None else read_xmp_bytes(sidecar, read_sidecar_bytes(sidecar))

@@ -167,7 +167,7 @@ class MarkHistoryEntry:
     recorded_at: float = 0.0
 
 
-HeldMarks = tuple[int | None, str | None, str | None]
+HeldMarks = tuple[int | None, Flag | None, str | None]
 """Marks as a sidecar holds them (imaging.xmp.XmpMarks' stars, flag and label)."""
 
 

@@ -120,6 +120,6 @@ def _held_from_json(text: str | None) -> HeldMarks | None:
     stars, flag, label = value
     if not (stars is None or (isinstance(stars, int) and not isinstance(stars, bool))):
         return None
-    if not all(v is None or isinstance(v, str) for v in (flag, label)):
+    if flag not in (None, "pick", "reject") or not (label is None or isinstance(label, str)):
         return None
     return (stars, flag, label)

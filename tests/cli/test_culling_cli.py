@@ -155,6 +155,19 @@ def test_recheck_accept_rejects_the_suggested_frames_and_writes_their_sidecars(
     assert "nothing to accept" in capsys.readouterr().out
 
 
+def test_recheck_accept_that_cannot_write_a_sidecar_says_so_and_exits_1(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = _imported(tmp_path, shoot, capsys)
+    sidecar = shoot / "bright.jpg.xmp"
+    sidecar.write_text('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+                       '<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="99"/></rdf:RDF></x:xmpmeta>')  # fmt: skip
+    assert _run(profile, "recheck", "--accept") == 1  # the flag is in the profile, the sidecar refused it
+    err = capsys.readouterr().err
+    assert "aesthete: mark saved in the profile; sidecar not written:" in err and "bright.jpg.xmp" in err
+    assert _images(profile, capsys)["bright.jpg"]["flag"] == "reject"
+
+
 def test_the_csv_export_says_which_photographs_are_suggested_rejects_and_why(
     tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -209,6 +209,14 @@ def test_xmp_export_takes_edits_made_before_and_during_it(profile: Profile, shoo
     assert [(h.source, h.stars) for h in profile.marks.history(second)] == [("script", 1), ("script", 2)]
 
 
+def _mark_here_then_keyword_elsewhere(profile: Profile, shoot: Path, image_id: int, stars: int) -> None:
+    """A mark saved here whose sidecar is not written (as when the write fails on a full disk), then
+    another program adds a keyword to that sidecar and leaves its rating alone."""
+    mark_image(profile, image_id, stars=stars, write_xmp=False)
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")
+
+
 def test_a_mark_whose_sidecar_write_failed_is_not_lost_to_another_programs_keyword(
     profile: Profile, shoot: Path
 ) -> None:
@@ -219,9 +227,7 @@ def test_a_mark_whose_sidecar_write_failed_is_not_lost_to_another_programs_keywo
     image_id = _image_id(profile, shoot / "IMG_0000.jpg")
     mark_image(profile, image_id, stars=5, write_xmp=True)
     _later()
-    mark_image(profile, image_id, stars=1, write_xmp=False)  # saved here, the sidecar not written
-    _later()
-    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")  # the rating is left at 5
+    _mark_here_then_keyword_elsewhere(profile, shoot, image_id, stars=1)  # the sidecar's rating left at 5
     summary = sync_sidecars(profile)
     assert (summary.adopted, summary.conflicts, summary.behind) == (0, 0, 1)
     assert profile.marks.get(image_id).stars == 1
@@ -251,9 +257,7 @@ def test_a_sidecar_state_recorded_before_its_marks_were_kept_settles_by_time(
     image_id = _image_id(profile, shoot / "IMG_0000.jpg")
     profile.conn.execute("UPDATE sidecar_sync SET held = NULL")
     profile.conn.commit()
-    mark_image(profile, image_id, stars=1, write_xmp=False)
-    _later()
-    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-dc:Subject+=harbour")
+    _mark_here_then_keyword_elsewhere(profile, shoot, image_id, stars=1)
     summary = sync_sidecars(profile)
     assert (summary.conflicts, summary.behind) == (1, 0) and profile.marks.get(image_id).stars == 2
 
