@@ -34,6 +34,8 @@ CHECK_NAMES: tuple[str, ...] = (
     "noise", "resolution", "compression", "eyes",
 )  # fmt: skip
 SET_CHECKS = ("sequence", "copy")
+ISO = "noise.iso"
+"""The recorded ISO among a frame's values (from SetContext.iso; kept with the noise check's measures)."""
 """Entries about the frame's group rather than its pixels (present only when they apply)."""
 
 
@@ -87,10 +89,14 @@ class SetContext:
     stops_from_middle: float | None = None
     """In an exposure bracket, how many stops this frame's exposure lies from the bracket's middle
     one (its exposure bias, else its exposure time); None elsewhere or when not recorded."""
+    iso: float | None = None
+    """The ISO the camera recorded (EXIF), which the pixels cannot tell: grain like heavy noise at a
+    low ISO is the scene's texture or an edit, not the sensor's. None when not recorded."""
 
     def stamp(self) -> str:
         stops = "" if self.stops_from_middle is None else f"{self.stops_from_middle:+.2f}"
-        return f"{self.sequence}|{self.copy_of}|{stops}|" + ";".join(s.stamp() for s in self.siblings)
+        iso = "" if self.iso is None else f"|iso{self.iso:g}"
+        return f"{self.sequence}|{self.copy_of}|{stops}|" + ";".join(s.stamp() for s in self.siblings) + iso
 
 
 def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | None = None) -> str:
@@ -209,6 +215,8 @@ def judge(
     from aesthete_gui.imaging.checks import thresholds
 
     rules = limits or limits_for(shoot_type, thresholds())
+    if context is not None and context.iso is not None:
+        values = {**values, ISO: context.iso}
     judge_one = _Judge(values, rules)
     modelled = ModelJudge(values, models or verdict_models())
     out: list[Check] = []

@@ -30,6 +30,7 @@ from PIL import Image
 from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
 from aesthete_gui.imaging.checks import checks_version, thresholds, thresholds_version
 from aesthete_gui.imaging.judging import (
+    ISO,
     SetContext,
     Sibling,
     judge,
@@ -73,6 +74,13 @@ SHARPNESS_BLIND = ("noise", "overexposure")
 only when that one is not clearly softer (a held10 trial: a sharp frame of feathers was "noisier than"
 its smeared sibling, whose blur had wiped out texture and grain alike, and the smeared frame became the
 cover; a blur spreads a blown highlight into its surroundings too)."""
+CLEANER_BY_FAR = 2.5
+"""A clearly softer frame is still the one a noisier frame is held against when it is sharp on its own
+(neither sharpness model warns) and the noisier frame's noise score lies this many burst margins above
+its own. Grain reads as crisp edges: a σ 28 copy made its clean original look clearly softer, so it was
+held against nothing (189 of the fit pool's 799 such pairs; a held14 trial showed two noisy frames as
+their bursts' best). On the same pool a blur alone, leaving its frame sharp by the models, opened a gap
+of at most 2.25 margins (11.7 score units): such a frame is never the reference of the sharper one."""
 
 
 def settings_path(profile_path: str | Path) -> Path:
@@ -225,12 +233,19 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
         copies.update(find_copies(_editions(members, stored)))
         alike = [m for m in members if m.id not in copies and m.id not in sequences]
         siblings.update(best_siblings(alike, stored))
+    isos = {image.id: iso for image in images if (iso := recorded_iso(image)) is not None}
     return {
         image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()),
-                             stops.get(image.id))
+                             stops.get(image.id), isos.get(image.id))
         for image in images
-        if image.id in sequences or image.id in copies or image.id in siblings
+        if image.id in sequences or image.id in copies or image.id in siblings or image.id in isos
     }
+
+
+def recorded_iso(image: ImageRecord) -> float | None:
+    """The ISO the camera recorded for an image (EXIF, or a RAW file's own), None when none or not positive."""
+    iso = _number(image.exif or {}, "iso")
+    return iso if iso is not None and iso > 0 else None
 
 
 def bracket_stops(frame_sets: Iterable[FrameSet], shots: Mapping[Hashable, Shot]) -> dict[Hashable, float]:
@@ -319,7 +334,7 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
     for frames in by_size.values():
         if len(frames) < 2:
             continue
-        values = {f.id: values_of(stored[f.id][0], len(stored[f.id][1])) for f in frames}
+        values = {f.id: _with_iso(values_of(stored[f.id][0], len(stored[f.id][1])), f) for f in frames}
         # only a frame no model rejects for its sharpness or noise can be the one the others are held
         # against (a noisy frame's grain reads as crisp edges, and burns out less), and for sharpness
         # and noise only one exposed alike (a brightened frame's edges read as crisper)
@@ -332,7 +347,9 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
             compared = [(check, alike) for check in COMPARED_CHECKS] + [(check, references) for check in EXPOSURE_COMPARED]
             for check, among in compared:
                 model = models[check]
-                candidates = among if check not in SHARPNESS_BLIND else [c for c in among if not _clearly_softer(values[c.id], values[frame.id], models)]
+                candidates = among if check not in SHARPNESS_BLIND else [
+                    c for c in among if not _clearly_softer(values[c.id], values[frame.id], models)
+                    or (check == "noise" and _cleaner_by_far(values[c.id], values[frame.id], models))]  # fmt: skip
                 if not candidates:
                     continue
                 best = min(candidates, key=lambda f: (model.score(values[f.id]), f.id))
@@ -342,6 +359,12 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         for frame_id, sibling in _edges_lost(frames, clean, values).items():
             out.setdefault(frame_id, []).append(sibling)
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+def _with_iso(values: dict[str, float], image: ImageRecord) -> dict[str, float]:
+    """A frame's stored values with the ISO its camera recorded (the noise check reads it), as judged."""
+    iso = recorded_iso(image)
+    return values if iso is None else values | {ISO: iso}
 
 
 def _well_exposed(values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:
@@ -367,6 +390,16 @@ def _clearly_softer(theirs: Mapping[str, float], own: Mapping[str, float], model
     """Whether a frame is clearly softer or more smeared than another: its focus or motion-blur score
     lies beyond that model's burst margin (`group`) above the other's."""
     return any(models[c].score(theirs) - models[c].score(own) > (models[c].group or 0.0) for c in ("focus", "motion_blur"))
+
+
+def _cleaner_by_far(theirs: Mapping[str, float], own: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:
+    """Whether a frame that looks softer may still be the one `own` is held against for noise: it is
+    sharp on its own and `own`'s noise score lies CLEANER_BY_FAR burst margins above it, more than a
+    blur alone takes away (the softness it shows is the other frame's grain read as edges)."""
+    if any(models[c].score(theirs) >= models[c].warn for c in ("focus", "motion_blur")):
+        return False
+    noise = models["noise"]
+    return noise.score(own) - noise.score(theirs) >= CLEANER_BY_FAR * (noise.group or math.inf)
 
 
 def _edges_lost(frames: Sequence[ImageRecord], clean: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]]) -> dict[int, Sibling]:

@@ -268,7 +268,8 @@ def _stored_burst_siblings(data_file: str) -> dict[str, dict[str, str]]:
 
     frames = json.loads((Path(__file__).parent / "data" / data_file).read_text(encoding="utf-8"))["frames"]
     names = sorted(frames)
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"]) for i, n in enumerate(names)]
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
+                           exif={"iso": frames[n]["iso"]} if frames[n].get("iso") else {}) for i, n in enumerate(names)]  # fmt: skip
     siblings = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
     return {names[i]: {s.check: s.name for s in found} for i, found in siblings.items()}
 
@@ -286,6 +287,53 @@ def test_a_sharp_textured_frame_is_not_held_against_its_smeared_sibling_for_nois
     siblings = _stored_burst_siblings("feather_burst_checks.json")
     assert siblings.get("IMG_0042.JPG", {}) == {}  # held against nothing: it is the sharp one
     assert siblings["IMG_0043.JPG"].get("motion_blur") == "IMG_0042.JPG"  # the smeared frame is held against the sharp one
+
+
+def test_a_noisy_frame_is_held_against_its_clean_original_that_its_grain_makes_look_softer() -> None:
+    # held14 trial: the σ 28 frame's grain read as crisper edges than its clean original, which was then
+    # "clearly softer" and no reference for noise: the noisy frame was not suggested and was shown as the
+    # burst's best. A softer-looking frame sharp on its own, far cleaner than blur alone makes, is one.
+    siblings = _stored_burst_siblings("fjord_burst_checks.json")
+    assert siblings.get("IMG_0020.JPG", {}).get("noise") == "IMG_0019.JPG"
+    assert siblings["IMG_0019.JPG"].get("noise") != "IMG_0020.JPG"
+
+
+def test_a_frame_whose_camera_recorded_a_low_iso_is_a_reference_despite_grain_like_noise() -> None:
+    # held14 trial: leaves at ISO 200 measured like heavy noise, so the sharp original was no reference and
+    # its smeared frame was judged alone, not suggested, and shown as the burst's best
+    siblings = _stored_burst_siblings("leaves_burst_checks.json")
+    assert siblings.get("IMG_0026.JPG", {}).get("motion_blur") == "IMG_0024.JPG"
+    assert siblings.get("IMG_0024.JPG", {}) == {}
+
+
+def test_grain_at_a_low_recorded_iso_is_at_most_a_warning() -> None:
+    from aesthete_gui.imaging.judging import SetContext, judge, values_of
+
+    frames = json.loads((Path(__file__).parent / "data" / "leaves_burst_checks.json").read_text(encoding="utf-8"))["frames"]
+    values = values_of(frames["IMG_0024.JPG"]["checks"])
+    noise = {iso: next(c for c in judge(values, context=SetContext(iso=iso)) if c.name == "noise") for iso in (200.0, 3200.0)}
+    alone = next(c for c in judge(values) if c.name == "noise")
+    assert alone.verdict == noise[3200.0].verdict == "reject"  # without a recorded ISO, or at a high one, the pixels decide
+    assert noise[200.0].verdict == "warn"
+    assert "the camera recorded ISO 200" in noise[200.0].reason and "texture in the scene" in noise[200.0].reason
+    assert noise[200.0].measures["iso"] == 200.0  # kept with the measures, so it is judged alike again
+
+
+def test_an_imported_frame_is_judged_with_the_iso_its_camera_recorded(tmp_path: Path) -> None:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    grainy = degrade.noise(Image.fromarray(skdata.coffee()), 28.0)
+    for name, hour, iso in (("base_iso.jpg", 9, 100), ("high_iso.jpg", 15, 6400), ("no_exif.jpg", 0, 0)):
+        exif = _exif(f"2024:05:01 {hour:02d}:00:00", 0.0, (1, 250), "Grain Camera")
+        exif.get_ifd(0x8769)[0x8827] = iso
+        grainy.save(folder / name, quality=92, **({"exif": exif} if iso else {}))
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [folder], workers=1)
+    noise = {name: _checks(profile, name)["noise"] for name in ("base_iso.jpg", "high_iso.jpg", "no_exif.jpg")}
+    assert noise["base_iso.jpg"]["verdict"] == "warn" and "recorded ISO 100" in noise["base_iso.jpg"]["reason"]
+    assert noise["high_iso.jpg"]["verdict"] == noise["no_exif.jpg"]["verdict"] == "reject"
+    assert _suggested(profile) == {"high_iso.jpg", "no_exif.jpg"}
+    profile.close()
 
 
 def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judged(
