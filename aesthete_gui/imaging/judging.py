@@ -28,6 +28,9 @@ from aesthete_gui.imaging.verdict_models import (
 )
 
 Verdict = Literal["ok", "warn", "reject"]
+JUDGE_VERSION = "2"
+"""Bump when the judging code here or in model_verdicts.py changes what it decides: stored verdicts
+judged under another version are judged again (their measurements are kept)."""
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
 CHECK_NAMES: tuple[str, ...] = (
     "focus", "motion_blur", "highlights", "shadows", "underexposure", "overexposure", "brightened",
@@ -102,7 +105,7 @@ class SetContext:
 def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | None = None) -> str:
     """What a stored verdict was judged under (thresholds, verdict models, shoot types, the set); a
     row whose stamp differs is judged again."""
-    versions = f"{thresholds_version}.{models_version()}.{shoot_types_version()}"
+    versions = f"{thresholds_version}.{models_version()}.{shoot_types_version()}.j{JUDGE_VERSION}"
     return f"{versions}:{shoot_type}:{(context or SetContext()).stamp()}"
 
 
@@ -240,7 +243,8 @@ def judge(
         elif name in MODELLED:
             verdict, reason = modelled.judge(name, value, rule)
             sibling = next((s for s in (context.siblings if context else ()) if s.check == name), None)
-            if sibling is not None and verdict != "reject":
+            softness_said = name == "motion_blur" and not modelled.directional(rule) and any(c.name == "focus" and c.verdict == "reject" for c in out)
+            if sibling is not None and verdict != "reject" and not softness_said:  # blur every way: the focus check's to say
                 verdict, reason = modelled.against(name, rule, sibling.name, dict(sibling.values)) or (verdict, reason)
         else:
             verdict, reason = getattr(judge_one, name)(value, rule)

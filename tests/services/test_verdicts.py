@@ -319,6 +319,24 @@ def test_grain_at_a_low_recorded_iso_is_at_most_a_warning() -> None:
     assert noise[200.0].measures["iso"] == 200.0  # kept with the measures, so it is judged alike again
 
 
+def test_a_frame_softer_every_way_than_its_bursts_sharpest_is_called_softer_once() -> None:
+    # held14 trial: a defocused frame read "soft: …; softer than IMG_0024.JPG … (edges 4.5 px wide against
+    # 3.1, in every direction)", the motion-blur comparison saying again what the focus check had said
+    from aesthete_gui.imaging.judging import SetContext, judge, values_of
+    from aesthete_gui.store import ImageRecord
+
+    frames = json.loads((Path(__file__).parent / "data" / "leaves_burst_checks.json").read_text(encoding="utf-8"))["frames"]
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"], exif={"iso": frames[n]["iso"]})
+               for i, n in enumerate(names)]  # fmt: skip
+    siblings = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    soft = names.index("IMG_0027.JPG")
+    assert {s.check for s in siblings[soft]} >= {"focus", "motion_blur"}
+    checks = judge(values_of(frames["IMG_0027.JPG"]["checks"]), context=SetContext(siblings=siblings[soft], iso=200.0))
+    reasons = "; ".join(c.reason for c in checks if c.verdict == "reject")
+    assert [c.name for c in checks if c.verdict == "reject"] == ["focus"] and reasons.count("soft") == 1, reasons
+
+
 def test_an_imported_frame_is_judged_with_the_iso_its_camera_recorded(tmp_path: Path) -> None:
     folder = tmp_path / "shoot"
     folder.mkdir()
