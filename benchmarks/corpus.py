@@ -17,10 +17,10 @@ sid and trixie, and PyPI sdists) while held7 was in use: run once and looked at;
 collected from npm packages that no other split uses while held8 was in use: run once (2026-11-28) and looked at; not fitted on.
 `held10` is a tenth, collected from yet other npm packages while held9 was in use: run once (2026-11-28) and looked at; not fitted on.
 `held11` is an eleventh, collected from yet other npm packages while held10 was in use: run untouched once (2026-11-28), at the end of the round.
-`held12` is a twelfth, collected from yet other npm packages and a PyPI sdist while held11 was in use; nobody has run the checks on it.
-`held13` is a thirteenth, collected from Debian packages and a PyPI sdist that no other split uses while held12 was in use; nobody has run the checks on it.
-`held14` is a fourteenth, collected from npm packages and a PyPI wheel that no other split uses while held13 was in use; nobody has run the checks on it.
-`held15` is a fifteenth, collected from npm packages, PyPI packages and a Debian package that no other split uses while held14 was in use; nobody has run the checks on it.
+`held12` is a twelfth, collected from yet other npm packages and a PyPI sdist while held11 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
+`held13` is a thirteenth, collected from Debian packages and a PyPI sdist that no other split uses while held12 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
+`held14` is a fourteenth, collected from npm packages and a PyPI wheel that no other split uses while held13 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
+`held15` is a fifteenth, collected from npm packages, PyPI packages and a Debian package that no other split uses while held14 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
