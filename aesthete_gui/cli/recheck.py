@@ -29,6 +29,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
             raise UserError(f"could not remember the shoot type beside the profile: {error}") from error
         reasons = suggested_reject_reasons(profile)
         paths = {image.id: image.path for image in profile.catalog.images()}
+        bursts = sum(1 for burst in profile.catalog.bursts() if len(burst.image_ids) > 1)
         problems = _accept(profile, sorted(reasons)) if args.accept and reasons else []
     finally:
         profile.close()
@@ -40,12 +41,13 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         print(json.dumps({"shoot_type": result.shoot_type, "measured_again": measured, "judged_again": result.judged, "sets": result.sets,
                           "set_list": [{"set": name, "paths": sorted(str(paths.get(i)) for i in result.set_members.get(name, []))}
                                        for name in result.sets],
-                          "copies": result.copies, "copy_list": copies, "suggested_rejects": rows,
+                          "copies": result.copies, "copy_list": copies, "bursts": bursts, "suggested_rejects": rows,
                           "accepted": len(rows) if args.accept else 0}, indent=2, ensure_ascii=False))  # fmt: skip
         return 1 if problems else 0
     label = shoot_types()[result.shoot_type].label
     print(f"shoot type: {label}; {result.judged} verdicts judged again; {len(rows)} suggested rejects; "
-          f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame")  # fmt: skip
+          f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame; "
+          f"{_count(bursts, 'burst')} (`aesthete bursts` lists each with the frame it shows)")  # fmt: skip
     for name in result.sets:  # a trial could not tell from here which frames a bracket was
         frames = sorted((os.path.basename(paths.get(i) or str(i)) for i in result.set_members.get(name, [])), key=str.casefold)
         print(f"  set: {terminal_text(name)}" + (f": {terminal_text(', '.join(frames))}" if frames else ""))

@@ -393,12 +393,14 @@ def test_the_bursts_list_names_a_bracket_and_recheck_counts_in_words(
     assert "bracket_1.jpg" in shown  # the middle exposure, not the darkest frame (trial on held6)
     assert main(["--profile", str(profile_path), "recheck"]) == 0
     out = capsys.readouterr().out
-    assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame" in out
+    assert "; 1 set (brackets, panoramas, focus stacks); 1 copy of another frame; 2 bursts (`aesthete bursts` lists each" in out
     # which file is the copy, and of what (a held10 trial could not tell from the command line)
     (copy_line,) = [line for line in out.splitlines() if line.startswith("  copy: ")]
     assert "rocket" in copy_line and " is a " in copy_line and "copy" in copy_line.split(" is ", 1)[1]
     assert main(["--profile", str(profile_path), "recheck", "--json"]) == 0
-    (listed,) = json.loads(capsys.readouterr().out)["copy_list"]
+    listed_json = json.loads(capsys.readouterr().out)
+    (listed,) = listed_json["copy_list"]
+    assert listed_json["bursts"] == 2  # the bracket's frames and the rocket with its copy
     assert copy_line == f"  copy: {listed['path']} is {listed['copy_of']}"
 
 
