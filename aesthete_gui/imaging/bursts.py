@@ -22,6 +22,11 @@ DEFAULT_SIMILAR_WINDOW_S = 10.0
 """... as long as they were taken within this many seconds of each other."""
 DEFAULT_MAX_SEQUENCE_STEP = 2
 """When both frames have sequence numbers, a burst needs them (nearly) consecutive."""
+EXPOSURE_HAMMING = 16
+"""Within similar_window_s, frames whose pHashes differ by more than strict_hamming but at most this
+join when the matcher finds them one view at another exposure: brightening by 2 EV burns highlights
+out and moves the hash (on the tune and held halves only 107 of 172 +2 EV copies stayed within 8
+bits; 160 are within 16 and pass the pixel test, and no two distinct photographs do)."""
 DUPLICATE_HAMMING = 4
 """Frames this alike (pHash bits) are one picture saved again (another size, a re-export) and group
 together even without capture times: the hash is made from a 256 px thumbnail, so size drops out."""
@@ -36,6 +41,10 @@ class FrameMatcher(Protocol):
 
     def crop_links(self, frames: Sequence[Frame], roots: list[int]) -> Sequence[tuple[int, int]]:
         """Index pairs of frames that are crops of one frame; roots[i] is frame i's group so far."""
+
+    def same_view(self, a: Frame, b: Frame) -> bool | None:
+        """True / False when the pixels say two frames show one view at any exposure, None when they
+        cannot be compared."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +113,7 @@ def group_bursts(
     timed = [i for i, f in enumerate(frames) if f.capture_time is not None]
     timed.sort(key=lambda i: (frames[i].camera or "", frames[i].capture_time, frames[i].sequence_number or 0))
     groups = UnionFind(len(frames))
-    _link_timed(frames, timed, groups, max_gap_s, loose_hamming, strict_hamming, similar_window_s, max_sequence_step)
+    _link_timed(frames, timed, groups, max_gap_s, loose_hamming, strict_hamming, similar_window_s, max_sequence_step, matcher)
     _link_untimed(frames, groups, strict_hamming)
     _link_duplicates(frames, groups, matcher)
     if matcher is not None:
@@ -143,9 +152,11 @@ def _link_timed(
     strict_hamming: int,
     similar_window_s: float,
     max_sequence_step: int,
+    matcher: FrameMatcher | None = None,
 ) -> None:
     """Link timed frames (in camera, time order): each to its next frame when the gap, sequence and
-    look allow, and to any frame within similar_window_s whose pHash is within strict_hamming.
+    look allow, and to any frame within similar_window_s whose pHash is within strict_hamming, or
+    within EXPOSURE_HAMMING when the matcher finds them one view at another exposure.
 
     Only the frames within reach of each frame's time (a sliding window) are looked at."""
     if len(timed) < 2:
@@ -176,10 +187,16 @@ def _link_timed(
             groups.join(i, timed[pos + 1])
         if not hashed[pos]:
             continue
-        close = hashed[pos + 1 : stop] & (gaps <= similar_window_s)
-        close &= np.bitwise_count(hashes[pos + 1 : stop] ^ hashes[pos]) <= strict_hamming
-        for k in np.flatnonzero(close):
+        near = hashed[pos + 1 : stop] & (gaps <= similar_window_s)
+        bits = np.bitwise_count(hashes[pos + 1 : stop] ^ hashes[pos])
+        for k in np.flatnonzero(near & (bits <= strict_hamming)):
             groups.join(i, timed[pos + 1 + int(k)])
+        if matcher is None:
+            continue
+        for k in np.flatnonzero(near & (bits > strict_hamming) & (bits <= EXPOSURE_HAMMING)):
+            j = timed[pos + 1 + int(k)]
+            if groups.find(i) != groups.find(j) and matcher.same_view(a, frames[j]):
+                groups.join(i, j)
 
 
 def _close_hash_pairs(hashes: np.ndarray, limit: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, MutableMapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from PIL import Image
 
 from aesthete_gui.imaging.bursts import UnionFind
 from aesthete_gui.imaging.crop_match import Thumb, same_frame
@@ -129,6 +130,14 @@ class ThumbnailMatcher:
             self._verdicts[pair] = verdict
         return self._verdicts[pair]
 
+    def same_view(self, a: Frame, b: Frame) -> bool | None:
+        """Whether two frames show one view at any exposure (alike_at_any_exposure); None without both thumbnails."""
+        first, second = self.view(a.key), self.view(b.key)
+        if first is None or second is None:
+            return None
+        self.comparisons += 1
+        return alike_at_any_exposure(first.grey, second.grey)
+
     def crop_links(self, frames: Sequence[Frame], roots: Sequence[int]) -> list[tuple[int, int]]:
         """Index pairs of frames that are crops (or resized copies) of one frame; roots[i] is frame
         i's group so far (pairs within one group are not compared)."""
@@ -165,3 +174,30 @@ def _untimed_candidates(
     pairs = candidate_pairs(index, wanted, per_frame, admissible, exhaustive=matcher.exhaustive)
     matcher.signatures_fetched += index.fetched
     return [(usable[p], usable[q]) for p, q in pairs]
+
+
+EXPOSURE_VIEW = (64, 48)
+EXPOSURE_RANK_CORRELATION = 0.9
+"""Least rank correlation of two frames' grey thumbnails (64 x 48, over the pixels neither has burnt
+out or crushed) for one view at two exposures. A change of exposure keeps the order of the tones it
+does not clip, so the ranks agree; another picture's do not. Chosen on the tune and held halves (+2 EV
+copies: 10th percentile 0.91; distinct photographs whose pHashes lie within 16 bits: none above it);
+on 1,236 photographs of the other fifteen splits, 1,144 of their +2 EV copies within 16 bits and this
+correlation were found, against 865 by the hash alone, and none of 224 such pairs of distinct photographs."""
+EXPOSURE_SHARED = 0.3
+"""Least share of the thumbnail neither frame has burnt out or crushed: less leaves too little to compare."""
+
+
+def alike_at_any_exposure(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether two grey thumbnails (8-bit) show one view at any exposure: same shape, and the ranks of
+    the tones neither has clipped agree (rank correlation at least EXPOSURE_RANK_CORRELATION)."""
+    if (first.shape[0] > first.shape[1]) != (second.shape[0] > second.shape[1]):
+        return False  # upright and across: not one view
+    a, b = (np.asarray(Image.fromarray(g).resize(EXPOSURE_VIEW, Image.Resampling.BOX), dtype=np.float32) for g in (first, second))
+    kept = (a > 3) & (a < 252) & (b > 3) & (b < 252)
+    if kept.mean() < EXPOSURE_SHARED:
+        return False
+    ranks = [np.argsort(np.argsort(x[kept])).astype(np.float64) for x in (a, b)]
+    if ranks[0].std() == 0 or ranks[1].std() == 0:
+        return False
+    return float(np.corrcoef(ranks[0], ranks[1])[0, 1]) >= EXPOSURE_RANK_CORRELATION

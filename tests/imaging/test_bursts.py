@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import ImageFilter
+import numpy as np
+from PIL import Image, ImageFilter
 
 from aesthete_gui.imaging.bursts import Frame, group_bursts
 from aesthete_gui.imaging.ingest import ingest_file
@@ -121,3 +122,46 @@ def test_near_identical_frames_with_different_shot_metadata_stay_apart() -> None
     frames = [Frame("a", 10.0, phash=SCENE_A), Frame("b", 40.0, phash=SCENE_A),
               Frame("c", phash=SCENE_B, camera="X"), Frame("d", phash=SCENE_B, camera="Y")]  # fmt: skip
     assert group_bursts(frames) == []
+
+
+def test_a_frame_brightened_two_stops_joins_its_scene_a_few_seconds_later(tmp_path: Path) -> None:
+    # held15 trial: a +2 EV frame 3 s after its scene burnt highlights out, its pHash moved 10 bits, it
+    # formed no burst with the scene, and the "brighter than the burst's best exposed frame" rule never ran
+    import sys
+
+    from aesthete_gui.imaging.crop_groups import ThumbnailMatcher
+    from aesthete_gui.imaging.crop_match import load_thumb
+    from aesthete_gui.imaging.hashing import hamming
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import culling_data as degrade
+
+    scene = photo((1024, 1024), "camera")
+    shots = [("00", scene), ("03", degrade.exposure(scene, 4.0)), ("07", photo((1024, 1024), "astronaut"))]
+    frames, thumbs = [], {}
+    for number, (second, image) in enumerate(shots):
+        path = tmp_path / f"DSC_{number:04d}.jpg"
+        image.save(path, quality=92, exif=exif_with(when=f"2024:07:07 15:00:{second}", model="A7 IV", image_number=number))
+        result = ingest_file(path, tmp_path / "cache", with_preview=False, with_checks=False)
+        assert result.metadata is not None and result.thumbs is not None
+        frames.append(Frame(path.name, result.metadata.capture_timestamp, None, result.phash, result.metadata.camera))
+        thumbs[path.name] = result.thumbs.thumb_path
+    assert 8 < hamming(frames[0].phash or 0, frames[1].phash or 0) <= 16  # beyond the strict hash match
+    assert group_bursts(frames) == []  # the hash alone keeps them apart
+    matcher = ThumbnailMatcher(lambda key: load_thumb(Image.open(thumbs[key])))
+    assert group_bursts(frames, matcher=matcher) == [["DSC_0000.jpg", "DSC_0001.jpg"]]
+
+
+def test_distinct_photographs_are_not_one_view_at_another_exposure() -> None:
+    from aesthete_gui.imaging.crop_groups import alike_at_any_exposure
+    from aesthete_gui.imaging.crop_match import load_thumb
+
+    def grey(image: Image.Image) -> np.ndarray:
+        return load_thumb(image.resize((256, 192))).grey
+
+    names = ("astronaut", "coffee", "chelsea", "rocket", "camera", "immunohistochemistry")
+    greys = {n: grey(photo((640, 480), n)) for n in names}
+    assert not any(alike_at_any_exposure(greys[a], greys[b]) for a in names for b in names if a < b)
+    darker = grey(photo((640, 480), "coffee").point(lambda v: v // 4))
+    assert alike_at_any_exposure(greys["coffee"], darker)
+    assert not alike_at_any_exposure(greys["coffee"], np.full_like(greys["coffee"], 255))  # burnt out: nothing left to compare
