@@ -28,7 +28,7 @@ from aesthete_gui.imaging.verdict_models import (
 )
 
 Verdict = Literal["ok", "warn", "reject"]
-JUDGE_VERSION = "2"
+JUDGE_VERSION = "3"
 """Bump when the judging code here or in model_verdicts.py changes what it decides: stored verdicts
 judged under another version are judged again (their measurements are kept)."""
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}

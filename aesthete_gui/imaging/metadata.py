@@ -20,7 +20,7 @@ from aesthete_gui.imaging.decode import (
     register_extra_formats,
     too_large_reason,
 )
-from aesthete_gui.imaging.raw import is_raw_name
+from aesthete_gui.imaging.raw import MAX_ISO, is_raw_name
 
 EXIF_IFD = 0x8769
 _ORIENTATION = 0x0112
@@ -107,6 +107,21 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) and number > 0 else None
 
 
+def _iso(value: Any) -> int | None:
+    """The ISO speed (PhotographicSensitivity, a list of whole numbers): its first value, since a
+    tag of several is a list of speeds, never a fraction (an attack's (25600, 100) read as ISO 256);
+    None when absent or not a number from 1 to MAX_ISO."""
+    if isinstance(value, tuple | list):
+        value = value[0] if value else None
+    if isinstance(value, bool | str | bytes):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return round(number) if math.isfinite(number) and 1 <= number <= MAX_ISO else None
+
+
 def exif_rating(rating: Any, percent: Any = None) -> int | None:
     """Stars 0..5 from EXIF `Rating` (0x4746), else from `RatingPercent` (0x4749, 1/25/50/75/99 for
     1..5 stars); None when neither holds a value in range (never clamped)."""
@@ -169,7 +184,7 @@ def metadata_from_exif(
     raw_orientation = exif.get(_ORIENTATION)
     if orientation is None:
         orientation = raw_orientation if isinstance(raw_orientation, int) and 1 <= raw_orientation <= 8 else 1
-    iso = _number(exif_ifd.get(_ISO))
+    iso = _iso(exif_ifd.get(_ISO))
     sequence = exif_ifd.get(_IMAGE_NUMBER, exif.get(_IMAGE_NUMBER))
     return ImageMetadata(
         width=size[0],
@@ -182,7 +197,7 @@ def metadata_from_exif(
         lens=_text(exif_ifd.get(_LENS_MODEL)) or _text(exif_ifd.get(_LENS_MAKE)),
         exposure_time=_number(exif_ifd.get(_EXPOSURE_TIME)),
         f_number=_number(exif_ifd.get(_F_NUMBER)),
-        iso=int(iso) if iso else None,
+        iso=iso,
         focal_length=_number(exif_ifd.get(_FOCAL_LENGTH)),
         sequence_number=int(sequence) if isinstance(sequence, int) and sequence >= 0 else None,
         rating=exif_rating(exif.get(_RATING), exif.get(_RATING_PERCENT)),

@@ -263,9 +263,10 @@ class ModelJudge:
         speckled = chroma >= float(rule.get("colour_noise", 0.0))
         pixel_fine = self.get("noise.whiteness", math.inf) < float(rule.get("texture_whiteness", -math.inf))
         iso = self.get("noise.iso")
-        if verdict == "reject" and iso <= float(rule.get("texture_iso", -math.inf)):  # NaN (not recorded) never passes
+        # both signs of sensor noise outweigh the ISO: a frame brightened by stops in editing has real grain
+        if verdict == "reject" and iso <= float(rule.get("texture_iso", -math.inf)) and not (speckled and pixel_fine):
             return "warn", (f"grain like heavy noise, but the camera recorded ISO {iso:g}, where sensors make little: "
-                            f"texture in the scene, or grain added in editing? ({numbers}{usual})")
+                            f"texture in the scene? ({numbers}{usual})")  # NaN (not recorded) never passes
         if verdict == "reject" and not (speckled or pixel_fine):
             # sensor noise is independent in each channel and pixel-fine; grain in brightness alone
             # that keeps its strength at half size is the scene's texture (foliage, terraces, stars)

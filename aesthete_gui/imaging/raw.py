@@ -10,6 +10,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+MAX_ISO = 10_000_000
+"""No camera records a higher ISO speed: a larger value is a damaged field, not a setting."""
+
 RAW_EXTENSIONS = frozenset(
     {
         ".3fr", ".ari", ".arw", ".bay", ".cr2", ".cr3", ".crw", ".dcr", ".dng", ".erf", ".fff",
@@ -54,7 +57,7 @@ def libraw_metadata(raw: Any) -> dict[str, Any]:
         lens = raw.lens
     except Exception:  # older rawpy without these properties
         return info
-    if other.iso_speed > 0:
+    if 1 <= other.iso_speed <= MAX_ISO:
         info["iso"] = round(other.iso_speed)
     if other.shutter_speed > 0:
         info["exposure_time"] = float(other.shutter_speed)

@@ -189,3 +189,22 @@ def test_damaged_exif_never_raises_anything_but_decode_error(flips: list[tuple[i
         assert exc.reason
     else:
         assert meta.width > 0 and meta.height > 0
+
+
+@pytest.mark.parametrize(("value", "iso"), [(100, 100), ((25600, 100), 25600), ((100, 25600), 100), (0, None), (2**32 - 1, None)])
+def test_an_iso_tag_of_several_values_is_read_as_its_first_speed(tmp_path: Path, value: object, iso: int | None) -> None:
+    # an attack wrote ISO (25600, 100): it was read as the fraction 256, and heavy noise became "texture at ISO 256"
+    exif = exif_with(model="Cam")
+    exif.get_ifd(0x8769)[0x8827] = value
+    path = tmp_path / "iso.jpg"
+    photo((64, 48)).save(path, exif=exif)
+    assert read_metadata(path).iso == iso
+
+
+def test_an_iso_that_is_no_whole_speed_is_no_iso() -> None:
+    from PIL.TiffImagePlugin import IFDRational
+
+    from aesthete_gui.imaging.metadata import _iso
+
+    assert [_iso(v) for v in (IFDRational(1, 3), 0.5, 1e300, float("nan"), "100", b"100", True, (), None)] == [None] * 9
+    assert (_iso(IFDRational(400, 1)), _iso(399.6), _iso([800])) == (400, 400, 800)
