@@ -484,7 +484,7 @@ REJUDGE_ROUNDS = 3
 
 def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
     version = checks_version()
-    stored = profile.checks.all()
+    stored, read_at = profile.checks.all_read_at()
     images = [image for image in profile.catalog.images(status="ok") if image.id in stored]
     contexts = set_contexts(profile, images, stored)
     copy_of = {image_id: c.copy_of for image_id, c in contexts.items() if c.copy_of}
@@ -508,9 +508,10 @@ def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
         if (worst == "reject") != any(c.get("verdict") == "reject" for c in checks):
             flipped.append(image_id)
         rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst))
-    if rows:
-        profile.checks.put_many(rows)
-    result.judged = len(rows)
+    left = profile.checks.put_judged(rows, read_at) if rows else []
+    if left:  # measured again meanwhile (an import of an edited file): its own judging stands
+        flipped = [i for i in flipped if i not in left]
+    result.judged = len(rows) - len(left)
     _rescore_builtin(profile, flipped)
     return result
 

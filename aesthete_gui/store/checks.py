@@ -56,6 +56,26 @@ class ChecksRepository(Repository):
             insert_checks(tx.conn, rows)
             tx.announce(ChecksMeasured(tuple(r[0] for r in rows)))
 
+    @writes
+    def put_judged(self, rows: Iterable[CheckRow], read_at: dict[int, float]) -> list[int]:
+        """Store checks judged again from those read when each row's updated_at was `read_at[id]`: a row
+        changed since (an import that measured its edited file again) keeps its newer checks. The ids
+        left as they were."""
+        rows = list(rows)
+        now = time.time()
+        left: list[int] = []
+        with self._db.transaction() as tx:
+            for image_id, version, checks, faces, worst in rows:
+                cursor = tx.conn.execute(
+                    "UPDATE image_checks SET version = ?, checks = ?, faces = ?, worst = ?, updated_at = ?"
+                    " WHERE image_id = ? AND updated_at = ?",
+                    (str(version), json.dumps(list(checks)), json.dumps(list(faces)), worst, now, image_id, read_at.get(image_id)),
+                )
+                if cursor.rowcount == 0:
+                    left.append(image_id)
+            tx.announce(ChecksMeasured(tuple(r[0] for r in rows if r[0] not in left)))
+        return left
+
     def get(self, image_id: int) -> Checks | None:
         """(checks, faces) of one image, None when it has none of the current version."""
         row = self._db.row(
@@ -67,6 +87,12 @@ class ChecksRepository(Repository):
         """Every image's (checks, faces) of the current version, by image id."""
         rows = self._db.rows("SELECT image_id, checks, faces FROM image_checks WHERE version = ?", (self.version,))
         return {r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows}
+
+    def all_read_at(self) -> tuple[dict[int, Checks], dict[int, float]]:
+        """all(), and when each row was last written (updated_at), for put_judged."""
+        rows = self._db.rows("SELECT image_id, checks, faces, updated_at FROM image_checks WHERE version = ?", (self.version,))
+        return ({r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows},
+                {r["image_id"]: r["updated_at"] for r in rows})  # fmt: skip
 
     def checked_ids(self) -> set[int]:
         """Ids of images whose stored checks are of the current version."""

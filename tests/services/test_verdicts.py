@@ -369,6 +369,36 @@ def test_an_imported_frame_is_judged_with_the_iso_its_camera_recorded(tmp_path: 
     profile.close()
 
 
+def test_judging_again_never_overwrites_checks_an_import_measured_meanwhile(
+    tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an attack: `recheck` read every row, an import stored new measurements of a photograph edited in
+    # place, and the recheck then wrote verdicts judged from the old pixels over them, for good
+    profile = open_profile(tmp_path / "p.db")
+    import_folders(profile, [shoot], workers=1)
+    rocket = next(i for i in profile.catalog.images() if Path(i.path).name == "rocket.jpg").id
+    first_judge = verdicts.judge
+    other = open_profile(tmp_path / "p.db")  # another process's connection (the import)
+
+    def judge_while_an_import_stores(*args: object, **kwargs: object) -> list[object]:
+        if not calls:
+            checks, faces = other.checks.get(rocket)  # type: ignore[misc]
+            edited = [{**c, "value": 35.0, "verdict": "reject", "reason": "heavy noise (new pixels)"} if c["name"] == "noise" else c
+                      for c in checks]  # fmt: skip
+            other.checks.put_many([(rocket, other.checks.version, edited, faces, "reject")])
+        calls.append(1)
+        return first_judge(*args, **kwargs)  # type: ignore[arg-type]
+
+    calls: list[int] = []
+    monkeypatch.setattr(verdicts, "judge", judge_while_an_import_stores)
+    result = verdicts.rejudge_library(profile, "landscape")
+    noise = _checks(profile, "rocket.jpg")["noise"]
+    assert noise["value"] == 35.0 and noise["reason"] == "heavy noise (new pixels)"  # the import's row stands
+    assert result.judged == len(calls) - 1
+    other.close()
+    profile.close()
+
+
 def test_verdicts_follow_a_shoot_type_another_process_chose_while_they_were_judged(
     tmp_path: Path, shoot: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
