@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.common import open_cli_profile, up_to_date
 from aesthete_gui.safe_text import terminal_text
 
 
@@ -18,6 +18,7 @@ def cmd_bursts(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
+        up_to_date(profile)
         scorer = profile_setting(profile.path, "scorer", BUILTIN) or None
         best = best_frames(profile, scorer if isinstance(scorer, str) else None)
         paths = {i.id: i.path for i in profile.catalog.images()}

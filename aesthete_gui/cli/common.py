@@ -249,6 +249,19 @@ def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def up_to_date(profile: Profile) -> None:
+    """Group the bursts and judge the verdicts again where an update of Aesthete changed how
+    (services.library_upkeep.bring_up_to_date: from the stored measurements, nothing decoded)."""
+    from aesthete_gui.services.library_upkeep import bring_up_to_date
+    from aesthete_gui.store import ProfileError
+
+    try:
+        bring_up_to_date(profile)
+    except ProfileError as error:  # a read-only or busy profile still lists what it holds
+        print(f"aesthete: bursts and verdicts shown as stored, not brought up to date for this version: {terminal_text(str(error))}",
+              file=sys.stderr)  # fmt: skip
+
+
 def use_shoot_type(profile: Profile, name: str | None) -> None:
     """Make `name` the profile's shoot type and judge the stored checks again under it (None: nothing)."""
     if name is None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from aesthete_gui.cli import UserError
-from aesthete_gui.cli.common import open_cli_profile
+from aesthete_gui.cli.common import open_cli_profile, up_to_date
 from aesthete_gui.safe_text import terminal_text
 from aesthete_gui.services.verified_copy import write_problem
 
@@ -18,6 +18,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     profile = open_cli_profile(args)
     try:
+        up_to_date(profile)
         result = export(profile, args.format, args.output, naming=args.xmp_naming)
     except OSError as error:
         folder = Path(args.output).parent if args.output else Path.cwd()

@@ -7,7 +7,12 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from aesthete_gui.cli.common import add_shoot_type_option, open_cli_profile, use_shoot_type
+from aesthete_gui.cli.common import (
+    add_shoot_type_option,
+    open_cli_profile,
+    up_to_date,
+    use_shoot_type,
+)
 from aesthete_gui.safe_text import terminal_text
 
 if TYPE_CHECKING:
@@ -65,6 +70,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
     profile = open_cli_profile(args)
     try:
+        up_to_date(profile)
         use_shoot_type(profile, args.shoot_type)
         marks = profile.marks.all()
         status = None if args.status == "all" else args.status

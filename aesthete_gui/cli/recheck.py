@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from aesthete_gui.cli.common import UserError, add_shoot_type_option, open_cli_profile
+from aesthete_gui.cli.common import UserError, add_shoot_type_option, open_cli_profile, up_to_date
 from aesthete_gui.imaging.shoot_types import shoot_types
 from aesthete_gui.safe_text import terminal_text
 
@@ -23,6 +23,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         measured = _measure_outdated(profile, quiet=args.json)
+        up_to_date(profile)  # bursts grouped again after an update that changed grouping
         try:
             result = rejudge_library(profile, args.shoot_type)
         except OSError as error:

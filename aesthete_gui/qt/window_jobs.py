@@ -111,6 +111,19 @@ class JobMenuMixin(WindowParts):
         if outdated and self.rescan_library() is not None:
             self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
                               "measuring them again (Jobs panel)")  # fmt: skip
+        elif not outdated:  # measured alike, but maybe grouped or judged by an older version: from what is stored
+            self.context.runner.submit("Bringing bursts and verdicts up to date", self._bring_up_to_date, on_done=self._brought_up_to_date,
+                                       on_error=lambda exc: log.warning("could not bring verdicts up to date: %s", exc))  # fmt: skip
+
+    def _bring_up_to_date(self, progress: object = None, cancel: object = None) -> bool:
+        from aesthete_gui.services.library_upkeep import bring_up_to_date
+
+        return bring_up_to_date(self.context.profile, cancel=cancel)
+
+    def _brought_up_to_date(self, changed: bool) -> None:
+        if changed:
+            self.context.signals.library_changed.emit()  # bursts, suggested rejects and reasons
+            self.show_message("Bursts and verdicts brought up to date for this version of Aesthete")
 
     def _import_done(self, summary: object) -> None:
         # the import service announced the new images (signals.library_changed)

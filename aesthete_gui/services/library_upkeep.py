@@ -4,13 +4,14 @@ grouped in a worker process) and keeping the thumbnail cache under its limit."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from aesthete_gui.imaging.thumbnails import CacheTrim, claim_cache, trim_cache
 from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
 from aesthete_gui.store import Profile
 
-__all__ = ["GROUPING_STATE", "regroup_bursts", "tidy_thumbnail_cache"]
+__all__ = ["GROUPING_STATE", "bring_up_to_date", "regroup_bursts", "tidy_thumbnail_cache"]
 
 
 def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], limit_bytes: int | None = None) -> CacheTrim:
@@ -28,7 +29,7 @@ def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], li
 
 GROUPING_STATE = "burst_grouping"
 """library_state key: the fingerprint of the library the stored automatic bursts were grouped from."""
-GROUPING_VERSION = "3"
+GROUPING_VERSION = "4"
 """Changes whenever grouping itself changes, so that every library is grouped again once."""
 
 
@@ -53,6 +54,22 @@ def regroup_bursts(
 
     rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
     return created
+
+
+def bring_up_to_date(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, cancel: Any = None) -> bool:
+    """After an update of Aesthete (or an import by another program version): group the bursts again
+    when grouping changed, else judge the stored verdicts again when judging changed (from the stored
+    measurements: nothing is decoded). True when anything was done; cheap when nothing is due."""
+    from aesthete_gui.services.verdicts import rejudge_library, verdicts_outdated
+
+    grouped = profile.grouping.library_state(GROUPING_STATE)
+    if grouped is not None and grouped.split("/", 1)[0] != GROUPING_VERSION:  # not a change of the library: import's to see
+        regroup_bursts(profile, cache_dir if cache_dir is not None else thumbnail_cache_dir(profile.path))
+        return True
+    if verdicts_outdated(profile):
+        rejudge_library(profile, cancel=cancel)
+        return True
+    return False
 
 
 GROUP_IN_WORKER_FROM = 1000

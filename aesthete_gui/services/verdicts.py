@@ -478,6 +478,12 @@ def rejudge_library(
     return result
 
 
+def verdicts_outdated(profile: Profile) -> bool:
+    """Whether a stored verdict was judged under other thresholds, verdict models, shoot types or
+    judging code than this Aesthete's (an update): one query over the stored rows."""
+    return profile.checks.any_judged_otherwise(judge_stamp("", thresholds_version()).split(":", 1)[0])
+
+
 REJUDGE_ROUNDS = 3
 """Times the verdicts follow a shoot type another process chose while they were judged."""
 

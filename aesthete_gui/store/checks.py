@@ -94,6 +94,17 @@ class ChecksRepository(Repository):
         return ({r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows},
                 {r["image_id"]: r["updated_at"] for r in rows})  # fmt: skip
 
+    def any_judged_otherwise(self, versions: str) -> bool:
+        """Whether a stored row holds a verdict judged under other `versions` (the part of a judge stamp
+        before its shoot type) than these: judged by an older Aesthete. One query, nothing parsed; a row
+        without stamps (none was ever judged with one) is not counted."""
+        needle = json.dumps({"judged": f"{versions}:"})[1:-1].rstrip('"')  # '"judged": "<versions>:' as stored
+        row = self._db.row(
+            "SELECT 1 FROM image_checks WHERE version = ? AND instr(checks, '\"judged\": \"') > 0 AND instr(checks, ?) = 0 LIMIT 1",
+            (self.version, needle),
+        )
+        return row is not None
+
     def checked_ids(self) -> set[int]:
         """Ids of images whose stored checks are of the current version."""
         rows = self._db.rows("SELECT image_id FROM image_checks WHERE version = ?", (self.version,))

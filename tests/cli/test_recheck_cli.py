@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -121,3 +122,19 @@ def test_recheck_names_the_frames_of_each_set(tmp_path: Path, capsys: pytest.Cap
     assert _run(profile, "recheck", "--json") == 0
     (listed,) = json.loads(capsys.readouterr().out)["set_list"]
     assert [Path(p).name for p in listed["paths"]] == ["bracket_0.jpg", "bracket_1.jpg", "bracket_2.jpg"]
+
+
+def test_images_bursts_and_export_show_verdicts_judged_by_this_version(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an attack: after an update, `images --json`, `export` and `bursts` printed the older version's
+    # verdicts until someone ran `recheck`
+    from tests.qt.test_outdated_checks import _as_an_older_version_judged
+
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    for command in (["images", "--json"], ["bursts"], ["export", "--format", "csv"]):
+        _as_an_older_version_judged(profile)
+        capsys.readouterr()
+        assert _run(profile, *command) == 0
+        assert "judged by an older version" not in profile.read_bytes().decode("utf-8", "replace"), command
+        with sqlite3.connect(profile) as conn:
+            assert conn.execute("SELECT value FROM library_state WHERE key = 'burst_grouping'").fetchone()[0] != "older", command

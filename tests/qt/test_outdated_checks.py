@@ -32,3 +32,32 @@ def test_the_window_measures_again_what_an_older_version_checked(qtbot, app_cont
     assert not handle.visible
     qtbot.waitUntil(lambda: handle.done, timeout=10_000)
     assert not window.context.runner.active_jobs() or all(not h.visible for h in window.context.runner.active_jobs())
+
+
+def _as_an_older_version_judged(profile_path: Path) -> None:
+    """Stored verdicts stamped by other judging code, each saying so, and the bursts grouped by older grouping."""
+    import json
+
+    with sqlite3.connect(profile_path) as conn:
+        for image_id, text in conn.execute("SELECT image_id, checks FROM image_checks").fetchall():
+            checks = [{**c, "judged": "older." + c.get("judged", ":")} for c in json.loads(text)]
+            checks = [{**c, "reason": "judged by an older version"} if c["name"] == "focus" else c for c in checks]
+            conn.execute("UPDATE image_checks SET checks = ? WHERE image_id = ?", (json.dumps(checks), image_id))
+        conn.execute("UPDATE library_state SET value = 'older' WHERE key = 'burst_grouping'")
+
+
+def test_the_window_judges_again_what_an_older_version_judged(qtbot, app_context, tmp_path: Path) -> None:
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    for name, img in (("cat.jpg", skdata.chelsea()), ("coffee.jpg", skdata.coffee())):
+        Image.fromarray(img).save(folder / name, quality=92)
+    profile = app_context.profile
+    import_folders(profile, [folder], workers=1, cache_dir=app_context.cache_dir)
+    _as_an_older_version_judged(profile.path)
+    from aesthete_gui.services.verdicts import verdicts_outdated
+
+    assert verdicts_outdated(profile)
+    shown_main_window(qtbot, app_context)
+    qtbot.waitUntil(lambda: not verdicts_outdated(profile), timeout=60_000)
+    reasons = [c["reason"] for checks, _ in profile.checks.all().values() for c in checks]
+    assert "judged by an older version" not in reasons
