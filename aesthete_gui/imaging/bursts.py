@@ -229,13 +229,30 @@ def _link_duplicates(frames: Sequence[Frame], groups: UnionFind, matcher: FrameM
     """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata or, with a
     matcher, the pixels tell them apart (candidates from _close_hash_pairs: near-linear)."""
     hashed = [i for i, f in enumerate(frames) if f.phash is not None]
+    spans: dict[int, tuple[float, float]] = {}  # each group's first and last capture time
+    for k, frame in enumerate(frames):
+        if frame.capture_time is not None:
+            root, at = groups.find(k), frame.capture_time
+            first, last = spans.get(root, (at, at))
+            spans[root] = (min(first, at), max(last, at))
     for low, high in _close_hash_pairs(_hashes(frames, hashed), DUPLICATE_HAMMING).tolist():
         i, j = hashed[low], hashed[high]
         a, b = frames[i], frames[j]
         if _distinct_shots(a, b):
             continue
-        if matcher is None or groups.find(i) == groups.find(j) or matcher.same_picture(a, b) is not False:
+        ri, rj = groups.find(i), groups.find(j)
+        if ri != rj and ri in spans and rj in spans and _apart(spans[ri], spans[rj]) > DEFAULT_SIMILAR_WINDOW_S:
+            continue  # an untimed copy is no bridge between shots hours apart (an attack: 18 frames over two days)
+        if matcher is None or ri == rj or matcher.same_picture(a, b) is not False:
             groups.join(i, j)
+            joined = [spans[r] for r in (ri, rj) if r in spans]
+            if joined:
+                spans[groups.find(i)] = (min(s[0] for s in joined), max(s[1] for s in joined))
+
+
+def _apart(first: tuple[float, float], second: tuple[float, float]) -> float:
+    """Seconds between two spans of capture times (0 when they overlap)."""
+    return max(0.0, max(first[0], second[0]) - min(first[1], second[1]))
 
 
 def _link_untimed(frames: Sequence[Frame], groups: UnionFind, strict_hamming: int) -> None:

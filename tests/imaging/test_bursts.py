@@ -165,3 +165,12 @@ def test_distinct_photographs_are_not_one_view_at_another_exposure() -> None:
     darker = grey(photo((640, 480), "coffee").point(lambda v: v // 4))
     assert alike_at_any_exposure(greys["coffee"], darker)
     assert not alike_at_any_exposure(greys["coffee"], np.full_like(greys["coffee"], 255))  # burnt out: nothing left to compare
+
+
+def test_an_untimed_copy_does_not_join_shots_hours_apart() -> None:
+    # an attack: one file without a capture time, a near-duplicate of frames taken over two days, chained
+    # them all into one 18-frame "burst" through the union of duplicate links
+    frames = [Frame("morning.jpg", 36_000.0, phash=SCENE_A), Frame("evening.jpg", 64_800.0, phash=SCENE_A),
+              Frame("copy.jpg", phash=SCENE_A)]  # fmt: skip
+    groups = group_bursts(frames)
+    assert len(groups) == 1 and "copy.jpg" in groups[0] and len(groups[0]) == 2
