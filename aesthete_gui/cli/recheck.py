@@ -46,7 +46,8 @@ def cmd_recheck(args: argparse.Namespace) -> int:
                           "accepted": len(rows) if args.accept else 0}, indent=2, ensure_ascii=False))  # fmt: skip
         return 1 if problems else 0
     label = shoot_types()[result.shoot_type].label
-    print(f"shoot type: {label}; {result.judged} verdicts judged again; {len(rows)} suggested rejects; "
+    judged = f"{result.judged} verdicts judged again" if result.judged else "verdicts up to date"
+    print(f"shoot type: {label}; {judged}; {len(rows)} suggested rejects; "
           f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame; "
           f"{_count(bursts, 'burst')} (`aesthete bursts` lists each with the frame it shows)")  # fmt: skip
     for name in result.sets:  # a trial could not tell from here which frames a bracket was
