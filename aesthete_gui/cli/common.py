@@ -249,14 +249,22 @@ def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def up_to_date(profile: Profile) -> None:
+def up_to_date(profile: Profile, judge: bool = True) -> None:
     """Group the bursts and judge the verdicts again where an update of Aesthete changed how
-    (services.library_upkeep.bring_up_to_date: from the stored measurements, nothing decoded)."""
-    from aesthete_gui.services.library_upkeep import bring_up_to_date
+    (services.library_upkeep.bring_up_to_date), saying so first on stderr: on a large library it takes
+    a while. judge=False: the command judges itself next (recheck, a --shoot-type)."""
+    from aesthete_gui.services.library_upkeep import bring_up_to_date, grouping_outdated
+    from aesthete_gui.services.verdicts import verdicts_outdated
     from aesthete_gui.store import ProfileError
 
     try:
-        bring_up_to_date(profile)
+        if grouping_outdated(profile):
+            print("aesthete: grouping the bursts again for this version of Aesthete…", file=sys.stderr)
+        elif judge and verdicts_outdated(profile):
+            print("aesthete: judging the stored checks again for this version of Aesthete…", file=sys.stderr)
+        else:
+            return
+        bring_up_to_date(profile, judge=judge)
     except ProfileError as error:  # a read-only or busy profile still lists what it holds
         print(f"aesthete: bursts and verdicts shown as stored, not brought up to date for this version: {terminal_text(str(error))}",
               file=sys.stderr)  # fmt: skip

@@ -70,7 +70,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     """List the images in the profile."""
     profile = open_cli_profile(args)
     try:
-        up_to_date(profile)
+        up_to_date(profile, judge=args.shoot_type is None)  # a shoot type given: judged once, under it
         use_shoot_type(profile, args.shoot_type)
         marks = profile.marks.all()
         status = None if args.status == "all" else args.status

@@ -23,14 +23,14 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     profile = open_cli_profile(args)
     try:
         measured = _measure_outdated(profile, quiet=args.json)
-        up_to_date(profile)  # bursts grouped again after an update that changed grouping
+        up_to_date(profile, judge=False)  # bursts grouped again after an update that changed grouping; judged below
         try:
             result = rejudge_library(profile, args.shoot_type)
         except OSError as error:
             raise UserError(f"could not remember the shoot type beside the profile: {error}") from error
         reasons = suggested_reject_reasons(profile)
         paths = {image.id: image.path for image in profile.catalog.images()}
-        bursts = sum(1 for burst in profile.catalog.bursts() if len(burst.image_ids) > 1)
+        bursts = len(profile.catalog.bursts())  # as `aesthete bursts` lists them
         problems = _accept(profile, sorted(reasons)) if args.accept and reasons else []
     finally:
         profile.close()
@@ -49,7 +49,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     judged = f"{result.judged} verdicts judged again" if result.judged else "verdicts up to date"
     print(f"shoot type: {label}; {judged}; {len(rows)} suggested rejects; "
           f"{_count(len(result.sets), 'set')} (brackets, panoramas, focus stacks); {_count(result.copies, 'copy', 'copies')} of another frame; "
-          f"{_count(bursts, 'burst')} (`aesthete bursts` lists each with the frame it shows)")  # fmt: skip
+          + (f"{_count(bursts, 'burst')} (`aesthete bursts` lists each with the frame it shows)" if bursts else "no bursts"))  # fmt: skip
     for name in result.sets:  # a trial could not tell from here which frames a bracket was
         frames = sorted((os.path.basename(paths.get(i) or str(i)) for i in result.set_members.get(name, [])), key=str.casefold)
         print(f"  set: {terminal_text(name)}" + (f": {terminal_text(', '.join(frames))}" if frames else ""))

@@ -115,7 +115,7 @@ def group_bursts(
     groups = UnionFind(len(frames))
     _link_timed(frames, timed, groups, max_gap_s, loose_hamming, strict_hamming, similar_window_s, max_sequence_step, matcher)
     _link_untimed(frames, groups, strict_hamming)
-    _link_duplicates(frames, groups, matcher)
+    _link_duplicates(frames, groups, matcher, similar_window_s)
     if matcher is not None:
         for i, j in matcher.crop_links(frames, [groups.find(i) for i in range(len(frames))]):
             groups.join(i, j)
@@ -225,7 +225,9 @@ def _close_hash_pairs(hashes: np.ndarray, limit: int) -> np.ndarray:
     return np.unique(pairs, axis=0)
 
 
-def _link_duplicates(frames: Sequence[Frame], groups: UnionFind, matcher: FrameMatcher | None = None) -> None:
+def _link_duplicates(
+    frames: Sequence[Frame], groups: UnionFind, matcher: FrameMatcher | None = None, similar_window_s: float = DEFAULT_SIMILAR_WINDOW_S
+) -> None:
     """Join near-identical frames (pHash within DUPLICATE_HAMMING) unless metadata or, with a
     matcher, the pixels tell them apart (candidates from _close_hash_pairs: near-linear)."""
     hashed = [i for i, f in enumerate(frames) if f.phash is not None]
@@ -241,7 +243,7 @@ def _link_duplicates(frames: Sequence[Frame], groups: UnionFind, matcher: FrameM
         if _distinct_shots(a, b):
             continue
         ri, rj = groups.find(i), groups.find(j)
-        if ri != rj and ri in spans and rj in spans and _apart(spans[ri], spans[rj]) > DEFAULT_SIMILAR_WINDOW_S:
+        if ri != rj and ri in spans and rj in spans and _apart(spans[ri], spans[rj]) > similar_window_s:
             continue  # an untimed copy is no bridge between shots hours apart (an attack: 18 frames over two days)
         if matcher is None or ri == rj or matcher.same_picture(a, b) is not False:
             groups.join(i, j)

@@ -37,9 +37,9 @@ CHECK_NAMES: tuple[str, ...] = (
     "noise", "resolution", "compression", "eyes",
 )  # fmt: skip
 SET_CHECKS = ("sequence", "copy")
+"""Entries about the frame's group rather than its pixels (present only when they apply)."""
 ISO = "noise.iso"
 """The recorded ISO among a frame's values (from SetContext.iso; kept with the noise check's measures)."""
-"""Entries about the frame's group rather than its pixels (present only when they apply)."""
 
 
 @dataclass(frozen=True)

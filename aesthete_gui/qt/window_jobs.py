@@ -100,30 +100,35 @@ class JobMenuMixin(WindowParts):
         verdicts are hidden until measured again, and a rescan measures only them (and what changed).
         The count runs in a worker: the window's start-up never waits on the profile's disk."""
 
-        def count(progress: object = None, cancel: object = None) -> int:
-            return self.context.profile.checks.outdated_count()
+        def count(progress: object = None, cancel: object = None) -> tuple[int, bool, bool]:
+            from aesthete_gui.services.library_upkeep import grouping_outdated
+            from aesthete_gui.services.verdicts import verdicts_outdated
+
+            profile = self.context.profile
+            return profile.checks.outdated_count(), grouping_outdated(profile), verdicts_outdated(profile)
 
         return self.context.runner.submit("Looking for outdated checks", count, on_done=self._remeasure_if_outdated,
                                           on_error=lambda exc: log.warning("could not count outdated checks: %s", exc),
                                           visible=False)  # fmt: skip
 
-    def _remeasure_if_outdated(self, outdated: int) -> None:
-        if outdated and self.rescan_library() is not None:
-            self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: "
-                              "measuring them again (Jobs panel)")  # fmt: skip
-        elif not outdated:  # measured alike, but maybe grouped or judged by an older version: from what is stored
-            self.context.runner.submit("Bringing bursts and verdicts up to date", self._bring_up_to_date, on_done=self._brought_up_to_date,
-                                       on_error=lambda exc: log.warning("could not bring verdicts up to date: %s", exc))  # fmt: skip
+    def _remeasure_if_outdated(self, due: tuple[int, bool, bool]) -> None:
+        outdated, regroup, rejudge = due
+        if (outdated or regroup) and self.rescan_library() is not None:
+            # the import's own upkeep groups again (in a worker process for a large library) and judges again
+            self.show_message(f"{outdated} photographs were checked by an older version of Aesthete: measuring them again (Jobs panel)"
+                              if outdated else "Grouping the bursts again for this version of Aesthete (Jobs panel)")  # fmt: skip
+        elif rejudge:  # only judging changed: from the stored measurements, nothing is read again
+            self.context.runner.submit("Judging the checks again for this version", self._rejudge, on_done=self._rejudged,
+                                       on_error=lambda exc: self.show_message(f"Judging the checks failed: {exc}"))  # fmt: skip
 
-    def _bring_up_to_date(self, progress: object = None, cancel: object = None) -> bool:
-        from aesthete_gui.services.library_upkeep import bring_up_to_date
+    def _rejudge(self, progress: object = None, cancel: object = None) -> object:
+        from aesthete_gui.services.verdicts import rejudge_library
 
-        return bring_up_to_date(self.context.profile, cancel=cancel)
+        return rejudge_library(self.context.profile, cancel=cancel)
 
-    def _brought_up_to_date(self, changed: bool) -> None:
-        if changed:
-            self.context.signals.library_changed.emit()  # bursts, suggested rejects and reasons
-            self.show_message("Bursts and verdicts brought up to date for this version of Aesthete")
+    def _rejudged(self, result: object) -> None:
+        self.context.signals.library_changed.emit()  # suggested rejects and reasons
+        self.show_message("Verdicts judged again for this version of Aesthete")
 
     def _import_done(self, summary: object) -> None:
         # the import service announced the new images (signals.library_changed)

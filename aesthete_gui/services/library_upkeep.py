@@ -11,7 +11,7 @@ from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
 from aesthete_gui.store import Profile
 
-__all__ = ["GROUPING_STATE", "bring_up_to_date", "regroup_bursts", "tidy_thumbnail_cache"]
+__all__ = ["GROUPING_STATE", "bring_up_to_date", "grouping_outdated", "regroup_bursts", "tidy_thumbnail_cache"]
 
 
 def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], limit_bytes: int | None = None) -> CacheTrim:
@@ -34,12 +34,13 @@ GROUPING_VERSION = "4"
 
 
 def regroup_bursts(
-    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False, pool: WorkerPool | None = None
+    profile: Profile, cache_dir: str | os.PathLike[str] | None = None, force: bool = False, pool: WorkerPool | None = None,
+    judge: bool = True,
 ) -> int:
     """Group the profile's images into bursts again (edited bursts are kept); return how many
     automatic bursts there are. A library unchanged since its last grouping is left as it is. With
     a `pool` of several processes, a large library is grouped in one of them (the window stays
-    responsive)."""
+    responsive). The verdicts are judged again after (judge=False: the caller does that itself)."""
     if not force and profile.grouping.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
         return sum(1 for burst in profile.catalog.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
@@ -50,26 +51,35 @@ def regroup_bursts(
         groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.catalog.replace_automatic_bursts(groups))
     profile.grouping.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
-    from aesthete_gui.services.verdicts import rejudge_library
+    if judge:
+        from aesthete_gui.services.verdicts import rejudge_library
 
-    rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
+        rejudge_library(profile)  # brackets, panoramas, copies and the shoot type change verdicts (services/verdicts.py)
     return created
 
 
-def bring_up_to_date(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, cancel: Any = None) -> bool:
-    """After an update of Aesthete (or an import by another program version): group the bursts again
-    when grouping changed, else judge the stored verdicts again when judging changed (from the stored
-    measurements: nothing is decoded). True when anything was done; cheap when nothing is due."""
+def grouping_outdated(profile: Profile) -> bool:
+    """Whether the stored bursts were grouped by another grouping version (an update of Aesthete);
+    a library changed since its grouping is the next import's to see. One stored value read."""
+    grouped = profile.grouping.library_state(GROUPING_STATE)
+    return grouped is not None and grouped.split("/", 1)[0] != GROUPING_VERSION
+
+
+def bring_up_to_date(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, cancel: Any = None, judge: bool = True) -> str:
+    """After an update of Aesthete: group the bursts again when grouping changed (from the stored
+    thumbnails, made again from the files where the cache dropped them), then judge the stored
+    verdicts again when judging changed (stored measurements: nothing decoded). judge=False leaves the
+    judging to the caller. What was done ("grouped", "judged" or ""); two stored values read when
+    nothing is due."""
     from aesthete_gui.services.verdicts import rejudge_library, verdicts_outdated
 
-    grouped = profile.grouping.library_state(GROUPING_STATE)
-    if grouped is not None and grouped.split("/", 1)[0] != GROUPING_VERSION:  # not a change of the library: import's to see
-        regroup_bursts(profile, cache_dir if cache_dir is not None else thumbnail_cache_dir(profile.path))
-        return True
-    if verdicts_outdated(profile):
+    if grouping_outdated(profile):
+        regroup_bursts(profile, cache_dir if cache_dir is not None else thumbnail_cache_dir(profile.path), judge=judge)
+        return "grouped"
+    if judge and verdicts_outdated(profile):
         rejudge_library(profile, cancel=cancel)
-        return True
-    return False
+        return "judged"
+    return ""
 
 
 GROUP_IN_WORKER_FROM = 1000

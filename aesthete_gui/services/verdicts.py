@@ -16,6 +16,7 @@ window's Culling ▸ Shoot type menu and the command line's --shoot-type are one
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -478,10 +479,37 @@ def rejudge_library(
     return result
 
 
+JUDGED_STATE = "judged_versions"
+"""library_state key: the thresholds, models, shoot types and judging code every stored verdict was
+last found judged under, so that asking again costs one stored value, not a read of every row."""
+
+
 def verdicts_outdated(profile: Profile) -> bool:
     """Whether a stored verdict was judged under other thresholds, verdict models, shoot types or
-    judging code than this Aesthete's (an update): one query over the stored rows."""
-    return profile.checks.any_judged_otherwise(judge_stamp("", thresholds_version()).split(":", 1)[0])
+    judging code than this Aesthete's (an update). Two small queries when no row was written since the
+    last judging of the library (every import ends with one); else a scan of the stored rows. Writes
+    nothing: a listing of a damaged profile leaves its file as it was."""
+    if profile.grouping.library_state(JUDGED_STATE) == _judged_state(profile):
+        return False
+    return profile.checks.any_judged_otherwise(_judged_versions())
+
+
+def _judged_versions() -> str:
+    return judge_stamp("", thresholds_version()).split(":", 1)[0]
+
+
+def _judged_state(profile: Profile) -> str:
+    """This Aesthete's judging versions and the stored rows' written mark (any write by any version
+    changes it: an older Aesthete sharing the profile is looked at again)."""
+    return f"{_judged_versions()}|{profile.checks.written_mark()}"
+
+
+def _remember_judged(profile: Profile, state: str) -> None:
+    """Note that every stored verdict is judged as `state` says (a hint only: unwritable, it is skipped)."""
+    from aesthete_gui.store import ProfileError
+
+    with contextlib.suppress(ProfileError):  # a read-only profile scans again next time, nothing worse
+        profile.grouping.set_library_state(JUDGED_STATE, state)
 
 
 REJUDGE_ROUNDS = 3
@@ -515,8 +543,10 @@ def _rejudge(profile: Profile, chosen: str, cancel: Any) -> Rejudged:
             flipped.append(image_id)
         rows.append((image_id, version, [c.as_dict() for c in judged], faces, worst))
     left = profile.checks.put_judged(rows, read_at) if rows else []
+    _remember_judged(profile, _judged_state(profile))  # every row is now judged by this version
     if left:  # measured again meanwhile (an import of an edited file): its own judging stands
-        flipped = [i for i in flipped if i not in left]
+        skipped = set(left)
+        flipped = [i for i in flipped if i not in skipped]
     result.judged = len(rows) - len(left)
     _rescore_builtin(profile, flipped)
     return result

@@ -63,7 +63,7 @@ class ChecksRepository(Repository):
         left as they were."""
         rows = list(rows)
         now = time.time()
-        left: list[int] = []
+        left: list[int] = []  # a few at most: the rows an import wrote meanwhile
         with self._db.transaction() as tx:
             for image_id, version, checks, faces, worst in rows:
                 cursor = tx.conn.execute(
@@ -73,7 +73,8 @@ class ChecksRepository(Repository):
                 )
                 if cursor.rowcount == 0:
                     left.append(image_id)
-            tx.announce(ChecksMeasured(tuple(r[0] for r in rows if r[0] not in left)))
+            skipped = set(left)
+            tx.announce(ChecksMeasured(tuple(r[0] for r in rows if r[0] not in skipped)))
         return left
 
     def get(self, image_id: int) -> Checks | None:
@@ -93,6 +94,12 @@ class ChecksRepository(Repository):
         rows = self._db.rows("SELECT image_id, checks, faces, updated_at FROM image_checks WHERE version = ?", (self.version,))
         return ({r["image_id"]: (json.loads(r["checks"]), json.loads(r["faces"])) for r in rows},
                 {r["image_id"]: r["updated_at"] for r in rows})  # fmt: skip
+
+    def written_mark(self) -> str:
+        """Changes whenever a row is written (how many there are, the latest write): for a caller that
+        remembers what it last found in them."""
+        count, latest = self._db.tuples("SELECT COUNT(*), MAX(updated_at) FROM image_checks")[0]
+        return f"{count}:{latest!r}"
 
     def any_judged_otherwise(self, versions: str) -> bool:
         """Whether a stored row holds a verdict judged under other `versions` (the part of a judge stamp

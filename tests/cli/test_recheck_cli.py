@@ -138,3 +138,17 @@ def test_images_bursts_and_export_show_verdicts_judged_by_this_version(tmp_path:
         assert "judged by an older version" not in profile.read_bytes().decode("utf-8", "replace"), command
         with sqlite3.connect(profile) as conn:
             assert conn.execute("SELECT value FROM library_state WHERE key = 'burst_grouping'").fetchone()[0] != "older", command
+
+
+def test_recheck_after_an_update_counts_what_it_judged_again(tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a review: recheck brought the verdicts up to date first and then said "verdicts up to date"
+    from tests.qt.test_outdated_checks import _as_an_older_version_judged
+
+    profile = tmp_path / "p.db"
+    assert _run(profile, "import", str(shoot), "--quiet", "--workers", "1") == 0
+    _as_an_older_version_judged(profile)
+    capsys.readouterr()
+    assert _run(profile, "recheck", "--json") == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["judged_again"] == 3
+    assert "grouping the bursts again for this version" in captured.err

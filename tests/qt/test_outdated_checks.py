@@ -42,7 +42,8 @@ def _as_an_older_version_judged(profile_path: Path) -> None:
         for image_id, text in conn.execute("SELECT image_id, checks FROM image_checks").fetchall():
             checks = [{**c, "judged": "older." + c.get("judged", ":")} for c in json.loads(text)]
             checks = [{**c, "reason": "judged by an older version"} if c["name"] == "focus" else c for c in checks]
-            conn.execute("UPDATE image_checks SET checks = ? WHERE image_id = ?", (json.dumps(checks), image_id))
+            conn.execute("UPDATE image_checks SET checks = ?, updated_at = updated_at + 1 WHERE image_id = ?",
+                         (json.dumps(checks), image_id))  # written as any version writes a row: at a new time
         conn.execute("UPDATE library_state SET value = 'older' WHERE key = 'burst_grouping'")
 
 
