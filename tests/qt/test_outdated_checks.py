@@ -12,13 +12,18 @@ from aesthete_gui.services.library import import_folders
 from tests.qt.conftest import shown_main_window
 
 
-def test_the_window_measures_again_what_an_older_version_checked(qtbot, app_context, tmp_path: Path) -> None:
+def _imported_shoot(app_context, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The app's profile with two real photographs imported from a folder of their own."""
     folder = tmp_path / "shoot"
     folder.mkdir()
     for name, img in (("cat.jpg", skdata.chelsea()), ("coffee.jpg", skdata.coffee())):
         Image.fromarray(img).save(folder / name, quality=92)
-    profile = app_context.profile
-    import_folders(profile, [folder], workers=1, cache_dir=app_context.cache_dir)
+    import_folders(app_context.profile, [folder], workers=1, cache_dir=app_context.cache_dir)
+    return app_context.profile
+
+
+def test_the_window_measures_again_what_an_older_version_checked(qtbot, app_context, tmp_path: Path) -> None:
+    profile = _imported_shoot(app_context, tmp_path)
     with sqlite3.connect(profile.path) as conn:  # as an older Aesthete left it
         conn.execute("UPDATE image_checks SET version = '6+faces'")
     assert profile.checks.outdated_count() == 2 and profile.checks.checked_ids() == set()
@@ -48,12 +53,7 @@ def _as_an_older_version_judged(profile_path: Path) -> None:
 
 
 def test_the_window_judges_again_what_an_older_version_judged(qtbot, app_context, tmp_path: Path) -> None:
-    folder = tmp_path / "shoot"
-    folder.mkdir()
-    for name, img in (("cat.jpg", skdata.chelsea()), ("coffee.jpg", skdata.coffee())):
-        Image.fromarray(img).save(folder / name, quality=92)
-    profile = app_context.profile
-    import_folders(profile, [folder], workers=1, cache_dir=app_context.cache_dir)
+    profile = _imported_shoot(app_context, tmp_path)
     _as_an_older_version_judged(profile.path)
     from aesthete_gui.services.verdicts import verdicts_outdated
 
