@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `export` command."""
     p = subparsers.add_parser("export", help="export marks and scores as CSV, JSON or XMP sidecars")
     p.add_argument("--format", choices=["csv", "json", "xmp"], required=True, help="export format")
-    p.add_argument("--output", metavar="PATH", help="file to write (csv/json; default: stdout)")
+    p.add_argument("-o", "--output", metavar="PATH", help="file to write (csv/json; default: stdout)")
     p.add_argument("--xmp-naming", choices=["auto", "full", "stem"], default="auto",
                    help="new sidecar names for --format xmp")  # fmt: skip
     p.set_defaults(func=cmd_export)

@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="elo, anchored-elo or davidson (Davidson-Bradley-Terry with ties); "
         "default: anchored-elo with --anchors, elo without",
     )
-    parser.add_argument("--output", metavar="FILE", help="write here (atomically) instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     parser.add_argument(
         "--json",
         action="store_true",

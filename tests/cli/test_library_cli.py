@@ -100,6 +100,9 @@ def test_bursts_mark_and_export(tmp_path: Path, shoot: Path, capsys: pytest.Capt
     out_json = tmp_path / "out" / "library.json"
     assert _run(profile, "export", "--format", "json", "--output", str(out_json)) == 0
     assert len(json.loads(out_json.read_text(encoding="utf-8"))) == 15
+    short = tmp_path / "out" / "short.json"  # -o, as a held15 trial typed it
+    assert _run(profile, "export", "--format", "json", "-o", str(short)) == 0
+    assert short.read_bytes() == out_json.read_bytes()
     assert _run(profile, "export", "--format", "xmp") == 0
     assert "1 sidecars written" in capsys.readouterr().out
     assert read_sidecar(target).flag == "reject"
