@@ -250,21 +250,22 @@ def add_shoot_type_option(parser: argparse.ArgumentParser) -> None:
 
 
 def up_to_date(profile: Profile, judge: bool = True) -> None:
-    """Group the bursts and judge the verdicts again where an update of Aesthete changed how
-    (services.library_upkeep.bring_up_to_date), saying so first on stderr: on a large library it takes
-    a while. judge=False: the command judges itself next (recheck, a --shoot-type)."""
-    from aesthete_gui.services.library_upkeep import bring_up_to_date, grouping_outdated
-    from aesthete_gui.services.verdicts import verdicts_outdated
+    """After an update of Aesthete: group the bursts again when grouping changed (from the stored
+    thumbnails, made again from the files where the cache dropped them), else judge the stored
+    measurements again when judging changed, saying so first on stderr (a large library takes a
+    while). judge=False: the command judges itself next (recheck, a --shoot-type)."""
+    from aesthete_gui.services.library_upkeep import grouping_outdated, regroup_bursts
+    from aesthete_gui.services.verdicts import rejudge_library, verdicts_outdated
+    from aesthete_gui.settings import thumbnail_cache_dir
     from aesthete_gui.store import ProfileError
 
     try:
         if grouping_outdated(profile):
             print("aesthete: grouping the bursts again for this version of Aesthete…", file=sys.stderr)
+            regroup_bursts(profile, thumbnail_cache_dir(profile.path), judge=judge)
         elif judge and verdicts_outdated(profile):
             print("aesthete: judging the stored checks again for this version of Aesthete…", file=sys.stderr)
-        else:
-            return
-        bring_up_to_date(profile, judge=judge)
+            rejudge_library(profile)
     except ProfileError as error:  # a read-only or busy profile still lists what it holds
         print(f"aesthete: bursts and verdicts shown as stored, not brought up to date for this version: {terminal_text(str(error))}",
               file=sys.stderr)  # fmt: skip

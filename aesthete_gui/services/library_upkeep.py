@@ -4,14 +4,13 @@ grouped in a worker process) and keeping the thumbnail cache under its limit."""
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from aesthete_gui.imaging.thumbnails import CacheTrim, claim_cache, trim_cache
 from aesthete_gui.services.library_pool import WorkerPool
 from aesthete_gui.settings import thumbnail_cache_dir, thumbnail_cache_limit_bytes
 from aesthete_gui.store import Profile
 
-__all__ = ["GROUPING_STATE", "bring_up_to_date", "grouping_outdated", "regroup_bursts", "tidy_thumbnail_cache"]
+__all__ = ["GROUPING_STATE", "grouping_outdated", "regroup_bursts", "tidy_thumbnail_cache"]
 
 
 def tidy_thumbnail_cache(profile: Profile, cache_dir: str | os.PathLike[str], limit_bytes: int | None = None) -> CacheTrim:
@@ -63,23 +62,6 @@ def grouping_outdated(profile: Profile) -> bool:
     a library changed since its grouping is the next import's to see. One stored value read."""
     grouped = profile.grouping.library_state(GROUPING_STATE)
     return grouped is not None and grouped.split("/", 1)[0] != GROUPING_VERSION
-
-
-def bring_up_to_date(profile: Profile, cache_dir: str | os.PathLike[str] | None = None, cancel: Any = None, judge: bool = True) -> str:
-    """After an update of Aesthete: group the bursts again when grouping changed (from the stored
-    thumbnails, made again from the files where the cache dropped them), then judge the stored
-    verdicts again when judging changed (stored measurements: nothing decoded). judge=False leaves the
-    judging to the caller. What was done ("grouped", "judged" or ""); two stored values read when
-    nothing is due."""
-    from aesthete_gui.services.verdicts import rejudge_library, verdicts_outdated
-
-    if grouping_outdated(profile):
-        regroup_bursts(profile, cache_dir if cache_dir is not None else thumbnail_cache_dir(profile.path), judge=judge)
-        return "grouped"
-    if judge and verdicts_outdated(profile):
-        rejudge_library(profile, cancel=cancel)
-        return "judged"
-    return ""
 
 
 GROUP_IN_WORKER_FROM = 1000
