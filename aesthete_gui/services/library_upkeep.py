@@ -40,7 +40,10 @@ def regroup_bursts(
     automatic bursts there are. A library unchanged since its last grouping is left as it is. With
     a `pool` of several processes, a large library is grouped in one of them (the window stays
     responsive). The verdicts are judged again after (judge=False: the caller does that itself)."""
-    if not force and profile.grouping.library_state(GROUPING_STATE) == _grouping_fingerprint(profile):
+    # The library as it is before grouping reads it: an import finishing meanwhile leaves the stored
+    # fingerprint behind the library, so the next look groups again rather than never.
+    fingerprint = _grouping_fingerprint(profile)
+    if not force and profile.grouping.library_state(GROUPING_STATE) == fingerprint:
         return sum(1 for burst in profile.catalog.bursts() if not burst.edited)
     from aesthete_gui.services.library_bursts import library_burst_groups
 
@@ -49,7 +52,7 @@ def regroup_bursts(
     if groups is None:
         groups, _ = library_burst_groups(profile, cache_dir)
     created = len(profile.catalog.replace_automatic_bursts(groups))
-    profile.grouping.set_library_state(GROUPING_STATE, _grouping_fingerprint(profile))
+    profile.grouping.set_library_state(GROUPING_STATE, fingerprint)
     if judge:
         from aesthete_gui.services.verdicts import rejudge_library
 

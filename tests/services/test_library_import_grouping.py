@@ -11,6 +11,7 @@ from PIL import Image
 from aesthete_gui.services import library_bursts
 from aesthete_gui.services.library import GROUPING_STATE, import_folders, regroup_bursts
 from aesthete_gui.services.library_bursts import library_burst_groups
+from aesthete_gui.services.library_upkeep import GROUPING_VERSION
 from aesthete_gui.store import Profile, open_profile
 from tests.imaging.conftest import photo
 from tests.services.library_images import write_jpeg
@@ -150,3 +151,34 @@ def test_the_import_groups_in_one_of_its_worker_processes(profile: Profile, tmp_
     assert "group_profile" in tasks and library_bursts._thumb_view.cache_info().currsize == 0  # not compared here
     assert summary.bursts == 1 and _groups(profile) == [{"cat.jpg", "cat_crop.jpg"}]
     assert True in profile.grouping.crop_verdicts().values()  # what the worker learnt is in the profile
+
+
+def test_an_import_during_grouping_leaves_the_library_due(profile: Profile, tmp_path: Path, monkeypatch) -> None:
+    shoot = tmp_path / "shoot"
+    shoot.mkdir()
+    for n in range(2):
+        write_jpeg(shoot / f"B_{n}.jpg", seed=7, when="2024:05:01 10:00:00", subsec=f"{n * 2}0")
+    import_folders(profile, [shoot], workers=1)
+    late = tmp_path / "late"
+    late.mkdir()
+    write_jpeg(late / "B_2.jpg", seed=7, when="2024:05:01 10:00:00", subsec="40")
+    landed: list[bool] = []
+
+    def groups_then_an_import_lands(*args, **kwargs):
+        found = library_burst_groups(*args, **kwargs)
+        if not landed:  # another process's import finishes while this grouping runs
+            landed.append(True)
+            other = open_profile(profile.path)
+            try:
+                import_folders(other, [late], workers=1)
+            finally:
+                other.close()
+        return found
+
+    monkeypatch.setattr(library_bursts, "library_burst_groups", groups_then_an_import_lands)
+    regroup_bursts(profile, force=True)
+    monkeypatch.undo()
+    assert len(profile.catalog.images()) == 3
+    assert profile.grouping.library_state(GROUPING_STATE) != f"{GROUPING_VERSION}/{profile.grouping.library_fingerprint()}"
+    regroup_bursts(profile)  # the next look sees the frame the import added and groups it
+    assert _groups(profile) == [{"B_0.jpg", "B_1.jpg", "B_2.jpg"}]
