@@ -79,6 +79,10 @@ def cmd_images(args: argparse.Namespace) -> int:
             culling = culling_fields(profile)
             for row in rows:
                 row.update(culling[row["id"]])
+        else:
+            from aesthete_gui.services.verdicts import suggested_reject_reasons
+
+            reasons = suggested_reject_reasons(profile)
     finally:
         profile.close()
     if args.json:
@@ -87,9 +91,19 @@ def cmd_images(args: argparse.Namespace) -> int:
     for row in rows:
         detail = row["error"] if row["status"] != "ok" else f"{row['width']}x{row['height']}"
         stars = "*" * row["stars"]
-        print(f"{row['id']:>6}  {row['status']:<5}  {stars:<5}  {terminal_text(row['path'])}  "
-              f"({terminal_text(detail)})")
+        print(f"{row['id']:>6}  {row['status']:<5}  {stars:<5}  {_FLAG_SIGNS.get(row['flag'], ' ')}  "
+              f"{terminal_text(row['path'])}  ({terminal_text(detail)}){_suggestion(reasons.get(row['id']))}")
+    if reasons:
+        print(f"{len(reasons)} suggested rejects (✖): `aesthete recheck --accept` flags them, `aesthete mark` one by one")
     return 0
+
+
+_FLAG_SIGNS = {"pick": "P", "reject": "X"}
+
+
+def _suggestion(reasons: list[str] | None) -> str:
+    """'  ✖ reason; reason' for a suggested reject the user has not flagged, else ''."""
+    return "" if reasons is None else "  ✖ " + terminal_text("; ".join(reasons))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -183,3 +183,25 @@ def test_the_csv_export_says_which_photographs_are_suggested_rejects_and_why(
     assert _run(profile, "export", "--format", "json") == 0
     listed = {Path(r["path"]).name: r for r in json.loads(capsys.readouterr().out)}
     assert listed["tiny.png"]["suggested_reject"] is True and listed["clean.jpg"]["suggested_reject"] is False
+
+
+def _plain_listing(profile: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """`aesthete images` lines by file name."""
+    capsys.readouterr()
+    assert _run(profile, "images") == 0
+    out = capsys.readouterr().out.splitlines()
+    return {name: line for line in out for name in ("clean.jpg", "bright.jpg", "tiny.png") if f"{name}  (" in line}
+
+
+def test_plain_images_names_suggested_rejects_and_flags(
+    tmp_path: Path, shoot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = _imported(tmp_path, shoot, capsys)
+    listed = _plain_listing(profile, capsys)
+    assert "✖ " in listed["bright.jpg"] and "over-exposed" in listed["bright.jpg"].split("✖ ")[1]
+    assert "✖" not in listed["clean.jpg"]
+    assert _run(profile, "mark", str(shoot / "bright.jpg"), "--reject") == 0
+    assert _run(profile, "mark", str(shoot / "clean.jpg"), "--pick") == 0
+    listed = _plain_listing(profile, capsys)
+    assert " X  " in listed["bright.jpg"] and "✖" not in listed["bright.jpg"]  # flagged: no longer a suggestion
+    assert " P  " in listed["clean.jpg"]
