@@ -60,7 +60,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(json.dumps(import_json(summary), indent=2))
     else:
         print(
-            f"{summary.found} files found: {summary.imported} imported, {summary.unchanged} unchanged, "
+            f"{summary.found} image {'file' if summary.found == 1 else 'files'} found: {summary.imported} imported, {summary.unchanged} unchanged, "
             f"{summary.moved} moved, {summary.errors} could not be read, {summary.missing} missing; "
             f"{summary.bursts} bursts; {summary.marks_from_xmp} marks read from XMP "
             f"({summary.seconds:.1f} s)"

@@ -2,8 +2,8 @@
 
 The model (imaging/verdict_models.py) gives a score: 0 and up is a suggested reject, from its `warn`
 point a warning. The reason names the measure that drove the score, with its value and what clean
-photographs show ("soft: the sharpest edges of the subject are 3.4 px wide; crisp frames here are
-about 2.6"). Scenes shot that way on purpose are at most a warning, named: panning (a sharp subject
+photographs show ("soft: the sharpest edges of the subject are 3.4 px wide; typical crisp photographs: about
+2.6"). Scenes shot that way on purpose are at most a warning, named: panning (a sharp subject
 on a streaked background), a high-key or bright scene (smooth white backdrop, snow, sky), a flat sky
 blown at the top of the frame, a night sky (near-black and even, with points of light), a long
 exposure. Some measures cannot be trusted on some scenes, and then only warn: sharpness on a frame
@@ -33,30 +33,30 @@ def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, fl
     """What each modelled measure says, given its value and its typical value on clean photographs."""
     along = values.get("motion_blur.along", float("nan"))
     return {
-        "focus.subject": lambda v, t: f"the subject's detail is spread (edge spread {v:.2f}; crisp frames here about {t:.1f})",
-        "focus.narrow": lambda v, t: f"the sharpest edges of the subject are {v:.1f} px wide; crisp frames here are about {t:.1f}",
+        "focus.subject": lambda v, t: f"the subject's detail is spread (edge spread {v:.2f}; typical crisp photographs: about {t:.1f})",
+        "focus.narrow": lambda v, t: f"the sharpest edges of the subject are {v:.1f} px wide; typical crisp photographs: about {t:.1f}",
         "focus.detail": lambda v, t: f"little fine detail (log variance {v:.1f}; about {t:.1f} in crisp frames)",
         "focus.edges": lambda v, t: f"few crisp edges ({pct(v)} of the frame; about {pct(t)} in crisp frames)",
         "motion_blur": lambda v, t: f"the subject's edges are {v:.1f} px wide in their widest direction (about {t:.1f} in crisp frames)",
         "motion_blur.narrow": lambda v, t: f"the subject's edges stay {v:.1f} px wide along the motion",
         "motion_blur.across": lambda v, t: (f"the edges are smeared {v:.1f} px across the motion"
                                             + (f" and {along:.1f} px along it" if math.isfinite(along) else "")
-                                            + f" (crisp frames here: about {t:.1f})"),
+                                            + f" (typical crisp photographs: about {t:.1f})"),
         "motion_blur.along": lambda v, t: f"the edges stay {v:.1f} px wide along the motion (about {t:.1f} in crisp frames)",
         "motion_blur.coherence": lambda v, t: f"the detail is drawn out one way ({pct(v)} of the edges' strength lines up; about {pct(t)} in crisp frames)",
-        "noise": lambda v, t: f"σ {v:.1f} of 255 at normal viewing size (clean frames here about {t:.1f})",
-        "noise.chroma": lambda v, t: f"colour noise σ {v:.1f} (clean frames here about {t:.1f})",
+        "noise": lambda v, t: f"σ {v:.1f} of 255 at normal viewing size (typical clean photographs: about {t:.1f})",
+        "noise.chroma": lambda v, t: f"colour noise σ {v:.1f} (typical clean photographs: about {t:.1f})",
         "noise.whiteness": lambda v, t: f"the grain is pixel-fine, as sensor noise is (it falls to {v:.2f} at half size; texture keeps about {t:.1f})",
         "underexposure": lambda v, t: f"even the brightest tones reach only {pct(v)} of full scale (about {pct(t)} in clean frames)",
         "underexposure.median": lambda v, t: f"midtones at {pct(v)} (about {pct(t)} in clean frames)",
         "underexposure.p90": lambda v, t: f"the brightest tenth of the frame only from {pct(v)} up (about {pct(t)} in clean frames)",
         "overexposure": lambda v, t: f"{pct(v)} of the frame blown to white (lights left out)",
-        "overexposure.colour": lambda v, t: f"{pct(v)} of the frame blown to white or to a clipped colour (clean frames here: {pct(t)})",
+        "overexposure.colour": lambda v, t: f"{pct(v)} of the frame blown to white or to a clipped colour (typical clean photographs: {pct(t)})",
         "overexposure.median": lambda v, t: f"midtones pushed up to {pct(v)} (about {pct(t)} in clean frames)",
         "overexposure.unblown_median": lambda v, t: f"the unblown tones' median at {pct(v)} (about {pct(t)} in clean frames)",
         "overexposure.p1": lambda v, t: f"the darkest tones lifted to {pct(v)} (about {pct(t)} in clean frames)",
         "overexposure.p10": lambda v, t: f"the dark tones lifted to {pct(v)} (about {pct(t)} in clean frames)",
-        "highlights.frame": lambda v, t: f"{pct(v)} of the frame at full brightness (clean frames here: {pct(t)})",
+        "highlights.frame": lambda v, t: f"{pct(v)} of the frame at full brightness (typical clean photographs: {pct(t)})",
         "highlights": lambda v, t: f"detail clipped on {pct(v)} of the frame",
     }  # fmt: skip
 
@@ -130,7 +130,7 @@ class ModelJudge:
         # is that check's to name, so a frame's reasons side by side never say one thing twice
         own = [t for t in worded if _owner(t.measure) == name] or worded
         # a second measure only when it adds a real share of the first's push: a trial read "the
-        # sharpest edges of the subject are 2.8 px wide; crisp frames here are about 2.8"
+        # sharpest edges of the subject are 2.8 px wide; typical crisp photographs: about 2.8"
         lead = own[0].push(self.values) if own else 0.0
         own = own[:1] + [t for t in own[1:most] if t.push(self.values) >= SECOND_MEASURE_SHARE * lead]
         said = [self.words[t.measure](t.read(self.values), t.typical) for t in own]
@@ -258,7 +258,7 @@ class ModelJudge:
                 return "ok", f"fine texture, not noise ({numbers}; the grain keeps its strength at half size)"
             return "ok", f"little noise ({numbers})" if value >= 2 else f"clean ({numbers})"
         typical = next((t.typical for t in self.models["noise"].terms if t.measure == "noise"), None)
-        usual = f"; clean frames here about σ {typical:.1f}" if typical is not None else ""
+        usual = f"; typical clean photographs: about σ {typical:.1f}" if typical is not None else ""
         fine = [self.words[t.measure](t.read(self.values), t.typical) for t in drivers if t.measure == "noise.whiteness"]
         speckled = chroma >= float(rule.get("colour_noise", 0.0))
         pixel_fine = self.get("noise.whiteness", math.inf) < float(rule.get("texture_whiteness", -math.inf))

@@ -41,7 +41,7 @@ def test_import_exits_0_with_bad_files_and_images_json_lists_them(
     profile = tmp_path / "p.db"
     assert _run(profile, "import", "--quiet", str(shoot)) == 0
     out = capsys.readouterr().out
-    assert "15 files found" in out and "could not be read" in out
+    assert "15 image files found" in out and "could not be read" in out
     assert _run(profile, "images", "--json") == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 15
@@ -64,7 +64,7 @@ def test_import_says_how_many_videos_it_left_out(tmp_path: Path, capsys: pytest.
     profile = tmp_path / "p.db"
     assert _run(profile, "import", "--quiet", str(tmp_path / "DCIM")) == 0
     out = capsys.readouterr().out
-    assert "1 files found: 1 imported" in out
+    assert "1 image file found: 1 imported" in out
     assert "  2 videos left out: Aesthete imports photographs only (the files stay where they are)" in out
     assert _run(profile, "import", "--json", str(tmp_path / "DCIM")) == 0
     assert json.loads(capsys.readouterr().out)["videos"] == 2
@@ -123,7 +123,7 @@ def test_cli_subprocess_with_profile_from_the_environment(tmp_path: Path, shoot:
                           capture_output=True, text=True, env=env, cwd=REPO, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "13/13 reading" in done.stderr  # the progress went to stderr (13 files to read), a line a pass
-    assert "15 files found" in done.stdout
+    assert "15 image files found" in done.stdout
     listed = subprocess.run([*CLI, "images", "--json"],
                             capture_output=True, text=True, env=env, cwd=REPO, timeout=60)  # fmt: skip
     assert len(json.loads(listed.stdout)) == 15

@@ -115,7 +115,7 @@ def test_decoder_warnings_never_reach_the_terminal(tmp_path: Path) -> None:
                               capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                               timeout=120)  # fmt: skip
         assert done.returncode == 0 and done.stderr == "", done.stderr
-        assert "3 files found: 2 imported" in done.stdout
+        assert "3 image files found: 2 imported" in done.stdout
         assert "scrambled.tif: corrupt TIFF file: header not readable (decoder: More samples per pixel" in done.stdout
 
 

@@ -37,7 +37,7 @@ def test_profile_inside_the_imported_folder_imports_only_the_photos(tmp_path: Pa
         photo(1, (64, 48)).save(shoot / "wedding.db.models" / "card.png")
     assert counts == [5, 5, 5]
     assert len(list((shoot / "wedding.db.thumbs").rglob("*.jpg"))) >= 5
-    assert "5 files found" in capsys.readouterr().out.splitlines()[-1]
+    assert "5 image files found" in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_another_profiles_thumbnails_in_the_shoot_are_not_imported(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_import_goes_on_past_hostile_sidecars_every_time(
             (shoot / name).touch()
         assert _run(profile, "import", "--quiet", "--workers", workers, str(shoot)) == 0
         out = capsys.readouterr().out
-        assert "6 files found" in out and "0 could not be read" in out
+        assert "6 image files found" in out and "0 could not be read" in out
         assert "IMG_0.jpg: imported; sidecar value unreadable" in out and "xmp:Rating is not a number" in out
     opened = open_profile(profile)
     try:

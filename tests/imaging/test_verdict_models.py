@@ -85,15 +85,15 @@ def test_a_model_verdict_names_the_measure_that_drove_it() -> None:
     # the sharpest edges are wide while the spread is typical: the reason names the edge width
     edges = next(c for c in judge({"focus": 2.0, "focus.subject": 2.0, "focus.narrow": 5.0}, models=models) if c.name == "focus")
     assert edges.verdict == "reject"
-    assert edges.reason == "soft: the sharpest edges of the subject are 5.0 px wide; crisp frames here are about 2.5"
+    assert edges.reason == "soft: the sharpest edges of the subject are 5.0 px wide; typical crisp photographs: about 2.5"
     # now the spread drives it (and the edges, typical, are not named)
     spread = next(c for c in judge({"focus": 3.2, "focus.subject": 3.2, "focus.narrow": 2.5}, models=models) if c.name == "focus")
     assert spread.verdict == "reject"
-    assert spread.reason == "soft: the subject's detail is spread (edge spread 3.20; crisp frames here about 2.0)"
+    assert spread.reason == "soft: the subject's detail is spread (edge spread 3.20; typical crisp photographs: about 2.0)"
     # edges a hair wider than typical are not named beside a spread that decided it (held8 trial:
-    # "the sharpest edges of the subject are 2.8 px wide; crisp frames here are about 2.8")
+    # "the sharpest edges of the subject are 2.8 px wide; typical crisp photographs: about 2.8")
     hair = next(c for c in judge({"focus": 3.3, "focus.subject": 3.3, "focus.narrow": 2.55}, models=models) if c.name == "focus")
-    assert hair.reason == "soft: the subject's detail is spread (edge spread 3.30; crisp frames here about 2.0)"
+    assert hair.reason == "soft: the subject's detail is spread (edge spread 3.30; typical crisp photographs: about 2.0)"
     both = next(c for c in judge({"focus": 3.3, "focus.subject": 3.3, "focus.narrow": 4.0}, models=models) if c.name == "focus")
     assert "; the sharpest edges of the subject are 4.0 px wide" in both.reason
     middling = next(c for c in judge({"focus": 2.7, "focus.subject": 2.7, "focus.narrow": 2.6}, models=models) if c.name == "focus")
