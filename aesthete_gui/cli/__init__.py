@@ -56,18 +56,21 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
-    _accept_debug_after_the_command(parser)
+    _accept_globals_after_the_command(parser)
     return parser
 
 
-def _accept_debug_after_the_command(parser: argparse.ArgumentParser) -> None:
-    """Let `aesthete images --debug` work as `aesthete --debug images` does."""
+def _accept_globals_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """Let `aesthete images --profile P --debug` work as `aesthete --profile P --debug images` does
+    (a trial typed the profile after the command and got "unrecognized arguments")."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
+                sub.add_argument("--profile", metavar="PATH", default=argparse.SUPPRESS,
+                                 help="profile database to use (as before the command)")  # fmt: skip
                 sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                                  help="on an error, also print the full traceback")  # fmt: skip
-                _accept_debug_after_the_command(sub)
+                _accept_globals_after_the_command(sub)
 
 
 def one_line(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 from aesthete_gui.cli import EXIT_BROKEN_PIPE, UserError, main
 from aesthete_gui.errors import AestheteError
 from aesthete_gui.store import ImageUpdate, open_profile
+from tests.imaging.conftest import photo
 from tests.robustness.fs_faults import read_only_file, read_only_folder, small_disk
 
 REPO = Path(__file__).resolve().parents[2]
@@ -163,6 +165,21 @@ def test_ordinary_names_in_any_script_still_open(tmp_path, capsys, monkeypatch, 
     assert main(["--profile", name, "import", "--quiet", str(tmp_path / "photos")]) == 0
     assert main(["--profile", name, "images"]) == 0 and (tmp_path / name).is_file()
     capsys.readouterr()
+
+
+def test_the_profile_may_follow_the_command(tmp_path, capsys, monkeypatch) -> None:
+    # a trial typed `aesthete images --profile P` and got "unrecognized arguments"
+    monkeypatch.delenv("AESTHETE_PROFILE", raising=False)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    photo((64, 48)).save(photos / "a.jpg", "JPEG")
+    profile = tmp_path / "p.db"
+    assert main(["import", "--quiet", "--workers", "1", str(photos), "--profile", str(profile)]) == 0
+    capsys.readouterr()
+    assert main(["images", "--json", "--profile", str(profile)]) == 0
+    assert [Path(row["path"]).name for row in json.loads(capsys.readouterr().out)] == ["a.jpg"]
+    assert main(["--profile", str(tmp_path / "other.db"), "images", "--profile", str(profile)]) == 0  # the later one
+    assert "a.jpg" in capsys.readouterr().out and not (tmp_path / "other.db").exists()
 
 
 def test_a_first_import_of_a_folder_that_is_not_there_makes_no_profile(tmp_path, capsys) -> None:
