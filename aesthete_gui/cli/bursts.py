@@ -24,6 +24,7 @@ def cmd_bursts(args: argparse.Namespace) -> int:
         paths = {i.id: i.path for i in profile.catalog.images()}
         stored = profile.checks.all()
         suggested = profile.checks.suggested_rejects()
+        marks = profile.marks.all()
         bursts: list[dict[str, Any]] = []
         for b in profile.catalog.bursts():
             # a frame of a bracket, panorama or focus stack is kept with its set (a burst may hold one
@@ -33,7 +34,8 @@ def cmd_bursts(args: argparse.Namespace) -> int:
             whole = next(iter(set(sets.values()))) if len(set(sets.values())) == 1 else ""
             bursts.append({"id": b.id, "edited": b.edited, "best": chosen, "set": whole,
                            "images": [{"id": i, "path": paths.get(i), "best": i == chosen, "set": sets[i],
-                                       "suggested_reject": i in suggested} for i in b.image_ids]})  # fmt: skip
+                                       "suggested_reject": i in suggested,
+                                       "flag": marks[i].flag if i in marks else None} for i in b.image_ids]})  # fmt: skip
     finally:
         profile.close()
     if args.json:
@@ -47,11 +49,12 @@ def cmd_bursts(args: argparse.Namespace) -> int:
             marker = "* " if image["best"] and not image["set"] else "  "
             note = ("  (shown for the set)" if image["set"] else "  (best)") if image["best"] else ""
             own = f"  [{terminal_text(image['set'])}]" if image["set"] and not burst["set"] else ""
-            flagged = "  ✖ suggested reject" if image["suggested_reject"] else ""
+            flagged = {"pick": "  picked", "reject": "  rejected"}.get(image["flag"] or "", "")
+            flagged += "  ✖ suggested reject" if image["suggested_reject"] else ""
             print(f"  {marker}{terminal_text(image['path'])}{note}{own}{flagged}")
     if bursts:
         print(f"* the frame each burst shows: the one you picked (else starred or labelled), else eyes open, in focus, "
-              f"no clipping, then the highest score ({scorer or 'no scorer'}); ✖ a suggested reject (`aesthete recheck` says why)")
+              f"no clipping, then the highest score ({scorer or 'no scorer'}); ✖ a suggested reject (`aesthete recheck` says why); picked, rejected: your flags")
     else:
         print("no bursts")
     return 0

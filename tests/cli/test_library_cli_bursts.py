@@ -69,6 +69,8 @@ def test_the_best_frame_is_named_and_is_the_grids(tmp_path: Path, capsys: pytest
     assert lines[0].startswith("burst ") and "3 frames" in lines[0]
     assert [line.endswith("(best)") for line in lines[1:4]] == [True, False, False]
     assert lines[1].lstrip().startswith("* ") and "B_0.jpg" in lines[1]
+    assert "B_1.jpg" in lines[2] and lines[2].endswith("  rejected")  # a trial saw none of its own decisions here
+    assert [i["flag"] for i in _bursts(profile_path, capsys)[0]["images"]] == [None, "reject", None]
     assert "the frame each burst shows: the one you picked" in lines[-1]
 
 
