@@ -157,6 +157,28 @@ class ProfileDatabase:
         with self.using() as conn, profile_errors(self.path), self.guard.writing():
             return self.guard.checkpoint_if_due(conn, frames=1)
 
+    def copy_to(self, target: Path) -> None:
+        """Write a whole copy of the profile as committed now to the new file `target` (never
+        replacing one: FileExistsError), complete without any -wal file, while others use it."""
+        from aesthete_gui.atomic_write import link_new, sync_folder
+
+        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+        try:
+            with self.using() as conn, profile_errors(self.path):
+                copy = sqlite3.connect(part)
+                try:
+                    conn.backup(copy)  # one read snapshot: marks written meanwhile are wholly in or out
+                    copy.execute("PRAGMA journal_mode = DELETE")  # alone, the copy needs no -wal
+                finally:
+                    copy.close()
+            with open(part, "rb") as written:
+                os.fsync(written.fileno())
+            if not link_new(part, target):
+                raise FileExistsError(17, "a file of that name is already there", str(target))
+            sync_folder(target.parent)
+        finally:
+            part.unlink(missing_ok=True)
+
     def close(self) -> None:
         """Close every connection this profile opened, in any thread."""
         with self._all_lock:

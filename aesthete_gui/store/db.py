@@ -101,6 +101,10 @@ class Profile:
         """Copy committed changes from the -wal into the file itself (ProfileDatabase.settle)."""
         return self.database.settle()
 
+    def copy_to(self, target: str | os.PathLike[str]) -> None:
+        """A whole copy of the profile as committed now, in a new file (ProfileDatabase.copy_to)."""
+        self.database.copy_to(Path(target))
+
     def close(self) -> None:
         """Close every connection of this profile (the last one in the process checkpoints the WAL)."""
         self.changes.close()
@@ -134,7 +138,7 @@ def open_profile(
     with profile_errors(target, os_errors=True):
         _check_journals_writable(target)  # before SQLite reads the file: a reader writes to the -shm
         if not _check_is_ours(target) and not create:
-            raise NoProfileError(target)
+            raise _no_profile(target)
         target.parent.mkdir(parents=True, exist_ok=True)
     profile = Profile(target, actor, checks_version)
     try:
@@ -243,3 +247,15 @@ def _check_is_ours(target: Path) -> bool:
             target, f"has schema version {current}, newer than this Aesthete knows ({latest_version()})"
         )
     return bool(tables)
+
+
+def _no_profile(target: Path) -> NoProfileError:
+    """Why nothing usable is at `target`; a file with content names the likeliest cause (a trial
+    copied a profile with `cp` while the window had it open: its changes were all in the -wal)."""
+    if target.is_file() and target.stat().st_size > 0:
+        return NoProfileError(
+            target, "there is no profile here: an SQLite file that holds no profile table",
+            "If it is a copy of a profile made while Aesthete had it open, the changes were still in the "
+            "original's -wal file beside it: copy a profile in use with `aesthete --profile ORIGINAL backup COPY`.",
+        )
+    return NoProfileError(target)

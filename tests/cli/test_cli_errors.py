@@ -122,6 +122,7 @@ def test_a_command_refuses_a_profile_that_is_not_there(tmp_path, capsys, command
         assert main(["--profile", str(path), *args]) == 2
         err = capsys.readouterr().err
         assert f"profile {path}: there is no profile here" in err and "Traceback" not in err
+        assert ("backup COPY" in err) == (path == blank)  # a file copied without its -wal is named as such
     assert not missing.parent.exists() and empty.stat().st_size == 0 and not (tmp_path / "out.csv").exists()
     assert blank.read_bytes() == blank_bytes
 
