@@ -13,7 +13,8 @@ Capture One) belongs to the photo with that stem when it is the only one, and to
 and a JPEG/HEIC/TIFF share the stem (Lightroom and Capture One treat the RAW as the master); the
 JPEG of such a pair reads and writes `NAME.JPG.xmp`, so a mark on one half never changes the other.
 When several RAWs (or several non-RAW files and no RAW) share a stem, `NAME.xmp` belongs to none of
-them. With `pairs_as_one` (the setting "Treat RAW+JPEG pairs as one") both halves of a pair share
+them, and a `NAME.xmp` whose NAME is itself a photograph's name (`A.png.xmp`) is only ever that
+photograph's (never the stem sidecar of `A.png.JPG`). With `pairs_as_one` (the setting "Treat RAW+JPEG pairs as one") both halves of a pair share
 `NAME.xmp` as well.
 
 Writing changes only the bytes of our three fields inside the existing packet (imaging.xmp_packet):
@@ -153,6 +154,11 @@ def _same_stem_images(path: Path) -> list[str]:
 def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> bool:
     """Whether `NAME.xmp` belongs to this image (see the module's rule)."""
     path = Path(image_path)
+    if looks_like_photo_name(path.stem):
+        # `A.png.xmp` is the full-name sidecar of a photo `A.png` (photo_units.stem_key pairs it so),
+        # never the stem sidecar of `A.png.JPG`: an attack had the two photographs share one sidecar,
+        # and a move put `A.png.JPG` beside a stranger's `A.png.xmp`, whose marks it then read
+        return False
     others = _same_stem_images(path)
     if not others:
         return True

@@ -48,3 +48,25 @@ def test_no_possible_sidecar_name_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SidecarWriteError, match="the shorter name belongs to another image"):
         write_sidecar(jpeg, stars=1, flag=None, label=None)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith((".xmp", ".tmp"))]
+
+
+def test_a_photo_named_like_another_photo_plus_an_extension_keeps_its_own_sidecar(tmp_path: Path) -> None:
+    # an attack: `A.png` and its conversion `A.png.JPG` shared `A.png.xmp`, so marking one changed the other
+    png, jpg = _image(tmp_path, "A.png"), _image(tmp_path, "A.png.JPG")
+    assert write_sidecar(jpg, stars=5, flag="pick", label=None).name == "A.png.JPG.xmp"
+    assert write_sidecar(png, stars=0, flag="reject", label=None).name == "A.xmp"
+    assert read_sidecar(jpg) == XmpMarks(stars=5, flag="pick")
+    assert read_sidecar(png).flag == "reject" and read_sidecar(png).stars in (0, None)  # type: ignore[union-attr]
+
+
+def test_a_stranger_sidecar_named_after_the_stem_is_not_read(tmp_path: Path) -> None:
+    # a move put `A.png.JPG` beside someone's `A.png.xmp` (the sidecar of a photo `A.png` not there)
+    jpg = _image(tmp_path, "A.png.JPG")
+    (tmp_path / "A.png.xmp").write_text(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        '<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3"/></rdf:RDF></x:xmpmeta>',
+        encoding="utf-8",
+    )
+    assert read_sidecar(jpg) is None or read_sidecar(jpg) == XmpMarks()
+    assert write_sidecar(jpg, stars=2, flag=None, label=None).name == "A.png.JPG.xmp"
+    assert "xmp:Rating=\"3\"" in (tmp_path / "A.png.xmp").read_text(encoding="utf-8")
