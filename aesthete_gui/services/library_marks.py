@@ -41,6 +41,7 @@ from aesthete_gui.services.sidecar_sync import (
     sidecar_view,
     sync_image,
     sync_sidecars,
+    unwritten_state,
 )
 from aesthete_gui.store import MarkRecord, Profile
 from aesthete_gui.store.errors import ProfileError
@@ -160,6 +161,11 @@ def write_mark_to_sidecar(
         write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming,
                             pairs_as_one, insist=set(insist), agreed=agreement)  # fmt: skip
     except SidecarWriteError as error:
+        if known is None and find_sidecar(image.path, pairs_as_one) is None:
+            # no sidecar yet: recorded as one that holds nothing, so a sync counts it behind the
+            # profile and `--write-back` creates it (an attack: marks made on a full disk never
+            # reached a sidecar that did not exist before)
+            profile.sidecars.apply_sync([SyncChange(image_id, mark.updated_at, state=unwritten_state(image_id, error.path))])
         raise SidecarNotWritten(error.path, error.reason) from error
     if journal is not None and write.written is not None:
         journal.append(SidecarEdit(image_id, str(write.path), write.before, write.written))

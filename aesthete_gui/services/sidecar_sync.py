@@ -125,16 +125,27 @@ def held_marks(xmp: XmpMarks) -> HeldMarks | None:
     return None if xmp.unreadable else (xmp.stars, xmp.flag, xmp.label)
 
 
+NEVER_WRITTEN = ""
+"""The content hash recorded for a sidecar whose first write failed (a full disk): it holds nothing
+yet, and it is behind the profile's marks until a write creates it."""
+
+
+def unwritten_state(image_id: int, sidecar: str | os.PathLike[str]) -> SidecarState:
+    """The state of a sidecar a mark could not create: no marks held, behind until written."""
+    return SidecarState(image_id, str(sidecar), 0, 0, NEVER_WRITTEN, 0.0, (0, None, None))
+
+
 def _behind(image: ImageRecord, mark: MarkRecord, known: SidecarState | None) -> SyncChange | None:
     """A sidecar unchanged since last seen whose marks differ from the profile's (a write of them
-    failed, or marks were made with sidecars off): the profile keeps its marks, the sidecar is behind."""
+    failed, or marks were made with sidecars off): the profile keeps its marks, the sidecar is behind.
+    A sidecar whose first write failed is behind too, though no file is there."""
     if known is None or known.held is None:
         return None
     held = marks_from_sidecar(XmpMarks(*known.held), mark)
     if sidecar_view(*held) == sidecar_view(mark.stars, mark.flag, mark.label):
         return None
-    if not os.path.isfile(known.sidecar_path):  # removed since: not behind, gone (never written anew here)
-        return None
+    if not os.path.isfile(known.sidecar_path) and known.content_hash != NEVER_WRITTEN:
+        return None  # removed since: not behind, gone (never written anew here)
     return SyncChange(image.id, mark.updated_at, behind=True)
 
 

@@ -282,3 +282,35 @@ def test_a_write_back_never_overwrites_a_rating_another_program_sets_during_the_
     assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5  # the later edit stays ...
     assert profile.marks.get(image_id).stars == 5  # ... and is taken in
     assert any(e.stars == 4 for e in profile.marks.history(image_id))  # the mark it replaced, in the history
+
+
+def test_a_sidecar_that_could_not_be_created_is_behind_and_written_back(tmp_path: Path, profile: Profile) -> None:
+    """An attack: three photos marked on a full disk, one with a sidecar; once space was freed, the
+    sync counted only that one behind, and the two marks without a sidecar never reached one."""
+    from aesthete_gui.services.library_marks import SidecarNotWritten
+    from tests.robustness.fs_faults import small_disk
+
+    with small_disk(tmp_path / "disk", 512) as disk:
+        for n in range(2):
+            write_jpeg(disk / f"P{n}.jpg", seed=n)
+        import_folders(profile, [disk], workers=1)
+        ids = [_image_id(profile, disk / f"P{n}.jpg") for n in range(2)]
+        mark_image(profile, ids[0], stars=1, write_xmp=True)  # P0 has a sidecar already
+        filler = disk / "filler"
+        with open(filler, "wb") as out, pytest.raises(OSError):
+            while True:
+                out.write(b"\0" * 65536)
+                out.flush()
+        for image_id in ids:
+            with pytest.raises(SidecarNotWritten, match="sidecar not written"):
+                mark_image(profile, image_id, stars=5, flag="pick", write_xmp=True)
+        assert not (disk / "P1.jpg.xmp").exists() and not (disk / "P1.xmp").exists()
+        filler.unlink()
+        assert sync_sidecars(profile).behind == 2  # both, the one never created too
+        summary = sync_sidecars(profile, write_back=True)
+        assert summary.behind == 2 and not summary.problems
+        for n in range(2):
+            sidecar = next(p for p in disk.iterdir() if p.name.startswith(f"P{n}.") and p.suffix == ".xmp")
+            assert _exiftool_read(sidecar)["Rating"] == 5
+        assert sync_sidecars(profile).behind == 0
+        assert [profile.marks.get(i).flag for i in ids] == ["pick", "pick"]
