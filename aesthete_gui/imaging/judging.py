@@ -28,7 +28,7 @@ from aesthete_gui.imaging.verdict_models import (
 )
 
 Verdict = Literal["ok", "warn", "reject"]
-JUDGE_VERSION = "3"
+JUDGE_VERSION = "4"
 """Bump when the judging code here or in model_verdicts.py changes what it decides: stored verdicts
 judged under another version are judged again (their measurements are kept)."""
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
@@ -107,6 +107,42 @@ def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | 
     row whose stamp differs is judged again."""
     versions = f"{thresholds_version}.{models_version()}.{shoot_types_version()}.j{JUDGE_VERSION}"
     return f"{versions}:{shoot_type}:{(context or SetContext()).stamp()}"
+
+
+SHARPEST = "sharpest"
+"""A Sibling of this check marks the burst's sharpest frame when even it is soft on its own (its
+`name`: the next sharpest frame; its values: the burst's frame count): kept, with a warning."""
+
+
+def _sharpest_kept(verdict: Verdict, reason: str, context: SetContext | None) -> tuple[Verdict, str]:
+    """A focus reject of the burst's sharpest frame as a warning that says why (services/verdicts)."""
+    mark = next((s for s in (context.siblings if context else ()) if s.check == SHARPEST), None)
+    if mark is None or verdict != "reject":
+        return verdict, reason
+    return "warn", (f"{reason}; but the sharpest frame of its burst (the next sharpest, {mark.name}, is softer): "
+                    "kept, since the scene may hold no crisp edge (clouds, fog, water) or the whole burst is soft")
+
+
+PAIR = "pair"
+"""A Sibling of this check names a RAW's pair partner, the camera's rendering of the same exposure,
+with its noise measures (services/raw_pairs)."""
+
+
+def _raw_beside_its_jpeg(
+    verdict: Verdict, reason: str, context: SetContext | None, rule: Mapping[str, Any], models: Mapping[str, VerdictModel]
+) -> tuple[Verdict, str]:
+    """A RAW's noise reject as a warning when the camera's JPEG of the same exposure is no noise reject:
+    the RAW is rendered plainly, without the noise reduction the camera (and any RAW processing)
+    applies. A photographer trial saw the two halves of one exposure get different verdicts."""
+    mark = next((s for s in (context.siblings if context else ()) if s.check == PAIR), None)
+    if mark is None or verdict != "reject":
+        return verdict, reason
+    theirs = dict(mark.values)
+    jpeg_noise = theirs.get("noise", math.nan)
+    if math.isnan(jpeg_noise) or ModelJudge(theirs, models).judge("noise", jpeg_noise, rule)[0] == "reject":
+        return verdict, reason
+    return "warn", (f"{reason}; but {mark.name}, the camera's JPEG of this exposure, shows σ {jpeg_noise:.1f}: "
+                    "the RAW is shown without noise reduction, which its processing will apply")
 
 
 def _level(value: float, rule: Mapping[str, Any]) -> Verdict:
@@ -242,6 +278,10 @@ def judge(
             reason = "not measured"
         elif name in MODELLED:
             verdict, reason = modelled.judge(name, value, rule)
+            if name == "focus":
+                verdict, reason = _sharpest_kept(verdict, reason, context)
+            if name == "noise":
+                verdict, reason = _raw_beside_its_jpeg(verdict, reason, context, rule, modelled.models)
             sibling = next((s for s in (context.siblings if context else ()) if s.check == name), None)
             softness_said = name == "motion_blur" and not modelled.directional(rule) and any(c.name == "focus" and c.verdict == "reject" for c in out)
             if sibling is not None and verdict != "reject" and not softness_said:  # blur every way: the focus check's to say

@@ -32,6 +32,7 @@ from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
 from aesthete_gui.imaging.checks import checks_version, thresholds, thresholds_version
 from aesthete_gui.imaging.judging import (
     ISO,
+    SHARPEST,
     SetContext,
     Sibling,
     judge,
@@ -48,6 +49,7 @@ from aesthete_gui.imaging.shoot_types import (
     shoot_type,
 )
 from aesthete_gui.imaging.verdict_models import VerdictModel, verdict_models
+from aesthete_gui.services.raw_pairs import pair_siblings
 from aesthete_gui.settings import update_settings_file
 
 if TYPE_CHECKING:
@@ -235,10 +237,18 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
     copies: dict[Hashable, str] = {}
     siblings: dict[int, tuple[Sibling, ...]] = {}
     for members in _bursts_of(profile, by_id):
-        copies.update(find_copies(_editions(members, stored)))
+        editions = _editions(members, stored)
+        copies.update(find_copies(editions))
         alike = [m for m in members if m.id not in copies and m.id not in sequences]
-        siblings.update(best_siblings(alike, stored))
+        found = best_siblings(alike, stored)
+        for copy, original in originals_of(editions).items():  # a copy of the frame kept is kept alike
+            kept = tuple(s for s in found.get(original.key, ()) if s.check == SHARPEST)  # type: ignore[call-overload]
+            if kept and isinstance(copy, int):
+                found[copy] = found.get(copy, ()) + kept
+        siblings.update(found)
     isos = {image.id: iso for image in images if (iso := recorded_iso(image)) is not None}
+    for raw_id, partner in pair_siblings(images, stored, isos).items():
+        siblings[raw_id] = (*siblings.get(raw_id, ()), partner)
     return {
         image.id: SetContext(sequences.get(image.id, ""), copies.get(image.id, ""), siblings.get(image.id, ()),
                              stops.get(image.id), isos.get(image.id))
@@ -344,6 +354,11 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         # against (a noisy frame's grain reads as crisp edges, and burns out less), and for sharpness
         # and noise only one exposed alike (a brightened frame's edges read as crisper)
         clean = [f for f in frames if _fit_to_compare(values[f.id], models)]
+        kept = _sharpest_left_soft(frames, values, models)
+        if kept is not None:  # the best the burst caught: kept (a warning) and the others held against it
+            best, runner_up = kept
+            out.setdefault(best.id, []).append(Sibling(SHARPEST, Path(runner_up.path).name, (("frames", float(len(frames))),)))
+            clean.append(best)
         # across exposures, only against a frame neither exposure check finds too bright or too dark
         well_exposed = [c for c in clean if _well_exposed(values[c.id], models)]
         for frame in frames:
@@ -366,6 +381,36 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         for frame_id, sibling in _edges_lost(frames, clean, values).items():
             out.setdefault(frame_id, []).append(sibling)
     return {image_id: tuple(found) for image_id, found in out.items()}
+
+
+SHARPEST_FROM = 3
+"""Frames of one view a burst needs before its sharpest is kept though the focus model finds it soft."""
+
+
+def _sharpest_left_soft(
+    frames: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]], models: Mapping[str, VerdictModel]
+) -> tuple[ImageRecord, ImageRecord] | None:
+    """The burst's sharpest frame and the next sharpest, when the focus model finds even the sharpest
+    soft on its own: what a photographer keeps of the moment. A photographer trial's cloudscape (no
+    crisp edge anywhere) was suggested as a reject with every frame of its burst, so accepting the
+    suggestions would have thrown the moment away. Only frames exposed alike count, and only frames
+    neither grainy (grain reads as crisp edges) nor smeared; None when the burst has fewer than
+    SHARPEST_FROM frames or a frame sharp on its own."""
+    if len(frames) < SHARPEST_FROM:
+        return None
+    focus, blur, noise = models["focus"], models["motion_blur"], models["noise"]
+    plain = [f for f in frames if noise.score(values[f.id]) < noise.warn and blur.score(values[f.id]) < 0
+             and _well_exposed(values[f.id], models)]  # fmt: skip
+    if not plain:
+        return None
+    best = min(plain, key=lambda f: (focus.score(values[f.id]), f.id))
+    if focus.score(values[best.id]) < 0:
+        return None  # sharp on its own: the burst is compared as usual
+    alike = [f for f in frames if f.id != best.id and _exposed_alike(values[f.id], values[best.id])
+             and noise.score(values[f.id]) < noise.warn]  # fmt: skip
+    if len(alike) < SHARPEST_FROM - 1 or any(focus.score(values[f.id]) < focus.score(values[best.id]) for f in alike):
+        return None
+    return best, min(alike, key=lambda f: (focus.score(values[f.id]), f.id))
 
 
 def _with_iso(values: dict[str, float], image: ImageRecord) -> dict[str, float]:
