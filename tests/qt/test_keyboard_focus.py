@@ -108,3 +108,29 @@ def test_w_and_n_pressed_on_the_library_tree_reach_the_grid(qtbot, window) -> No
     tree.setFocus()
     qtbot.keyClick(tree, Qt.Key.Key_N)
     assert window.current_view == "survey"
+
+
+def test_after_the_clear_button_of_the_file_name_box_keys_act_on_the_grid(qtbot, window) -> None:
+    """A trial typed 0083, clicked the box's ×, pressed Alt+R and X: the x went into the box (the grid
+    emptied, the inspector said "No image selected") instead of rejecting the current frame."""
+    from PySide6.QtWidgets import QToolButton
+
+    search = window.filter_bar.search
+    search.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is search)
+    qtbot.keyClicks(search, "0003")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=5_000)
+    current = window.model.row_at(0).image_id
+    window.grid.select_image(current)
+    clear = next(b for b in search.findChildren(QToolButton) if b.isVisible())  # the ×
+    qtbot.mouseClick(clear, Qt.MouseButton.LeftButton)
+    assert search.text() == ""
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.grid, timeout=2_000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 12, timeout=2_000)  # the whole shoot again, at once
+    _press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)  # suggested rejects only
+    assert window.filter_bar.flag.currentData() == "suggested"
+    _press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)  # and off again
+    _press(qtbot, Qt.Key.Key_X)
+    assert search.text() == ""
+    window.marks.wait_written()
+    qtbot.waitUntil(lambda: window.context.profile.marks.get(current).flag == "reject")

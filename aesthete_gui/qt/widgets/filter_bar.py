@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -45,11 +45,30 @@ SEARCH_DELAY_MS = 200
 """How long the name search waits after a key press before it re-filters the library."""
 
 
+CLEAR_ACTION = "_q_qlineeditclearaction"
+"""The object name Qt gives the action behind a QLineEdit's clear (×) button."""
+
+
 class SearchBox(QLineEdit):
     """The file-name box: Enter or Esc ends typing (`done`), so the view takes the culling keys again
-    (a held11 trial typed "IMG_0096x" into it after Enter, the X meant for the grid)."""
+    (a held11 trial typed "IMG_0096x" into it after Enter, the X meant for the grid); so does its
+    clear button (`cleared`, then `done`: a trial's × left the keyboard in the box, and the next X
+    was typed into it)."""
 
     done = Signal()
+    cleared = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setClearButtonEnabled(True)
+        clear = self.findChild(QAction, CLEAR_ACTION)
+        if clear is not None:
+            # queued: after Qt's own slot has emptied the box, whichever was connected first
+            clear.triggered.connect(self._clear_used, Qt.ConnectionType.QueuedConnection)
+
+    def _clear_used(self) -> None:
+        self.cleared.emit()
+        self.done.emit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter or Esc applies the text as typed and gives the keys back (the ⊗ button clears it)."""
@@ -115,7 +134,6 @@ class FilterBar(QWidget):
         self.eyes_closed.setToolTip("Only photographs in which a face has both eyes closed")
         self.search = SearchBox(self)
         self.search.setPlaceholderText("File name…")
-        self.search.setClearButtonEnabled(True)
         self.search.setMaximumWidth(180)
         self.save = QPushButton("Save filter…", self)
         self._search_delay = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -161,6 +179,7 @@ class FilterBar(QWidget):
         self.search.textChanged.connect(self._search_typed)
         self._search_delay.timeout.connect(self._emit_filter)
         self.search.editingFinished.connect(self._apply_pending_search)
+        self.search.cleared.connect(self._apply_pending_search)  # the whole library again at once
         self.save.clicked.connect(self.save_requested)
         # after a choice made with the mouse, the keys belong to the images again, not to the control
         for combo in (self.sort, self.stars, self.flag, self.label, self.captured, self.dimension):
