@@ -141,8 +141,14 @@ def gather_details(
         preset=preset,
         explanation=_explanation_for(profile, record.path),
         checks=technical_checks(record.path, stored[0] if stored else None) if record.status == "ok" else [],
-        earlier=earlier_values(profile.marks.history(image_id)),
+        earlier=earlier_values(profile.marks.history(image_id), _marks_in_force(profile, image_id)),
     )
+
+
+def _marks_in_force(profile: Profile, image_id: int) -> tuple[int, str | None, str | None]:
+    """The image's marks now: the values its history's last entry gave way to."""
+    mark = profile.marks.get(image_id)
+    return mark.stars, mark.flag, mark.label
 
 
 class Inspector(QWidget):
