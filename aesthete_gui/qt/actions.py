@@ -73,6 +73,23 @@ def import_problems(summary: Any) -> list[str]:
     return [terminal_text(line) for line in lines]
 
 
+def last_import_summary(
+    profile: Profile, progress: ProgressCallback | None = None, cancel: CancelToken | None = None
+) -> Any:
+    """The summary the profile's last import recorded with its run (the window's, or `aesthete
+    import`'s), for the report a restart would otherwise lose; None when there was none, or when the
+    last one is still running, failed or was interrupted (no finished report to show)."""
+    from types import SimpleNamespace
+
+    runs = profile.runs.all("import")
+    if not runs:
+        return None
+    last = runs[-1]
+    if last.status not in ("done", "cancelled") or not isinstance(last.result, dict):
+        return None
+    return SimpleNamespace(**last.result)
+
+
 def configured_judge(settings: Mapping[str, Any]) -> JudgeSpec | None:
     """The judge the settings name (their typed "judge" record, or an earlier version's string),
     None when there is none or the record is unreadable (logged; the model manager sets it again)."""

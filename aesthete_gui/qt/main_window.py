@@ -183,6 +183,7 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         self.filter_bar.sort_changed.connect(self._remember_session)
         self.view_changed.connect(self._remember_session)
         self.model.reload()
+        self.restore_import_report()
         QTimer.singleShot(0, self.remeasure_outdated)
 
     # building --------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ class JobMenuMixin(WindowParts):
 
     _last_partial_reload: float = 0.0
     _import_problems: tuple[str, list[str]]
+    _imports_started: int = 0
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         """Accept folders dragged from a file manager."""
@@ -69,6 +70,7 @@ class JobMenuMixin(WindowParts):
         if self._current_view == "welcome":
             self.show_view("grid")
         self.import_report_button.hide()  # an earlier import's problems; this one reports its own
+        self._imports_started += 1
         names = ", ".join(f.name or str(f) for f in folders)
         handle = self.context.runner.submit(
             f"Import {names}",
@@ -137,10 +139,28 @@ class JobMenuMixin(WindowParts):
             # import checks but does not score: a held10 trial waited for scores that never came
             text += " · scores: Scoring ▸ Score library (Ctrl+Shift+R)"
         self.show_message(text)
-        if problems := actions.import_problems(summary):
+        self._show_import_report(text, actions.import_problems(summary))
+
+    def _show_import_report(self, text: str, problems: list[str]) -> None:
+        if problems:
             self._import_problems = (text, problems)
             self.import_report_button.setText(f"⚠ {len(problems)} not taken in: details")
             self.import_report_button.show()
+
+    def restore_import_report(self) -> JobHandle:
+        """Put the last import's report button back (a window start): it stays until the next import,
+        and a restart lost it while its files stayed unreadable (a trial). Read from the import's run
+        in the profile, in a worker: the window's start never waits on the profile's disk."""
+        started = self._imports_started
+
+        def restored(summary: object) -> None:
+            if self._imports_started == started:  # an import begun meanwhile reports its own
+                self._show_import_report(actions.describe_import(summary), actions.import_problems(summary))
+
+        return self.context.runner.submit("Reading the last import's report", actions.last_import_summary,
+                                          self.context.profile, on_done=restored,
+                                          on_error=lambda exc: log.warning("could not read the last import's report: %s", exc),
+                                          visible=False)  # fmt: skip
 
     def _add_import_report_button(self) -> None:
         # the status line passes in seconds (a trial missed that a truncated frame was never imported);
