@@ -65,6 +65,7 @@ class _DismissCommand(QUndoCommand):
         self._ids = image_ids
 
     def redo(self) -> None:
+        self._model.keep_listed(self._ids)  # dealt with: listed under "Suggested rejects" until the filter changes
         library_checks.dismiss_suggestions(self._context.profile, self._ids)
         # the rows read again at once: a trial's Ctrl+Shift+U changed the profile while the grid kept
         # its "?" badges, its filter and its count until later marks from the command line

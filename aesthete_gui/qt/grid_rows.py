@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -252,10 +252,18 @@ def burst_others(cover: ImageRow, others: Sequence[ImageRow]) -> str:
 
 
 def arrange(
-    rows: Iterable[ImageRow], state: FilterState, sort_key: str, descending: bool = False
+    rows: Iterable[ImageRow], state: FilterState, sort_key: str, descending: bool = False,
+    keep: Collection[int] = (),
 ) -> tuple[list[ImageRow], dict[int, int]]:
-    """Filter and sort rows; collapse bursts to their cover (burst_cover). Returns (rows, burst sizes)."""
-    kept = list(rows) if state.accepts_everything() else [r for r in rows if state.accepts(r)]
+    """Filter and sort rows; collapse bursts to their cover (burst_cover). Returns (rows, burst sizes).
+    The rows whose ids are in `keep` stay whether or not they pass (the frames the user dealt with
+    while this filter was on: ImageListModel.keep_listed)."""
+    if state.accepts_everything():
+        kept = list(rows)
+    elif keep:
+        kept = [r for r in rows if r.image_id in keep or state.accepts(r)]
+    else:
+        kept = [r for r in rows if state.accepts(r)]
     burst_sizes: dict[int, int] = {}
     if state.collapse_bursts and state.burst_id is None:
         by_burst: dict[int, list[ImageRow]] = {}
@@ -436,6 +444,7 @@ class LoadedRows:
     sort_key: str
     descending: bool
     personal_scorer: str | None = None  # the active adapter's ranking ("taste:<name>"), if any
+    keep: frozenset[int] = frozenset()  # the rows kept whether or not they pass (arrange's `keep`)
 
 
 def load_and_arrange(
@@ -446,11 +455,12 @@ def load_and_arrange(
     descending: bool,
     progress: Any = None,
     cancel: Any = None,
+    keep: frozenset[int] = frozenset(),
 ) -> LoadedRows:
     """load_rows + arrange, both off the UI thread (sorting 10,000 rows is not free)."""
     personal = personal_scorer_id(profile)
     rows = load_rows(profile, scorer_id, personal)
-    visible, burst_sizes = arrange(rows, state, sort_key, descending)
+    visible, burst_sizes = arrange(rows, state, sort_key, descending, keep)
     return LoadedRows(
         by_id={r.image_id: r for r in rows},
         visible=visible,
@@ -460,4 +470,5 @@ def load_and_arrange(
         sort_key=sort_key,
         descending=descending,
         personal_scorer=personal,
+        keep=keep,
     )

@@ -98,6 +98,8 @@ class ImageListModel(QAbstractListModel):
         self._checks_loading = False
         self._rearrange = QTimer(self, singleShot=True, interval=1000)
         self._rearrange.timeout.connect(self._arrange_keeping_view)
+        self._kept: set[int] = set()
+        """The frames the user dealt with while this filter is on (keep_listed): listed until it changes."""
 
     # Qt model API ------------------------------------------------------------------------------
 
@@ -234,9 +236,28 @@ class ImageListModel(QAbstractListModel):
         return self._filter
 
     def set_filter(self, state: FilterState) -> None:
-        """Show only rows passing `state`."""
+        """Show only rows passing `state` (the frames kept listed under the last filter too are let go)."""
         self._filter = state
+        self._kept.clear()
         self._arrange()
+
+    def keep_listed(self, image_ids: Iterable[int]) -> None:
+        """Keep these frames listed, where they are, until the filter changes, whatever their marks or
+        checks become: the frames the user marks or dismisses (a rhythm of Right then X under
+        "Suggested rejects" lost every rejected frame, and its place, when a mark from the command line
+        or a dismiss re-applied the filter). Frames the filter does not list now are left alone."""
+        if self._filter.accepts_everything():
+            return  # nothing can drop out of this view
+        for image_id in image_ids:
+            row = self._all.get(image_id)
+            if row is not None and (image_id in self._index_of or self._filter.accepts(row)):
+                self._kept.add(image_id)
+
+    def kept_count(self) -> int:
+        """How many rows are listed only because keep_listed keeps them (they no longer pass the filter)."""
+        if not self._kept:
+            return 0
+        return sum(1 for i in self._kept if i in self._index_of and not self._filter.accepts(self._all[i]))
 
     @property
     def sort_key(self) -> str:
@@ -262,8 +283,10 @@ class ImageListModel(QAbstractListModel):
 
     def _install(self, loaded: LoadedRows) -> None:
         self._personal_scorer = loaded.personal_scorer
-        # rows arranged in the worker are used as they are unless filter or sort changed meanwhile
-        if (loaded.filter, loaded.sort_key, loaded.descending) != (self._filter, self._sort_key, self._descending):
+        # rows arranged in the worker are used as they are unless filter, sort or kept rows changed meanwhile
+        if (loaded.filter, loaded.sort_key, loaded.descending, loaded.keep) != (
+            self._filter, self._sort_key, self._descending, self._kept
+        ):
             self.set_rows(loaded.by_id.values())
             return
         self.refreshing = True
@@ -396,6 +419,7 @@ class ImageListModel(QAbstractListModel):
             self._filter,
             self._sort_key,
             self._descending,
+            keep=frozenset(self._kept),
             on_done=self._loaded,
             on_error=lambda _exc: self._loaded(None),
             visible=False,
@@ -412,7 +436,7 @@ class ImageListModel(QAbstractListModel):
     def _arrange(self) -> None:
         self.beginResetModel()
         self._visible, self._burst_sizes = arrange(
-            self._all.values(), self._filter, self._sort_key, self._descending
+            self._all.values(), self._filter, self._sort_key, self._descending, self._kept
         )
         self._index_of = {r.image_id: i for i, r in enumerate(self._visible)}
         self.endResetModel()

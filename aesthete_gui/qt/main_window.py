@@ -533,6 +533,9 @@ class MainWindow(CullingMenuMixin, JobMenuMixin, ReviewMixin, QMainWindow):
         selected = len(self.context.selection.image_ids())
         picks = self.model.flag_count("pick")
         parts = [f"{shown:,} of {total:,} shown" if shown != total else f"{total:,} photographs"]
+        kept = self.model.kept_count()
+        if kept:  # frames the user dealt with stay in view: say that they no longer pass
+            parts[0] += f" ({kept:,} no longer pass{'es' if kept == 1 else ''} the filter: kept until you change it)"
         if selected:
             parts.append(self._selection_note(selected))
         if picks:

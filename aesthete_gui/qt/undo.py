@@ -120,6 +120,7 @@ class _MarkCommand(QUndoCommand):
 class MarkController(QObject):
     """Sets stars / flags / labels on images; undoable; writes through one ordered background queue."""
 
+    marked = Signal(list)  # image ids this window's step (a mark, its undo or redo) changes, just before `applied`
     applied = Signal(object)  # dict: image id -> Marks, emitted at once in the UI thread
     written = Signal(list)  # image ids whose marks reached the profile (and XMP)
     changed_elsewhere = Signal(object)  # dict: image id -> Marks, changed by another program (after `applied`)
@@ -218,6 +219,7 @@ class MarkController(QObject):
         """Show `after` at once, then write, in the background, the fields that differ from `before`
         (`again`, a redo: only where they still hold `before`)."""
         self._pending.update(c.image_id for c in changes)
+        self.marked.emit([c.image_id for c in changes])
         self.applied.emit({c.image_id: c.after for c in changes})
         items = [_item(c.image_id, c.before, c.after, again) for c in changes]
         finish = self._redo_notice if again else None
@@ -227,6 +229,7 @@ class MarkController(QObject):
         """Show `before` at once, then put the sidecars back and write the fields back where they still
         hold `after`, in the background."""
         self._pending.update(c.image_id for c in changes)
+        self.marked.emit([c.image_id for c in changes])
         self.applied.emit({c.image_id: c.before for c in changes})
         items = [_item(c.image_id, c.after, c.before, True) for c in changes]
         self._submit(lambda: self._undo_all(items, list(journal)))

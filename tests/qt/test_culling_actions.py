@@ -353,3 +353,68 @@ def test_picking_a_selection_leaves_an_unreadable_file_unpicked_and_says_so(qtbo
     main.marks.wait_written()
     assert app_context.profile.marks.get(ids[2]).flag == "reject"
     main.marks.close()
+
+
+@pytest.fixture
+def suggested_window(qtbot, app_context, tmp_path: Path):
+    """The window over eight frames, the first six suggested rejects, showing Suggested rejects only,
+    the keyboard on the grid at the first frame."""
+    main = shown_main_window(qtbot, app_context, xmp=False)
+    ids = app_context.profile.catalog.write_images(
+        [ImageUpdate(path=str(tmp_path / f"IMG_{n:04d}.jpg"), folder_id=None, status="ok") for n in range(8)]
+    )
+    app_context.profile.checks.put_many([(i, checks_version(), REJECT, [], "reject") for i in ids[:6]])
+    app_context.signals.library_changed.emit()
+    settle_profile_events(qtbot, main)
+    qtbot.waitUntil(lambda: not main.model.loading and sum(r.suggested_reject for r in main.model.all_rows()) == 6, timeout=10_000)
+    main.activateWindow()
+    main.grid.setFocus()
+    qtbot.keyClick(main.grid, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)  # suggested rejects only
+    assert main.model.visible_ids() == ids[:6]
+    assert main.grid.select_image(ids[0])
+    yield main, ids
+    main.marks.close()
+
+
+def test_frames_dealt_with_under_a_filter_stay_listed_when_something_else_rearranges_it(
+    qtbot, suggested_window, app_context
+) -> None:
+    """A trial under Suggested rejects only, Right then X: a mark from the command line (or one
+    Ctrl+Shift+U) re-applied the filter, every frame already rejected vanished at once (53 → 23) and
+    the next key landed on another frame than the one the photographer was on."""
+    from aesthete_gui.store import open_profile
+
+    main, ids = suggested_window
+    model = main.model
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)
+    qtbot.keyClick(main.grid, Qt.Key.Key_Right)
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)
+    main.marks.wait_written()
+    assert main.grid.selected_ids() == [ids[1]]
+    with qtbot.waitSignal(model.arranged, timeout=10_000):  # a mark from the command line re-applies the filter
+        command_line = open_profile(app_context.profile_path, actor="cli")
+        command_line.marks.set(ids[5], stars=2)
+        command_line.close()
+    assert model.row_for(ids[5]).stars == 2
+    assert model.visible_ids() == ids[:6]  # the two rejected frames are still listed, in place
+    assert main.grid.selected_ids() == [ids[1]]  # and the photographer is still on the same frame
+    assert main.count_label.text().startswith("6 of 8 shown (2 no longer pass the filter: kept until you change it)")
+    qtbot.keyClick(main.grid, Qt.Key.Key_Right)
+    qtbot.keyClick(main.grid, Qt.Key.Key_X)  # the next frame in the rhythm, not one further on
+    main.marks.wait_written()
+    assert [app_context.profile.marks.get(i).flag for i in ids[:4]] == ["reject", "reject", "reject", None]
+
+    qtbot.keyClick(main.grid, Qt.Key.Key_Right)
+    with qtbot.waitSignal(model.arranged, timeout=10_000):  # one dismiss re-reads its checks and re-applies it too
+        qtbot.keyClick(main.grid, Qt.Key.Key_U, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert app_context.profile.checks.suggested_rejects() == set(ids[4:6])
+    assert model.visible_ids() == ids[:6] and main.grid.selected_ids() == [ids[3]]
+    assert main.count_label.text().startswith("6 of 8 shown (4 no longer pass the filter")
+    app_context.signals.library_changed.emit()  # a whole reload (an import elsewhere) keeps them too
+    settle_profile_events(qtbot, main)
+    assert model.visible_ids() == ids[:6] and main.grid.selected_ids() == [ids[3]]
+
+    qtbot.keyClick(main.grid, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)  # the photographer's own change
+    qtbot.keyClick(main.grid, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)  # of the filter applies it afresh
+    assert model.visible_ids() == ids[4:6]
+    assert main.count_label.text().startswith("2 of 8 shown") and "no longer pass" not in main.count_label.text()

@@ -232,6 +232,7 @@ class GridView(QListView):
         context.selection.changed.connect(self.follow_selection)
         model.modelAboutToBeReset.connect(self._remember_selection)
         model.modelReset.connect(self._restore_selection)
+        marks.marked.connect(model.keep_listed)  # what the user marks under a filter stays listed until it changes
         marks.applied.connect(model.update_marks)
         marks.written.connect(model.marks_written)
         marks.changed_elsewhere.connect(model.marks_changed_elsewhere)
