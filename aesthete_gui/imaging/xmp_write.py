@@ -5,10 +5,14 @@ the file read (else builds again from the new one: our bytes made from an older 
 under its name, where a program reacting to changes could read them), and swaps them in with one
 atomic exchange of names (Linux renameat2): the file that was displaced is then in hand. If it is still
 the file we read (same device, inode, size, mtime and bytes) it is removed and the write is done.
-If another program replaced or rewrote the sidecar in between, its file is kept aside, our bytes
-are built again from *its* content (its fields win, ours go on top) and swapped in again; after a
-few rounds of that the write is refused and the other program's file is put back. Where the
-system cannot exchange names, the check runs right before a plain rename instead.
+If another program's save landed between that last look and the exchange, a second exchange puts
+its file back at once (ours, built from the older file, stood under the name for those two calls
+only, never while we build anew), then our bytes are built again from *its* content (its fields
+win, ours go on top) and swapped in the same way; after a few rounds of that the write is refused,
+the other program's file in place. Should yet another save replace ours in the moment between the
+two exchanges, the newest stands and the one it would displace is kept aside visibly
+(atomic_write.keep_aside). Where the system cannot exchange names, the check runs right before a
+plain rename instead.
 
 A new sidecar is given its name with a hard link, which fails if the name was taken meanwhile (the
 other program's new file is then read and merged like any other). `restore_file` puts earlier
@@ -29,6 +33,7 @@ from aesthete_gui.atomic_write import (
     FileState,
     Snapshot,
     exchange,
+    keep_aside,
     link_new,
     process_tag,
     read_snapshot,
@@ -86,22 +91,16 @@ def swap_file(
     fails; FileChanged after MAX_ATTEMPTS rounds of outside edits.
     """
     current = read_snapshot(target, limit)
-    held: Path | None = None  # another program's newer file, parked while ours replaces it
-    ours_in_place: Snapshot | None = None  # our previous round's file, now at `target`
     temporary: Path | None = None
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             data = build(None if current is not None and current.dangling else current)
-            if data is None or (ours_in_place is None and current is not None and data == current.data):
-                if held is not None:  # superseded by the file now in place, which needs nothing of ours
-                    os.unlink(held)
-                    held = None
+            if data is None or (current is not None and data == current.data):
                 return SwapResult(target, current, None, attempt)
-            expected = ours_in_place or current
             mode, group = _mode_and_group(target, new_mode)
             temporary = write_temporary(target.parent, data, mode, group)
             mine = _ours(temporary, data, limit)
-            if expected is None:
+            if current is None:
                 if link_new(temporary, target):
                     temporary = None
                     sync_folder(target.parent)
@@ -109,68 +108,66 @@ def swap_file(
                 os.unlink(temporary)
                 temporary, current = None, read_snapshot(target, limit)
                 continue
+            # a kill after the swap leaves the displaced file to be put back (atomic_write.remove_leftovers);
+            # named before the last look, so that nothing but the exchange itself follows that look
+            temporary = swap_name(temporary, target, current.data, data, tag() if callable(tag) else tag)
             # look once more right before the swap: an edit that landed since our read is merged
             # without our stale bytes ever standing under the sidecar's name, where a program
             # reacting to the change could read them and build its next edit on them (an attack
             # lost 7 keywords of 1,794 that way when the check came only after the swap)
             now = read_snapshot(target, limit)
-            if now is None or not now.same_as(expected):
+            if now is None or not now.same_as(current):
                 os.unlink(temporary)
-                temporary = None
-                if ours_in_place is not None:  # our previous round's file was replaced: theirs now
-                    ours_in_place = None
-                current = now
+                temporary, current = None, now
                 continue
-            # a kill after the swap leaves the displaced file to be put back (atomic_write.remove_leftovers)
-            temporary = swap_name(temporary, target, expected.data, data, tag() if callable(tag) else tag)
             if not exchange(temporary, target):
-                now = read_snapshot(target, limit)
-                if now is None or not now.same_as(expected):
-                    os.unlink(temporary)
-                    temporary, current = None, now
-                    continue
-                os.replace(temporary, target)  # the file was unchanged a moment ago
+                os.replace(temporary, target)  # no exchange here: the file was unchanged a moment ago
                 temporary = None
                 sync_folder(target.parent)
                 return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
-            displaced = read_snapshot(temporary, limit)
+            # from here the swap file holds what was displaced: never deleted unread (an error or a
+            # kill leaves it to be settled by the next run, atomic_write.remove_leftovers)
+            swapped, temporary = temporary, None
+            displaced = read_snapshot(swapped, limit)
             # gone: another Aesthete whose process table does not show ours (a container, another
             # computer on the share) settled it as a leftover, which it does only by keeping what it
             # held. Either way ours stands; building anew from "no sidecar" would have written a bare
             # packet over the sidecar (an attack lost a keyword and a headline so).
-            if displaced is None or displaced.same_as(expected):
+            if displaced is None or displaced.same_as(current):
                 if displaced is not None:
-                    os.unlink(temporary)
-                temporary = None
-                if held is not None:
-                    os.unlink(held)
-                    held = None
+                    os.unlink(swapped)
                 sync_folder(target.parent)
                 return SwapResult(target, current, read_snapshot(target, limit) or mine, attempt)
-            # another program wrote between our read and the swap: its file is at `temporary`
-            if held is not None:
-                os.unlink(held)  # superseded by the newer file just displaced
-            held, temporary = temporary, None
-            current, ours_in_place = displaced, mine
+            # another program saved between our last look and the exchange: its file is at `swapped`,
+            # ours (built from the older file) under the sidecar's name. Put its file back at once, and
+            # only then merge from it: an attack (F4) lost a keyword when ours stood there while the
+            # next round was built and fsynced, and the program's next save was built on it
+            current = _put_back(target, swapped, mine, limit)
         raise FileChanged(f"changed by another program {MAX_ATTEMPTS} times while it was being written")
     except BaseException:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-        if held is not None:
-            _put_back(target, held, ours_in_place, limit)
         raise
 
 
-def _put_back(target: Path, held: Path, ours: Snapshot | None, limit: int) -> None:
-    """A write that stops half-way: the other program's file goes back in place of ours."""
-    with contextlib.suppress(OSError):
-        if exchange(held, target):
-            displaced = read_snapshot(held, limit)
-            if ours is not None and displaced is not None and displaced.same_as(ours):
-                os.unlink(held)
-            else:  # yet another write came in: keep the newest in place
-                exchange(held, target)
+def _put_back(target: Path, displaced_at: Path, ours: Snapshot, limit: int) -> Snapshot | None:
+    """Right after an exchange that displaced another program's save (now at `displaced_at`, ours
+    under `target`'s name): exchange back, so that its file stands again, and remove ours. Returns
+    the file now under `target`'s name, to merge from. If yet another save landed in the moment
+    between (it replaced ours), that newest one is put in place and the save it would displace is
+    kept aside under a visible name (atomic_write.keep_aside): never deleted. A failure of the file
+    system leaves the swap file as a killed write leaves it, for the next run to settle."""
+    exchange(displaced_at, target)
+    back = read_snapshot(displaced_at, limit)
+    if back is None or back.same_as(ours):
+        if back is not None:
+            os.unlink(displaced_at)
+    else:  # a newer save replaced ours before we could take it out: the newest stands
+        exchange(displaced_at, target)
+        keep_aside(displaced_at, target)
+    sync_folder(target.parent)
+    return read_snapshot(target, limit)
 
 
 def restore_file(target: Path, before: bytes | None, written: FileState, limit: int) -> bool:
