@@ -1,6 +1,12 @@
 """What is on a card: its photo units (photographs with their RAW+JPEG partners and sidecars), the files
 that are not photographs (counted by extension, so the summary can say what was left), and the
-files or folders that cannot be read (each reported, never skipped without a word)."""
+files or folders that cannot be read (each reported, never skipped without a word).
+
+Only what lies on the card is copied: a photograph that is a symbolic link whose target (links
+followed) lies outside the card, or a folder link leading off the card, is named once among the
+problems and left alone, and its photographs are not counted as the card's (an attack: a card file
+`pw.jpg -> /etc/passwd` was copied into the library, imported and counted as a photograph). A link
+to a file on the card is copied as that file is (the same bytes: one copy)."""
 
 from __future__ import annotations
 
@@ -120,7 +126,12 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
         folder, name = os.path.split(found.path)
         photos.setdefault(folder, set()).add(name)
     listings = _walk(root, contents)
+    card = os.path.realpath(root)
+    named: set[str] = set()
     for folder in photos.keys() - listings.keys():  # reached through a folder link
+        if not _on_card(folder, card):
+            _name_link_off_card(folder, root, card, contents, named)
+            continue
         try:
             listings[folder] = [n for n in os.listdir(folder) if not n.startswith(".")]
         except OSError as error:
@@ -139,7 +150,7 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
                     continue
                 contents.not_copied[os.path.splitext(name)[1] or "(no extension)"] += 1
         for unit in units:
-            files = _files(unit, contents)
+            files = _files(unit, contents, root, card, named)
             if any(f.photo for f in files):
                 contents.units.append(CardUnit(unit, files))
     contents.not_copied = Counter({k: v for k, v in contents.not_copied.items() if v})
@@ -155,10 +166,34 @@ def _special(path: str) -> str | None:
     return None if stat.S_ISREG(info.st_mode) else describe_kind(info)
 
 
-def _files(unit: PhotoUnit, contents: CardContents) -> list[CardFile]:
+def _on_card(path: str, card: str) -> bool:
+    """Whether `path`, links followed, lies on the card whose real path is `card`."""
+    real = os.path.realpath(path)
+    return real == card or real.startswith(card.rstrip(os.sep) + os.sep)
+
+
+def _name_link_off_card(path: str, root: str, card: str, contents: CardContents, named: set[str]) -> None:
+    """Report the link through which `path` (under `root`, the card as named) leaves the card: the
+    first name on its way down whose real path is off the card (the file itself, or a folder link
+    above it, named once for everything under it)."""
+    here = root
+    for part in os.path.relpath(path, root).split(os.sep):
+        here = os.path.join(here, part)
+        if not _on_card(here, card):
+            break
+    if here in named:
+        return
+    named.add(here)
+    kind = "folder" if os.path.isdir(here) else "file"
+    contents.problems.append((here, f"a symbolic link to a {kind} outside the card ({os.path.realpath(here)}); "
+                                    f"not copied (copy that {kind} itself if it belongs in the library)"))  # fmt: skip
+
+
+def _files(unit: PhotoUnit, contents: CardContents, root: str, card: str, named: set[str]) -> list[CardFile]:
     """The unit's files that can be copied; the others reported: a name that is not a regular file (a
-    FIFO would block the copy forever, a device never ends), a sidecar that is a symbolic link (it
-    may point anywhere, `/dev/zero` included) or larger than any sidecar."""
+    FIFO would block the copy forever, a device never ends), a photograph whose real path lies off
+    the card (`card`, the card's real path: a link to /etc/passwd), a sidecar that is a symbolic link
+    (it may point anywhere, `/dev/zero` included) or larger than any sidecar."""
     files = []
     for name in unit.names:
         path = os.path.join(unit.folder, name)
@@ -167,6 +202,9 @@ def _files(unit: PhotoUnit, contents: CardContents) -> list[CardFile]:
             info = os.stat(path) if photo else os.lstat(path)
         except OSError as error:
             contents.problems.append((path, read_problem(error)))
+            continue
+        if photo and not _on_card(path, card):
+            _name_link_off_card(path, root, card, contents, named)
             continue
         if stat.S_ISLNK(info.st_mode):
             contents.problems.append((path, "a symbolic link; a sidecar is copied only as a file of its own; skipped"))

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from aesthete_gui.services.card_ingest import IngestError, ingest_card
+from aesthete_gui.services.card_ingest import IngestError, ingest_and_import, ingest_card
 from aesthete_gui.services.ingest_journal import JOURNAL
 from aesthete_gui.services.verified_copy import file_hash
+from aesthete_gui.store import open_profile
+from tests.services.library_images import write_jpeg
 from tests.services.test_card_ingest import _card
 
 
@@ -102,3 +104,48 @@ def test_a_backup_inside_the_destination_through_a_link_is_refused_even_before_i
     with pytest.raises(IngestError, match="no second copy"):
         ingest_card(tmp_path / "card", tmp_path / "photos", backup=tmp_path / "alias" / "new")
     assert not (tmp_path / "photos" / "new").exists()
+
+
+def test_a_card_link_to_a_file_or_folder_off_the_card_is_named_and_never_copied(tmp_path: Path) -> None:
+    """An attack (F5): a card file `pw.jpg -> /etc/passwd` was copied into the library byte for byte,
+    imported as an error row and counted among the card's photographs. A link leading off the card (a
+    file or a folder) is now named once among the problems and left alone; links on the card still
+    work (a hard link and a symlink to one photograph become one copy)."""
+    files = _card(tmp_path / "card")
+    dcim = files[0].parent
+    passwd = tmp_path / "etc" / "passwd"
+    passwd.parent.mkdir()
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    elsewhere = tmp_path / "home" / "Pictures"
+    elsewhere.mkdir(parents=True)
+    private = write_jpeg(elsewhere / "PRIVATE.JPG", seed=9, when="2024:06:12 11:00:00")
+    before = {p: file_hash(p) for p in (passwd, private)}
+    (dcim / "pw.jpg").symlink_to(passwd)
+    (dcim / "OUT_0001.JPG").symlink_to(os.path.relpath(private, dcim))  # relative, through ../..
+    (dcim.parent / "101LINK").symlink_to(elsewhere, target_is_directory=True)  # a folder off the card
+    (dcim / "LINK_0000.JPG").symlink_to(files[0].name)  # on the card
+    (dcim / "ABS_0001.JPG").symlink_to(files[1])  # on the card, by its absolute path
+    os.link(files[2], dcim / "HARD_0002.JPG")
+    dest = tmp_path / "photos"
+    profile = open_profile(tmp_path / "p.db")
+    try:
+        summary = ingest_and_import(profile, tmp_path / "card", dest, template="{name}{ext}", workers=1)
+        images = profile.catalog.images()
+    finally:
+        profile.close()
+    problems = dict(summary.problems)
+    assert problems == {
+        str(dcim / "pw.jpg"): f"a symbolic link to a file outside the card ({passwd}); not copied "
+                              "(copy that file itself if it belongs in the library)",
+        str(dcim / "OUT_0001.JPG"): f"a symbolic link to a file outside the card ({private}); not copied "
+                                    "(copy that file itself if it belongs in the library)",
+        str(dcim.parent / "101LINK"): f"a symbolic link to a folder outside the card ({elsewhere}); not copied "
+                                      "(copy that folder itself if it belongs in the library)",
+    }  # fmt: skip
+    # the card's own photographs: three, each reached once more through a link on the card
+    assert (summary.found, summary.copied, summary.skipped) == (6, 3, 3)
+    copies = sorted(p for p in dest.rglob("*") if p.is_file() and not p.name.startswith("."))
+    assert sorted(file_hash(p) for p in copies) == sorted(file_hash(f) for f in files)
+    assert file_hash(passwd) not in {file_hash(p) for p in copies} and not (dest / "pw.jpg").exists()
+    assert sorted((i.path, i.status) for i in images) == [(str(p), "ok") for p in copies]  # no error row
+    assert {p: file_hash(p) for p in (passwd, private)} == before and (dcim / "pw.jpg").is_symlink()
