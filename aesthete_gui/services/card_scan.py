@@ -119,7 +119,8 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
     """The units on the card under `root`, in a stable order (see the module docstring)."""
     contents = CardContents()
     photos: dict[str, set[str]] = {}
-    for found in scan_folder(root, cancel):
+    off_card: list[str] = []
+    for found in scan_folder(root, cancel, off_limits=off_card):
         if found.problem is not None or found.size is None:
             contents.problems.append((found.path, found.problem or "cannot be examined"))
             continue
@@ -128,6 +129,8 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
     listings = _walk(root, contents)
     card = os.path.realpath(root)
     named: set[str] = set()
+    for folder in off_card:  # not walked: a link to / would have walked the whole disk
+        _name_link_off_card(folder, root, card, contents, named)
     for folder in photos.keys() - listings.keys():  # reached through a folder link
         if not _on_card(folder, card):
             _name_link_off_card(folder, root, card, contents, named)

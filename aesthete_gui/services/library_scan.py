@@ -135,11 +135,15 @@ def scan_folder(
     own: OwnFiles | None = None,
     sidecar_folders: set[str] | None = None,
     videos: list[str] | None = None,
+    off_limits: list[str] | None = None,
 ) -> Iterator[FoundFile]:
     """Every candidate image under `root` (recursive), in a stable (sorted) order; `own` is skipped.
     Folders holding any XMP file are added to `sidecar_folders` (only their images can have one);
-    the videos left out are added to `videos`."""
+    the videos left out are added to `videos`. With `off_limits`, a folder link leading outside
+    `root` (links followed) is not walked but added to that list (a card's link to / would walk the
+    whole disk)."""
     top = os.path.abspath(os.fspath(root))
+    real_top = os.path.realpath(top)
     own = own or OwnFiles()
     visited: set[tuple[int, int]] = set()
     stack: list[tuple[str, tuple[int, int] | None]] = [(top, _folder_key(os.path.dirname(top)))]
@@ -151,6 +155,9 @@ def scan_folder(
         if key is None or key in visited:  # gone, or a symlink loop / second link already walked
             continue
         visited.add(key)
+        if off_limits is not None and folder != top and not _within(os.path.realpath(folder), real_top):
+            off_limits.append(folder)
+            continue
         if own.owns_folder(folder, key, parent) or _another_profiles_folder(folder):
             continue
         try:
@@ -168,6 +175,10 @@ def scan_folder(
                 videos.append(entry.path)
             yield from _examine(entry, subfolders)
         stack.extend((sub, key) for sub in reversed(subfolders))
+
+
+def _within(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _another_profiles_folder(folder: str) -> bool:

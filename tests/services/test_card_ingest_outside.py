@@ -149,3 +149,27 @@ def test_a_card_link_to_a_file_or_folder_off_the_card_is_named_and_never_copied(
     assert file_hash(passwd) not in {file_hash(p) for p in copies} and not (dest / "pw.jpg").exists()
     assert sorted((i.path, i.status) for i in images) == [(str(p), "ok") for p in copies]  # no error row
     assert {p: file_hash(p) for p in (passwd, private)} == before and (dcim / "pw.jpg").is_symlink()
+
+
+def test_a_card_folder_link_off_the_card_is_not_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a link to / on a card made the scan walk the whole disk before naming it
+    from aesthete_gui.services import library_scan
+
+    files = _card(tmp_path / "card")
+    elsewhere = tmp_path / "disk"
+    (elsewhere / "deep" / "deeper").mkdir(parents=True)
+    write_jpeg(elsewhere / "deep" / "deeper" / "X.JPG", seed=3)
+    (files[0].parent.parent / "ROOT").symlink_to(elsewhere, target_is_directory=True)
+    walked: list[str] = []
+    real_scandir = os.scandir
+
+    def watched(path):  # type: ignore[no-untyped-def]
+        walked.append(os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(library_scan.os, "scandir", watched)
+    summary = ingest_card(tmp_path / "card", tmp_path / "photos")
+    monkeypatch.undo()
+    assert not [w for w in walked if "ROOT" in w or str(elsewhere) in w]
+    assert [p for p, _ in summary.problems] == [str(files[0].parent.parent / "ROOT")]
+    assert summary.copied == 3
