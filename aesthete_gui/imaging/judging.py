@@ -273,6 +273,11 @@ def judge(
         lost = _edges_lost(name, values, rule, context)
         if lost is not None:
             verdict, reason = lost
+        elif math.isnan(value) and name == "motion_blur" and math.isnan(float(values.get("focus", math.nan))):
+            verdict, reason = "ok", "not measured (see focus)"  # said once, by the focus check
+        elif math.isnan(value) and name in ("focus", "motion_blur"):
+            # a photographer trial read "not measured" as a pass on a smeared frame of a white room
+            verdict, reason = "warn", "sharpness not measured: no edge to measure it by (a blank, smooth or hazy frame); check it by eye"
         elif math.isnan(value) and name not in ("brightened", "compression"):
             verdict = "ok"
             reason = "not measured"

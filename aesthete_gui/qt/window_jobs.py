@@ -137,7 +137,7 @@ class JobMenuMixin(WindowParts):
         text = actions.describe_import(summary)
         if getattr(summary, "imported", 0):
             # import checks but does not score: a held10 trial waited for scores that never came
-            text += " · scores: Scoring ▸ Score library (Ctrl+Shift+R)"
+            text += " · not scored yet: Scoring ▸ Score library (Ctrl+Shift+R) scores them"
         self.show_message(text)
         self._show_import_report(text, actions.import_problems(summary))
 

@@ -360,7 +360,9 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
             out.setdefault(best.id, []).append(Sibling(SHARPEST, Path(runner_up.path).name, (("frames", float(len(frames))),)))
             clean.append(best)
         # across exposures, only against a frame neither exposure check finds too bright or too dark
-        well_exposed = [c for c in clean if _well_exposed(values[c.id], models)]
+        # and not one the comparisons reject (a held16 trial: "brighter than IMG_0002, the best exposed
+        # frame of its burst", itself a frame "noisier than" IMG_0001)
+        well_exposed = [c for c in clean if _well_exposed(values[c.id], models) and not _held_back(c, clean, values, models)]
         for frame in frames:
             alike = [c for c in clean if c.id != frame.id and _exposed_alike(values[frame.id], values[c.id])]
             references = [c for c in well_exposed if c.id != frame.id]
@@ -417,6 +419,20 @@ def _with_iso(values: dict[str, float], image: ImageRecord) -> dict[str, float]:
     """A frame's stored values with the ISO its camera recorded (the noise check reads it), as judged."""
     iso = recorded_iso(image)
     return values if iso is None else values | {ISO: iso}
+
+
+def _held_back(frame: ImageRecord, clean: Sequence[ImageRecord], values: Mapping[int, Mapping[str, float]],
+               models: Mapping[str, VerdictModel]) -> bool:  # fmt: skip
+    """Whether the sharpness or noise comparison rejects a frame: at least a warning on that model and
+    a burst margin above another frame of `clean` exposed alike."""
+    for check in COMPARED_CHECKS:
+        model, own = models[check], models[check].score(values[frame.id])
+        if own >= model.warn and any(
+            own - model.score(values[o.id]) > (model.group or math.inf)
+            for o in clean if o.id != frame.id and _exposed_alike(values[o.id], values[frame.id])
+        ):
+            return True
+    return False
 
 
 def _well_exposed(values: Mapping[str, float], models: Mapping[str, VerdictModel]) -> bool:

@@ -168,6 +168,12 @@ def test_ordinary_names_in_any_script_still_open(tmp_path, capsys, monkeypatch, 
     capsys.readouterr()
 
 
+def test_the_command_line_runs_as_a_module() -> None:
+    # a trial typed `python -m aesthete_gui.cli` ("is a package and cannot be directly executed")
+    done = subprocess.run([sys.executable, "-m", "aesthete_gui.cli", "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("aesthete ")
+
+
 def test_the_profile_may_follow_the_command(tmp_path, capsys, monkeypatch) -> None:
     # a trial typed `aesthete images --profile P` and got "unrecognized arguments"
     monkeypatch.delenv("AESTHETE_PROFILE", raising=False)

@@ -279,7 +279,7 @@ def test_the_import_message_says_where_the_scores_come_from(qtbot, day) -> None:
     # held10 trial: import checks but does not score, and the summary did not say so
     main, _ = day
     message = main.statusBar().currentMessage()
-    assert message.startswith("Import done: 8 imported, 1 could not be read") and message.endswith("scores: Scoring ▸ Score library (Ctrl+Shift+R)")
+    assert message.startswith("Import done: 8 imported, 1 could not be read") and message.endswith("not scored yet: Scoring ▸ Score library (Ctrl+Shift+R) scores them")
 
 
 def test_an_import_that_could_not_take_a_file_says_which_and_why_until_read(qtbot, day) -> None:

@@ -114,3 +114,26 @@ def test_a_raw_in_the_library_is_paired_with_its_jpeg_and_nothing_else(tmp_path:
         assert pairs["IMG_1.JPG"] == [] and pairs["IMG_2.DNG"] == []
     finally:
         profile.close()
+
+
+def test_sharpness_that_could_not_be_measured_is_a_warning_not_a_pass() -> None:
+    # held16 trial: a smeared frame of a white room read "not measured" with an ok verdict, like a pass
+    checks = {c.name: c for c in judge({"focus": float("nan"), "motion_blur": float("nan"), "noise": 0.5})}
+    assert checks["focus"].verdict == "warn" and checks["focus"].reason.startswith("sharpness not measured")
+    assert (checks["motion_blur"].verdict, checks["motion_blur"].reason) == ("ok", "not measured (see focus)")  # said once
+    assert checks["noise"].verdict == "ok"
+    alone = {c.name: c for c in judge({"focus": 2.0, "focus.subject": 2.0, "motion_blur": float("nan")})}["motion_blur"]
+    assert alone.verdict == "warn" and alone.reason.startswith("sharpness not measured")
+
+
+def test_a_frame_the_comparisons_reject_is_no_exposure_reference() -> None:
+    # held16 trial: "brighter than IMG_0002, the best exposed frame of its burst", IMG_0002 being itself
+    # "noisier than IMG_0001"
+    frames = _frames("marquee_burst_checks.json")
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
+                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
+    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    by_name = {names[i]: {s.check: s.name for s in siblings} for i, siblings in found.items()}
+    assert by_name["IMG_0003.JPG"]["overexposure"] == "IMG_0001.JPG"
+    assert by_name["IMG_0002.JPG"]["noise"] == "IMG_0001.JPG"
