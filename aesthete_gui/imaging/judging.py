@@ -28,7 +28,7 @@ from aesthete_gui.imaging.verdict_models import (
 )
 
 Verdict = Literal["ok", "warn", "reject"]
-JUDGE_VERSION = "4"
+JUDGE_VERSION = "5"
 """Bump when the judging code here or in model_verdicts.py changes what it decides: stored verdicts
 judged under another version are judged again (their measurements are kept)."""
 VERDICT_RANK: dict[str, int] = {"ok": 0, "warn": 1, "reject": 2}
@@ -109,6 +109,9 @@ def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | 
     return f"{versions}:{shoot_type}:{(context or SetContext()).stamp()}"
 
 
+SAME_VIEW_MARK = "same_view"
+"""Among a focus Sibling's values (1.0): the burst's sharpest frame shows this frame's view (their
+thumbnails alike), so a frame fine alone but clearly softer than it is dropped (model_verdicts.against)."""
 SHARPEST = "sharpest"
 """A Sibling of this check marks the burst's sharpest frame when even it is soft on its own (its
 `name`: the next sharpest frame; its values: the burst's frame count): kept, with a warning."""

@@ -32,6 +32,7 @@ from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
 from aesthete_gui.imaging.checks import checks_version, thresholds, thresholds_version
 from aesthete_gui.imaging.judging import (
     ISO,
+    SAME_VIEW_MARK,
     SHARPEST,
     SetContext,
     Sibling,
@@ -379,6 +380,8 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
                 best = min(candidates, key=lambda f: (model.score(values[f.id]), f.id))
                 if model.score(values[best.id]) < model.score(values[frame.id]):
                     measures = tuple((t.measure, t.read(values[best.id])) for t in model.terms)
+                    if check == "focus" and _same_view(frame, best):  # judging may then drop a frame fine alone
+                        measures += ((SAME_VIEW_MARK, 1.0),)
                     out.setdefault(frame.id, []).append(Sibling(check, Path(best.path).name, measures))
         for frame_id, sibling in _edges_lost(frames, clean, values).items():
             out.setdefault(frame_id, []).append(sibling)

@@ -47,7 +47,7 @@ def test_a_bare_sky_has_too_little_detail_to_judge_sharpness(tmp_path: Path) -> 
         verdict, reason = verdicts[name]
         assert verdict != "reject", reason
         if verdict == "warn":
-            assert reason.startswith("too little detail to judge sharpness"), reason
+            assert reason.startswith(("too little detail to judge sharpness", "sharpness not measured")), reason
     # a photograph with detail, defocused, is still a reject: the rule needs the frame to lack edges
     soft = _verdicts(degrade.defocus(Image.fromarray(skdata.coffee()), 0.01), tmp_path / "soft")
     assert soft["focus"][0] == "reject" and soft["focus"][1].startswith("soft")

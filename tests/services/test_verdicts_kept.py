@@ -13,7 +13,15 @@ import numpy as np
 from PIL import Image
 from skimage import data as skdata
 
-from aesthete_gui.imaging.judging import PAIR, SHARPEST, SetContext, judge, values_of
+from aesthete_gui.imaging.judging import (
+    PAIR,
+    SAME_VIEW_MARK,
+    SHARPEST,
+    SetContext,
+    Sibling,
+    judge,
+    values_of,
+)
 from aesthete_gui.services import verdicts
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.store import ImageRecord, open_profile
@@ -88,9 +96,7 @@ def test_a_raw_is_judged_for_noise_beside_its_cameras_jpeg() -> None:
     assert {c.name: c for c in judge(raw, context=SetContext(siblings=(_pair(grainy),)))}["noise"].verdict == "reject"
 
 
-def _pair(values: tuple[tuple[str, float], ...]):  # type: ignore[no-untyped-def]
-    from aesthete_gui.imaging.judging import Sibling
-
+def _pair(values: tuple[tuple[str, float], ...]) -> Sibling:
     return Sibling(PAIR, "IMG_0083.JPG", values)
 
 
@@ -137,3 +143,37 @@ def test_a_frame_the_comparisons_reject_is_no_exposure_reference() -> None:
     by_name = {names[i]: {s.check: s.name for s in siblings} for i, siblings in found.items()}
     assert by_name["IMG_0003.JPG"]["overexposure"] == "IMG_0001.JPG"
     assert by_name["IMG_0002.JPG"]["noise"] == "IMG_0001.JPG"
+
+
+def test_a_frame_fine_alone_but_clearly_softer_than_its_bursts_sharpest_is_a_reject() -> None:
+    # held16 trial: a burst frame defocused by 0.5 % passed alone and was held against nothing
+    frames = _frames("dining_burst_checks.json")
+    names = sorted(frames)
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
+                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
+    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    values = values_of(frames["IMG_0112.JPG"]["checks"])
+    [sharpest] = [s for s in found[names.index("IMG_0112.JPG")] if s.check == "focus"]
+    assert sharpest.name == "IMG_0113.JPG" and _focus(values)["verdict"] == "ok"  # alone it passes
+    # the data file keeps no thumbnails: the same view is what best_siblings marks when they are alike
+    assert _focus(values, SetContext(siblings=(sharpest,)))["verdict"] == "ok"  # another view: not dropped
+    alike = Sibling("focus", sharpest.name, (*sharpest.values, (SAME_VIEW_MARK, 1.0)))
+    dropped = _focus(values, SetContext(siblings=(alike,)))
+    assert dropped["verdict"] == "reject"
+    assert dropped["reason"].startswith("softer than IMG_0113.JPG, the sharpest frame of its burst")
+    for clean in ("IMG_0110.JPG", "IMG_0111.JPG", "IMG_0113.JPG", "IMG_0114.JPG"):
+        own = [s for s in found.get(names.index(clean), ()) if s.check == "focus"]
+        marked = tuple(Sibling("focus", s.name, (*s.values, (SAME_VIEW_MARK, 1.0))) for s in own)
+        assert _focus(values_of(frames[clean]["checks"]), SetContext(siblings=marked))["verdict"] != "reject", clean
+
+
+def test_a_frame_of_the_same_view_fine_alone_is_dropped_beside_a_far_sharper_one(tmp_path: Path) -> None:
+    photo = Image.fromarray(skdata.coffee())
+    shifted = Image.fromarray(np.roll(np.asarray(photo), 6, axis=1))
+    profile = _imported_burst(tmp_path, (photo, degrade.defocus(photo, 0.0025), shifted))
+    stored = _checks(profile, "burst_1.jpg")
+    alone = _focus(values_of(list(stored.values())))
+    assert alone["verdict"] != "reject"  # alone it is not dropped
+    assert stored["focus"]["verdict"] == "reject" and stored["focus"]["reason"].startswith("softer than burst_")
+    assert _suggested(profile) == {"burst_1.jpg"}
+    profile.close()
