@@ -26,11 +26,13 @@ def cmd_sync_xmp(args: argparse.Namespace) -> int:
               f"{summary.conflicts} conflicts settled by time ({summary.profile_kept} kept this profile's value)")  # fmt: skip
         if summary.behind:
             print(f"{summary.behind} sidecars behind this profile's marks (a write that failed, or marks made "
-                  + ("with sidecars off): rewritten" if args.write_back else
+                  + (f"with sidecars off): {summary.written_back} written" if args.write_back else
                      "with sidecars off): `aesthete sync-xmp --write-back` brings them up to date"))  # fmt: skip
+    if summary.not_written:
+        print(f"{summary.not_written} sidecars not written (why, below)", file=sys.stderr)
     for path, reason in summary.problems:
         print(f"  {terminal_text(path)}: {terminal_text(reason)}", file=sys.stderr)
-    return 0
+    return 1 if summary.not_written else 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from aesthete_gui.atomic_write import remove_leftovers
 from aesthete_gui.imaging.hashing import content_hash_bytes
@@ -59,6 +60,10 @@ class SyncSummary:
     profile_kept: int = 0
     behind: int = 0
     """Sidecars whose marks are behind the profile's (a write of them failed); rewritten with write_back."""
+    written_back: int = 0
+    """Sidecars written with the profile's marks by write_back."""
+    not_written: int = 0
+    """Sidecars write_back meant to write but could not (each named in `problems`)."""
     changed_ids: list[int] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
 
@@ -179,6 +184,8 @@ def _settle(image: ImageRecord, mark: MarkRecord, known: SidecarState | None, se
     from_sidecar: Marks = marks_from_sidecar(xmp, mark)
     if sidecar_view(*from_sidecar) == sidecar_view(mark.stars, mark.flag, mark.label):
         return SyncChange(image.id, mark.updated_at, state=seen.state)
+    if known is not None and known.held is not None:
+        return _merge_fields(image, mark, known.held, seen)
     profile_changed = mark.updated_at > (known.synced_at if known is not None else 0.0)
     if not profile_changed:
         return SyncChange(image.id, mark.updated_at, marks=from_sidecar, state=seen.state)
@@ -196,6 +203,43 @@ def _settle(image: ImageRecord, mark: MarkRecord, known: SidecarState | None, se
     lost = MarkHistoryEntry(image.id, "sidecar", xmp.stars, xmp.flag, xmp.label, sidecar_time,
                             "conflict: the profile was changed later")  # fmt: skip
     return SyncChange(image.id, mark.updated_at, state=seen.state, history=(lost,))
+
+
+def _merge_fields(image: ImageRecord, mark: MarkRecord, held: HeldMarks, seen: _Seen) -> SyncChange:
+    """Field by field against what the sidecar held when the two last agreed: a field only the other
+    program changed is taken, one only this profile changed is kept (the sidecar is then behind), and
+    only a field both changed is settled by time. An attack lost a label set here (its sidecar write had
+    failed) when another program later changed only the rating: the whole mark went to the later side."""
+    xmp = seen.marks
+    base = sidecar_view(*marks_from_sidecar(XmpMarks(*held), mark))
+    ours = sidecar_view(mark.stars, mark.flag, mark.label)
+    theirs = sidecar_view(*marks_from_sidecar(xmp, mark))
+    sidecar_time = seen.state.mtime_ns / 1e9
+    merged: list[Any] = []
+    profile_lost = sidecar_lost = False
+    for b, o, t in zip(base, ours, theirs, strict=True):
+        if t in (b, o):
+            merged.append(o)
+        elif o == b:
+            merged.append(t)
+        elif sidecar_time > mark.updated_at:  # both changed it: the later change wins
+            merged.append(t)
+            profile_lost = True
+        else:
+            merged.append(o)
+            sidecar_lost = True
+    stars = mark.stars if merged[0] is None else int(merged[0])
+    result: Marks = (stars, merged[1], merged[2])
+    history: list[MarkHistoryEntry] = []
+    if profile_lost:
+        history.append(MarkHistoryEntry(image.id, "profile", mark.stars, mark.flag, mark.label, mark.updated_at,
+                                        "conflict: the sidecar was changed later"))  # fmt: skip
+    if sidecar_lost:
+        history.append(MarkHistoryEntry(image.id, "sidecar", xmp.stars, xmp.flag, xmp.label, sidecar_time,
+                                        "conflict: the profile was changed later"))  # fmt: skip
+    changed = tuple(merged) != ours
+    return SyncChange(image.id, mark.updated_at, marks=result if changed else None, state=seen.state,
+                      history=tuple(history), behind=tuple(merged) != theirs)  # fmt: skip
 
 
 def sidecar_state_now(image_id: int, sidecar: str | os.PathLike[str]) -> SidecarState:
@@ -288,18 +332,13 @@ def _apply(profile: Profile, changes: list[SyncChange], summary: SyncSummary, wr
     summary.changed_ids.extend(sorted(changed))
     summary.adopted += len(changed)
     for change in changes:
-        if change.behind:
+        if change.history:  # a field changed on both sides, settled by time
+            summary.conflicts += 1
+            summary.profile_kept += change.marks is None
+        elif change.behind:
             summary.behind += 1
-            if write_back:
-                _write_back(profile, change.image_id, summary, naming, pairs_as_one)
-            continue
-        if not change.history:
-            continue
-        summary.conflicts += 1
-        if change.marks is None:
-            summary.profile_kept += 1
-            if write_back:
-                _write_back(profile, change.image_id, summary, naming, pairs_as_one)
+        if write_back and (change.behind or (change.history and change.marks is None)):
+            _write_back(profile, change.image_id, summary, naming, pairs_as_one)
 
 
 def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: Naming,
@@ -313,8 +352,17 @@ def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: N
     image, mark = profile.catalog.image_by_id(image_id), profile.marks.get(image_id)
     if image is None:
         return
-    pairs = sidecar_rules(profile).pairs_as_one if pairs_as_one is None else pairs_as_one
+    rules = sidecar_rules(profile)
+    pairs = rules.pairs_as_one if pairs_as_one is None else pairs_as_one
     state = profile.sidecars.states([image_id]).get(image_id)
+    if not os.path.isfile(image.path):  # an attack: write-back made a sidecar beside a deleted photo
+        summary.problems.append((image.path, "the photograph is not there: no sidecar written for it"))
+        summary.not_written += 1
+        return
+    if not rules.write and find_sidecar(image.path, pairs) is None:
+        summary.problems.append((image.path, "sidecars are off for this profile: none created (`aesthete mark --xmp` writes one)"))
+        summary.not_written += 1
+        return
     try:
         if state is not None and state.held is not None:
             stars, flag, label = marks_from_sidecar(XmpMarks(*state.held), mark)
@@ -322,6 +370,8 @@ def _write_back(profile: Profile, image_id: int, summary: SyncSummary, naming: N
             stars, flag, label = marks_from_sidecar(read_sidecar(image.path, pairs) or XmpMarks(), mark)
         agreed = MarkRecord(image_id, int(stars or 0), flag, label)  # type: ignore[arg-type]
         write_mark_to_sidecar(profile, image_id, mark, agreed, insist=(), naming=naming, pairs_as_one=pairs)
+        summary.written_back += 1
     except (SidecarNotWritten, SidecarWriteError, XmpError, OSError) as error:
         summary.problems.append((image.path, str(error)))
+        summary.not_written += 1
 

@@ -125,7 +125,7 @@ def test_sync_xmp_names_sidecars_behind_the_profile_and_brings_them_up_to_date(
     assert "0 marks taken from sidecars, 0 conflicts" in out
     assert "1 sidecars behind this profile's marks" in out and "`aesthete sync-xmp --write-back` brings them up to date" in out
     assert _run(profile, "sync-xmp", "--write-back") == 0
-    assert "1 sidecars behind this profile's marks (a write that failed, or marks made with sidecars off): rewritten" in capsys.readouterr().out
+    assert "1 sidecars behind this profile's marks (a write that failed, or marks made with sidecars off): 1 written" in capsys.readouterr().out
     assert 'xmp:Rating="1"' in sidecar.read_text(encoding="utf-8") or "<xmp:Rating>1<" in sidecar.read_text(encoding="utf-8")
     opened = open_profile(profile)
     try:

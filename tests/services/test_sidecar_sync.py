@@ -314,3 +314,83 @@ def test_a_sidecar_that_could_not_be_created_is_behind_and_written_back(tmp_path
             assert _exiftool_read(sidecar)["Rating"] == 5
         assert sync_sidecars(profile).behind == 0
         assert [profile.marks.get(i).flag for i in ids] == ["pick", "pick"]
+
+
+def _fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    with open(filler, "wb") as out, pytest.raises(OSError):
+        while True:
+            out.write(b"\0" * 65536)
+            out.flush()
+    return filler
+
+
+def test_marks_whose_sidecar_failed_survive_another_program_creating_it(tmp_path: Path, profile: Profile) -> None:
+    """A second attack: marks made while their sidecar could not be created were wiped when another
+    program then created the sidecar with a keyword only, and a label was lost to one with a rating only."""
+    from aesthete_gui.services.library_marks import SidecarNotWritten
+    from tests.robustness.fs_faults import small_disk
+
+    with small_disk(tmp_path / "disk", 512) as disk:
+        for n in (1, 2):
+            write_jpeg(disk / f"P{n}.jpg", seed=n)
+        import_folders(profile, [disk], workers=1)
+        p1, p2 = (_image_id(profile, disk / f"P{n}.jpg") for n in (1, 2))
+        filler = _fill(disk)
+        with pytest.raises(SidecarNotWritten):
+            mark_image(profile, p1, stars=4, flag="pick", label="Red", write_xmp=True)
+        with pytest.raises(SidecarNotWritten):
+            mark_image(profile, p2, stars=3, label="Blue", write_xmp=True)
+        filler.unlink()
+        _later()
+        for name, assignment in (("P1.xmp", "-XMP-dc:Subject=kw1"), ("P2.xmp", "-XMP-xmp:Rating=2")):
+            subprocess.run([EXIFTOOL or "exiftool", "-q", "-o", str(disk / name), assignment], check=True, capture_output=True)
+        summary = sync_sidecars(profile)
+        first, second = profile.marks.get(p1), profile.marks.get(p2)
+        assert (first.stars, first.flag, first.label) == (4, "pick", "Red")  # nothing of it was changed elsewhere
+        assert (second.stars, second.label) == (2, "Blue")  # the rating changed on both sides: the later one
+        assert summary.behind == 1 and summary.conflicts == 1
+        written = sync_sidecars(profile, write_back=True)
+        assert written.written_back == 2 and not written.problems
+        assert _exiftool_read(disk / "P1.xmp") == {"SourceFile": str(disk / "P1.xmp"), "Rating": 4, "Label": "Red"}
+        out = subprocess.run([EXIFTOOL or "exiftool", "-j", "-XMP-dc:Subject", str(disk / "P1.xmp")],
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        assert "kw1" in out.stdout
+
+
+def test_a_label_set_here_survives_another_program_changing_only_the_rating(profile: Profile, shoot: Path) -> None:
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    mark_image(profile, image_id, stars=2, label="Green", write_xmp=True)
+    _later()
+    mark_image(profile, image_id, label="Yellow", write_xmp=False)  # the sidecar is behind on the label
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")  # another program: the rating only
+    summary = sync_sidecars(profile, write_back=True)
+    mark = profile.marks.get(image_id)
+    assert (mark.stars, mark.label) == (5, "Yellow") and summary.conflicts == 0
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5 and _exiftool_read(shoot / "IMG_0000.xmp")["Label"] == "Yellow"
+
+
+def test_write_back_makes_no_sidecar_for_a_deleted_photo_or_with_sidecars_off(tmp_path: Path, profile: Profile) -> None:
+    from aesthete_gui.services.library_marks import SidecarNotWritten
+    from aesthete_gui.settings import XMP_ENABLED_KEY, update_settings_file
+    from tests.robustness.fs_faults import small_disk
+
+    with small_disk(tmp_path / "disk", 512) as disk:
+        for n in (1, 2):
+            write_jpeg(disk / f"P{n}.jpg", seed=n)
+        import_folders(profile, [disk], workers=1)
+        ids = [_image_id(profile, disk / f"P{n}.jpg") for n in (1, 2)]
+        filler = _fill(disk)
+        for image_id in ids:
+            with pytest.raises(SidecarNotWritten):
+                mark_image(profile, image_id, stars=5, write_xmp=True)
+        filler.unlink()
+        (disk / "P1.jpg").unlink()  # the user deleted this photograph
+        update_settings_file(Path(str(profile.path) + ".settings.json"), {XMP_ENABLED_KEY: False})
+        summary = sync_sidecars(profile, write_back=True)
+        assert summary.written_back == 0 and not list(disk.glob("*.xmp"))
+        reasons = dict(summary.problems)
+        assert "the photograph is not there" in reasons[str(disk / "P1.jpg")]
+        assert "sidecars are off for this profile" in reasons[str(disk / "P2.jpg")]
