@@ -155,3 +155,82 @@ def test_frames_passed_by_are_not_decoded_before_the_one_stopped_on(qtbot, tmp_p
     assert cache.request(passed_by[0]) is None  # going back to one of them decodes it after all
     qtbot.waitUntil(lambda: cache.cached(passed_by[0]) is not None, timeout=20_000)
     cache.stop()
+
+
+def write_named_jpegs(folder: Path, sizes: dict[str, tuple[int, int]]) -> dict[str, Path]:
+    """Detailed JPEGs (noise over a gradient) named as given, each at its own (width, height)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(11)
+    paths = {}
+    for index, (name, (width, height)) in enumerate(sizes.items()):
+        base = np.linspace(0, 200, width, dtype=np.float32)[None, :, None] + index * 10
+        rgb = np.clip(base + rng.normal(0, 25, (height, width, 3)), 0, 255).astype(np.uint8)
+        paths[name] = folder / name
+        Image.fromarray(rgb).save(paths[name], quality=92)
+    return paths
+
+
+def test_a_remembered_100_percent_shows_the_next_frame_s_own_pixels_and_fit_stays_fit(qtbot, app_context, tmp_path) -> None:
+    # the photographer's steps: 100 % in the loupe on a 1850x2775 frame, Esc; Z in the survey, Esc;
+    # Enter on a 1431x2145 frame: the caption said 129 % (the larger frame's scale relative to fit)
+    from tests.qt.conftest import select_rows
+
+    app_context.settings["welcome_done"] = True
+    main = MainWindow(app_context)
+    qtbot.addWidget(main)
+    main.resize(1280, 800)
+    main.show()
+    paths = write_named_jpegs(tmp_path / "portraits", {"IMG_0051.jpg": (1200, 1800), "IMG_0113.jpg": (900, 1350)})
+    handle = main.import_folders([tmp_path / "portraits"])
+    qtbot.waitUntil(lambda: handle.done, timeout=60_000)
+    assert handle.state is JobState.FINISHED, handle.error_text
+    qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 2, timeout=10_000)
+    rows = {Path(main.model.row_at(i).path).name: (i, main.model.row_at(i)) for i in range(2)}
+    big, small = rows["IMG_0051.jpg"][1], rows["IMG_0113.jpg"][1]
+    assert Path(small.path) == paths["IMG_0113.jpg"]
+    loupe, survey = main.loupe, main.survey
+
+    with qtbot.waitSignal(loupe.full_resolution_shown, timeout=20_000):
+        main.open_in_loupe(big.image_id)
+    qtbot.keyClick(loupe, Qt.Key.Key_Z)
+    assert loupe.view.actual_zoom() == pytest.approx(1.0)
+    qtbot.keyClick(loupe, Qt.Key.Key_Escape)
+    select_rows(main, [rows["IMG_0051.jpg"][0], rows["IMG_0113.jpg"][0]])
+    main.show_view("survey")
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Escape)
+
+    main.open_in_loupe(small.image_id)  # what Enter in the grid does; its original is in memory
+    assert loupe.showing_full_resolution and loupe.view.image().height() == 1350
+    assert loupe.view.actual_zoom() == pytest.approx(1.0)
+    assert loupe.view.transform().m11() == pytest.approx(1.0)  # one source pixel per screen pixel
+    assert loupe.zoom_label.text() == "100%"
+    qtbot.keyClick(loupe, Qt.Key.Key_Z)  # 100 % → fit, as the caption promised
+    assert loupe.view.zoom == 1.0 and loupe.view.actual_zoom() < 1.0
+    main.open_in_loupe(big.image_id)  # fit stays fit on the next frame
+    assert loupe.showing_full_resolution and loupe.view.zoom == 1.0
+    assert loupe.zoom_label.text() == f"{loupe.view.actual_zoom():.0%}"
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()
+
+
+def test_a_frame_not_decoded_yet_opens_at_the_remembered_100_percent_too(qtbot, window) -> None:
+    loupe = window.loupe
+    rows = [window.model.row_at(i) for i in range(3)]
+    with qtbot.waitSignal(loupe.full_resolution_shown, timeout=20_000):
+        window.open_in_loupe(rows[0].image_id)
+    loupe.toggle_actual_size(1.0, QPointF(0.3, 0.4))
+    assert loupe.full_resolution.cached(rows[2].path) is None  # only the next one (rows[1]) is read ahead
+    with qtbot.waitSignal(loupe.full_resolution_shown, timeout=20_000):
+        window.open_in_loupe(rows[2].image_id)
+        qtbot.waitUntil(loupe.view.has_image, timeout=10_000)
+        # the preview (or thumbnail) first, already at 100 % of the original, at the same place
+        assert not loupe.showing_full_resolution
+        assert loupe.view.actual_zoom() == pytest.approx(1.0)
+        assert loupe.zoom_label.text() == "100%  (preview)"
+    centre = loupe.view.centre_fraction()
+    assert loupe.view.actual_zoom() == pytest.approx(1.0) and loupe.view.transform().m11() == pytest.approx(1.0)
+    assert centre.x() == pytest.approx(0.3, abs=0.01) and centre.y() == pytest.approx(0.4, abs=0.01)
+    assert loupe.zoom_label.text() == "100%"

@@ -291,3 +291,25 @@ def _survey_a_collapsed_burst(qtbot, window) -> int:  # type: ignore[no-untyped-
     window.grid.setFocus()
     qtbot.keyClick(window.grid, Qt.Key.Key_N)
     return cover
+
+
+def test_z_in_the_survey_shows_every_frame_at_100_percent_of_its_own_pixels_whatever_its_size(qtbot, app_context, tmp_path) -> None:
+    # the frames followed the outlined one's scale relative to fit: a smaller frame beside it showed 133 %
+    from tests.qt.test_loupe_full_resolution import write_named_jpegs
+
+    write_named_jpegs(tmp_path / "mixed", {"IMG_0051.jpg": (1200, 1800), "IMG_0113.jpg": (900, 1350)})
+    main = imported_main_window(qtbot, app_context, tmp_path / "mixed", 2, size=(1280, 800))
+    _select(main, [0, 1])
+    main.show_view("survey")
+    survey = main.survey
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    assert [c.view.actual_zoom() for c in survey.cells[:2]] == [pytest.approx(1.0)] * 2  # the previews, at once
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    assert [c.view.actual_zoom() for c in survey.cells[:2]] == [pytest.approx(1.0)] * 2
+    assert [c.view.transform().m11() for c in survey.cells[:2]] == [pytest.approx(1.0)] * 2
+    qtbot.keyClick(survey, Qt.Key.Key_Right)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)  # and back to fit, from the other frame
+    assert [c.view.zoom for c in survey.cells[:2]] == [1.0, 1.0]
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()

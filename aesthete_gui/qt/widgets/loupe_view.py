@@ -1,7 +1,8 @@
 """The loupe: one image large. The cached preview shows at once and is replaced by the original decoded
 at full resolution off the UI thread; Z / a click toggle fit ↔ 100 % (Shift+Z 200 %), E toggles focus
 peaking, an RGB histogram shows clipping; arrows step through the grid's order (the next frame is
-decoded ahead), culling keys work as in the grid."""
+decoded ahead), culling keys work as in the grid. The next frame is shown as the last one was: fit
+stays fit, 100 % stays 100 % of its own original, at the same place."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
 from aesthete_gui.qt.widgets.histogram_widget import HistogramWidget
-from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView
+from aesthete_gui.qt.widgets.zoom_image_view import ViewState, ZoomImageView
 
 EYE_COLOURS: dict[str | None, str] = {"open": "#58c25b", "closed": "#e0574f", "unknown": "#e0a030"}
 """Face box outline in the loupe by eye state."""
@@ -49,6 +50,7 @@ class LoupeView(QWidget):
         self._full_shown = False
         self._peaking = False
         self._direction = +1
+        self._carried = ViewState()  # how the last frame was shown: the next one is shown so
         self.full_resolution = full_resolution or FullResolutionCache(parent=self)
         self.setObjectName("loupeView")
         self.view = ZoomImageView(self)
@@ -103,6 +105,8 @@ class LoupeView(QWidget):
         """Show `image_id`: from memory at full resolution, else its preview while the original decodes."""
         if image_id == self._image_id and image_id is not None and self.view.has_image():
             return
+        if self.view.has_image():
+            self._carried = self.view.view_state()  # kept through a message ("Loading…") in between
         self._image_id = image_id
         self._faces = self._stored_faces(image_id)
         self.view.set_boxes([(tuple(f["box"]), EYE_COLOURS.get(f.get("eyes"), EYE_COLOURS["unknown"])) for f in self._faces])
@@ -124,13 +128,13 @@ class LoupeView(QWidget):
         self.full_resolution.drop_queued({self._path} if self._path else set())  # frames passed by
         full = self.full_resolution.request(self._path) if self._path else None
         if full is not None:
-            self._show_full(full)
+            self._show_full(full, new=True)
         else:
             preview = self._context.thumbnails.request_preview(image_id)
             if preview is None:
                 preview = self._context.thumbnails.request(image_id, THUMB)
             if preview is not None:
-                self._show_preview(preview.toImage())
+                self._show_preview(preview.toImage(), new=True)
             else:
                 self.view.set_image(None)
                 self.view.set_message("Loading…")
@@ -143,18 +147,26 @@ class LoupeView(QWidget):
         record = self._context.profile.catalog.image_by_id(image_id)
         return int(record.width or 0) if record is not None else 0
 
-    def _show_preview(self, image: QImage, upgrade: bool = False) -> None:
-        if upgrade:
-            self.view.replace_image(image)  # thumbnail -> preview: keep the zoom and centre
-        else:
+    def _display(self, image: QImage, new: bool) -> None:
+        """Put `image` on screen. A frame new to the view is shown as the last one was (`_carried`):
+        fit stays fit and 100 % stays 100 % of this frame's own original (kept as a scale relative
+        to fit, a 100 % view once opened a smaller frame at 129 %), at the same centre. Another copy
+        of the frame on screen (thumbnail, preview, original) keeps the zoom and centre: nothing jumps."""
+        if new or not self.view.has_image():
             self.view.set_image(image)
+            self.view.restore_view_state(self._carried)
+        else:
+            self.view.replace_image(image)
+
+    def _show_preview(self, image: QImage, new: bool = False) -> None:
+        self._display(image, new)
         if self._path:
             self.full_resolution.analyse(PREVIEW_KEY + self._path, image)
         self._refresh_peaking()
 
-    def _show_full(self, image: QImage) -> None:
-        self.view.replace_image(image)  # the view keeps its zoom and centre: nothing jumps
+    def _show_full(self, image: QImage, new: bool = False) -> None:
         self.view.set_source_width(image.width())
+        self._display(image, new)
         self._full_shown = True
         histogram = self.full_resolution.histogram(self._path or "")
         if histogram is not None:
@@ -260,7 +272,7 @@ class LoupeView(QWidget):
         if image_id == self._image_id and not self._full_shown:
             pixmap = self._context.thumbnails.pixmap(image_id, PREVIEW)
             if pixmap is not None:
-                self._show_preview(pixmap.toImage(), upgrade=True)
+                self._show_preview(pixmap.toImage())
 
     def _thumbnail_arrived(self, image_id: int) -> None:
         if image_id == self._image_id and not self.view.has_image():

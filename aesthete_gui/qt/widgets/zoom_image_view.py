@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QWheelEvent
@@ -105,11 +106,27 @@ class PreviewLoader(QObject):
         self.failed.emit(path, reason)
 
 
+@dataclass(frozen=True)
+class ViewState:
+    """How a view shows its image, to show the next one the same way: the zoom relative to fit
+    (1.0 = fit), the visible centre (fractions of the image) and, when pixel-exact, the factor of the
+    original (1.0 = 100 %), which wins over the relative zoom."""
+
+    zoom: float = 1.0
+    cx: float = 0.5
+    cy: float = 0.5
+    pixel_exact: float | None = None
+
+
 class ZoomImageView(QGraphicsView):
     """Shows one image fitted to the view; wheel zooms around the cursor, drag pans, F refits.
 
     `view_changed(zoom, cx, cy)` reports the zoom relative to "fit" and the visible centre as
-    fractions of the image, so views of images with different sizes can follow each other.
+    fractions of the image, so views of images with different sizes can follow each other. A view
+    zoomed pixel-exact (`zoom_to_actual`: 100 %, 200 %) stays so (`pixel_exact`) through a new image,
+    a new original width and a new view size, and its followers show their own originals at that
+    factor: 100 % is a mode, not a scale relative to fit (a frame opened after a larger one at 100 %
+    showed 129 %).
     """
 
     view_changed = Signal(float, float, float)
@@ -127,6 +144,7 @@ class ZoomImageView(QGraphicsView):
         self._message_item = self._scene.addText("")
         self._message_item.setDefaultTextColor(QColor("#b0b0b0"))
         self._zoom = 1.0
+        self._actual: float | None = None  # pixel-exact: the original at this factor (1.0 = 100 %)
         self._syncing = False
         self._boxes: list[tuple[tuple[float, float, float, float], str]] = []
         self.overlay_items: list[QGraphicsRectItem] = []
@@ -151,6 +169,29 @@ class ZoomImageView(QGraphicsView):
     def zoom(self) -> float:
         """Magnification relative to the fitted image (1.0 = whole image visible)."""
         return self._zoom
+
+    @property
+    def pixel_exact(self) -> float | None:
+        """The factor of the original shown pixel-exact (1.0 = 100 %), kept whatever image or view
+        size comes next; None at fit or after a free zoom (wheel, + / −)."""
+        return self._actual
+
+    def view_state(self) -> ViewState:
+        """The zoom and centre shown, to show another image the same way (`restore_view_state`)."""
+        centre = self.centre_fraction()
+        return ViewState(self._zoom, centre.x(), centre.y(), self._actual)
+
+    def restore_view_state(self, state: ViewState) -> None:
+        """Show the image as `state` says: fit, pixel-exact at its factor of this image's original, or
+        its zoom relative to fit; at its centre (fractions of the image). Emits `view_changed`."""
+        if state.pixel_exact is not None:
+            self.zoom_to_actual(state.pixel_exact, QPointF(state.cx, state.cy))
+        elif state.zoom == 1.0:
+            self.fit()
+            self._emit_view_changed()
+        else:
+            self.set_view_state(state.zoom, state.cx, state.cy)
+            self._emit_view_changed()
 
     def has_image(self) -> bool:
         """True when an image (not a message) is shown."""
@@ -240,6 +281,7 @@ class ZoomImageView(QGraphicsView):
         source = self._source_width or rect.width()
         # below 1.0 (smaller than fit) when the original is smaller than the view: 100 % is 100 %
         self._zoom = factor * source / rect.width() / self._fit_scale()
+        self._actual = factor
         self._apply_zoom(centre)
         self._emit_view_changed()
 
@@ -251,16 +293,19 @@ class ZoomImageView(QGraphicsView):
         self._scene.setSceneRect(self._message_item.boundingRect())
         self.resetTransform()
         self._zoom = 1.0
+        self._actual = None
 
     def fit(self) -> None:
         """Fit the whole image into the view."""
         self._zoom = 1.0
+        self._actual = None
         self._apply_zoom(QPointF(0.5, 0.5))
 
     def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
         """Multiply the zoom by `factor`, keeping `anchor` (fractions of the image) in the centre."""
         centre = anchor if anchor is not None else self.centre_fraction()
         self._zoom = min(MAX_ZOOM, max(1.0, self._zoom * factor))
+        self._actual = None
         self._apply_zoom(centre)
         self._emit_view_changed()
 
@@ -275,11 +320,13 @@ class ZoomImageView(QGraphicsView):
             min(1.0, max(0.0, (centre.y() - rect.top()) / rect.height())),
         )
 
-    def set_view_state(self, zoom: float, cx: float, cy: float) -> None:
-        """Follow another view: same relative zoom, same centre fraction (does not re-emit)."""
+    def set_view_state(self, zoom: float, cx: float, cy: float, pixel_exact: float | None = None) -> None:
+        """Follow another view: same centre fraction, and the same relative zoom, or with
+        `pixel_exact` this image's own original at that factor (does not re-emit)."""
         self._syncing = True
         try:
             self._zoom = min(MAX_ZOOM, max(1.0, zoom))
+            self._actual = pixel_exact
             self._apply_zoom(QPointF(cx, cy))
         finally:
             self._syncing = False
@@ -299,8 +346,11 @@ class ZoomImageView(QGraphicsView):
         if not self.has_image():
             return
         self.resetTransform()
-        scale = self._fit_scale() * self._zoom
         rect = self._scene.sceneRect()
+        if self._actual is not None and not rect.isEmpty():
+            # pixel-exact: the factor of this original, whatever its size, the view's or the shown copy's
+            self._zoom = self._actual * (self._source_width or rect.width()) / rect.width() / self._fit_scale()
+        scale = self._fit_scale() * self._zoom
         actual = scale * rect.width() / (self._source_width or rect.width())
         if abs(actual - round(actual)) < 1e-3 and round(actual) >= 1:
             # exactly 100 % / 200 % of the original: no resampling blur from a rounding error
@@ -337,6 +387,7 @@ class ZoomImageView(QGraphicsView):
             anchor.y() + (before.y() - anchor.y()) * ratio,
         )
         self._zoom = new_zoom
+        self._actual = None
         self._apply_zoom(centre)
         self._emit_view_changed()
         event.accept()
@@ -371,7 +422,7 @@ class ZoomImageView(QGraphicsView):
         event.accept()
 
     def resizeEvent(self, event) -> None:
-        """Keep the relative zoom and centre when the view changes size."""
+        """Keep the zoom (pixel-exact, or relative to fit) and centre when the view changes size."""
         centre = self.centre_fraction()
         super().resizeEvent(event)
         self._apply_zoom(centre)
@@ -382,8 +433,9 @@ def link_views(views: Sequence[ZoomImageView]) -> None:
     for view in views:
         others = [other for other in views if other is not view]
 
-        def follow(zoom: float, cx: float, cy: float, targets=others) -> None:
+        def follow(zoom: float, cx: float, cy: float, targets=others, source=view) -> None:
+            # 100 % in one frame is 100 % of each frame's own original, whatever their sizes
             for target in targets:
-                target.set_view_state(zoom, cx, cy)
+                target.set_view_state(zoom, cx, cy, source.pixel_exact)
 
         view.view_changed.connect(follow)
