@@ -313,3 +313,52 @@ def test_z_in_the_survey_shows_every_frame_at_100_percent_of_its_own_pixels_what
     assert [c.view.zoom for c in survey.cells[:2]] == [1.0, 1.0]
     main.loupe.full_resolution.wait_idle()
     main.marks.close()
+
+
+def write_chandelier_burst(folder, count: int = 2, size: tuple[int, int] = (1800, 1200)):
+    """Frames of blank wall (flat grey) with the detail, the subject, in one place right of and above
+    the middle: columns 5-6 and rows 2-3 of the checks' 8x8 tiles, centred at (0.75, 0.375)."""
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3)
+    width, height = size
+    for index in range(count):
+        rgb = np.full((height, width, 3), 128, dtype=np.uint8)
+        x0, x1, y0, y1 = width * 5 // 8, width * 7 // 8, height * 2 // 8, height * 4 // 8
+        rgb[y0:y1, x0:x1] = rng.integers(0, 256, (y1 - y0, x1 - x0, 1), dtype=np.uint8)
+        Image.fromarray(rgb).save(folder / f"IMG_{200 + index:04d}.jpg", quality=92)
+
+
+def test_z_in_the_survey_centres_100_percent_on_the_subject_the_checks_found(qtbot, app_context, tmp_path) -> None:
+    # a burst of a chandelier: 100 % at the middle showed blank wall in every frame
+    write_chandelier_burst(tmp_path / "chandelier")
+    main = imported_main_window(qtbot, app_context, tmp_path / "chandelier", 2, size=(1280, 800))
+    ids = _select(main, [0, 1])
+    stored = {i: main.context.profile.checks.get(i) for i in ids}
+    focus = [next(c for c in stored[i][0] if c["name"] == "focus")["measures"] for i in ids]
+    assert [(m["x"], m["y"]) for m in focus] == [(pytest.approx(0.75), pytest.approx(0.375))] * 2
+    main.show_view("survey")
+    survey = main.survey
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    for cell in survey.cells[:2]:
+        centre = cell.view.centre_fraction()
+        assert cell.view.actual_zoom() == pytest.approx(1.0)
+        assert (centre.x(), centre.y()) == (pytest.approx(0.75, abs=0.01), pytest.approx(0.375, abs=0.01))
+    main.loupe.full_resolution.wait_idle()
+    main.marks.close()
+
+
+def test_a_100_percent_view_centres_on_the_stored_subject_or_else_the_middle() -> None:
+    from aesthete_gui.qt.widgets.zoom_image_view import subject_centre
+
+    focus = {"name": "focus", "value": 2.1, "verdict": "ok", "reason": "", "measures": {"x": 0.8, "y": 0.2, "spread": 2.1}}
+    noise = {"name": "noise", "value": 3.0, "verdict": "ok", "reason": "", "measures": {"chroma": 1.0}}
+    assert subject_centre(([noise, focus], [])) == (0.8, 0.2)
+    assert subject_centre(None) is None  # never checked
+    assert subject_centre(([noise], [])) is None  # no focus check
+    assert subject_centre(([{**focus, "measures": {"spread": 2.1}}], [])) is None  # measured before x, y were kept
+    assert subject_centre(([{**focus, "measures": {"x": float("nan"), "y": 0.2}}], [])) is None
+    assert subject_centre(([{**focus, "measures": {"x": 1.4, "y": 0.2}}], [])) is None

@@ -15,7 +15,7 @@ from aesthete_gui.qt.item_models import ImageListModel
 from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 from aesthete_gui.qt.widgets.frame_caption import FrameCaption
-from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView, link_views
+from aesthete_gui.qt.widgets.zoom_image_view import ZoomImageView, link_views, subject_centre
 
 MIN_FRAMES, MAX_FRAMES = 2, 8
 EMPTY_MESSAGE = "Select 2–8 frames, or a frame of a burst, then open Survey."
@@ -242,13 +242,21 @@ class SurveyView(QWidget):
         self._context.selection.set_image_ids([*others, active])  # the current image is the last
 
     def toggle_actual_size(self, factor: float = 1.0) -> None:
-        """Fit ↔ `factor` × 100 % in every frame (zoom and pan follow the active frame)."""
+        """Fit ↔ `factor` × 100 % in every frame (zoom and pan follow the active frame); from fit,
+        centred on the active frame's subject as its checks stored it (else its centre): a burst of a
+        chandelier showed blank wall in every frame at 100 %."""
         view = self.cells[self._active].view
         if abs(view.actual_zoom() - factor) < 1e-3:
             view.fit()
             view.zoom_by(1.0)  # tell the linked frames
         else:
-            view.zoom_to_actual(factor, QPointF(0.5, 0.5) if view.zoom == 1.0 else None)
+            view.zoom_to_actual(factor, self._subject_anchor() if view.zoom == 1.0 else None)
+
+    def _subject_anchor(self) -> QPointF:
+        """The active frame's subject (fractions of the frame), or its centre when none is stored."""
+        active = self.active_id
+        subject = subject_centre(self._context.profile.checks.get(active)) if active is not None else None
+        return QPointF(*subject) if subject is not None else QPointF(0.5, 0.5)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """←/→ choose the frame, culling keys mark it, Z zooms all, Enter opens it, Escape goes back."""

@@ -4,8 +4,9 @@ that decodes previews off the UI thread."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QWheelEvent
@@ -22,6 +23,20 @@ PREVIEW_MAX_SIDE = 2048
 SIGNAL_CLICKED = "2clicked(QPointF)"
 ZOOM_STEP = 1.25
 MAX_ZOOM = 32.0
+
+
+def subject_centre(stored: tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]] | None) -> tuple[float, float] | None:
+    """Where a frame's subject is, as fractions of its width and height: the centre the technical
+    checks stored with the focus check (`measures` "x" and "y", imaging/sharpness.py), from a frame's
+    stored (checks, faces); None when nothing usable is stored. A 100 % view from fit is centred
+    there, in the loupe and the survey alike (the middle of a frame is often blank wall)."""
+    checks = stored[0] if stored else ()
+    focus = next((c for c in checks if c.get("name") == "focus"), None)
+    measures = (focus or {}).get("measures") or {}
+    # a number from 0 to 1 (NaN fails every comparison)
+    x, y = (float(v) if isinstance(v, int | float) and not isinstance(v, bool) and 0.0 <= v <= 1.0 else None
+            for v in (measures.get("x"), measures.get("y")))  # fmt: skip
+    return (x, y) if x is not None and y is not None else None
 
 
 def decode_preview(path: str, max_side: int = PREVIEW_MAX_SIDE) -> QImage:
