@@ -234,3 +234,24 @@ def test_a_frame_not_decoded_yet_opens_at_the_remembered_100_percent_too(qtbot, 
     assert loupe.view.actual_zoom() == pytest.approx(1.0) and loupe.view.transform().m11() == pytest.approx(1.0)
     assert centre.x() == pytest.approx(0.3, abs=0.01) and centre.y() == pytest.approx(0.4, abs=0.01)
     assert loupe.zoom_label.text() == "100%"
+
+
+def test_z_in_the_loupe_centres_100_percent_on_the_subject_as_the_survey_does(qtbot, app_context, tmp_path) -> None:
+    from tests.qt.conftest import imported_main_window
+    from tests.qt.test_survey import write_chandelier_burst
+
+    write_chandelier_burst(tmp_path / "chandelier", count=1)
+    main = imported_main_window(qtbot, app_context, tmp_path / "chandelier", 1, size=(1280, 800))
+    loupe = main.loupe
+    with qtbot.waitSignal(loupe.full_resolution_shown, timeout=20_000):
+        main.open_in_loupe(main.model.row_at(0).image_id)
+    qtbot.keyClick(loupe, Qt.Key.Key_Z)
+    centre = loupe.view.centre_fraction()
+    assert loupe.view.actual_zoom() == pytest.approx(1.0)
+    assert (centre.x(), centre.y()) == (pytest.approx(0.75, abs=0.01), pytest.approx(0.375, abs=0.01))
+    qtbot.keyClick(loupe, Qt.Key.Key_Z)
+    loupe.view.clicked.emit(QPointF(0.2, 0.7))  # a click still zooms at the clicked point
+    centre = loupe.view.centre_fraction()
+    assert (centre.x(), centre.y()) == (pytest.approx(0.2, abs=0.01), pytest.approx(0.7, abs=0.01))
+    loupe.full_resolution.wait_idle()
+    main.marks.close()

@@ -1,8 +1,8 @@
 """The loupe: one image large. The cached preview shows at once and is replaced by the original decoded
-at full resolution off the UI thread; Z / a click toggle fit ↔ 100 % (Shift+Z 200 %), E toggles focus
-peaking, an RGB histogram shows clipping; arrows step through the grid's order (the next frame is
-decoded ahead), culling keys work as in the grid. The next frame is shown as the last one was: fit
-stays fit, 100 % stays 100 % of its own original, at the same place."""
+at full resolution off the UI thread; Z (at the subject) / a click toggle fit ↔ 100 % (Shift+Z 200 %),
+E toggles focus peaking, an RGB histogram shows clipping; arrows step through the grid's order (the
+next frame is decoded ahead), culling keys work as in the grid. The next frame is shown as the last
+one was: fit stays fit, 100 % stays 100 % of its own original, at the same place."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from aesthete_gui.qt.thumbnail_loader import PREVIEW, THUMB
 from aesthete_gui.qt.undo import MarkController, marks_for_key
 from aesthete_gui.qt.widgets.frame_caption import wrapped_tip
 from aesthete_gui.qt.widgets.histogram_widget import HistogramWidget
-from aesthete_gui.qt.widgets.zoom_image_view import ViewState, ZoomImageView
+from aesthete_gui.qt.widgets.zoom_image_view import ViewState, ZoomImageView, subject_centre
 
 EYE_COLOURS: dict[str | None, str] = {"open": "#58c25b", "closed": "#e0574f", "unknown": "#e0a030"}
 """Face box outline in the loupe by eye state."""
@@ -200,10 +200,15 @@ class LoupeView(QWidget):
         self.show_image(ids[target])
 
     def toggle_actual_size(self, factor: float = 1.0, anchor: QPointF | None = None) -> None:
-        """Fit ↔ `factor` × 100 % of the original, centred on `anchor` (fractions of the image)."""
+        """Fit ↔ `factor` × 100 % of the original, centred on `anchor` (fractions of the image); Z
+        from fit centres on the frame's subject as its checks stored it (else the middle), as the
+        survey does; from a zoomed view it keeps the centre on screen."""
         if abs(self.view.actual_zoom() - factor) < 1e-3:
             self.view.fit()
         else:
+            if anchor is None and self.view.zoom == 1.0 and self._image_id is not None:
+                subject = subject_centre(self._context.profile.checks.get(self._image_id))
+                anchor = QPointF(*subject) if subject is not None else None
             self.view.zoom_to_actual(factor, anchor)
         self._update_zoom_label()
 
