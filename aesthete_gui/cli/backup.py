@@ -6,7 +6,9 @@ import argparse
 from pathlib import Path
 
 from aesthete_gui.cli.common import UserError, open_cli_profile
+from aesthete_gui.imaging.photo_units import PHOTO_SUFFIXES
 from aesthete_gui.safe_text import terminal_text
+from aesthete_gui.services.output_guard import COMPANION_SUFFIXES
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -19,16 +21,32 @@ def cmd_backup(args: argparse.Namespace) -> int:
         raise UserError(f"no folder {terminal_text(str(target.parent))} to write the copy in")
     profile = open_cli_profile(args)
     try:
+        refused = _refused_name(target)
+        if refused:
+            raise UserError(f"not written: {terminal_text(str(target))} is {refused}; choose another name for the copy "
+                            "(nothing was changed)")  # fmt: skip
         images = profile.catalog.image_count()
         try:
             profile.copy_to(target)
         except FileExistsError as error:
             raise UserError(f"{terminal_text(str(target))} appeared meanwhile: name a new file") from error
+        except OSError as error:
+            raise UserError(f"{terminal_text(str(target))}: {error.strerror or error} (the profile is unchanged)") from error
     finally:
         profile.close()
     print(f"copied the profile ({images} images, marks and history) to {terminal_text(str(target))}; "
           f"open it with: aesthete --profile {terminal_text(str(target))} images")
     return 0
+
+
+def _refused_name(target: Path) -> str:
+    """Why a copy may not take this name ("" when it may): a second attack's `backup P.db-journal` made
+    SQLite take the copy for the profile's own rollback journal, and every later command failed."""
+    if any(target.name.endswith(suffix) for suffix in COMPANION_SUFFIXES):
+        return "named as one of a profile's own files (a journal, its -wal, its settings)"
+    if target.suffix.lower() in PHOTO_SUFFIXES | {".xmp"}:
+        return "named as a photograph or a sidecar"
+    return ""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

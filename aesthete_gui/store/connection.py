@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -159,18 +160,23 @@ class ProfileDatabase:
 
     def copy_to(self, target: Path) -> None:
         """Write a whole copy of the profile as committed now to the new file `target` (never
-        replacing one: FileExistsError), complete without any -wal file, while others use it."""
+        replacing one: FileExistsError), complete without any -wal file, while others use it. A copy
+        that cannot be written raises OSError naming the copy (the profile is not at fault)."""
         from aesthete_gui.atomic_write import link_new, sync_folder
 
+        _remove_dead_parts(target)
         part = target.with_name(f".{target.name}.{os.getpid()}.part")
         try:
-            with self.using() as conn, profile_errors(self.path):
-                copy = sqlite3.connect(part)
+            with self.using() as conn:
                 try:
-                    conn.backup(copy)  # one read snapshot: marks written meanwhile are wholly in or out
-                    copy.execute("PRAGMA journal_mode = DELETE")  # alone, the copy needs no -wal
-                finally:
-                    copy.close()
+                    copy = sqlite3.connect(part)
+                    try:
+                        conn.backup(copy)  # one read snapshot: marks written meanwhile are wholly in or out
+                        copy.execute("PRAGMA journal_mode = DELETE")  # alone, the copy needs no -wal
+                    finally:
+                        copy.close()
+                except sqlite3.Error as error:  # the profile is read through its own checks; this is the copy
+                    raise OSError(errno.EIO, f"the copy could not be written ({error})", str(target)) from error
             with open(part, "rb") as written:
                 os.fsync(written.fileno())
             if not link_new(part, target):
@@ -178,6 +184,7 @@ class ProfileDatabase:
             sync_folder(target.parent)
         finally:
             part.unlink(missing_ok=True)
+            Path(f"{part}-journal").unlink(missing_ok=True)
 
     def close(self) -> None:
         """Close every connection this profile opened, in any thread."""
@@ -258,3 +265,19 @@ class ProfileDatabase:
     def integrity_check(self) -> str:
         """SQLite's own `PRAGMA integrity_check` answer ("ok" when the file is sound)."""
         return str(self.scalar("PRAGMA integrity_check"))
+
+
+def _remove_dead_parts(target: Path) -> None:
+    """Remove the partial copies (and their journals) that a killed backup to `target` left beside it."""
+    from aesthete_gui.atomic_write import process_alive
+
+    prefix = f".{target.name}."
+    with suppress(OSError):
+        for entry in os.scandir(target.parent):
+            name = entry.name
+            if not name.startswith(prefix) or not (name.endswith(".part") or name.endswith(".part-journal")):
+                continue
+            pid = name[len(prefix):].split(".", 1)[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                with suppress(OSError):
+                    os.unlink(entry.path)

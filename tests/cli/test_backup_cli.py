@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -75,3 +76,39 @@ def test_a_copy_of_the_main_file_without_its_wal_is_named_as_such(tmp_path: Path
     with pytest.raises(NoProfileError) as nothing:
         open_profile(tmp_path / "typo.db", create=False)
     assert "nothing was ever imported" in str(nothing.value)
+
+
+def test_a_backup_refuses_the_profiles_own_files_and_names_the_copy_when_it_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a second attack: `backup P.db-journal` succeeded and every later command then failed; a copy into a
+    # read-only folder was reported as "profile p.db: cannot be written"
+    from tests.robustness.fs_faults import read_only_folder
+
+    profile_path = _marked_profile(tmp_path, capsys)
+    for companion in ("-journal", "-wal", "-shm", ".settings.json"):
+        target = tmp_path / f"{profile_path.name}{companion}"
+        existed = target.exists()
+        assert main(["--profile", str(profile_path), "backup", str(target)]) == 2
+        capsys.readouterr()
+        assert target.exists() == existed
+    assert main(["--profile", str(profile_path), "images"]) == 0
+    capsys.readouterr()
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    with read_only_folder(shelf) as view:
+        assert main(["--profile", str(profile_path), "backup", str(view / "copy.db")]) == 2
+        err = capsys.readouterr().err
+        assert "copy.db" in err and "the profile is unchanged" in err and f"profile {profile_path}" not in err
+    assert not list(shelf.iterdir())
+
+
+def test_a_killed_backup_leaves_nothing_the_next_one_keeps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _marked_profile(tmp_path, capsys)
+    dead = 2**22 + 12345  # no process has this id here
+    for leftover in (f".copy.db.{dead}.part", f".copy.db.{dead}.part-journal"):
+        (tmp_path / leftover).write_bytes(b"half a copy")
+    (tmp_path / f".copy.db.{os.getpid()}9.partial").write_bytes(b"not ours")  # another name: kept
+    assert main(["--profile", str(profile_path), "backup", str(tmp_path / "copy.db")]) == 0
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".copy.db."))
+    assert left == [f".copy.db.{os.getpid()}9.partial"]
