@@ -44,7 +44,7 @@ from typing import Literal
 
 from aesthete_gui.atomic_write import FileState, Snapshot
 from aesthete_gui.imaging.hashing import content_hash_bytes
-from aesthete_gui.imaging.photo_units import exposures, looks_like_photo_name
+from aesthete_gui.imaging.photo_units import exposures, looks_like_photo_name, one_exposure
 from aesthete_gui.imaging.raw import is_raw_name
 from aesthete_gui.imaging.xmp_packet import (
     DIGIKAM,
@@ -139,8 +139,8 @@ def _images_by_stem(folder: Path) -> dict[str, list[str]]:
         names = []
     by_stem: dict[str, list[str]] = {}
     for name in names:
-        if looks_like_photo_name(name):
-            by_stem.setdefault(Path(name).stem, []).append(name)
+        if looks_like_photo_name(name):  # the stem without regard to case, as photo units pair files
+            by_stem.setdefault(Path(name).stem.casefold(), []).append(name)
     if listings is not None:
         listings[folder] = by_stem
     return by_stem
@@ -148,7 +148,7 @@ def _images_by_stem(folder: Path) -> dict[str, list[str]]:
 
 def _same_stem_images(path: Path) -> list[str]:
     """Names of the other image files in the folder with the same stem."""
-    return [name for name in _images_by_stem(path.parent).get(path.stem, []) if name != path.name]
+    return [name for name in _images_by_stem(path.parent).get(path.stem.casefold(), []) if name != path.name]
 
 
 def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = False) -> bool:
@@ -162,10 +162,13 @@ def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = F
     others = _same_stem_images(path)
     if not others:
         return True
-    raws = [name for name in [path.name, *others] if is_raw_name(name)]
+    group = [path.name, *others]
+    raws = [name for name in group if is_raw_name(name)]
     if len(raws) != 1:
         return False  # no master among several JPEGs, or several RAWs: NAME.xmp is nobody's
-    return raws[0] == path.name or pairs_as_one
+    # a JPEG shares it only as half of one exposure (photo_units' rule): beside `B.CR2`, `B.JPG` and
+    # `b.jpg` are no pair, and a second attack's mark of `B.JPG` with pairs as one rewrote the RAW's
+    return raws[0] == path.name or (pairs_as_one and one_exposure(group))
 
 
 def pairs_among(names: Iterable[str]) -> dict[str, list[str]]:

@@ -70,3 +70,19 @@ def test_a_stranger_sidecar_named_after_the_stem_is_not_read(tmp_path: Path) -> 
     assert read_sidecar(jpg) is None or read_sidecar(jpg) == XmpMarks()
     assert write_sidecar(jpg, stars=2, flag=None, label=None).name == "A.png.JPG.xmp"
     assert "xmp:Rating=\"3\"" in (tmp_path / "A.png.xmp").read_text(encoding="utf-8")
+
+
+def test_a_jpeg_beside_a_case_twin_is_no_pair_half_for_the_raws_sidecar(tmp_path: Path) -> None:
+    # a second attack: with pairs as one, a mark of B.JPG beside B.CR2 and a phone's b.jpg rewrote B.xmp,
+    # the RAW's sidecar, though the profile (case-insensitive) saw no pair there
+    raw, jpg, twin = _image(tmp_path, "B.CR2"), _image(tmp_path, "B.JPG"), _image(tmp_path, "b.jpg")
+    assert write_sidecar(raw, stars=1, flag=None, label="Red", pairs_as_one=True).name == "B.xmp"
+    assert write_sidecar(jpg, stars=3, flag=None, label="Green", pairs_as_one=True).name == "B.JPG.xmp"
+    assert write_sidecar(twin, stars=2, flag=None, label="Yellow", pairs_as_one=True).name == "b.jpg.xmp"
+    assert read_sidecar(raw) == XmpMarks(stars=1, label="Red")
+    # a true pair still shares NAME.xmp with pairs as one
+    pair = tmp_path / "pair"
+    pair.mkdir()
+    raw2, jpg2 = _image(pair, "C.CR2"), _image(pair, "C.JPG")
+    assert write_sidecar(raw2, stars=4, flag=None, label=None, pairs_as_one=True).name == "C.xmp"
+    assert read_sidecar(jpg2, pairs_as_one=True) == XmpMarks(stars=4)
