@@ -27,8 +27,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from aesthete_gui.atomic_write import remove_leftovers
+from aesthete_gui.atomic_write import link_new, remove_leftovers
 from aesthete_gui.imaging.hashing import content_hash_bytes
+from aesthete_gui.imaging.photo_units import SIDECAR_SUFFIX, looks_like_photo_name
 from aesthete_gui.imaging.xmp import (
     Naming,
     SidecarWriteError,
@@ -168,6 +169,9 @@ def _decide(
     image: ImageRecord, mark: MarkRecord, known: SidecarState | None, pairs_as_one: bool = False
 ) -> SyncChange | None:
     """What to do about one image (XmpError / OSError when its sidecar cannot be read)."""
+    carried = _carry_old_name(image, known)
+    if carried is not None:
+        return SyncChange(image.id, mark.updated_at, state=carried)
     seen = _look(image, known, pairs_as_one)
     if seen is None:
         return _behind(image, mark, known)
@@ -176,6 +180,29 @@ def _decide(
         return replace(behind, state=seen) if behind else SyncChange(image.id, mark.updated_at, state=seen)
     xmp = seen.marks
     return replace(_settle(image, mark, known, seen), unreadable=xmp.unreadable)
+
+
+def _carry_old_name(image: ImageRecord, known: SidecarState | None) -> SidecarState | None:
+    """Before today's rule, `A.png.JPG` was given `A.png.xmp`, which is now only a photograph `A.png`'s
+    (imaging.xmp): a second attack saw such a sidecar ignored, then taken by an `A.png` imported later.
+    The sidecar this profile recorded under the old name, unchanged since, is renamed to
+    `A.png.JPG.xmp` when that name is free; its new state, or None when nothing was carried."""
+    if known is None:
+        return None
+    old, path = Path(known.sidecar_path), Path(image.path)
+    if old.parent != path.parent or old.name != path.stem + SIDECAR_SUFFIX or not looks_like_photo_name(path.stem):
+        return None
+    new = path.with_name(path.name + SIDECAR_SUFFIX)
+    try:
+        if os.path.lexists(new) or not old.is_file() or old.is_symlink():
+            return None
+        if content_hash_bytes(read_sidecar_bytes(old)) != known.content_hash:
+            return None  # edited since it was recorded: left to whoever edited it
+        if not link_new(old, new):  # the hard link keeps its bytes and time; the old name goes
+            return None
+    except (OSError, XmpError):
+        return None
+    return replace(known, sidecar_path=str(new))
 
 
 def _settle(image: ImageRecord, mark: MarkRecord, known: SidecarState | None, seen: _Seen) -> SyncChange:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from aesthete_gui.jobs import Progress
 from aesthete_gui.services.library import export, import_folders, mark_image
@@ -394,3 +395,28 @@ def test_write_back_makes_no_sidecar_for_a_deleted_photo_or_with_sidecars_off(tm
         reasons = dict(summary.problems)
         assert "the photograph is not there" in reasons[str(disk / "P1.jpg")]
         assert "sidecars are off for this profile" in reasons[str(disk / "P2.jpg")]
+
+
+def test_a_sidecar_an_earlier_version_named_after_the_stem_moves_to_the_photo_s_own_name(tmp_path: Path, profile: Profile) -> None:
+    """A second attack: `A.png.JPG`'s sidecar was `A.png.xmp` before the naming rule changed; it was then
+    ignored, and a photograph `A.png` imported later came in with its marks (rejected)."""
+    from aesthete_gui.services.sidecar_sync import sidecar_state_now
+
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    write_jpeg(folder / "A.png.JPG", seed=1)
+    import_folders(profile, [folder], workers=1)
+    image_id = _image_id(profile, folder / "A.png.JPG")
+    old = folder / "A.png.xmp"
+    subprocess.run([EXIFTOOL or "exiftool", "-q", "-o", str(old), "-XMP-xmp:Rating=4", "-XMP-dc:Subject=kept"],
+                   check=True, capture_output=True)  # fmt: skip
+    mark_image(profile, image_id, stars=4, write_xmp=False)
+    profile.sidecars.record(sidecar_state_now(image_id, old))  # as the earlier version recorded it
+    sync_sidecars(profile)
+    assert not old.exists() and (folder / "A.png.JPG.xmp").is_file()
+    assert _exiftool_read(folder / "A.png.JPG.xmp")["Rating"] == 4
+    assert profile.sidecars.states([image_id])[image_id].sidecar_path == str(folder / "A.png.JPG.xmp")
+    Image.new("RGB", (64, 48), (9, 9, 9)).save(folder / "A.png")  # a photograph of that name arrives
+    import_folders(profile, [folder], workers=1)
+    png = profile.marks.get(_image_id(profile, folder / "A.png"))
+    assert (png.stars, png.flag) == (0, None) and profile.marks.get(image_id).stars == 4
