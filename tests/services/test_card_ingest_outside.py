@@ -173,3 +173,16 @@ def test_a_card_folder_link_off_the_card_is_not_walked(tmp_path: Path, monkeypat
     assert not [w for w in walked if "ROOT" in w or str(elsewhere) in w]
     assert [p for p, _ in summary.problems] == [str(files[0].parent.parent / "ROOT")]
     assert summary.copied == 3
+
+
+def test_a_photo_reached_through_a_folder_link_on_the_card_is_not_counted_as_not_copied(tmp_path: Path) -> None:
+    # a second attack: copied once, and also listed among "not copied (not photographs): 1 .JPG"
+    from aesthete_gui.services.card_scan import scan_card
+
+    files = _card(tmp_path / "card")
+    (tmp_path / "card" / "sub").mkdir()
+    write_jpeg(tmp_path / "card" / "sub" / "S1.JPG", seed=11)
+    (files[0].parent / "subl").symlink_to(tmp_path / "card" / "sub", target_is_directory=True)
+    contents = scan_card(str(tmp_path / "card"))
+    assert ".JPG" not in contents.not_copied and not contents.problems
+    assert sum(1 for unit in contents.units for f in unit.files if f.photo) == len(files) + 1  # S1 once
