@@ -42,7 +42,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def _refused_name(target: Path) -> str:
     """Why a copy may not take this name ("" when it may): a second attack's `backup P.db-journal` made
     SQLite take the copy for the profile's own rollback journal, and every later command failed."""
-    if any(target.name.endswith(suffix) for suffix in COMPANION_SUFFIXES):
+    name = target.name.casefold()  # P.db-JOURNAL is P.db-journal on a disk that ignores case
+    if any(name.endswith(suffix.casefold()) for suffix in COMPANION_SUFFIXES):
         return "named as one of a profile's own files (a journal, its -wal, its settings)"
     if target.suffix.lower() in PHOTO_SUFFIXES | {".xmp"}:
         return "named as a photograph or a sidecar"

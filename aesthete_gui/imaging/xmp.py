@@ -160,12 +160,12 @@ def owns_stem_sidecar(image_path: str | os.PathLike[str], pairs_as_one: bool = F
         # and a move put `A.png.JPG` beside a stranger's `A.png.xmp`, whose marks it then read
         return False
     others = _same_stem_images(path)
-    if not others:
-        return True
     group = [path.name, *others]
     raws = [name for name in group if is_raw_name(name)]
+    if not raws:  # no RAW: only files of the very same stem compete (IMG_1.jpg keeps IMG_1.xmp beside img_1.jpg)
+        return not [name for name in others if Path(name).stem == path.stem]
     if len(raws) != 1:
-        return False  # no master among several JPEGs, or several RAWs: NAME.xmp is nobody's
+        return False  # several RAWs: NAME.xmp is nobody's
     # a JPEG shares it only as half of one exposure (photo_units' rule): beside `B.CR2`, `B.JPG` and
     # `b.jpg` are no pair, and a second attack's mark of `B.JPG` with pairs as one rewrote the RAW's
     return raws[0] == path.name or (pairs_as_one and one_exposure(group))

@@ -196,6 +196,9 @@ def _carry_old_name(image: ImageRecord, known: SidecarState | None) -> SidecarSt
     try:
         if os.path.lexists(new) or not old.is_file() or old.is_symlink():
             return None
+        owner = path.stem.casefold()  # a photograph `A.png` here owns that sidecar now: never taken from it
+        if any(name.casefold() == owner for name in os.listdir(path.parent)):
+            return None
         if content_hash_bytes(read_sidecar_bytes(old)) != known.content_hash:
             return None  # edited since it was recorded: left to whoever edited it
         if not link_new(old, new):  # the hard link keeps its bytes and time; the old name goes
@@ -236,11 +239,12 @@ def _merge_fields(image: ImageRecord, mark: MarkRecord, held: HeldMarks, seen: _
     """Field by field against what the sidecar held when the two last agreed: a field only the other
     program changed is taken, one only this profile changed is kept (the sidecar is then behind), and
     only a field both changed is settled by time. An attack lost a label set here (its sidecar write had
-    failed) when another program later changed only the rating: the whole mark went to the later side."""
+    failed) when another program later changed only the rating: the whole mark went to the later side.
+    The rating and a reject are one field, as in the sidecar (a reject is Rating -1)."""
     xmp = seen.marks
-    base = sidecar_view(*marks_from_sidecar(XmpMarks(*held), mark))
-    ours = sidecar_view(mark.stars, mark.flag, mark.label)
-    theirs = sidecar_view(*marks_from_sidecar(xmp, mark))
+    base = _fields(sidecar_view(*marks_from_sidecar(XmpMarks(*held), mark)))
+    ours = _fields(sidecar_view(mark.stars, mark.flag, mark.label))
+    theirs = _fields(sidecar_view(*marks_from_sidecar(xmp, mark)))
     sidecar_time = seen.state.mtime_ns / 1e9
     merged: list[Any] = []
     profile_lost = sidecar_lost = False
@@ -255,8 +259,10 @@ def _merge_fields(image: ImageRecord, mark: MarkRecord, held: HeldMarks, seen: _
         else:
             merged.append(o)
             sidecar_lost = True
-    stars = mark.stars if merged[0] is None else int(merged[0])
-    result: Marks = (stars, merged[1], merged[2])
+    rating, picked, label = merged
+    flag = "reject" if rating == REJECTED else "pick" if picked else None
+    stars = mark.stars if rating == REJECTED else int(rating or 0)
+    result: Marks = (stars, flag, label)
     history: list[MarkHistoryEntry] = []
     if profile_lost:
         history.append(MarkHistoryEntry(image.id, "profile", mark.stars, mark.flag, mark.label, mark.updated_at,
@@ -264,9 +270,18 @@ def _merge_fields(image: ImageRecord, mark: MarkRecord, held: HeldMarks, seen: _
     if sidecar_lost:
         history.append(MarkHistoryEntry(image.id, "sidecar", xmp.stars, xmp.flag, xmp.label, sidecar_time,
                                         "conflict: the profile was changed later"))  # fmt: skip
-    changed = tuple(merged) != ours
-    return SyncChange(image.id, mark.updated_at, marks=result if changed else None, state=seen.state,
-                      history=tuple(history), behind=tuple(merged) != theirs)  # fmt: skip
+    now = _fields(sidecar_view(*result))
+    return SyncChange(image.id, mark.updated_at, marks=result if now != ours else None, state=seen.state,
+                      history=tuple(history), behind=now != theirs)  # fmt: skip
+
+
+REJECTED = "reject"
+
+
+def _fields(view: tuple[int | None, str | None, str | None]) -> tuple[Any, bool, str | None]:
+    """Marks as the sidecar's fields: the rating (stars, or REJECTED: Rating -1), picked, the label."""
+    stars, flag, label = view
+    return (REJECTED if flag == "reject" else int(stars or 0), flag == "pick", label)
 
 
 def sidecar_state_now(image_id: int, sidecar: str | os.PathLike[str]) -> SidecarState:

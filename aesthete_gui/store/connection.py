@@ -183,8 +183,8 @@ class ProfileDatabase:
                 raise FileExistsError(17, "a file of that name is already there", str(target))
             sync_folder(target.parent)
         finally:
-            part.unlink(missing_ok=True)
-            Path(f"{part}-journal").unlink(missing_ok=True)
+            for leftover in (part, *(Path(f"{part}{suffix}") for suffix in PART_COMPANIONS)):
+                leftover.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Close every connection this profile opened, in any thread."""
@@ -267,6 +267,10 @@ class ProfileDatabase:
         return str(self.scalar("PRAGMA integrity_check"))
 
 
+PART_COMPANIONS = ("-journal", "-wal", "-shm")
+"""What SQLite may keep beside a partial copy (it is in WAL mode until its journal mode is changed)."""
+
+
 def _remove_dead_parts(target: Path) -> None:
     """Remove the partial copies (and their journals) that a killed backup to `target` left beside it."""
     from aesthete_gui.atomic_write import process_alive
@@ -275,7 +279,7 @@ def _remove_dead_parts(target: Path) -> None:
     with suppress(OSError):
         for entry in os.scandir(target.parent):
             name = entry.name
-            if not name.startswith(prefix) or not (name.endswith(".part") or name.endswith(".part-journal")):
+            if not name.startswith(prefix) or not any(name.endswith(".part" + tail) for tail in ("", *PART_COMPANIONS)):
                 continue
             pid = name[len(prefix):].split(".", 1)[0]
             if pid.isdigit() and not process_alive(int(pid)):

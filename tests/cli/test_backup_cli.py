@@ -112,3 +112,14 @@ def test_a_killed_backup_leaves_nothing_the_next_one_keeps(tmp_path: Path, capsy
     assert main(["--profile", str(profile_path), "backup", str(tmp_path / "copy.db")]) == 0
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".copy.db."))
     assert left == [f".copy.db.{os.getpid()}9.partial"]
+
+
+def test_a_backup_name_check_ignores_case_and_a_killed_copys_wal_is_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _marked_profile(tmp_path, capsys)
+    assert main(["--profile", str(profile_path), "backup", str(tmp_path / f"{profile_path.name}-JOURNAL")]) == 2
+    capsys.readouterr()
+    dead = 2**22 + 54321
+    for tail in ("-wal", "-shm"):
+        (tmp_path / f".copy.db.{dead}.part{tail}").write_bytes(b"left by a kill")
+    assert main(["--profile", str(profile_path), "backup", str(tmp_path / "copy.db")]) == 0
+    assert not [p for p in tmp_path.iterdir() if ".part" in p.name]

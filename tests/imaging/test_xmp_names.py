@@ -86,3 +86,11 @@ def test_a_jpeg_beside_a_case_twin_is_no_pair_half_for_the_raws_sidecar(tmp_path
     raw2, jpg2 = _image(pair, "C.CR2"), _image(pair, "C.JPG")
     assert write_sidecar(raw2, stars=4, flag=None, label=None, pairs_as_one=True).name == "C.xmp"
     assert read_sidecar(jpg2, pairs_as_one=True) == XmpMarks(stars=4)
+
+
+def test_two_jpegs_whose_names_differ_only_in_case_keep_their_own_stem_sidecars(tmp_path: Path) -> None:
+    # a review: grouping owners without regard to case left IMG_1.jpg without the IMG_1.xmp it had
+    upper, lower = _image(tmp_path, "IMG_1.jpg"), _image(tmp_path, "img_1.jpg")
+    assert write_sidecar(upper, stars=2, flag=None, label=None).name == "IMG_1.xmp"
+    assert write_sidecar(lower, stars=4, flag=None, label=None).name == "img_1.xmp"
+    assert read_sidecar(upper) == XmpMarks(stars=2) and read_sidecar(lower) == XmpMarks(stars=4)

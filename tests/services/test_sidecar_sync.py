@@ -420,3 +420,37 @@ def test_a_sidecar_an_earlier_version_named_after_the_stem_moves_to_the_photo_s_
     import_folders(profile, [folder], workers=1)
     png = profile.marks.get(_image_id(profile, folder / "A.png"))
     assert (png.stars, png.flag) == (0, None) and profile.marks.get(image_id).stars == 4
+
+
+def test_a_rating_set_elsewhere_after_a_reject_here_is_one_field_settled_by_time(profile: Profile, shoot: Path) -> None:
+    # a review: the field-by-field merge kept the reject and took the rating apart ("5 stars, rejected"),
+    # then wrote Rating -1 over the other program's later Rating 5
+    import_folders(profile, [shoot], workers=1)
+    image_id = _image_id(profile, shoot / "IMG_0000.jpg")
+    mark_image(profile, image_id, stars=3, write_xmp=True)
+    _later()
+    mark_image(profile, image_id, flag="reject", write_xmp=False)  # the sidecar's write failed, say
+    _later()
+    _exiftool_set(shoot / "IMG_0000.xmp", "-XMP-xmp:Rating=5")  # later, elsewhere
+    summary = sync_sidecars(profile, write_back=True)
+    mark = profile.marks.get(image_id)
+    assert (mark.stars, mark.flag) == (5, None) and summary.conflicts == 1
+    assert _exiftool_read(shoot / "IMG_0000.xmp")["Rating"] == 5
+
+
+def test_an_old_name_is_never_taken_from_the_photograph_it_now_belongs_to(tmp_path: Path, profile: Profile) -> None:
+    # a review: with A.png beside A.png.JPG, the rename took A.png's sidecar away from it
+    from aesthete_gui.services.sidecar_sync import sidecar_state_now
+
+    folder = tmp_path / "shoot"
+    folder.mkdir()
+    write_jpeg(folder / "A.png.JPG", seed=1)
+    Image.new("RGB", (64, 48), (9, 9, 9)).save(folder / "A.png")
+    import_folders(profile, [folder], workers=1)
+    jpg, png = _image_id(profile, folder / "A.png.JPG"), _image_id(profile, folder / "A.png")
+    mark_image(profile, png, stars=5, write_xmp=True, naming="full")
+    assert (folder / "A.png.xmp").is_file()
+    profile.sidecars.record(sidecar_state_now(jpg, folder / "A.png.xmp"))  # an earlier version's record
+    sync_sidecars(profile)
+    assert (folder / "A.png.xmp").is_file() and not (folder / "A.png.JPG.xmp").exists()
+    assert profile.marks.get(png).stars == 5
