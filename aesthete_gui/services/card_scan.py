@@ -139,7 +139,7 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
             listings[folder] = [n for n in os.listdir(folder) if not n.startswith(".")]
         except OSError as error:
             contents.problems.append((folder, f"folder {read_problem(error)}"))
-    found = {os.path.realpath(os.path.join(f, n)) for f, names in photos.items() for n in names}
+    found_here = {os.path.realpath(os.path.join(f, n)) for f, names in photos.items() for n in names}
     for folder in sorted(listings):
         here = photos.get(folder, set())
         reported = {os.path.basename(p) for p, _ in contents.problems if os.path.dirname(p) == folder}
@@ -149,7 +149,7 @@ def scan_card(root: str, cancel: CancelToken | None = None) -> CardContents:
         for name in listings[folder]:
             # a photograph found under another path (a folder link on the card) is no "not copied" file
             if (name not in carried and not is_sidecar_name(name) and name not in here
-                    and os.path.realpath(os.path.join(folder, name)) not in found):  # fmt: skip
+                    and os.path.realpath(os.path.join(folder, name)) not in found_here):  # fmt: skip
                 kind = _special(os.path.join(folder, name)) if looks_like_photo_name(name) else None
                 if kind is not None:
                     contents.problems.append((os.path.join(folder, name), f"{kind}, not a file that can be copied; skipped"))
