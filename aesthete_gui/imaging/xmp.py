@@ -90,9 +90,11 @@ class XmpError(Exception):
 class SidecarWriteError(Exception):
     """A sidecar was not written (unreadable, protected, or the write failed); nothing was changed."""
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str, lasting: bool = False) -> None:
         self.path = os.fspath(path)
         self.reason = reason
+        self.lasting = lasting
+        """True when trying again cannot help until the user acts (a name too long for the file system)."""
         super().__init__(f"sidecar not written: {self.path}: {reason}")
 
 
@@ -240,10 +242,10 @@ def sidecar_path_for_writing(
         chosen = short
     else:
         raise SidecarWriteError(full, f"the name is longer than {limit} bytes, the limit of this file system, "
-                                      "and the shorter name belongs to another image; rename the image")  # fmt: skip
+                                      "and the shorter name belongs to another image; rename the image", lasting=True)  # fmt: skip
     if len(os.fsencode(chosen.name)) > limit:
         raise SidecarWriteError(chosen, f"the name is longer than {limit} bytes, the limit of this file "
-                                        "system; rename the image")  # fmt: skip
+                                        "system; rename the image", lasting=True)  # fmt: skip
     return chosen
 
 

@@ -161,7 +161,7 @@ def write_mark_to_sidecar(
         write = write_marks(image.path, mark.stars, mark.flag, mark.label, ALL_FIELDS, naming,
                             pairs_as_one, insist=set(insist), agreed=agreement)  # fmt: skip
     except SidecarWriteError as error:
-        if known is None and find_sidecar(image.path, pairs_as_one) is None:
+        if known is None and not error.lasting and find_sidecar(image.path, pairs_as_one) is None:
             # no sidecar yet: recorded as one that holds nothing, so a sync counts it behind the
             # profile and `--write-back` creates it (an attack: marks made on a full disk never
             # reached a sidecar that did not exist before)
