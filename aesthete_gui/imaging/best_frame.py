@@ -74,12 +74,12 @@ def originals_of(editions: Sequence[Edition]) -> dict[Hashable, Edition]:
     return out
 
 
-def find_copies(editions: Sequence[Edition]) -> dict[Hashable, str]:
+def find_copies(editions: Sequence[Edition], originals: Mapping[Hashable, Edition] | None = None) -> dict[Hashable, str]:
     """The copies among one group's frames, each with a sentence naming its original; a frame with
-    no copy and no original is not listed."""
+    no copy and no original is not listed. `originals`: originals_of(editions), when the caller has it."""
     by_key = {e.key: e for e in editions}
     out: dict[Hashable, str] = {}
-    for key, original in originals_of(editions).items():
+    for key, original in (originals_of(editions) if originals is None else originals).items():
         edition = by_key[key]
         smaller = original.pixels > edition.pixels
         kind = "smaller copy" if smaller else "recompressed copy" if original.rank()[3] > edition.rank()[3] else "copy"

@@ -109,17 +109,19 @@ def judge_stamp(shoot_type: str, thresholds_version: str, context: SetContext | 
     return f"{versions}:{shoot_type}:{(context or SetContext()).stamp()}"
 
 
-SAME_VIEW_MARK = "same_view"
-"""Among a focus Sibling's values (1.0): the burst's sharpest frame shows this frame's view (their
-thumbnails alike), so a frame fine alone but clearly softer than it is dropped (model_verdicts.against)."""
 SHARPEST = "sharpest"
 """A Sibling of this check marks the burst's sharpest frame when even it is soft on its own (its
-`name`: the next sharpest frame; its values: the burst's frame count): kept, with a warning."""
+`name`: the next sharpest frame): kept, with a warning."""
+
+
+def _sibling(context: SetContext | None, check: str) -> Sibling | None:
+    """The frame's burst sibling (or pair, or mark) for `check`, None when it has none."""
+    return next((s for s in (context.siblings if context else ()) if s.check == check), None)
 
 
 def _sharpest_kept(verdict: Verdict, reason: str, context: SetContext | None) -> tuple[Verdict, str]:
     """A focus reject of the burst's sharpest frame as a warning that says why (services/verdicts)."""
-    mark = next((s for s in (context.siblings if context else ()) if s.check == SHARPEST), None)
+    mark = _sibling(context, SHARPEST)
     if mark is None or verdict != "reject":
         return verdict, reason
     return "warn", (f"{reason}; but the sharpest frame of its burst (the next sharpest, {mark.name}, is softer): "
@@ -137,7 +139,7 @@ def _raw_beside_its_jpeg(
     """A RAW's noise reject as a warning when the camera's JPEG of the same exposure is no noise reject:
     the RAW is rendered plainly, without the noise reduction the camera (and any RAW processing)
     applies. A photographer trial saw the two halves of one exposure get different verdicts."""
-    mark = next((s for s in (context.siblings if context else ()) if s.check == PAIR), None)
+    mark = _sibling(context, PAIR)
     if mark is None or verdict != "reject":
         return verdict, reason
     theirs = dict(mark.values)
@@ -290,7 +292,7 @@ def judge(
                 verdict, reason = _sharpest_kept(verdict, reason, context)
             if name == "noise":
                 verdict, reason = _raw_beside_its_jpeg(verdict, reason, context, rule, modelled.models)
-            sibling = next((s for s in (context.siblings if context else ()) if s.check == name), None)
+            sibling = _sibling(context, name)
             softness_said = name == "motion_blur" and not modelled.directional(rule) and any(c.name == "focus" and c.verdict == "reject" for c in out)
             if sibling is not None and verdict != "reject" and not softness_said:  # blur every way: the focus check's to say
                 verdict, reason = modelled.against(name, rule, sibling.name, dict(sibling.values)) or (verdict, reason)
@@ -306,7 +308,7 @@ def _edges_lost(name: str, values: Mapping[str, float], rule: Mapping[str, Any],
     """Focus: a reject when the frame has too few edges to measure (under `few_edges`) while a frame of
     its burst has at least `burst_edges`: the same scene was caught with its detail, so this frame lost
     it (blurred past measuring, or focus missed it entirely); None otherwise."""
-    sibling = next((s for s in (context.siblings if context else ()) if s.check == "edges"), None)
+    sibling = _sibling(context, "edges")
     if name != "focus" or sibling is None:
         return None
     own, theirs = float(values.get("focus.edge_density", math.nan)), dict(sibling.values).get("focus.edge_density", math.nan)

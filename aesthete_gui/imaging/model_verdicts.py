@@ -29,6 +29,11 @@ def pct(value: float) -> str:
     return f"{value * 100:.0f} %" if value >= 0.01 or value == 0 else f"{value * 100:.1f} %"
 
 
+SAME_VIEW_MARK = "same_view"
+"""Among a focus sibling's values (1.0): the burst's sharpest frame shows this frame's view (their
+thumbnails alike), so a frame fine alone but clearly softer than it is dropped (ModelJudge.against)."""
+
+
 def _measure_words(values: Mapping[str, float]) -> dict[str, Callable[[float, float], str]]:
     """What each modelled measure says, given its value and its typical value on clean photographs."""
     along = values.get("motion_blur.along", float("nan"))
@@ -153,7 +158,7 @@ class ModelJudge:
             return face
         shift = float(rule.get("strictness", 0.0)) * abs(model.warn)
         own, other = model.score(self.values, shift), model.score(best_values, shift)
-        same_view = name == "focus" and best_values.get("same_view", 0.0) >= 1.0  # judging.SAME_VIEW_MARK
+        same_view = name == "focus" and best_values.get(SAME_VIEW_MARK, 0.0) >= 1.0
         if (own < model.warn and not same_view) or own - other < model.group:
             return None
         lead = model.terms[0]

@@ -17,6 +17,7 @@ window's Culling ▸ Shoot type menu and the command line's --shoot-type are one
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import math
@@ -32,7 +33,6 @@ from aesthete_gui.imaging.best_frame import Edition, find_copies, originals_of
 from aesthete_gui.imaging.checks import checks_version, thresholds, thresholds_version
 from aesthete_gui.imaging.judging import (
     ISO,
-    SAME_VIEW_MARK,
     SHARPEST,
     SetContext,
     Sibling,
@@ -41,7 +41,7 @@ from aesthete_gui.imaging.judging import (
     values_of,
     worst_verdict,
 )
-from aesthete_gui.imaging.model_verdicts import ModelJudge
+from aesthete_gui.imaging.model_verdicts import SAME_VIEW_MARK, ModelJudge
 from aesthete_gui.imaging.sequences import SAME_EV, FrameSet, Shot, find_sets, side_by_side
 from aesthete_gui.imaging.shoot_types import (
     DEFAULT_SHOOT_TYPE,
@@ -211,13 +211,22 @@ def edition_for(image: ImageRecord, checks: Sequence[Mapping[str, Any]] = ()) ->
 
 
 def _grey_thumb(path: str | None) -> np.ndarray | None:
+    """A frame's 64 x 48 grey thumbnail (None when it cannot be read); read once per path, since a
+    burst compares each frame with several others (thumbnails are named by their content's hash)."""
     if not path:
         return None
     try:
-        with Image.open(path) as image:
-            return np.asarray(image.convert("L").resize(_OVERLAP_SIDE, Image.Resampling.BOX), dtype=np.float32)
+        return _read_grey_thumb(path)
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_grey_thumb(path: str) -> np.ndarray:
+    with Image.open(path) as image:
+        grey = np.asarray(image.convert("L").resize(_OVERLAP_SIDE, Image.Resampling.BOX), dtype=np.float32)
+    grey.setflags(write=False)  # shared by every caller
+    return grey
 
 
 def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mapping[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> dict[int, SetContext]:
@@ -239,10 +248,11 @@ def set_contexts(profile: Profile, images: Sequence[ImageRecord], stored: Mappin
     siblings: dict[int, tuple[Sibling, ...]] = {}
     for members in _bursts_of(profile, by_id):
         editions = _editions(members, stored)
-        copies.update(find_copies(editions))
+        originals = originals_of(editions)
+        copies.update(find_copies(editions, originals))
         alike = [m for m in members if m.id not in copies and m.id not in sequences]
         found = best_siblings(alike, stored)
-        for copy, original in originals_of(editions).items():  # a copy of the frame kept is kept alike
+        for copy, original in originals.items():  # a copy of the frame kept is kept alike
             kept = tuple(s for s in found.get(original.key, ()) if s.check == SHARPEST)  # type: ignore[call-overload]
             if kept and isinstance(copy, int):
                 found[copy] = found.get(copy, ()) + kept
@@ -358,7 +368,7 @@ def best_siblings(members: Sequence[ImageRecord], stored: Mapping[int, tuple[lis
         kept = _sharpest_left_soft(frames, values, models)
         if kept is not None:  # the best the burst caught: kept (a warning) and the others held against it
             best, runner_up = kept
-            out.setdefault(best.id, []).append(Sibling(SHARPEST, Path(runner_up.path).name, (("frames", float(len(frames))),)))
+            out.setdefault(best.id, []).append(Sibling(SHARPEST, Path(runner_up.path).name, ()))
             clean.append(best)
         # across exposures, only against a frame neither exposure check finds too bright or too dark
         # and not one the comparisons reject (a held16 trial: "brighter than IMG_0002, the best exposed

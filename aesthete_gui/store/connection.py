@@ -162,10 +162,10 @@ class ProfileDatabase:
         """Write a whole copy of the profile as committed now to the new file `target` (never
         replacing one: FileExistsError), complete without any -wal file, while others use it. A copy
         that cannot be written raises OSError naming the copy (the profile is not at fault)."""
-        from aesthete_gui.atomic_write import link_new, sync_folder
+        from aesthete_gui.atomic_write import link_new, process_tag, sync_folder
 
         _remove_dead_parts(target)
-        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+        part = target.with_name(f".{target.name}.{process_tag()}.part")
         try:
             with self.using() as conn:
                 try:
@@ -272,16 +272,17 @@ PART_COMPANIONS = ("-journal", "-wal", "-shm")
 
 
 def _remove_dead_parts(target: Path) -> None:
-    """Remove the partial copies (and their journals) that a killed backup to `target` left beside it."""
-    from aesthete_gui.atomic_write import process_alive
+    """Remove the partial copies (and their journals) that a killed backup to `target` left beside it:
+    names carrying the writer tag (atomic_write.process_tag) of a process that no longer runs."""
+    from aesthete_gui.atomic_write import tag_alive
 
     prefix = f".{target.name}."
     with suppress(OSError):
         for entry in os.scandir(target.parent):
             name = entry.name
-            if not name.startswith(prefix) or not any(name.endswith(".part" + tail) for tail in ("", *PART_COMPANIONS)):
+            tail = next((t for t in (*PART_COMPANIONS, "") if name.endswith(".part" + t)), None)
+            if not name.startswith(prefix) or tail is None:
                 continue
-            pid = name[len(prefix):].split(".", 1)[0]
-            if pid.isdigit() and not process_alive(int(pid)):
+            if tag_alive(name[len(prefix):len(name) - len(".part" + tail)]) is False:
                 with suppress(OSError):
                     os.unlink(entry.path)

@@ -9,7 +9,6 @@ import pytest
 
 from aesthete_gui.imaging.checks import thresholds
 from aesthete_gui.imaging.judging import (
-    SAME_VIEW_MARK,
     SetContext,
     Sibling,
     judge,
@@ -17,6 +16,7 @@ from aesthete_gui.imaging.judging import (
     values_of,
     worst_verdict,
 )
+from aesthete_gui.imaging.model_verdicts import SAME_VIEW_MARK
 from aesthete_gui.imaging.shoot_types import (
     DEFAULT_SHOOT_TYPE,
     UnknownShootTypeError,

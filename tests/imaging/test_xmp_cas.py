@@ -73,11 +73,12 @@ def _meddle(monkeypatch: pytest.MonkeyPatch, times: int, action: Callable[[int],
     return calls
 
 
-def _shoot(tmp_path: Path) -> tuple[Path, Path]:
+def _shoot(tmp_path: Path, keyword: str = "old") -> tuple[Path, Path]:
+    """A RAW and its sidecar holding rating 1 and `keyword`."""
     image = tmp_path / "IMG_0001.CR2"
     image.write_bytes(b"raw")
     sidecar = tmp_path / "IMG_0001.xmp"
-    sidecar.write_text(sidecar_text(1, "old"), encoding="utf-8")
+    sidecar.write_text(sidecar_text(1, keyword), encoding="utf-8")
     return image, sidecar
 
 

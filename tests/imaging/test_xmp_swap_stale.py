@@ -13,7 +13,7 @@ import pytest
 from aesthete_gui.imaging import xmp, xmp_write
 from aesthete_gui.imaging.xmp import XmpMarks, read_sidecar, write_marks
 from aesthete_gui.imaging.xmp_write import swap_file
-from tests.imaging.test_xmp_cas import sidecar_text
+from tests.imaging.test_xmp_cas import _shoot, sidecar_text
 
 
 def test_an_edit_made_after_our_read_is_merged_before_anything_is_swapped_in(tmp_path: Path, monkeypatch) -> None:
@@ -62,10 +62,7 @@ def test_a_save_landing_between_our_check_and_our_swap_is_put_back_before_anyone
     while we read the displaced file, merged and fsynced the next round; the program, saving again,
     read them and built its next edit on them, and the parked file holding its first keyword was
     deleted as superseded. The displaced file must go back in place at once."""
-    image = tmp_path / "IMG_0001.CR2"
-    image.write_bytes(b"raw")
-    sidecar = tmp_path / "IMG_0001.xmp"
-    sidecar.write_text(sidecar_text(1, "k0"), encoding="utf-8")
+    image, sidecar = _shoot(tmp_path, "k0")
     real_exchange = xmp_write.exchange
     landed: list[bool] = []
 
@@ -103,10 +100,7 @@ def test_a_second_save_landing_while_the_first_is_put_back_stands_and_the_first_
     """The moment between our exchange and the one that puts the displaced save back: a save landing
     there replaced our bytes. The newest save stands (our label merged on top of it) and the save it
     would have displaced is kept aside under a visible name, never deleted."""
-    image = tmp_path / "IMG_0001.CR2"
-    image.write_bytes(b"raw")
-    sidecar = tmp_path / "IMG_0001.xmp"
-    sidecar.write_text(sidecar_text(1, "k0"), encoding="utf-8")
+    image, sidecar = _shoot(tmp_path, "k0")
     real_exchange = xmp_write.exchange
     calls: list[int] = []
 

@@ -127,6 +127,16 @@ def test_surveying_a_long_burst_from_one_frame_leaves_one_frame_selected(qtbot, 
     assert rejected == [outlined]
 
 
+def _survey_at_100_percent(qtbot, main):  # type: ignore[no-untyped-def]
+    """The survey of the two selected frames after Z, once both show their originals."""
+    main.show_view("survey")
+    survey = main.survey
+    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
+    qtbot.keyClick(survey, Qt.Key.Key_Z)
+    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    return survey
+
+
 def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path) -> None:
     from aesthete_gui.imaging.decode import decode_full_resolution
     from aesthete_gui.qt.full_resolution import qimage_to_array
@@ -141,11 +151,7 @@ def test_zooming_in_the_survey_brings_the_originals(qtbot, app_context, tmp_path
     qtbot.waitUntil(lambda: handle.done, timeout=60_000)
     qtbot.waitUntil(lambda: not main.model.loading and main.model.rowCount() == 2, timeout=10_000)
     _select(main, [0, 1])
-    main.show_view("survey")
-    survey = main.survey
-    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
-    qtbot.keyClick(survey, Qt.Key.Key_Z)
-    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    survey = _survey_at_100_percent(qtbot, main)
     for cell in survey.cells[:2]:
         original = np.asarray(decode_full_resolution(cell.path).image.convert("RGB"))
         assert np.array_equal(qimage_to_array(cell.view.image()), original)
@@ -338,11 +344,7 @@ def test_z_in_the_survey_centres_100_percent_on_the_subject_the_checks_found(qtb
     stored = {i: main.context.profile.checks.get(i) for i in ids}
     focus = [next(c for c in stored[i][0] if c["name"] == "focus")["measures"] for i in ids]
     assert [(m["x"], m["y"]) for m in focus] == [(pytest.approx(0.75), pytest.approx(0.375))] * 2
-    main.show_view("survey")
-    survey = main.survey
-    qtbot.waitUntil(lambda: all(c.view.has_image() for c in survey.cells[:2]), timeout=10_000)
-    qtbot.keyClick(survey, Qt.Key.Key_Z)
-    qtbot.waitUntil(lambda: all(c.full_shown for c in survey.cells[:2]), timeout=30_000)
+    survey = _survey_at_100_percent(qtbot, main)
     for cell in survey.cells[:2]:
         centre = cell.view.centre_fraction()
         assert cell.view.actual_zoom() == pytest.approx(1.0)

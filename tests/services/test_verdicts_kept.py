@@ -15,13 +15,13 @@ from skimage import data as skdata
 
 from aesthete_gui.imaging.judging import (
     PAIR,
-    SAME_VIEW_MARK,
     SHARPEST,
     SetContext,
     Sibling,
     judge,
     values_of,
 )
+from aesthete_gui.imaging.model_verdicts import SAME_VIEW_MARK
 from aesthete_gui.services import verdicts
 from aesthete_gui.services.library import import_folders
 from aesthete_gui.store import ImageRecord, open_profile
@@ -38,6 +38,13 @@ def _frames(data_file: str) -> dict[str, dict]:
     return json.loads((DATA / data_file).read_text(encoding="utf-8"))["frames"]
 
 
+def _best_siblings(frames: dict[str, dict], names: list[str]) -> dict[int, tuple[Sibling, ...]]:
+    """best_siblings over stored frames (by index in `names`), as the verdicts find them for a burst."""
+    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
+                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
+    return verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+
+
 def _focus(values: dict[str, float], context: SetContext | None = None) -> dict:
     return next(c.as_dict() for c in judge(values, context=context) if c.name == "focus")
 
@@ -47,9 +54,7 @@ def test_a_cloudscape_burst_keeps_its_sharpest_frame_with_a_warning() -> None:
     # suggestions threw the moment away, and the burst showed its blown +2 EV frame as its best
     frames = _frames("cloud_burst_checks.json")
     names = [n for n in sorted(frames) if "_small" not in n]  # the caller leaves copies out
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
-                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
-    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    found = _best_siblings(frames, names)
     by_name = {names[i]: siblings for i, siblings in found.items()}
     [kept] = [s for s in by_name["IMG_0042.JPG"] if s.check == SHARPEST]
     assert kept.name == "IMG_0046.JPG"  # the next sharpest: the smeared frame
@@ -77,8 +82,7 @@ def test_a_burst_of_a_soft_scene_is_never_suggested_whole(tmp_path: Path) -> Non
 def test_a_burst_with_a_sharp_frame_keeps_no_soft_one() -> None:
     frames = _frames("cloud_burst_checks.json")
     names = ["IMG_0042.JPG", "IMG_0043.JPG", "IMG_0047.JPG"]  # the noisy frame reads crisp, but it is grain
-    members = [ImageRecord(i, f"/shoot/{n}", width=920, height=690, exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]
-    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    found = _best_siblings(frames, names)
     assert not any(s.check == SHARPEST for siblings in found.values() for s in siblings)  # two frames alike: too few
 
 
@@ -137,9 +141,7 @@ def test_a_frame_the_comparisons_reject_is_no_exposure_reference() -> None:
     # "noisier than IMG_0001"
     frames = _frames("marquee_burst_checks.json")
     names = sorted(frames)
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
-                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
-    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    found = _best_siblings(frames, names)
     by_name = {names[i]: {s.check: s.name for s in siblings} for i, siblings in found.items()}
     assert by_name["IMG_0003.JPG"]["overexposure"] == "IMG_0001.JPG"
     assert by_name["IMG_0002.JPG"]["noise"] == "IMG_0001.JPG"
@@ -149,9 +151,7 @@ def test_a_frame_fine_alone_but_clearly_softer_than_its_bursts_sharpest_is_a_rej
     # held16 trial: a burst frame defocused by 0.5 % passed alone and was held against nothing
     frames = _frames("dining_burst_checks.json")
     names = sorted(frames)
-    members = [ImageRecord(i, f"/shoot/{n}", width=frames[n]["width"], height=frames[n]["height"],
-                           exif={"iso": frames[n]["iso"]}) for i, n in enumerate(names)]  # fmt: skip
-    found = verdicts.best_siblings(members, {i: (frames[n]["checks"], []) for i, n in enumerate(names)})
+    found = _best_siblings(frames, names)
     values = values_of(frames["IMG_0112.JPG"]["checks"])
     [sharpest] = [s for s in found[names.index("IMG_0112.JPG")] if s.check == "focus"]
     assert sharpest.name == "IMG_0113.JPG" and _focus(values)["verdict"] == "ok"  # alone it passes
